@@ -1,0 +1,3 @@
+"""Mnemosyne: carry an AI conversation from one tool to another."""
+
+__version__ = "0.1.0"

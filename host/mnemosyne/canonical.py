@@ -1,0 +1,84 @@
+"""Canonical JSON for Mnemosyne documents: sorted keys, UTF-8, two-space indent,
+no None fields, so reading a document and writing it again is byte-identical."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from pydantic import ValidationError
+
+from .errors import InputError, SchemaVersionError
+from .model import FORMAT, SCHEMA_MAJOR, SCHEMA_VERSION, Conversation
+
+
+def _clean(value: Any) -> Any:
+    """Make raw site JSON safe to dump: no NaN/Infinity, no lone surrogates."""
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(value) else value
+    if isinstance(value, dict):
+        return {str(_clean(k)): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _has_surrogate(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def to_dict(conv: Conversation) -> dict[str, Any]:
+    return conv.model_dump(mode="json", exclude_none=True)
+
+
+def dumps(conv: Conversation, *, indent: int | None = 2) -> str:
+    data = _clean(to_dict(conv))
+    seps = (",", ": ") if indent else (",", ":")
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=indent, separators=seps, allow_nan=False) + (
+        "\n" if indent else ""
+    )
+
+
+def is_document(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("format") == FORMAT
+
+
+def check_version(data: dict[str, Any]) -> None:
+    version = str(data.get("schema_version", ""))
+    major = version.split(".", 1)[0]
+    if not major.isdigit() or int(major) != SCHEMA_MAJOR:
+        raise SchemaVersionError(
+            f"document has schema_version {version or '(none)'}; this Mnemosyne reads {SCHEMA_MAJOR}.x "
+            f"(it writes {SCHEMA_VERSION})"
+        )
+
+
+def from_dict(data: Any) -> Conversation:
+    if not is_document(data):
+        raise InputError(f"not a Mnemosyne document (expected \"format\": \"{FORMAT}\")")
+    check_version(data)
+    try:
+        return Conversation.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(f"invalid Mnemosyne document: {_first_error(exc)}") from None
+
+
+def loads(text: str | bytes) -> Conversation:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"not valid JSON: {exc}") from None
+    return from_dict(data)
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err.get("loc", ()))
+    return f"{loc}: {err.get('msg')}" if loc else str(err.get("msg"))

@@ -1,0 +1,69 @@
+"""Readers turn what people have (site JSON, official exports, other tools'
+files, the extension's page capture) into Mnemosyne conversations.
+
+Each reader module exposes NAME, DESCRIPTION, `detect(raw) -> bool` and
+`read(raw, ctx) -> Iterator[Conversation | ReadFailure]`. Detection tries them
+in READER_MODULES order, most specific first.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Iterator
+
+from ..errors import InputError, UnknownFormatError
+from ..model import Conversation
+from .base import RawInput, ReadContext, ReadFailure
+from .loading import load_path, load_bytes
+
+READER_MODULES = (
+    "portable",     # Mnemosyne documents (single or JSON Lines)
+    "capture",      # the extension's page capture
+    "chatgpt",      # backend-api conversation, official export (json, split, zip)
+    "claude",       # chat_conversations tree JSON, official export
+    "openwebui",
+    "librechat",
+    "sillytavern",
+    "anthropic",    # Messages API request/response bodies
+    "openai",       # Chat Completions message lists
+    "sharegpt",
+)
+
+__all__ = [
+    "RawInput", "ReadContext", "ReadFailure", "reader", "reader_names", "detect",
+    "read_raw", "load_path", "load_bytes",
+]
+
+
+def reader(name: str) -> ModuleType:
+    if name not in READER_MODULES:
+        raise UnknownFormatError(f"unknown input format {name!r}; known: {', '.join(READER_MODULES)}")
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def reader_names() -> list[str]:
+    return list(READER_MODULES)
+
+
+def detect(raw: RawInput) -> ModuleType:
+    for name in READER_MODULES:
+        mod = reader(name)
+        try:
+            if mod.detect(raw):
+                return mod
+        except (TypeError, KeyError, AttributeError, IndexError):
+            continue
+    raise UnknownFormatError(f"{raw.name}: not a conversation format Mnemosyne knows")
+
+
+def read_raw(raw: RawInput, ctx: ReadContext | None = None, fmt: str | None = None) -> Iterator[Conversation | ReadFailure]:
+    """Every conversation in one input; a broken one is yielded as a ReadFailure."""
+    mod = reader(fmt) if fmt else detect(raw)
+    ctx = ctx or ReadContext()
+    try:
+        yield from mod.read(raw, ctx)
+    except InputError:
+        raise
+    except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+        raise InputError(f"{raw.name}: not a valid {mod.NAME} input ({type(exc).__name__}: {exc})") from None

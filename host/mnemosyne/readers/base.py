@@ -1,0 +1,152 @@
+"""What every reader shares: the raw input, the read context, time parsing,
+warning collection and the builder that stamps id and provenance."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from .. import __version__
+from ..canonical import _clean
+from ..errors import InputError
+from ..ids import conversation_id, sha256_hex
+from ..model import CaptureMethod, Conversation, Instruction, Message, Provenance, Source, Warning
+
+
+@dataclass
+class RawInput:
+    """One parsed input: a JSON value, or the records of a JSON Lines file."""
+
+    name: str  # file name (or "-"), used in error messages
+    data: Any
+    raw: bytes  # the bytes it came from, hashed into provenance
+    jsonl: bool = False
+    members: dict[str, Any] = field(default_factory=dict)  # other JSON files of the same zip/folder (projects.json ...)
+
+
+@dataclass
+class ReadContext:
+    source_url: str | None = None
+    captured_at: datetime | None = None
+    method: CaptureMethod | None = None  # override (the host knows a capture came from the site API)
+
+
+@dataclass
+class ReadFailure:
+    """One conversation of a multi-conversation input that could not be read."""
+
+    label: str
+    error: InputError
+
+
+class Warnings:
+    """Counts what a reader kept but could not type, so nothing is dropped silently."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, str], int] = {}
+
+    def add(self, code: str, message: str) -> None:
+        key = (code, message)
+        self._counts[key] = self._counts.get(key, 0) + 1
+
+    def as_list(self) -> list[Warning]:
+        return [Warning(code=c, message=m, count=n) for (c, m), n in sorted(self._counts.items())]
+
+
+def parse_time(value: Any) -> datetime | None:
+    """Epoch seconds (ChatGPT), epoch milliseconds, or ISO 8601 strings (Claude, others)."""
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        if value != value or value in (float("inf"), float("-inf")):
+            return None
+        seconds = value / 1000 if value > 1e11 else value
+        try:
+            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if isinstance(value, str):
+        text = value.strip()
+        if text.replace(".", "", 1).isdigit():
+            return parse_time(float(text))
+        try:
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return None
+
+
+def text_of(value: Any) -> str:
+    """Best-effort text of a loosely typed field (string, list of strings, dict with text)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(t for t in (text_of(v) for v in value) if t)
+    if isinstance(value, dict):
+        for key in ("text", "content", "value"):
+            if key in value:
+                return text_of(value[key])
+        return ""
+    return str(value)
+
+
+def raw_json(value: Any) -> Any:
+    """Raw site JSON made safe to keep in an UnknownPart."""
+    return _clean(value)
+
+
+def build(
+    *,
+    site: str,
+    source_id: str | None,
+    reader: str,
+    method: CaptureMethod,
+    raw: bytes | str,
+    ctx: ReadContext | None,
+    messages: list[Message],
+    title: str | None = None,
+    url: str | None = None,
+    created_at: datetime | None = None,
+    updated_at: datetime | None = None,
+    default_model: str | None = None,
+    active_leaf: str | None = None,
+    instructions: Iterable[Instruction] = (),
+    project: str | None = None,
+    warnings: Warnings | None = None,
+    partial: bool = False,
+) -> Conversation:
+    """Stamp id, source and provenance the same way for every reader."""
+    ctx = ctx or ReadContext()
+    raw_bytes = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if active_leaf is None and messages:
+        active_leaf = messages[-1].id
+    return Conversation(
+        id=conversation_id(site, source_id, raw_bytes),
+        title=title,
+        source=Source(site=site, url=ctx.source_url or url, conversation_id=source_id, project=project),
+        created_at=created_at,
+        updated_at=updated_at,
+        default_model=default_model,
+        instructions=list(instructions),
+        messages=messages,
+        active_leaf=active_leaf,
+        provenance=Provenance(
+            method=ctx.method or method,
+            reader=reader,
+            reader_version=__version__,
+            raw_sha256=sha256_hex(raw_bytes),
+            captured_at=ctx.captured_at,
+            partial=partial,
+        ),
+        warnings=(warnings or Warnings()).as_list(),
+    )
+
+
+def dump_raw(value: Any) -> bytes:
+    """Stable bytes of one conversation's JSON, for hashing one item out of a bigger file."""
+    return json.dumps(_clean(value), sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

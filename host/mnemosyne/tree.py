@@ -1,0 +1,51 @@
+"""The message tree: active path, branches, leaves."""
+
+from __future__ import annotations
+
+from .model import Conversation, Message
+
+
+def by_id(conv: Conversation) -> dict[str, Message]:
+    return {m.id: m for m in conv.messages}
+
+
+def children(conv: Conversation) -> dict[str | None, list[Message]]:
+    kids: dict[str | None, list[Message]] = {}
+    for m in conv.messages:
+        kids.setdefault(m.parent, []).append(m)
+    return kids
+
+
+def leaves(conv: Conversation) -> list[Message]:
+    parents = {m.parent for m in conv.messages}
+    return [m for m in conv.messages if m.id not in parents]
+
+
+def path_to(conv: Conversation, leaf_id: str | None) -> list[Message]:
+    """Root-to-leaf messages ending at `leaf_id` (the active leaf by default)."""
+    index = by_id(conv)
+    leaf = leaf_id or conv.active_leaf
+    if leaf is None or leaf not in index:
+        found = leaves(conv)
+        if not found:
+            return []
+        leaf = found[-1].id
+    path: list[Message] = []
+    seen: set[str] = set()
+    node: str | None = leaf
+    while node is not None and node in index and node not in seen:
+        seen.add(node)
+        msg = index[node]
+        path.append(msg)
+        node = msg.parent
+    path.reverse()
+    return path
+
+
+def active_path(conv: Conversation) -> list[Message]:
+    return path_to(conv, conv.active_leaf)
+
+
+def branch_points(conv: Conversation) -> int:
+    """How many messages have more than one child (edits and regenerations)."""
+    return sum(1 for kids in children(conv).values() if len(kids) > 1)
