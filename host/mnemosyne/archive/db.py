@@ -1,0 +1,72 @@
+"""Opening the encrypted SQLite database.
+
+SQLCipher with a raw 32-byte key (no PBKDF2: 1 ms per open instead of 100 ms).
+WAL and a busy timeout let two browsers and the CLI share the archive;
+synchronous=FULL so an acknowledged save survives a SIGKILL or power cut;
+temp_store=MEMORY so no plaintext spills into temp files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlcipher3 import dbapi2 as sqlite
+
+from ..errors import ArchiveError, WrongKeyError
+
+BUSY_TIMEOUT_MS = 10_000
+CACHE_KIB = 32 * 1024  # 32 MiB page cache: wide searches are ~4x slower with the 2 MB default
+
+DatabaseError = sqlite.DatabaseError
+OperationalError = sqlite.OperationalError
+
+
+def connect(path: Path, key: bytes) -> sqlite.Connection:
+    conn = sqlite.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute(f"PRAGMA key = \"x'{key.hex()}'\"")
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite.DatabaseError:
+            raise WrongKeyError(
+                f"{path} cannot be opened with the archive key (wrong key, or not a Mnemosyne archive). "
+                "Nothing was changed. Restore the key (OS keyring entry 'mnemosyne/archive-key' or MNEMOSYNE_KEY_FILE) "
+                "or move the file away to start a new archive"
+            ) from None
+        for pragma in (
+            "journal_mode = WAL",
+            "synchronous = FULL",
+            "foreign_keys = ON",
+            "temp_store = MEMORY",
+            f"cache_size = -{CACHE_KIB}",
+        ):
+            conn.execute(f"PRAGMA {pragma}")
+        return conn
+    except (WrongKeyError, ArchiveError):
+        conn.close()
+        raise
+    except sqlite.Error as exc:
+        conn.close()
+        raise ArchiveError(f"cannot open the archive {path}: {exc}") from None
+
+
+class Transaction:
+    """`with Transaction(conn):` runs BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error.
+
+    IMMEDIATE takes the write lock up front, so two writers queue on the busy
+    timeout instead of failing with 'database is locked' on lock upgrade.
+    """
+
+    def __init__(self, conn: sqlite.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> sqlite.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")

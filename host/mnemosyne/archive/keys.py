@@ -1,0 +1,100 @@
+"""The archive key: 32 random bytes used as a raw SQLCipher key.
+
+It lives in the OS keyring (service "mnemosyne", user "archive-key"). Machines
+without a desktop keyring (headless Linux, WSL, CI) must opt in to a key file
+named by MNEMOSYNE_KEY_FILE (created 0600). We never fall back to plaintext and
+never prompt: the native host's stdin is the message pipe.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from ..errors import ArchiveError, KeyringUnavailableError
+
+SERVICE = "mnemosyne"
+USERNAME = "archive-key"
+KEY_BYTES = 32
+
+NO_KEYRING_HELP = (
+    "no usable OS keyring (no Secret Service / Keychain / Credential Manager session). "
+    "Start your desktop keyring, or opt in to a key file: export MNEMOSYNE_KEY_FILE=~/.config/mnemosyne/archive.key "
+    "(it is created with mode 0600; keep it as safe as the archive), then run `mnemo install` again"
+)
+# Backends that would prompt on stdin or store the key in plain text.
+_REFUSED_BACKENDS = ("keyrings.alt", "keyrings.cryptfile", "keyring.backends.fail", "keyring.backends.null")
+
+
+def _parse(hex_key: str, where: str) -> bytes:
+    try:
+        key = bytes.fromhex(hex_key.strip())
+    except ValueError:
+        key = b""
+    if len(key) != KEY_BYTES:
+        raise ArchiveError(f"the archive key in {where} is not {KEY_BYTES} bytes of hex", code="ARCHIVE_KEY_INVALID")
+    return key
+
+
+def _from_file(path: Path, create: bool) -> bytes | None:
+    if path.exists():
+        return _parse(path.read_text(encoding="ascii", errors="replace"), str(path))
+    if not create:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    key = secrets.token_bytes(KEY_BYTES)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(key.hex() + "\n")
+    return key
+
+
+def _backend():
+    import keyring  # costs ~100 ms; only paid when the archive is opened
+
+    backend = keyring.get_keyring()
+    name = f"{type(backend).__module__}.{type(backend).__name__}"
+    if name.startswith(_REFUSED_BACKENDS) or getattr(backend, "priority", 1) <= 0:
+        raise KeyringUnavailableError(NO_KEYRING_HELP)
+    return backend
+
+
+def backend_name() -> str:
+    try:
+        backend = _backend()
+    except KeyringUnavailableError:
+        return "none"
+    return f"{type(backend).__module__}.{type(backend).__name__}"
+
+
+def _from_keyring(create: bool) -> bytes | None:
+    backend = _backend()
+    try:
+        stored = backend.get_password(SERVICE, USERNAME)
+        if stored:
+            return _parse(stored, "the OS keyring")
+        if not create:
+            return None
+        key = secrets.token_bytes(KEY_BYTES)
+        backend.set_password(SERVICE, USERNAME, key.hex())
+        return key
+    except KeyringUnavailableError:
+        raise
+    except ArchiveError:
+        raise
+    except Exception as exc:  # keyring backends raise many types (InitError, PasswordSetError, dbus errors)
+        raise KeyringUnavailableError(f"the OS keyring refused ({type(exc).__name__}: {exc}); {NO_KEYRING_HELP}") from None
+
+
+def load_key(create: bool) -> bytes | None:
+    """The archive key, created when `create` (a new archive) and missing."""
+    key_file = os.environ.get("MNEMOSYNE_KEY_FILE")
+    if key_file:
+        return _from_file(Path(key_file).expanduser(), create)
+    return _from_keyring(create)
+
+
+def where() -> str:
+    key_file = os.environ.get("MNEMOSYNE_KEY_FILE")
+    return f"key file {key_file}" if key_file else "OS keyring"

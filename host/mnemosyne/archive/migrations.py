@@ -1,0 +1,108 @@
+"""Named, ordered schema migrations (the sqlite-utils / llm pattern).
+
+Each migration and its bookkeeping row commit in one transaction, under the
+write lock, so two processes opening a new archive at once cannot both apply
+it. Append new migrations at the end; never edit a released one.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Callable
+
+from .db import Transaction
+
+
+def _run(conn, script: str) -> None:
+    """Statement by statement: executescript() would COMMIT the open transaction first."""
+    for statement in script.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def m001_initial(conn) -> None:
+    _run(conn, 
+        """
+        CREATE TABLE conversations (
+            id TEXT PRIMARY KEY,
+            site TEXT NOT NULL,
+            source_id TEXT,
+            title TEXT,
+            url TEXT,
+            created_at TEXT,
+            updated_at TEXT,
+            saved_at TEXT NOT NULL,
+            message_count INTEGER NOT NULL,
+            active_leaf TEXT,
+            content_sha256 TEXT NOT NULL,
+            document TEXT NOT NULL
+        );
+        CREATE TABLE messages (
+            rowid INTEGER PRIMARY KEY,
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            message_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            hidden INTEGER NOT NULL,
+            UNIQUE (conversation_id, message_id)
+        );
+        CREATE VIRTUAL TABLE messages_fts USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');
+        """
+    )
+
+
+def m002_recency_and_trigram(conn) -> None:
+    """Sort key for newest-first paging, a trigram index for CJK and substring search."""
+    _run(conn, 
+        """
+        ALTER TABLE conversations ADD COLUMN sort_key TEXT NOT NULL DEFAULT '';
+        UPDATE conversations SET sort_key = coalesce(updated_at, created_at, saved_at);
+        CREATE INDEX conversations_recent ON conversations(sort_key DESC, id DESC);
+        CREATE INDEX conversations_site ON conversations(site, sort_key DESC);
+        CREATE VIRTUAL TABLE messages_tri USING fts5(body, tokenize = 'trigram', detail = 'none');
+        INSERT INTO messages_tri(rowid, body) SELECT rowid, body FROM messages_fts;
+        """
+    )
+
+
+def m003_token_counts(conn) -> None:
+    """Per-message token counts, stored at save time so contexts need no re-tokenising."""
+    _run(conn, 
+        """
+        CREATE TABLE token_counts (
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            message_id TEXT NOT NULL,
+            encoding TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            PRIMARY KEY (conversation_id, encoding, message_id)
+        );
+        """
+    )
+
+
+MIGRATIONS: list[Callable] = [m001_initial, m002_recency_and_trigram, m003_token_counts]
+
+
+def applied(conn) -> list[str]:
+    conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    return [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
+
+
+def migrate(conn, upto: int | None = None) -> list[str]:
+    """Apply every pending migration (or the first `upto`); returns the names applied."""
+    done: list[str] = []
+    todo = MIGRATIONS if upto is None else MIGRATIONS[:upto]
+    if set(applied(conn)) >= {m.__name__ for m in todo}:
+        return done
+    for migration in todo:
+        with Transaction(conn):
+            # re-check under the write lock: another process may have applied it meanwhile
+            if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (migration.__name__,)).fetchone():
+                continue
+            migration(conn)
+            conn.execute(
+                "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
+                (migration.__name__, datetime.now(timezone.utc).isoformat(timespec="seconds")),
+            )
+        done.append(migration.__name__)
+    return done

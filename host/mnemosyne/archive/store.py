@@ -1,0 +1,245 @@
+"""The archive: save (idempotent upsert), get, list, delete, token counts.
+Search lives in search.py."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .. import canonical, paths
+from ..errors import ArchiveError, InputError, NotFoundError
+from ..ids import sha256_hex
+from ..model import Conversation, format_time
+from ..text import message_text
+from . import keys, migrations
+from .db import Transaction, connect, sqlite
+from .merge import merge
+
+SUMMARY_COLUMNS = "id, site, title, url, created_at, updated_at, saved_at, message_count, source_id"
+
+
+@dataclass
+class SaveResult:
+    id: str
+    status: str  # created | updated | unchanged
+    title: str | None
+    site: str
+    messages: int
+    warnings: int
+    partial: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "conversation_id": self.id, "status": self.status, "title": self.title, "site": self.site,
+            "messages": self.messages, "warnings": self.warnings, "partial": self.partial,
+        }
+
+
+def _summary(row) -> dict[str, Any]:
+    keys_ = ("id", "site", "title", "url", "created_at", "updated_at", "saved_at", "message_count", "source_id")
+    return dict(zip(keys_, row))
+
+
+def _encode_cursor(values: list[Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(values).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, length: int) -> list[Any]:
+    try:
+        values = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, TypeError):
+        values = None
+    if not isinstance(values, list) or len(values) != length:
+        raise InputError("cursor is not one this host issued", code="BAD_CURSOR")
+    return values
+
+
+def _content_digest(conv: Conversation) -> str:
+    """What the conversation says, not when it was captured: re-saving the same thing is 'unchanged'."""
+    stable = conv.model_copy(update={"provenance": conv.provenance.model_copy(update={"captured_at": None})})
+    return sha256_hex(canonical.dumps(stable, indent=None))
+
+
+class Archive:
+    def __init__(self, conn: sqlite.Connection, path: Path):
+        self.conn = conn
+        self.path = path
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Archive":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- writes
+
+    def save(self, conv: Conversation) -> SaveResult:
+        """One transaction: insert, or merge into the stored copy of the same conversation."""
+        with Transaction(self.conn) as c:
+            row = c.execute("SELECT document, content_sha256 FROM conversations WHERE id = ?", (conv.id,)).fetchone()
+            status = "created"
+            if row is not None:
+                stored = canonical.loads(row[0])
+                conv = merge(stored, conv)
+                status = "updated"
+            document = canonical.dumps(conv, indent=None)
+            digest = _content_digest(conv)
+            if row is not None and row[1] == digest:
+                status = "unchanged"
+            else:
+                self._write(c, conv, document, digest, replace=row is not None)
+        return SaveResult(
+            id=conv.id, status=status, title=conv.title, site=conv.source.site, messages=len(conv.messages),
+            warnings=sum(w.count for w in conv.warnings), partial=conv.provenance.partial,
+        )
+
+    def _write(self, c, conv: Conversation, document: str, digest: str, replace: bool) -> None:
+        if replace:
+            self._delete_rows(c, conv.id)
+        now = format_time(datetime.now(timezone.utc))
+        created = format_time(conv.created_at) if conv.created_at else None
+        updated = format_time(conv.updated_at) if conv.updated_at else None
+        c.execute(
+            "INSERT INTO conversations (id, site, source_id, title, url, created_at, updated_at, saved_at,"
+            " message_count, active_leaf, content_sha256, document, sort_key)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (conv.id, conv.source.site, conv.source.conversation_id, conv.title, conv.source.url, created, updated,
+             now, len(conv.messages), conv.active_leaf, digest, document, updated or created or now),
+        )
+        title = conv.title or ""
+        for seq, msg in enumerate(conv.messages):
+            cur = c.execute(
+                "INSERT INTO messages (conversation_id, message_id, seq, role, hidden) VALUES (?,?,?,?,?)",
+                (conv.id, msg.id, seq, msg.role, int(msg.hidden)),
+            )
+            body = message_text(msg)
+            c.execute("INSERT INTO messages_fts (rowid, title, body) VALUES (?,?,?)", (cur.lastrowid, title if seq == 0 else "", body))
+            c.execute("INSERT INTO messages_tri (rowid, body) VALUES (?,?)", (cur.lastrowid, (title + "\n" if seq == 0 else "") + body))
+
+    def _delete_rows(self, c, conv_id: str) -> None:
+        rowids = [r[0] for r in c.execute("SELECT rowid FROM messages WHERE conversation_id = ?", (conv_id,))]
+        for start in range(0, len(rowids), 500):
+            chunk = rowids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            c.execute(f"DELETE FROM messages_fts WHERE rowid IN ({marks})", chunk)
+            c.execute(f"DELETE FROM messages_tri WHERE rowid IN ({marks})", chunk)
+        c.execute("DELETE FROM token_counts WHERE conversation_id = ?", (conv_id,))
+        c.execute("DELETE FROM messages WHERE conversation_id = ?", (conv_id,))
+        c.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
+
+    def delete(self, conv_id: str) -> bool:
+        conv_id = self.resolve(conv_id)
+        with Transaction(self.conn) as c:
+            self._delete_rows(c, conv_id)
+        return True
+
+    def store_token_counts(self, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
+        with Transaction(self.conn) as c:
+            if not c.execute("SELECT 1 FROM conversations WHERE id = ?", (conv_id,)).fetchone():
+                return  # deleted meanwhile
+            c.executemany(
+                "INSERT OR REPLACE INTO token_counts (conversation_id, message_id, encoding, tokens) VALUES (?,?,?,?)",
+                [(conv_id, mid, encoding, int(n)) for mid, n in counts.items()],
+            )
+
+    # ---------------------------------------------------------------- reads
+
+    def resolve(self, conv_id: str) -> str:
+        """Full id from an id or a unique prefix of at least 4 characters (ids are typed by hand)."""
+        conv_id = (conv_id or "").strip().lower()
+        if self.conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conv_id,)).fetchone():
+            return conv_id
+        if len(conv_id) >= 4 and conv_id.isalnum():
+            rows = self.conn.execute(
+                "SELECT id FROM conversations WHERE id >= ? AND id < ? LIMIT 2", (conv_id, conv_id + "\x7f")
+            ).fetchall()
+            if len(rows) == 1:
+                return rows[0][0]
+            if len(rows) > 1:
+                raise NotFoundError(f"conversation id {conv_id!r} is ambiguous; type more characters")
+        raise NotFoundError(f"no conversation {conv_id!r} in the archive")
+
+    def get(self, conv_id: str) -> Conversation:
+        conv_id = self.resolve(conv_id)
+        row = self.conn.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+        return canonical.loads(row[0])
+
+    def get_document(self, conv_id: str) -> str:
+        conv_id = self.resolve(conv_id)
+        return self.conn.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,)).fetchone()[0]
+
+    def token_counts(self, conv_id: str, encoding: str) -> dict[str, int]:
+        rows = self.conn.execute(
+            "SELECT message_id, tokens FROM token_counts WHERE conversation_id = ? AND encoding = ?",
+            (self.resolve(conv_id), encoding),
+        )
+        return dict(rows.fetchall())
+
+    def list(self, limit: int = 50, cursor: str | None = None, site: str | None = None) -> tuple[list[dict], str | None]:
+        """Newest first; keyset paging so page N costs the same as page 1."""
+        where, args = [], []
+        if site:
+            where.append("site = ?")
+            args.append(site)
+        if cursor:
+            key, last_id = decode_cursor(cursor, 2)
+            where.append("(sort_key < ? OR (sort_key = ? AND id < ?))")
+            args += [key, key, last_id]
+        sql = f"SELECT {SUMMARY_COLUMNS}, sort_key FROM conversations"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY sort_key DESC, id DESC LIMIT ?"
+        rows = self.conn.execute(sql, (*args, limit + 1)).fetchall()
+        more = len(rows) > limit
+        rows = rows[:limit]
+        next_cursor = _encode_cursor([rows[-1][-1], rows[-1][0]]) if more and rows else None
+        return [_summary(r[:-1]) for r in rows], next_cursor
+
+    def all_ids(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM conversations ORDER BY sort_key DESC, id DESC")]
+
+    def stats(self) -> dict[str, Any]:
+        conversations = self.conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
+        messages = self.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+        return {"path": str(self.path), "conversations": conversations, "messages": messages,
+                "migrations": migrations.applied(self.conn)}
+
+    def search(self, query: str, limit: int = 20, site: str | None = None) -> list[dict[str, Any]]:
+        from .search import search
+
+        return search(self.conn, query, limit=limit, site=site)
+
+
+def open_archive(path: Path | None = None, *, create: bool = True) -> Archive:
+    """Open (or create) the archive. A database without its key is an error, never replaced."""
+    path = path or paths.archive_path()
+    exists = path.exists() and path.stat().st_size > 0
+    key = keys.load_key(create=not exists and create)
+    if key is None:
+        if exists:
+            raise ArchiveError(
+                f"the archive {path} exists but its key is missing from the {keys.where()}; nothing was changed. "
+                "Restore the key, or move the archive away to start a new one",
+                code="ARCHIVE_KEY_MISSING",
+            )
+        raise NotFoundError(f"no archive at {path} yet")
+    paths.ensure_dir(path.parent)
+    if not exists:
+        path.touch(mode=0o600)  # SQLite gives the -wal and -shm files the database's mode
+        path.chmod(0o600)
+    conn = connect(path, key)
+    try:
+        migrations.migrate(conn)
+    except sqlite.Error as exc:
+        conn.close()
+        raise ArchiveError(f"cannot prepare the archive {path}: {exc}") from None
+    return Archive(conn, path)

@@ -1,0 +1,16 @@
+"""Registering the native host with browsers: `mnemo install`, `uninstall`, `doctor`.
+
+locations: where each browser looks, per OS and scope. launcher: the script that
+pins the interpreter. manifests: templates, rendering, atomic writes. registry:
+Windows. plan: what install writes and uninstall removes. doctor and
+doctor_env: the checks.
+"""
+
+from ..errors import MnemosyneError
+
+
+class InstallError(MnemosyneError):
+    """A manifest, launcher or registry key could not be written or removed.
+    Only the CLI raises it; it never travels in a native-messaging reply."""
+
+    code = "INSTALL_FAILED"

@@ -1,0 +1,1 @@
+"""The native-messaging host the browser extension talks to (see host/PROTOCOL.md)."""

@@ -1,0 +1,19 @@
+"""hello: versions, limits and the archive's state. Loads no tokenizer and no pydantic."""
+
+from __future__ import annotations
+
+from ... import __version__
+from ..envelope import PROTOCOL_VERSION
+from ..framing import MAX_IN, MAX_OUT
+from . import ACTIONS
+
+
+def run(params: dict, ctx) -> dict:
+    return {
+        "host_version": __version__,
+        "protocol": PROTOCOL_VERSION,
+        "format_version": "1.0",  # mnemosyne.model.SCHEMA_VERSION, not imported to keep hello light
+        "limits": {"max_in": MAX_IN, "max_out": MAX_OUT},
+        "archive": ctx.archive_state(),
+        "actions": sorted(ACTIONS),
+    }

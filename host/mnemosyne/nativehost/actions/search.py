@@ -1,0 +1,12 @@
+"""search: ranked full-text search with snippets (« » mark the hits)."""
+
+from __future__ import annotations
+
+from . import params as p
+
+
+def run(params: dict, ctx) -> dict:
+    query = p.string(params, "query", max_len=500)
+    limit = p.integer(params, "limit", 20, 1, 100)
+    source = p.string(params, "source", default=None, max_len=40)
+    return {"items": ctx.archive().search(query, limit=limit, site=source)}

@@ -1,0 +1,97 @@
+"""Per-process state of the host: the archive (opened on first use), the
+caller check, and work deferred until after a reply has been sent."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from typing import Any, Callable
+
+from ..errors import MnemosyneError
+
+log = logging.getLogger("mnemosyne.host")
+
+
+class ForbiddenCaller(MnemosyneError):
+    code = "FORBIDDEN_CALLER"
+
+
+class HostContext:
+    def __init__(self, caller: list[str] | None = None):
+        self.caller = caller or []
+        self._archive = None
+        self._archive_error: MnemosyneError | None = None
+        self._jobs: "queue.Queue[Callable[[], None] | None]" = queue.Queue()
+        self._worker: threading.Thread | None = None
+
+    # ------------------------------------------------------------ caller check
+
+    def caller_label(self) -> str:
+        return " ".join(a[:80] for a in self.caller[:2]) or "cli"
+
+    def check_caller(self) -> None:
+        """Second layer behind the manifest's allow-list: refuse origins that are not ours."""
+        from ..extension_ids import allowed_callers
+
+        origin = next((a for a in self.caller if a.startswith(("chrome-extension://", "moz-extension://"))), None)
+        firefox_id = self.caller[1] if len(self.caller) >= 2 and "@" in self.caller[1] else None
+        if origin and origin not in allowed_callers():
+            raise ForbiddenCaller(f"caller {origin[:80]} is not a Mnemosyne extension")
+        if firefox_id and firefox_id not in allowed_callers():
+            raise ForbiddenCaller(f"caller {firefox_id[:80]} is not a Mnemosyne extension")
+
+    # ------------------------------------------------------------ archive
+
+    def archive(self):
+        if self._archive is None:
+            from ..archive import open_archive
+
+            self._archive = open_archive()
+        return self._archive
+
+    def archive_state(self) -> dict[str, Any]:
+        try:
+            arc = self.archive()
+        except MnemosyneError as exc:
+            return {"state": _state_for(exc.code), "code": exc.code, "message": exc.message}
+        count = arc.conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
+        return {"state": "ready", "conversations": count}
+
+    # ------------------------------------------------------------ deferred work
+
+    def defer(self, job: Callable[[], None]) -> None:
+        """Run `job` on a worker thread, so replies are not held up by it."""
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._run_jobs, name="deferred", daemon=True)
+            self._worker.start()
+        self._jobs.put(job)
+
+    def _run_jobs(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            try:
+                job()
+            except Exception:  # a failed background job must not take the host down
+                log.exception("deferred job failed")
+
+    def after_reply(self) -> None:
+        """Hook between frames; deferred work runs on its own thread."""
+
+    def close(self, timeout: float = 20.0) -> None:
+        if self._worker is not None:
+            self._jobs.put(None)
+            self._worker.join(timeout)
+        if self._archive is not None:
+            self._archive.close()
+            self._archive = None
+
+
+def _state_for(code: str) -> str:
+    return {
+        "KEYRING_UNAVAILABLE": "no_keyring",
+        "ARCHIVE_KEY_MISMATCH": "key_mismatch",
+        "ARCHIVE_KEY_MISSING": "key_missing",
+    }.get(code, "error")

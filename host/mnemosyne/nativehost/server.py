@@ -1,0 +1,114 @@
+"""The host loop: read a frame, dispatch, write exactly one reply frame.
+
+stdout is claimed at start-up: fd 1 is duplicated for frames and then pointed
+at stderr, so a stray print() or a chatty library can never corrupt the frame
+stream. Logs go to a file and carry action, id, sizes and timings, never bodies.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from typing import BinaryIO
+
+from ..errors import MnemosyneError
+from . import envelope
+from .actions import dispatch
+from .context import HostContext
+from .framing import FrameError, FrameTooLarge, MAX_IN, read_frame, write_frame
+
+log = logging.getLogger("mnemosyne.host")
+
+
+def claim_stdout() -> BinaryIO:
+    frames = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    if sys.platform == "win32":  # binary mode: text mode would turn \n into \r\n inside frames
+        import msvcrt
+
+        msvcrt.setmode(frames.fileno(), os.O_BINARY)
+        msvcrt.setmode(sys.stdin.fileno(), os.O_BINARY)
+    return frames
+
+
+def setup_logging() -> None:
+    from logging.handlers import RotatingFileHandler
+
+    from .. import paths
+
+    try:
+        folder = paths.ensure_dir(paths.log_dir())
+        handler: logging.Handler = RotatingFileHandler(folder / "host.log", maxBytes=1_000_000, backupCount=2)
+    except OSError:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+
+
+def handle(body: bytes, ctx: HostContext) -> bytes:
+    """One request frame in, one reply frame out; never raises."""
+    started = time.perf_counter()
+    request_id, action, code = None, "?", "OK"
+    try:
+        request = envelope.parse_request(body)
+        request_id, action = request.id, request.action
+        data = dispatch(request, ctx)
+        reply = envelope.ok(request_id, data)
+        if not envelope.fits(reply):
+            code = "INTERNAL"
+            reply = envelope.error(request_id, code, "reply would exceed 1 MiB; ask for it in pages")
+    except envelope.RequestError as exc:
+        code = exc.code
+        reply = envelope.error(exc.request_id if request_id is None else request_id, exc.code, str(exc))
+    except MnemosyneError as exc:
+        code = exc.code
+        reply = envelope.error(request_id, exc.code, exc.message)
+    except RecursionError:
+        code = "BAD_INPUT"
+        reply = envelope.error(request_id, code, "input nested too deeply")
+    except MemoryError:
+        code = "BAD_INPUT"
+        reply = envelope.error(request_id, code, "input too large to process")
+    except Exception as exc:  # the host must keep serving; the detail goes to the log, not the reply
+        code = "INTERNAL"
+        log.exception("internal error in action %s (id %r)", action, request_id)
+        reply = envelope.error(request_id, code, f"internal error ({type(exc).__name__}); see the host log")
+    log.info("action=%s id=%r in=%dB out=%dB code=%s ms=%.1f", action[:40], request_id, len(body), len(reply),
+             code, (time.perf_counter() - started) * 1000)
+    return reply
+
+
+def serve(stdin: BinaryIO, stdout: BinaryIO, ctx: HostContext | None = None, max_in: int = MAX_IN) -> int:
+    ctx = ctx or HostContext()
+    try:
+        while True:
+            try:
+                body = read_frame(stdin, max_in)
+            except FrameTooLarge as exc:
+                # the rest of the oversize frame cannot be skipped safely: say why, then stop
+                write_frame(stdout, envelope.error(None, exc.code, str(exc)))
+                log.warning("frame too large: %d bytes", exc.length)
+                return 1
+            except FrameError as exc:
+                log.warning("unreadable frame: %s", exc)
+                return 1
+            if body is None:
+                return 0
+            write_frame(stdout, handle(body, ctx))
+            ctx.after_reply()
+    except BrokenPipeError:
+        return 0
+    finally:
+        ctx.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    frames = claim_stdout()
+    setup_logging()
+    ctx = HostContext(caller=list(sys.argv[1:] if argv is None else argv))
+    log.info("host start pid=%d caller=%s", os.getpid(), ctx.caller_label())
+    return serve(sys.stdin.buffer, frames, ctx)

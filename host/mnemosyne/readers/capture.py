@@ -1,0 +1,119 @@
+"""The extension's page capture (DOM fallback, format "mnemosyne.capture" v1,
+documented in host/PROTOCOL.md): the turns the page showed, already as
+Markdown (fenced code with language, $…$ / $$…$$ TeX, GFM tables)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import Annotated, Iterator, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..errors import InputError
+from ..model import AttachmentPart, Conversation, Message, Part, TextPart
+from .base import RawInput, ReadContext, ReadFailure, build, parse_time
+
+NAME = "capture"
+DESCRIPTION = "Mnemosyne page capture from the browser extension (mnemosyne.capture v1)"
+
+FORMAT = "mnemosyne.capture"
+VERSION = 1
+MAX_TURNS = 20_000
+MAX_MARKDOWN = 8 * 1024 * 1024  # one turn; a very long answer is far below this
+MAX_URL = 8192  # attachment URLs may be long signed links, never data: blobs of whole files
+
+ShortText = Annotated[str, Field(max_length=1024)]
+
+
+class _Strict(BaseModel):
+    # strict: "1" is not an order and "true" is not a bool; extra keys are a wrong shape
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class CaptureAttachment(_Strict):
+    name: ShortText
+    kind: Literal["image", "file"]
+    url: Annotated[str, Field(max_length=MAX_URL)] | None = None
+
+
+class CaptureTurn(_Strict):
+    key: Annotated[str, Field(min_length=1, max_length=512)]
+    order: int
+    role: Literal["user", "assistant"]
+    model: Annotated[str, Field(max_length=200)] | None = None
+    markdown: Annotated[str, Field(max_length=MAX_MARKDOWN)]
+    attachments: Annotated[list[CaptureAttachment], Field(max_length=1000)] = []
+
+
+class CapturePayload(_Strict):
+    format: Literal["mnemosyne.capture"]
+    version: Literal[1]
+    site: Literal["chatgpt", "claude"]
+    url: Annotated[str, Field(min_length=1, max_length=MAX_URL)]
+    conversation_id: Annotated[str, Field(min_length=1, max_length=256)] | None = None
+    title: ShortText | None = None
+    captured_at: Annotated[str, Field(max_length=64)]
+    complete: bool
+    turns: Annotated[list[CaptureTurn], Field(max_length=MAX_TURNS)]
+
+    @field_validator("captured_at")
+    @classmethod
+    def _iso_time(cls, v: str) -> str:
+        if parse_time(v) is None:
+            raise ValueError("not an ISO 8601 time")
+        return v
+
+    @property
+    def captured_time(self) -> datetime | None:
+        return parse_time(self.captured_at)
+
+
+def detect(raw: RawInput) -> bool:
+    return isinstance(raw.data, dict) and raw.data.get("format") == FORMAT
+
+
+def validate(data: object, name: str = "capture") -> CapturePayload:
+    """The payload, or InputError naming the first field that is wrong."""
+    if isinstance(data, dict) and data.get("format") == FORMAT and data.get("version") != VERSION:
+        raise InputError(f"{name}: page capture version {data.get('version')!r} is not supported (this host reads {VERSION})")
+    try:
+        return CapturePayload.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ())) or "(top level)"
+        raise InputError(f"{name}: not a valid page capture: {where}: {err.get('msg')}") from None
+
+
+def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
+    yield convert(validate(raw.data, raw.name), raw.raw, ctx)
+
+
+def convert(payload: CapturePayload, raw: bytes, ctx: ReadContext) -> Conversation:
+    """Turns sorted by order, a repeated key keeps its last capture, each turn the child of the previous."""
+    latest: dict[str, tuple[int, CaptureTurn]] = {}
+    for position, turn in enumerate(payload.turns):
+        latest[turn.key] = (position, turn)
+    turns = [t for _, t in sorted(latest.values(), key=lambda pt: (pt[1].order, pt[0]))]
+    messages: list[Message] = []
+    parent: str | None = None
+    for turn in turns:
+        parts: list[Part] = [TextPart(text=turn.markdown, format="markdown")] if turn.markdown.strip() else []
+        parts.extend(AttachmentPart(kind=a.kind, name=a.name or None, asset_pointer=a.url or None)
+                     for a in turn.attachments)
+        messages.append(Message(id=turn.key, parent=parent, role=turn.role, model=turn.model, parts=parts))
+        parent = turn.key
+    models = [t.model for t in turns if t.role == "assistant" and t.model]
+    return build(
+        site=payload.site,
+        source_id=payload.conversation_id or payload.url,
+        reader="capture.page_dom",
+        method="page_dom",
+        raw=raw,
+        ctx=replace(ctx, captured_at=ctx.captured_at or payload.captured_time),
+        messages=messages,
+        title=payload.title or None,
+        url=payload.url,
+        default_model=models[-1] if models else None,
+        partial=not payload.complete,
+    )

@@ -1,0 +1,305 @@
+"""ChatGPT: the site's GET /backend-api/conversation/{id} JSON, a bare `mapping`
+object, and the official export (conversations.json, conversations-NNN.json,
+the zip that holds them).
+
+The whole node tree is kept: every node that carries a message becomes a
+Message whose parent is the nearest ancestor that also became one, so edits
+and regenerations survive; `current_node` names the active leaf.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from ..errors import InputError
+from ..model import ArtifactPart, Conversation, Instruction, Message, TextPart
+from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time
+from .chatgpt_parts import context_texts, message_parts, recipient_of
+
+NAME = "chatgpt"
+DESCRIPTION = "ChatGPT conversation JSON (site API, bare mapping) and official export (json, split json, zip)"
+
+_ROLES = ("system", "user", "assistant", "tool")
+_EXPORT_NAME = re.compile(r"(^|[/:\\])conversations(-\d+)?\.json$")
+_CONTEXT_KINDS = {"user_editable_context": "custom_instructions", "model_editable_context": "memory"}
+
+
+# ---------------------------------------------------------------- detection
+
+
+def _is_node(key: str, value: Any) -> bool:
+    return isinstance(value, dict) and ("message" in value or "children" in value or "parent" in value)
+
+
+def _is_bare_mapping(data: Any) -> bool:
+    """A mapping without its wrapper: every value is a node whose `id` is its key."""
+    if not isinstance(data, dict) or not data:
+        return False
+    sample = list(data.items())[:50]
+    return all(_is_node(k, v) and v.get("id") == k for k, v in sample)
+
+
+def _is_conversation(data: Any) -> bool:
+    if not isinstance(data, dict) or not isinstance(data.get("mapping"), dict):
+        return False
+    sample = list(data["mapping"].items())[:50]
+    return bool(sample) and all(_is_node(k, v) for k, v in sample)
+
+
+def detect(raw: RawInput) -> bool:
+    data = raw.data
+    if isinstance(data, list):
+        return any(_is_conversation(item) for item in data[:10])
+    return _is_conversation(data) or _is_bare_mapping(data)
+
+
+# ---------------------------------------------------------------- reading
+
+
+def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
+    data = raw.data
+    export = isinstance(data, list) or bool(_EXPORT_NAME.search(raw.name))
+    method = "official_export" if export else "site_api"
+    if not isinstance(data, list):
+        if isinstance(data, dict) and "mapping" in data:
+            conv = data
+        elif _is_bare_mapping(data):
+            conv = {"mapping": data}
+        else:
+            raise InputError(f"{raw.name}: not a ChatGPT conversation (no `mapping` of message nodes)")
+        try:
+            yield _convert(conv, raw.raw, method, ctx)
+        except InputError as exc:
+            raise InputError(f"{raw.name}: {exc.message}", code=exc.code) from None
+        return
+    for i, item in enumerate(data):
+        title = item.get("title") if isinstance(item, dict) else None
+        label = f"{raw.name}[{i}]" + (f" {title!r}" if isinstance(title, str) else "")
+        try:
+            yield _convert(item, dump_raw(item), method, ctx)
+        except InputError as exc:
+            if len(data) == 1:
+                raise InputError(f"{label}: {exc.message}", code=exc.code) from None
+            yield ReadFailure(label=label, error=exc)
+        except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+            error = InputError(f"not a valid ChatGPT conversation ({type(exc).__name__}: {exc})")
+            if len(data) == 1:
+                raise InputError(f"{label}: {error.message}") from None
+            yield ReadFailure(label=label, error=error)
+
+
+def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext) -> Conversation:
+    if not isinstance(conv, dict):
+        raise InputError(f"expected a conversation object, got {type(conv).__name__}")
+    mapping = conv.get("mapping")
+    if not isinstance(mapping, dict):
+        raise InputError("conversation has no `mapping` (its messages are missing)")
+    warnings = Warnings()
+    tree = _Tree(mapping, warnings)
+    messages, alias = tree.messages()
+    source_id = _text(conv.get("conversation_id")) or _text(conv.get("id"))
+    gizmo = _text(conv.get("gizmo_id")) or tree.gizmo_id()
+    url = None
+    if source_id:
+        url = f"https://chatgpt.com/g/{gizmo}/c/{source_id}" if gizmo else f"https://chatgpt.com/c/{source_id}"
+    return build(
+        site="chatgpt",
+        source_id=source_id,
+        reader="chatgpt.export" if method == "official_export" else "chatgpt.api",
+        method=method,
+        raw=raw,
+        ctx=ctx,
+        messages=messages,
+        title=_text(conv.get("title")),
+        url=url,
+        created_at=parse_time(conv.get("create_time")),
+        updated_at=parse_time(conv.get("update_time")),
+        default_model=_text(conv.get("default_model_slug")) or next((m.model for m in messages if m.model), None),
+        active_leaf=tree.active_leaf(conv.get("current_node"), messages, alias),
+        instructions=tree.instructions,
+        project=gizmo,
+        warnings=warnings,
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+class _Tree:
+    """The mapping as a tree: parent links, child order, and the walk that turns nodes into messages."""
+
+    def __init__(self, mapping: dict, warnings: Warnings):
+        self.nodes = {k: v for k, v in mapping.items() if isinstance(v, dict)}
+        self.warnings = warnings
+        self.instructions: list[Instruction] = []
+        self.kids: dict[str | None, list[str]] = {}
+        listed_parent = {}
+        for key, node in self.nodes.items():
+            for child in node.get("children") or []:
+                if isinstance(child, str):
+                    listed_parent.setdefault(child, key)
+        for key, node in self.nodes.items():
+            parent = node.get("parent") if isinstance(node.get("parent"), str) else listed_parent.get(key)
+            if parent is not None and parent not in self.nodes:
+                warnings.add("DANGLING_PARENT", "a node's parent is not in the mapping; it starts a new root")
+                parent = None
+            self.kids.setdefault(parent, []).append(key)
+        for key, kids in self.kids.items():  # the site's own child order first, then the rest as found
+            listed = [c for c in (self.nodes.get(key or "", {}).get("children") or []) if c in kids]
+            kids[:] = list(dict.fromkeys(listed + kids))
+
+    def gizmo_id(self) -> str | None:
+        """Custom-GPT chats from the site API name their GPT only in message metadata."""
+        for node in self.nodes.values():
+            metadata = (node.get("message") or {}).get("metadata") if isinstance(node.get("message"), dict) else None
+            if isinstance(metadata, dict) and _text(metadata.get("gizmo_id")):
+                return metadata["gizmo_id"]
+        return None
+
+    def messages(self) -> tuple[list[Message], dict[str, str]]:
+        """Depth-first, parents before children; iterative so a deep tree cannot overflow the stack."""
+        out: list[Message] = []
+        by_id: dict[str, Message] = {}
+        alias: dict[str, str] = {}  # node id -> the message that stands for it (merged or message-less nodes)
+        seen: set[str] = set()
+        stack: list[tuple[str, str | None]] = [(k, None) for k in reversed(self.kids.get(None, []))]
+        while stack:
+            key, parent_msg = stack.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            node = self.nodes[key]
+            msg = node.get("message") if isinstance(node.get("message"), dict) else None
+            current = parent_msg
+            if msg is not None:
+                merged_into = self._continues(key, msg, by_id.get(parent_msg or ""))
+                if merged_into:
+                    current = merged_into.id
+                else:
+                    made = self._message(key, msg, parent_msg)
+                    out.append(made)
+                    by_id[key] = made
+                    current = key
+            if current:
+                alias[key] = current
+            stack.extend((child, current) for child in reversed(self.kids.get(key, [])))
+        if len(seen) < len(self.nodes):
+            self.warnings.add("UNREACHABLE_NODES", f"{len(self.nodes) - len(seen)} node(s) in a parent cycle were skipped")
+        self._link_canvas(out, by_id)
+        return out, alias
+
+    def _message(self, key: str, msg: dict, parent: str | None) -> Message:
+        author = msg.get("author") if isinstance(msg.get("author"), dict) else {}
+        role = author.get("role")
+        name = _text(author.get("name"))
+        if role not in _ROLES:
+            self.warnings.add("UNKNOWN_ROLE", f"author role {role!r} read as a tool message")
+            name, role = name or _text(role), "tool"
+        metadata = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+        content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
+        kind = content.get("content_type")
+        if kind in _CONTEXT_KINDS:
+            self._add_instructions(_CONTEXT_KINDS[kind], content)
+        hidden = bool(
+            metadata.get("is_visually_hidden_from_conversation")
+            or metadata.get("is_user_system_message")
+            or kind in _CONTEXT_KINDS
+        )
+        return Message(
+            id=key,
+            parent=parent,
+            role=role,
+            author=name if role == "tool" or name else None,
+            model=_text(metadata.get("model_slug")) if role != "user" else None,  # on a user turn it is only the picker's state
+            hidden=hidden,
+            status=_status(msg, metadata),
+            created_at=parse_time(msg.get("create_time")),
+            updated_at=parse_time(msg.get("update_time")),
+            parts=message_parts(msg, role, name, self.warnings),
+        )
+
+    def _continues(self, key: str, msg: dict, previous: Message | None) -> Message | None:
+        """Merge a "Continue generating" node into the answer it continues (pionxzh mergeContinuationNodes).
+
+        pionxzh merges every run of assistant text nodes on the path; with the whole tree kept that
+        would fuse separate turns, so we merge only when it is provably one answer: the previous
+        node is an assistant text answer to the user that stopped at the length limit
+        (finish_details.type == "max_tokens"), it has exactly this one child, and this node is
+        visible assistant text to the user on the same channel. The text is appended as-is, because a
+        continuation resumes mid-sentence.
+        """
+        if previous is None or previous.role != "assistant":
+            return None
+        prev_node = self.nodes.get(previous.id, {})
+        prev_msg = prev_node.get("message") or {}
+        if self.kids.get(previous.id) != [key]:
+            return None
+        if (_finish(prev_msg) != "max_tokens" or _kind(prev_msg) != "text" or _kind(msg) != "text"
+                or recipient_of(prev_msg) or recipient_of(msg)
+                or (msg.get("author") or {}).get("role") != "assistant"
+                or prev_msg.get("channel") != msg.get("channel")
+                or (msg.get("metadata") or {}).get("is_visually_hidden_from_conversation")):
+            return None
+        texts = [p for p in previous.parts if isinstance(p, TextPart)]
+        addition = "".join(p for p in (msg.get("content") or {}).get("parts") or [] if isinstance(p, str))
+        if not texts:
+            previous.parts.append(TextPart(text=addition))
+        else:
+            texts[-1].text += addition
+        metadata = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+        previous.status = _status(msg, metadata)
+        previous.updated_at = parse_time(msg.get("update_time")) or parse_time(msg.get("create_time")) or previous.updated_at
+        return previous
+
+    def _add_instructions(self, kind: str, content: dict) -> None:
+        for title, text in context_texts(content):
+            item = Instruction(kind=kind, text=text, title=title)
+            if item not in self.instructions:
+                self.instructions.append(item)
+
+    def _link_canvas(self, messages: list[Message], by_id: dict[str, Message]) -> None:
+        """The canmore tool's reply names the document id and version the model's call produced."""
+        for m in messages:
+            canvas = ((self.nodes[m.id].get("message") or {}).get("metadata") or {}).get("canvas")
+            parent = by_id.get(m.parent or "")
+            if not isinstance(canvas, dict) or parent is None:
+                continue
+            for part in parent.parts:
+                if isinstance(part, ArtifactPart):
+                    part.artifact_id = part.artifact_id or _text(canvas.get("textdoc_id"))
+                    version = canvas.get("version")
+                    part.version = part.version or (str(version) if version is not None else None)
+                    part.title = _text(canvas.get("title")) or part.title  # the title the site shows
+
+    def active_leaf(self, current: Any, messages: list[Message], alias: dict[str, str]) -> str | None:
+        if isinstance(current, str) and current in alias:
+            return alias[current]
+        if isinstance(current, str) and current:
+            self.warnings.add("MISSING_CURRENT_NODE", "current_node is not a message in the mapping; newest leaf used")
+        parents = {m.parent for m in messages}
+        leaves = [m for m in messages if m.id not in parents]
+        if not leaves:
+            return None
+        newest = max(leaves, key=lambda m: m.created_at.timestamp() if m.created_at else float("-inf"))
+        return newest.id if newest.created_at else leaves[-1].id
+
+
+def _kind(msg: dict) -> Any:
+    content = msg.get("content")
+    return content.get("content_type") if isinstance(content, dict) else None
+
+
+def _finish(msg: dict) -> Any:
+    details = (msg.get("metadata") or {}).get("finish_details") if isinstance(msg.get("metadata"), dict) else None
+    return details.get("type") if isinstance(details, dict) else None
+
+
+def _status(msg: dict, metadata: dict) -> str | None:
+    """`finished`, `in_progress`, or how it stopped early (`interrupted`, `max_tokens`) as the site says."""
+    finish = _finish(msg)
+    if finish in ("interrupted", "max_tokens"):
+        return finish
+    status = _text(msg.get("status"))
+    return "finished" if status == "finished_successfully" else status

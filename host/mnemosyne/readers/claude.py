@@ -1,0 +1,228 @@
+"""Claude: the site's chat_conversations/{uuid}?tree=True&rendering_mode=messages
+JSON (one object, the whole tree) and the official export's conversations.json
+(an array; projects.json from the same zip adds project instructions)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from ..errors import InputError
+from ..model import Conversation, Instruction, Message, ToolResultPart
+from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time
+from .claude_parts import PartContext, message_parts, resolve_artifact_edits
+
+NAME = "claude"
+DESCRIPTION = "Claude chat_conversations tree JSON (site API) and official export (conversations.json, zip)"
+
+ROOT_PARENT = "00000000-0000-4000-8000-000000000000"  # claude.ai's parent of the first message
+CHAT_URL = "https://claude.ai/chat/{}"
+_ROLES = {"human": "user", "user": "user", "assistant": "assistant", "system": "system"}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _is_conversation(item: Any) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("chat_messages"), list) and "uuid" in item
+
+
+def detect(raw: RawInput) -> bool:
+    data = raw.data
+    if isinstance(data, list):
+        return bool(data) and _is_conversation(data[0])
+    return _is_conversation(data)
+
+
+def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
+    projects = project_index(raw.members.get("projects.json"))
+    if isinstance(raw.data, dict):
+        if not _is_conversation(raw.data):
+            raise InputError(f"{raw.name}: not a Claude conversation (no uuid/chat_messages)")
+        yield convert(raw.data, raw.raw, ctx, method="site_api", projects=projects)
+        return
+    if not isinstance(raw.data, list):
+        raise InputError(f"{raw.name}: not a Claude export (expected a list of conversations)")
+    for i, item in enumerate(raw.data):
+        label = f"{raw.name}[{i}]"
+        try:
+            if not _is_conversation(item):
+                raise InputError(f"{label}: not a Claude conversation (no uuid/chat_messages)")
+            yield convert(item, dump_raw(item), ctx, method="official_export", projects=projects)
+        except InputError as exc:
+            yield ReadFailure(label=label, error=exc)
+        except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+            yield ReadFailure(label=label, error=InputError(f"{label}: {type(exc).__name__}: {exc}"))
+
+
+def convert(
+    data: dict, raw: bytes, ctx: ReadContext, *, method: str, projects: dict[str, dict] | None = None
+) -> Conversation:
+    """One Claude conversation object -> Mnemosyne conversation."""
+    uuid = str(data["uuid"])
+    warnings = Warnings()
+    part_ctx = PartContext(warnings=warnings)
+    records = [m for m in data["chat_messages"] if isinstance(m, dict)]
+    messages, list_leaf = build_tree(records, part_ctx, warnings)
+    resolve_artifact_edits(messages, part_ctx)
+    ids = {m.id for m in messages}
+    leaf = data.get("current_leaf_message_uuid")
+    project_uuid, project = conversation_project(data, projects or {})
+    return build(
+        site="claude",
+        source_id=uuid,
+        reader="claude.api" if method == "site_api" else "claude.export",
+        method=method,
+        raw=raw,
+        ctx=ctx,
+        messages=messages,
+        title=_text(data.get("name")),
+        url=CHAT_URL.format(uuid),
+        created_at=parse_time(data.get("created_at")),
+        updated_at=parse_time(data.get("updated_at")),
+        default_model=_text(data.get("model")),
+        active_leaf=leaf if leaf in ids else list_leaf,
+        instructions=instructions(data, project),
+        project=(project or {}).get("name") or project_uuid,
+        warnings=warnings,
+    )
+
+
+# ---------------------------------------------------------------- tree
+
+
+def build_tree(records: list[dict], part_ctx: PartContext, warnings: Warnings) -> tuple[list[Message], str | None]:
+    """Messages parents-first, and the fallback active leaf (the last message of the list).
+
+    Parent links come from parent_message_uuid; older exports have none, so the
+    messages are chained in `index` order, or list order.
+    """
+    unique: list[dict] = []
+    seen: set[str] = set()
+    for record in records:
+        uuid = str(record.get("uuid") or "")
+        if not uuid or uuid in seen:
+            warnings.add("DUPLICATE_MESSAGE_ID", "a message without a uuid or with a repeated uuid was skipped")
+            continue
+        seen.add(uuid)
+        unique.append(record)
+    if unique and all("parent_message_uuid" in r for r in unique):
+        parents = {str(r["uuid"]): _parent(r, seen, warnings) for r in unique}
+        ordered = parents_first(unique, parents, warnings)
+        list_leaf = str(unique[-1]["uuid"]) if unique else None
+    else:
+        ordered = linear_order(unique, warnings)
+        parents, previous = {}, None
+        for record in ordered:
+            parents[str(record["uuid"])] = previous
+            previous = str(record["uuid"])
+        list_leaf = previous
+    messages = [to_message(r, parents[str(r["uuid"])], part_ctx, warnings) for r in ordered]
+    return messages, list_leaf
+
+
+def _parent(record: dict, known: set[str], warnings: Warnings) -> str | None:
+    parent = record.get("parent_message_uuid")
+    if not parent or parent == ROOT_PARENT:
+        return None
+    if str(parent) not in known:
+        warnings.add("DANGLING_PARENT", "a message's parent is not in the conversation; it starts a new root")
+        return None
+    return str(parent)
+
+
+def parents_first(records: list[dict], parents: dict[str, str | None], warnings: Warnings) -> list[dict]:
+    """Depth-first from the roots, siblings in list order; a cycle is cut at a root."""
+    kids: dict[str | None, list[dict]] = {}
+    for record in records:
+        kids.setdefault(parents[str(record["uuid"])], []).append(record)
+    ordered: list[dict] = []
+    placed: set[str] = set()
+    roots = list(kids.get(None, []))
+    while len(placed) < len(records):
+        if not roots:  # everything left hangs in a cycle: cut it at the first unplaced message
+            loose = next(r for r in records if str(r["uuid"]) not in placed)
+            parents[str(loose["uuid"])] = None
+            warnings.add("PARENT_CYCLE", "messages formed a parent cycle; it was cut")
+            roots = [loose]
+        stack = list(reversed(roots))
+        roots = []
+        while stack:
+            record = stack.pop()
+            uuid = str(record["uuid"])
+            if uuid in placed:
+                continue
+            placed.add(uuid)
+            ordered.append(record)
+            stack.extend(reversed(kids.get(uuid, [])))
+    return ordered
+
+
+def linear_order(records: list[dict], warnings: Warnings) -> list[dict]:
+    if records and all(isinstance(r.get("index"), int) for r in records):
+        return sorted(records, key=lambda r: r["index"])
+    # Without parent links or index, list order is all there is. Some older exports
+    # list messages out of time order (a stored tree flattened); only then, and
+    # only for such a linear chat, a stable sort by created_at restores the turns.
+    times = [parse_time(r.get("created_at")) for r in records]
+    if all(times) and any(b < a for a, b in zip(times, times[1:])):
+        warnings.add("ORDER_FROM_TIMESTAMPS", "messages were listed out of time order; ordered by created_at")
+        return [records[i] for i in sorted(range(len(records)), key=lambda i: (times[i], i))]
+    return records
+
+
+def to_message(record: dict, parent: str | None, part_ctx: PartContext, warnings: Warnings) -> Message:
+    sender = str(record.get("sender") or "")
+    role = _ROLES.get(sender)
+    if role is None:
+        warnings.add("UNKNOWN_SENDER", f"Claude sender {sender!r} read as user")
+        role = "user"
+    parts = message_parts(record, role == "assistant", part_ctx)
+    if role == "user" and parts and all(isinstance(p, ToolResultPart) for p in parts):
+        role = "tool"  # a human turn that only carries tool results (API-style transcripts)
+    return Message(
+        id=str(record["uuid"]),
+        parent=parent,
+        role=role,
+        created_at=parse_time(record.get("created_at")),
+        updated_at=parse_time(record.get("updated_at")),
+        status=record.get("stop_reason") if isinstance(record.get("stop_reason"), str) else None,
+        parts=parts,
+    )
+
+
+# ---------------------------------------------------------------- projects
+
+
+def project_index(projects: Any) -> dict[str, dict]:
+    if not isinstance(projects, list):
+        return {}
+    return {str(p["uuid"]): p for p in projects if isinstance(p, dict) and p.get("uuid")}
+
+
+def conversation_project(data: dict, projects: dict[str, dict]) -> tuple[str | None, dict | None]:
+    """The conversation's project uuid and its projects.json entry (or the inline project object)."""
+    inline = data.get("project") if isinstance(data.get("project"), dict) else None
+    uuid = data.get("project_uuid") or (inline or {}).get("uuid")
+    if not uuid:
+        return None, None
+    return str(uuid), projects.get(str(uuid)) or inline
+
+
+def instructions(data: dict, project: dict | None) -> list[Instruction]:
+    found: list[Instruction] = []
+    for key in ("system_prompt", "prompt_template"):
+        text = data.get(key)
+        if isinstance(text, str) and text.strip():
+            found.append(Instruction(kind="system_prompt", text=text))
+    if not project:
+        return found
+    name = project.get("name") if isinstance(project.get("name"), str) else None
+    template = project.get("prompt_template")
+    if isinstance(template, str) and template.strip():
+        found.append(Instruction(kind="project_instructions", text=template, title=name))
+    for doc in project.get("docs") or []:
+        if isinstance(doc, dict) and isinstance(doc.get("content"), str) and doc["content"].strip():
+            title = doc.get("filename") if isinstance(doc.get("filename"), str) else None
+            found.append(Instruction(kind="project_instructions", text=doc["content"], title=title or name))
+    return found

@@ -1,0 +1,91 @@
+"""Replace secrets and personal contact details with typed placeholders.
+
+One combined regular expression, one pass: at any position the earliest
+alternative wins, so specific formats (sk-ant-, sk-proj-) come before general
+ones (sk-). Only counts per type leave this module, never the values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+PLACEHOLDER = "[REDACTED:{}]"
+
+# (type, pattern); groups are named per alternative so the match tells which one hit.
+_PATTERNS: list[tuple[str, str]] = [
+    ("private_key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
+    ("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+    ("slack_token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+    ("stripe_key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    # scheme://user:password@host -> only the password is replaced
+    ("url_password", r"(?P<url_head>\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{1,128}:)(?P<url_pass>[^\s@/]{1,256})(?=@[^\s@]+)"),
+    # password = "value", api_key: value ... -> only the value is replaced
+    ("password_assignment",
+     r"(?P<assign_head>(?i:\b(?:password|passwd|pwd|passphrase|secret(?:_key)?|api[_\-]?key|apikey|access[_\-]?token"
+     r"|auth[_\-]?token|client[_\-]?secret|private[_\-]?key)\b[\"']?\s*[:=]\s*)[\"']?)"
+     r"(?P<assign_value>(?!\[REDACTED)[^\s\"',;)}\]]{4,})"),
+    ("email", r"\b[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63})*\.[A-Za-z]{2,24}\b"),
+    ("phone",
+     r"(?<![\w+])(?:\+\d{1,3}[ .\-]?(?:\(\d{1,4}\)[ .\-]?)?\d{1,4}(?:[ .\-]?\d{2,4}){2,4}"
+     r"|\(\d{3}\)[ .\-]?\d{3}[ .\-]\d{4}|\d{3}[.\-]\d{3}[.\-]\d{4}|1[3-9]\d{9})(?![\w])"),
+]
+
+REDACTION_TYPES: tuple[str, ...] = tuple(name for name, _ in _PATTERNS)
+
+_COMBINED = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _PATTERNS))
+# token formats recognised inside an assignment (api_key = sk-...), so the count names the real type
+_TOKEN_TYPES = [(name, re.compile(pattern)) for name, pattern in _PATTERNS[1:9]]
+
+
+def _placeholder(kind: str) -> str:
+    return PLACEHOLDER.format(kind)
+
+
+def _phone_digits_ok(value: str) -> bool:
+    digits = sum(ch.isdigit() for ch in value)
+    return 10 <= digits <= 15
+
+
+@dataclass
+class Redactor:
+    """Redacts many texts and keeps the running count per type."""
+
+    counts: Counter = field(default_factory=Counter)
+
+    def _replace(self, match: re.Match[str]) -> str:
+        kind = match.lastgroup
+        if kind is None:  # the named group of a sub-pattern closed last: find the alternative that matched
+            kind = next(name for name in REDACTION_TYPES if match.group(name) is not None)
+        if kind == "url_password":
+            self.counts[kind] += 1
+            return match.group("url_head") + _placeholder(kind)
+        if kind == "password_assignment":
+            value = match.group("assign_value")
+            kind = next((name for name, rx in _TOKEN_TYPES if rx.fullmatch(value)), kind)
+            self.counts[kind] += 1
+            return match.group("assign_head") + _placeholder(kind)
+        if kind == "phone" and not _phone_digits_ok(match.group(0)):
+            return match.group(0)
+        self.counts[kind] += 1
+        return _placeholder(kind)
+
+    def redact(self, text: str) -> str:
+        if not text:
+            return text
+        return _COMBINED.sub(self._replace, text)
+
+    def report(self) -> dict[str, int]:
+        return {kind: self.counts[kind] for kind in REDACTION_TYPES if self.counts[kind]}
+
+
+def redact(text: str) -> tuple[str, dict[str, int]]:
+    """The text with secrets replaced, and how many of each type were found."""
+    redactor = Redactor()
+    return redactor.redact(text), redactor.report()

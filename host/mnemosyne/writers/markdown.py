@@ -1,0 +1,185 @@
+"""Markdown for Obsidian and any CommonMark reader.
+
+YAML front matter, `# Title`, the instructions, then one `## User` /
+`## Assistant` section per visible message on the chosen path (tool turns as
+`### Tool` subsections of the assistant turn). Message text is written as is;
+everything Mnemosyne adds around it (fences, code spans, link targets) is
+built so content cannot break out of it. Reasoning and extracted attachment
+text go in folded Obsidian callouts (plain blockquotes elsewhere). Citation
+links are footnotes collected at the end; only http(s) URLs become links.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+
+from ..model import (
+    ArtifactPart, AttachmentPart, Citation, CitationPart, CodeOutputPart, CodePart, Conversation, Message,
+    Part, ReasoningPart, SystemErrorPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart, format_time,
+)
+from . import frontmatter
+from .common import INSTRUCTION_LABELS, human_size, is_tool_turn, is_web_url, role_label, title_of, visible_path
+from .fences import fenced, info_string, inline_code
+
+NAME = "markdown"
+EXTENSION = ".md"
+MEDIA_TYPE = "text/markdown"
+
+_ARTIFACT_LANGUAGES = {
+    "text/markdown": "markdown", "text/html": "html", "image/svg+xml": "svg",
+    "application/vnd.ant.mermaid": "mermaid", "application/vnd.ant.react": "jsx",
+}
+
+
+def link(label: str | None, url: str | None) -> str:
+    """`[label](<url>)` for http(s) URLs; anything else stays inert text."""
+    text = re.sub(r"([\\\[\]])", r"\\\1", " ".join((label or "").split()))
+    if is_web_url(url):
+        return f"[{text or 'link'}](<{url}>)"
+    if url:
+        return f"{text} ({inline_code(url)})" if text else inline_code(url)
+    return text
+
+
+def callout(kind: str, title: str, body: str, folded: bool = True) -> str:
+    head = f"> [!{kind}]{'-' if folded else ''} {title}".rstrip()
+    lines = [f"> {line}" if line else ">" for line in body.splitlines()]
+    return "\n".join([head, *lines])
+
+
+class Footnotes:
+    """Numbered citation links, one per distinct target, defined at the end."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[tuple[str, str], int] = {}
+
+    def ref(self, title: str | None, url: str | None) -> str:
+        key = (" ".join((title or "").split()), url or "")
+        if key not in self.numbers:
+            self.numbers[key] = len(self.numbers) + 1
+        return f"[^{self.numbers[key]}]"
+
+    def refs(self, citations: list[Citation]) -> str:
+        marks = [self.ref(c.title, c.url) for c in citations if c.title or c.url]
+        return "Sources: " + " ".join(dict.fromkeys(marks)) if marks else ""
+
+    def definitions(self) -> str:
+        return "\n".join(f"[^{n}]: {link(title or url, url)}" for (title, url), n in self.numbers.items())
+
+
+def _arguments_block(arguments: object) -> str:
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return fenced(arguments)
+    return fenced(json.dumps(arguments, ensure_ascii=False, indent=2), "json")
+
+
+def _attachment(part: AttachmentPart) -> str:
+    details = [part.mime_type, human_size(part.size_bytes)]
+    if part.width and part.height:
+        details.append(f"{part.width}×{part.height}")
+    shown = ", ".join(d for d in details if d)
+    line = f"- {part.kind.capitalize()}: {inline_code(part.name or part.asset_pointer or 'unnamed')}"
+    line += f" ({shown})" if shown else ""
+    if part.extracted_text:
+        line += "\n\n" + callout("quote", "Extracted text", part.extracted_text)
+    return line
+
+
+def _reasoning(part: ReasoningPart) -> str:
+    title = "Thinking"
+    if part.duration_sec is not None:
+        title += f" ({part.duration_sec:.0f} s)"
+    if part.truncated:
+        title += " (truncated)"
+    body = "\n\n".join(t for t in (part.summary, part.text) if t and t.strip())
+    return callout("abstract", title, body)
+
+
+def render_part(part: Part, notes: Footnotes) -> str:
+    if isinstance(part, TextPart):
+        refs = notes.refs(part.citations)
+        return "\n\n".join(x for x in (part.text.strip("\n"), refs) if x)
+    if isinstance(part, CodePart):
+        return fenced(part.code, part.language)
+    if isinstance(part, CodeOutputPart):
+        images = "\n".join(f"- Image: {inline_code(i)}" for i in part.images)
+        return "\n\n".join(x for x in ("Output:", fenced(part.text) if part.text else "", images) if x)
+    if isinstance(part, AttachmentPart):
+        return _attachment(part)
+    if isinstance(part, ToolCallPart):
+        return f"**Tool call:** {inline_code(part.name)}\n\n{_arguments_block(part.arguments)}"
+    if isinstance(part, ToolResultPart):
+        head = "**Tool error**" if part.is_error else "**Tool result**"
+        head += f" ({inline_code(part.name)})" if part.name else ""
+        return "\n\n".join(x for x in (head, fenced(part.output), notes.refs(part.citations)) if x)
+    if isinstance(part, ReasoningPart):
+        return _reasoning(part)
+    if isinstance(part, CitationPart):
+        ref = notes.ref(part.title, part.url) if (part.title or part.url) else ""
+        source = f"— {' '.join((part.title or 'Source').split())}{ref}" if ref else ""
+        return callout("quote", "", "\n".join(x for x in (part.text, source) if x), folded=False)
+    if isinstance(part, ArtifactPart):
+        return _artifact(part)
+    if isinstance(part, SystemErrorPart):
+        return callout("error", " ".join((part.name or "Error").split()), part.text, folded=False)
+    if isinstance(part, UnknownPart):
+        return f"*(content of type {inline_code(part.source_type)} is not shown)*"
+    return ""
+
+
+def _artifact(part: ArtifactPart) -> str:
+    details = ", ".join(x for x in (part.kind, f"version {part.version}" if part.version else None, part.command) if x)
+    head = f"**Artifact: {' '.join((part.title or part.artifact_id or 'untitled').split())}**"
+    head += f" ({details})" if details else ""
+    kind = part.kind or ""
+    language = part.language or _ARTIFACT_LANGUAGES.get(kind) or (kind[5:] if kind.startswith("code/") else None)
+    return f"{head}\n\n{fenced(part.content, language)}"
+
+
+def render_message(msg: Message, notes: Footnotes) -> str:
+    body = "\n\n".join(t for t in (render_part(p, notes) for p in msg.parts) if t.strip())
+    if not body:
+        return ""
+    level = "###" if is_tool_turn(msg) else "##"
+    return f"{level} {role_label(msg)}\n\n{body}"
+
+
+def _front_matter(conv: Conversation, branch: str | None) -> str:
+    def time(value: datetime | None) -> str | None:
+        return format_time(value) if value else None
+
+    return frontmatter.render([
+        ("title", title_of(conv)),
+        ("source", conv.source.site),
+        ("url", conv.source.url),
+        ("conversation_id", conv.source.conversation_id),
+        ("mnemosyne_id", conv.id),
+        ("created", time(conv.created_at)),
+        ("updated", time(conv.updated_at)),
+        ("model", conv.default_model),
+        ("project", conv.source.project),
+        ("branch", branch),
+        ("tags", ["mnemosyne", conv.source.site]),
+    ])
+
+
+def _instructions(conv: Conversation) -> str:
+    blocks = []
+    for ins in conv.instructions:
+        if ins.text.strip():
+            label = INSTRUCTION_LABELS[ins.kind] + (f": {' '.join(ins.title.split())}" if ins.title else "")
+            blocks.append(f"### {label}\n\n{ins.text.strip(chr(10))}")
+    return "## Instructions\n\n" + "\n\n".join(blocks) if blocks else ""
+
+
+def write(conv: Conversation, *, branch: str | None = None) -> str:
+    notes = Footnotes()
+    sections = [f"# {title_of(conv)}", _instructions(conv)]
+    sections += [render_message(m, notes) for m in visible_path(conv, branch)]
+    sections.append(notes.definitions())
+    return _front_matter(conv, branch) + "\n" + "\n\n".join(s for s in sections if s) + "\n"
