@@ -134,8 +134,9 @@ def test_wrong_shape_raises_input_error(change, where: str) -> None:
     assert where in caught.value.message
 
 
-def test_unsupported_version_is_named() -> None:
+@pytest.mark.parametrize("version", [2, True, "1", None])
+def test_unsupported_version_is_named(version) -> None:
     data = payload()
-    data["version"] = 2
-    with pytest.raises(InputError, match="version 2 is not supported"):
+    data["version"] = version
+    with pytest.raises(InputError, match=f"version {version!r} is not supported"):
         read(data)

@@ -127,7 +127,7 @@ def installed_targets(system: str) -> list[plan.Target]:
                     candidates.append(plan.Target(t.family, t.manifest, tuple(f"{b} ({scope})" for b in t.browsers)))
     seen, unique = set(), []
     for t in candidates:
-        key = os.path.normcase(os.path.abspath(t.manifest))
+        key = (os.path.normcase(os.path.abspath(t.manifest)), t.registry)
         if key not in seen:
             seen.add(key)
             unique.append(t)

@@ -28,7 +28,7 @@ class Browser:
     family: str  # which manifest template it takes
     linux_config: str  # user config folder; under XDG_CONFIG_HOME for the Chromium family
     macos_support: str  # folder under ~/Library/Application Support (its NativeMessagingHosts)
-    windows_data: str  # folder under %LOCALAPPDATA% (Chromium) or %APPDATA% (Firefox family)
+    windows_data: str  # folder under %LOCALAPPDATA% (Chromium) or %APPDATA% (Firefox family), '/'-separated
     windows_key: str  # registry key, under HKCU or HKLM, holding one subkey per host
     linux_system: tuple[str, ...] = ()
     macos_system: str | None = None
@@ -38,26 +38,26 @@ BROWSERS: dict[str, Browser] = {
     b.name: b
     for b in (
         Browser("chrome", "Google Chrome", CHROMIUM_FAMILY, "google-chrome", "Google/Chrome",
-                r"Google\Chrome\User Data", r"Software\Google\Chrome\NativeMessagingHosts",
+                "Google/Chrome/User Data", r"Software\Google\Chrome\NativeMessagingHosts",
                 ("/etc/opt/chrome/native-messaging-hosts",), "/Library/Google/Chrome/NativeMessagingHosts"),
         Browser("chromium", "Chromium", CHROMIUM_FAMILY, "chromium", "Chromium",
-                r"Chromium\User Data", r"Software\Chromium\NativeMessagingHosts",
+                "Chromium/User Data", r"Software\Chromium\NativeMessagingHosts",
                 ("/etc/chromium/native-messaging-hosts",),
                 "/Library/Application Support/Chromium/NativeMessagingHosts"),
         Browser("edge", "Microsoft Edge", CHROMIUM_FAMILY, "microsoft-edge", "Microsoft Edge",
-                r"Microsoft\Edge\User Data", r"Software\Microsoft\Edge\NativeMessagingHosts",
+                "Microsoft/Edge/User Data", r"Software\Microsoft\Edge\NativeMessagingHosts",
                 ("/etc/opt/edge/native-messaging-hosts",), "/Library/Microsoft/Edge/NativeMessagingHosts"),
         # Brave and Vivaldi on Windows read Chrome's registry key (as KeePassXC's installer relies on).
         Browser("brave", "Brave", CHROMIUM_FAMILY, "BraveSoftware/Brave-Browser", "BraveSoftware/Brave-Browser",
-                r"BraveSoftware\Brave-Browser\User Data", r"Software\Google\Chrome\NativeMessagingHosts",
+                "BraveSoftware/Brave-Browser/User Data", r"Software\Google\Chrome\NativeMessagingHosts",
                 ("/etc/opt/brave/native-messaging-hosts",),
                 "/Library/Application Support/BraveSoftware/Brave-Browser/NativeMessagingHosts"),
         Browser("vivaldi", "Vivaldi", CHROMIUM_FAMILY, "vivaldi", "Vivaldi",
-                r"Vivaldi\User Data", r"Software\Google\Chrome\NativeMessagingHosts",
+                "Vivaldi/User Data", r"Software\Google\Chrome\NativeMessagingHosts",
                 ("/etc/opt/vivaldi/native-messaging-hosts",),
                 "/Library/Application Support/Vivaldi/NativeMessagingHosts"),
         Browser("firefox", "Firefox", FIREFOX_FAMILY, ".mozilla", "Mozilla",
-                r"Mozilla\Firefox", r"Software\Mozilla\NativeMessagingHosts",
+                "Mozilla/Firefox", r"Software\Mozilla\NativeMessagingHosts",
                 ("/usr/lib/mozilla/native-messaging-hosts", "/usr/lib64/mozilla/native-messaging-hosts"),
                 "/Library/Application Support/Mozilla/NativeMessagingHosts"),
         Browser("librewolf", "LibreWolf", FIREFOX_FAMILY, ".librewolf", "LibreWolf",

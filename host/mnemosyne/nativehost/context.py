@@ -32,13 +32,14 @@ class HostContext:
 
     def check_caller(self) -> None:
         """Second layer behind the manifest's allow-list: refuse origins that are not ours."""
-        from ..extension_ids import allowed_callers
+        from ..extension_ids import CHROMIUM_EXTENSION_ID, FIREFOX_ADDON_ID, chromium_origin
 
+        allowed = {chromium_origin(CHROMIUM_EXTENSION_ID), FIREFOX_ADDON_ID}
         origin = next((a for a in self.caller if a.startswith(("chrome-extension://", "moz-extension://"))), None)
         firefox_id = self.caller[1] if len(self.caller) >= 2 and "@" in self.caller[1] else None
-        if origin and origin not in allowed_callers():
+        if origin and origin not in allowed:
             raise ForbiddenCaller(f"caller {origin[:80]} is not a Mnemosyne extension")
-        if firefox_id and firefox_id not in allowed_callers():
+        if firefox_id and firefox_id not in allowed:
             raise ForbiddenCaller(f"caller {firefox_id[:80]} is not a Mnemosyne extension")
 
     # ------------------------------------------------------------ archive

@@ -75,8 +75,10 @@ def detect(raw: RawInput) -> bool:
 
 def validate(data: object, name: str = "capture") -> CapturePayload:
     """The payload, or InputError naming the first field that is wrong."""
-    if isinstance(data, dict) and data.get("format") == FORMAT and data.get("version") != VERSION:
-        raise InputError(f"{name}: page capture version {data.get('version')!r} is not supported (this host reads {VERSION})")
+    is_capture = isinstance(data, dict) and data.get("format") == FORMAT
+    version = data.get("version") if is_capture else VERSION
+    if type(version) is not int or version != VERSION:  # True == 1 in Python, so check the type too
+        raise InputError(f"{name}: page capture version {version!r} is not supported (this host reads {VERSION})")
     try:
         return CapturePayload.model_validate(data)
     except ValidationError as exc:

@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..model import ArtifactPart, Conversation, Instruction, Message, TextPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time
 from .chatgpt_parts import context_texts, message_parts, recipient_of
+from .chatgpt_refs import as_dict, as_list
 
 NAME = "chatgpt"
 DESCRIPTION = "ChatGPT conversation JSON (site API, bare mapping) and official export (json, split json, zip)"
@@ -28,7 +29,7 @@ _CONTEXT_KINDS = {"user_editable_context": "custom_instructions", "model_editabl
 # ---------------------------------------------------------------- detection
 
 
-def _is_node(key: str, value: Any) -> bool:
+def _is_node(value: Any) -> bool:
     return isinstance(value, dict) and ("message" in value or "children" in value or "parent" in value)
 
 
@@ -37,14 +38,14 @@ def _is_bare_mapping(data: Any) -> bool:
     if not isinstance(data, dict) or not data:
         return False
     sample = list(data.items())[:50]
-    return all(_is_node(k, v) and v.get("id") == k for k, v in sample)
+    return all(_is_node(v) and v.get("id") == k for k, v in sample)
 
 
 def _is_conversation(data: Any) -> bool:
     if not isinstance(data, dict) or not isinstance(data.get("mapping"), dict):
         return False
     sample = list(data["mapping"].items())[:50]
-    return bool(sample) and all(_is_node(k, v) for k, v in sample)
+    return bool(sample) and all(_is_node(v) for _, v in sample)
 
 
 def detect(raw: RawInput) -> bool:
@@ -61,32 +62,35 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     data = raw.data
     export = isinstance(data, list) or bool(_EXPORT_NAME.search(raw.name))
     method = "official_export" if export else "site_api"
-    if not isinstance(data, list):
-        if isinstance(data, dict) and "mapping" in data:
-            conv = data
-        elif _is_bare_mapping(data):
-            conv = {"mapping": data}
-        else:
-            raise InputError(f"{raw.name}: not a ChatGPT conversation (no `mapping` of message nodes)")
+    if isinstance(data, list):
+        count = len(data)
+        items = ((_label(raw.name, i, item), item, lambda item=item: dump_raw(item)) for i, item in enumerate(data))
+    else:
+        count = 1
+        items = iter([(raw.name, _single(raw), lambda: raw.raw)])
+    for label, item, item_raw in items:
         try:
-            yield _convert(conv, raw.raw, method, ctx)
-        except InputError as exc:
-            raise InputError(f"{raw.name}: {exc.message}", code=exc.code) from None
-        return
-    for i, item in enumerate(data):
-        title = item.get("title") if isinstance(item, dict) else None
-        label = f"{raw.name}[{i}]" + (f" {title!r}" if isinstance(title, str) else "")
-        try:
-            yield _convert(item, dump_raw(item), method, ctx)
-        except InputError as exc:
-            if len(data) == 1:
-                raise InputError(f"{label}: {exc.message}", code=exc.code) from None
-            yield ReadFailure(label=label, error=exc)
-        except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
-            error = InputError(f"not a valid ChatGPT conversation ({type(exc).__name__}: {exc})")
-            if len(data) == 1:
-                raise InputError(f"{label}: {error.message}") from None
-            yield ReadFailure(label=label, error=error)
+            result: Conversation | ReadFailure = _convert(item, item_raw(), method, ctx)
+        except (InputError, TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+            error = exc if isinstance(exc, InputError) else InputError(
+                f"not a valid ChatGPT conversation ({type(exc).__name__}: {exc})")
+            if count == 1:  # a lone conversation fails the input, as other readers do
+                raise InputError(f"{label}: {error.message}", code=error.code) from None
+            result = ReadFailure(label=label, error=error)
+        yield result
+
+
+def _label(name: str, index: int, item: Any) -> str:
+    title = item.get("title") if isinstance(item, dict) else None
+    return f"{name}[{index}]" + (f" {title!r}" if isinstance(title, str) else "")
+
+
+def _single(raw: RawInput) -> dict:
+    if isinstance(raw.data, dict) and "mapping" in raw.data:
+        return raw.data
+    if _is_bare_mapping(raw.data):
+        return {"mapping": raw.data}
+    raise InputError(f"{raw.name}: not a ChatGPT conversation (no `mapping` of message nodes)")
 
 
 def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext) -> Conversation:
@@ -137,7 +141,7 @@ class _Tree:
         self.kids: dict[str | None, list[str]] = {}
         listed_parent = {}
         for key, node in self.nodes.items():
-            for child in node.get("children") or []:
+            for child in as_list(node.get("children")):
                 if isinstance(child, str):
                     listed_parent.setdefault(child, key)
         for key, node in self.nodes.items():
@@ -147,15 +151,15 @@ class _Tree:
                 parent = None
             self.kids.setdefault(parent, []).append(key)
         for key, kids in self.kids.items():  # the site's own child order first, then the rest as found
-            listed = [c for c in (self.nodes.get(key or "", {}).get("children") or []) if c in kids]
+            listed = [c for c in as_list(self.nodes.get(key or "", {}).get("children")) if c in kids]
             kids[:] = list(dict.fromkeys(listed + kids))
 
     def gizmo_id(self) -> str | None:
         """Custom-GPT chats from the site API name their GPT only in message metadata."""
         for node in self.nodes.values():
-            metadata = (node.get("message") or {}).get("metadata") if isinstance(node.get("message"), dict) else None
-            if isinstance(metadata, dict) and _text(metadata.get("gizmo_id")):
-                return metadata["gizmo_id"]
+            gizmo = _text(as_dict(as_dict(node.get("message")).get("metadata")).get("gizmo_id"))
+            if gizmo:
+                return gizmo
         return None
 
     def messages(self) -> tuple[list[Message], dict[str, str]]:
@@ -185,20 +189,20 @@ class _Tree:
             if current:
                 alias[key] = current
             stack.extend((child, current) for child in reversed(self.kids.get(key, [])))
-        if len(seen) < len(self.nodes):
-            self.warnings.add("UNREACHABLE_NODES", f"{len(self.nodes) - len(seen)} node(s) in a parent cycle were skipped")
+        for _ in range(len(self.nodes) - len(seen)):  # nodes whose parent links loop never reach a root
+            self.warnings.add("UNREACHABLE_NODES", "a node in a parent cycle was skipped")
         self._link_canvas(out, by_id)
         return out, alias
 
     def _message(self, key: str, msg: dict, parent: str | None) -> Message:
-        author = msg.get("author") if isinstance(msg.get("author"), dict) else {}
+        author = as_dict(msg.get("author"))
         role = author.get("role")
         name = _text(author.get("name"))
         if role not in _ROLES:
             self.warnings.add("UNKNOWN_ROLE", f"author role {role!r} read as a tool message")
             name, role = name or _text(role), "tool"
-        metadata = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
-        content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
+        metadata = as_dict(msg.get("metadata"))
+        content = as_dict(msg.get("content"))
         kind = content.get("content_type")
         if kind in _CONTEXT_KINDS:
             self._add_instructions(_CONTEXT_KINDS[kind], content)
@@ -212,9 +216,10 @@ class _Tree:
             parent=parent,
             role=role,
             author=name if role == "tool" or name else None,
-            model=_text(metadata.get("model_slug")) if role != "user" else None,  # on a user turn it is only the picker's state
+            # on a user turn model_slug is only the model picker's state, not who wrote it
+            model=_text(metadata.get("model_slug")) if role != "user" else None,
             hidden=hidden,
-            status=_status(msg, metadata),
+            status=_status(msg),
             created_at=parse_time(msg.get("create_time")),
             updated_at=parse_time(msg.get("update_time")),
             parts=message_parts(msg, role, name, self.warnings),
@@ -233,24 +238,24 @@ class _Tree:
         if previous is None or previous.role != "assistant":
             return None
         prev_node = self.nodes.get(previous.id, {})
-        prev_msg = prev_node.get("message") or {}
+        prev_msg = as_dict(prev_node.get("message"))
         if self.kids.get(previous.id) != [key]:
             return None
         if (_finish(prev_msg) != "max_tokens" or _kind(prev_msg) != "text" or _kind(msg) != "text"
                 or recipient_of(prev_msg) or recipient_of(msg)
-                or (msg.get("author") or {}).get("role") != "assistant"
+                or as_dict(msg.get("author")).get("role") != "assistant"
                 or prev_msg.get("channel") != msg.get("channel")
-                or (msg.get("metadata") or {}).get("is_visually_hidden_from_conversation")):
+                or as_dict(msg.get("metadata")).get("is_visually_hidden_from_conversation")):
             return None
         texts = [p for p in previous.parts if isinstance(p, TextPart)]
-        addition = "".join(p for p in (msg.get("content") or {}).get("parts") or [] if isinstance(p, str))
-        if not texts:
-            previous.parts.append(TextPart(text=addition))
-        else:
+        addition = "".join(p for p in as_list(as_dict(msg.get("content")).get("parts")) if isinstance(p, str))
+        if texts:
             texts[-1].text += addition
-        metadata = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
-        previous.status = _status(msg, metadata)
-        previous.updated_at = parse_time(msg.get("update_time")) or parse_time(msg.get("create_time")) or previous.updated_at
+        elif addition:
+            previous.parts.append(TextPart(text=addition))
+        previous.status = _status(msg)
+        finished = parse_time(msg.get("update_time")) or parse_time(msg.get("create_time"))
+        previous.updated_at = finished or previous.updated_at
         return previous
 
     def _add_instructions(self, kind: str, content: dict) -> None:
@@ -262,7 +267,7 @@ class _Tree:
     def _link_canvas(self, messages: list[Message], by_id: dict[str, Message]) -> None:
         """The canmore tool's reply names the document id and version the model's call produced."""
         for m in messages:
-            canvas = ((self.nodes[m.id].get("message") or {}).get("metadata") or {}).get("canvas")
+            canvas = as_dict(as_dict(self.nodes[m.id].get("message")).get("metadata")).get("canvas")
             parent = by_id.get(m.parent or "")
             if not isinstance(canvas, dict) or parent is None:
                 continue
@@ -287,16 +292,14 @@ class _Tree:
 
 
 def _kind(msg: dict) -> Any:
-    content = msg.get("content")
-    return content.get("content_type") if isinstance(content, dict) else None
+    return as_dict(msg.get("content")).get("content_type")
 
 
 def _finish(msg: dict) -> Any:
-    details = (msg.get("metadata") or {}).get("finish_details") if isinstance(msg.get("metadata"), dict) else None
-    return details.get("type") if isinstance(details, dict) else None
+    return as_dict(as_dict(msg.get("metadata")).get("finish_details")).get("type")
 
 
-def _status(msg: dict, metadata: dict) -> str | None:
+def _status(msg: dict) -> str | None:
     """`finished`, `in_progress`, or how it stopped early (`interrupted`, `max_tokens`) as the site says."""
     finish = _finish(msg)
     if finish in ("interrupted", "max_tokens"):

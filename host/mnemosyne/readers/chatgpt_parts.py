@@ -7,6 +7,7 @@ a new site feature never disappears silently.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Callable
 
@@ -128,7 +129,7 @@ def _thoughts(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
 def _reasoning_recap(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
     summary = text_of(content.get("content")) or parts_text(content)
     duration = ctx.metadata.get("finished_duration_sec")
-    if not isinstance(duration, (int, float)) or isinstance(duration, bool):
+    if not isinstance(duration, (int, float)) or isinstance(duration, bool) or not math.isfinite(duration):
         match = _DURATION.search(summary)
         duration = int(match.group(1) or 0) * 60 + int(match.group(2)) if match else None
     return [ReasoningPart(summary=summary or None, duration_sec=duration)]

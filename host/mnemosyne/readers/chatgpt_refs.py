@@ -61,8 +61,10 @@ def text_citations(metadata: dict) -> list[Citation]:
     """`metadata.citations` (2023-24 browsing) and `content_references` (2025 search) as Citation objects."""
     found: list[Citation] = []
     for item in as_list(metadata.get("citations")):
-        meta = as_dict(as_dict(item).get("metadata"))
-        cite = make_citation(meta.get("title"), meta.get("url"), meta.get("text"), item.get("start_ix"), item.get("end_ix"))
+        item = as_dict(item)
+        meta = as_dict(item.get("metadata"))
+        cite = make_citation(meta.get("title"), meta.get("url"), meta.get("text"), item.get("start_ix"),
+                             item.get("end_ix"))
         if cite:
             found.append(cite)
     for ref in as_list(metadata.get("content_references")):
@@ -128,7 +130,8 @@ def add_uploads(parts: list[Part], metadata: dict) -> None:
         file_id, mime = as_str(item.get("id")), as_str(item.get("mime_type"))
         if not file_id:
             continue
-        known = next((p for p in parts if isinstance(p, AttachmentPart) and (p.asset_pointer or "").endswith(file_id)), None)
+        same = (p for p in parts if isinstance(p, AttachmentPart) and (p.asset_pointer or "").endswith(file_id))
+        known = next(same, None)
         if known is None:
             top = (mime or "").split("/", 1)[0]
             known = AttachmentPart(kind=top if top in ("image", "audio", "video") else "file", asset_pointer=file_id)

@@ -117,7 +117,10 @@ def instructions_text(conv: Conversation) -> str:
 def _tool_message(msg: Message) -> list[Segment]:
     """A tool-role message: its results, and its other content as one more result."""
     out: list[Segment] = []
-    rest = [part_content(p) for p in msg.parts if not isinstance(p, ToolResultPart)]
+    rest = [
+        fenced(p.text) if isinstance(p, CodeOutputPart) and p.text else part_content(p)
+        for p in msg.parts if not isinstance(p, ToolResultPart)
+    ]
     for part in msg.parts:
         if isinstance(part, ToolResultPart):
             out.append(_result(part, msg.author))
@@ -142,17 +145,27 @@ def segments(conv: Conversation, branch: str | None = None) -> list[Segment]:
         if msg.role == "tool":
             out.extend(_tool_message(msg))
             continue
+        texts: list[str] = []  # the prose of one message stays one text until a call or result cuts it
+
+        def flush() -> None:
+            if texts:
+                out.append(Text(msg.role, "\n\n".join(texts)))
+                texts.clear()
+
         for part in msg.parts:
             if isinstance(part, ToolCallPart) and msg.role == "assistant":
+                flush()
                 out.append(Call(ids.make(part.call_id), safe_name(part.name), part.arguments, part.call_id))
             elif isinstance(part, ToolCallPart):
-                out.append(Text(msg.role, f"Tool call ({part.name}): {arguments_json(part.arguments)}"))
+                texts.append(f"Tool call ({part.name}): {arguments_json(part.arguments)}")
             elif isinstance(part, ToolResultPart):
+                flush()
                 out.append(_result(part, msg.author))
             else:
                 text = part_content(part)
                 if text.strip():
-                    out.append(Text(msg.role, text))
+                    texts.append(text)
+        flush()
     return out
 
 

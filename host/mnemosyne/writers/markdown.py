@@ -141,10 +141,21 @@ def _artifact(part: ArtifactPart) -> str:
     return f"{head}\n\n{fenced(part.content, language)}"
 
 
-def render_message(msg: Message, notes: Footnotes) -> str:
-    body = "\n\n".join(t for t in (render_part(p, notes) for p in msg.parts) if t.strip())
+def render_message(msg: Message, notes: Footnotes, heading: bool = True) -> str:
+    body = ""
+    previous: Part | None = None
+    for part in msg.parts:
+        rendered = render_part(part, notes)
+        if not rendered.strip():
+            continue
+        # attachments in a row form one tight list
+        tight = isinstance(part, AttachmentPart) and isinstance(previous, AttachmentPart) and not previous.extracted_text
+        body += ("\n" if tight else "\n\n") + rendered if body else rendered
+        previous = part
     if not body:
         return ""
+    if not heading:
+        return body
     level = "###" if is_tool_turn(msg) else "##"
     return f"{level} {role_label(msg)}\n\n{body}"
 
@@ -180,6 +191,13 @@ def _instructions(conv: Conversation) -> str:
 def write(conv: Conversation, *, branch: str | None = None) -> str:
     notes = Footnotes()
     sections = [f"# {title_of(conv)}", _instructions(conv)]
-    sections += [render_message(m, notes) for m in visible_path(conv, branch)]
+    previous = ""
+    for msg in visible_path(conv, branch):
+        # one heading for a run of messages from the same role (thinking, code, answer)
+        label = "" if is_tool_turn(msg) else role_label(msg)
+        rendered = render_message(msg, notes, heading=not label or label != previous)
+        if rendered:
+            sections.append(rendered)
+            previous = label
     sections.append(notes.definitions())
     return _front_matter(conv, branch) + "\n" + "\n\n".join(s for s in sections if s) + "\n"

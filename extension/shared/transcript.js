@@ -1,0 +1,101 @@
+// Renders a portable conversation (mnemosyne.conversation) as DOM nodes. Text only ever enters
+// through textContent; the only links are http(s) citation URLs, opened with noopener.
+import { t } from "./api.js";
+import { el, formatDate } from "./dom.js";
+
+export function safeHref(url) {
+  try {
+    const parsed = new URL(String(url));
+    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The messages of the active branch, root first (the tree's other branches stay in the archive). */
+export function activePath(conversation) {
+  const byId = new Map(conversation.messages.map((message) => [message.id, message]));
+  let leaf = conversation.active_leaf && byId.get(conversation.active_leaf);
+  if (!leaf) leaf = conversation.messages[conversation.messages.length - 1];
+  const path = [];
+  const seen = new Set();
+  for (let node = leaf; node && !seen.has(node.id); node = byId.get(node.parent)) {
+    seen.add(node.id);
+    path.push(node);
+  }
+  return path.reverse();
+}
+
+/** Plain text with ``` fences shown as code blocks; everything else as pre-wrapped paragraphs. */
+function textBlocks(text) {
+  const nodes = [];
+  const pieces = String(text).split(/^(```[^\n]*\n[\s\S]*?\n```)\s*$/m);
+  for (const piece of pieces) {
+    if (!piece.trim()) continue;
+    const fence = piece.match(/^```([^\n]*)\n([\s\S]*?)\n```$/);
+    if (fence) nodes.push(codeBlock(fence[2], fence[1].trim()));
+    else nodes.push(el("div", { className: "text", text: piece.trim() }));
+  }
+  return nodes;
+}
+
+function codeBlock(code, language) {
+  return el("figure", { className: "code" }, [
+    language ? el("figcaption", { text: language }) : null,
+    el("pre", {}, [el("code", { text: code })]),
+  ]);
+}
+
+function details(summary, body, className) {
+  return el("details", { className }, [el("summary", { text: summary }), ...[].concat(body)]);
+}
+
+function link(title, url) {
+  const href = safeHref(url);
+  const label = title || url || "";
+  if (!href) return el("span", { text: label });
+  return el("a", { href, target: "_blank", rel: "noopener noreferrer", text: label });
+}
+
+function stringify(value) {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    return String(value);
+  }
+}
+
+const PART_RENDERERS = {
+  text: (part) => [
+    ...textBlocks(part.text),
+    part.citations?.length ? el("ul", { className: "citations" }, part.citations.map((c) => el("li", {}, [link(c.title, c.url)]))) : null,
+  ],
+  code: (part) => codeBlock(part.code, part.language),
+  code_output: (part) => details(t("partOutput"), el("pre", { text: part.text }), "output"),
+  attachment: (part) => el("div", { className: "attachment", text: `📎 ${part.name || part.asset_pointer || ""} (${part.kind})` }),
+  tool_call: (part) => details(t("partToolCall", [part.name]), el("pre", { text: stringify(part.arguments) }), "tool"),
+  tool_result: (part) => details(t("partToolResult", [part.name || ""]), el("pre", { text: part.output }), "tool"),
+  reasoning: (part) => details(part.summary || t("partReasoning"), el("div", { className: "text", text: part.text }), "reasoning"),
+  citation: (part) => el("div", { className: "citation" }, [link(part.title, part.url), part.text ? el("q", { text: part.text }) : null]),
+  artifact: (part) => details(part.title || t("partArtifact"), codeBlock(part.content, part.language), "artifact"),
+  system_error: (part) => el("div", { className: "system-error", text: part.text }),
+  unknown: (part) => el("div", { className: "unknown", text: t("partUnknown", [String(part.source_type)]) }),
+};
+
+const ROLE_KEYS = { user: "roleUser", assistant: "roleAssistant", system: "roleSystem", tool: "roleTool" };
+
+export function renderMessage(message) {
+  const header = el("header", {}, [
+    el("strong", { text: ROLE_KEYS[message.role] ? t(ROLE_KEYS[message.role]) : String(message.role) }),
+    message.author ? el("span", { className: "author", text: message.author }) : null,
+    message.model ? el("span", { className: "model", text: message.model }) : null,
+    message.created_at ? el("time", { text: formatDate(message.created_at) }) : null,
+  ]);
+  const body = [];
+  for (const part of message.parts ?? []) {
+    const render = Object.hasOwn(PART_RENDERERS, part.type) ? PART_RENDERERS[part.type] : PART_RENDERERS.unknown;
+    body.push(...[].concat(render(part)));
+  }
+  return el("article", { className: `message role-${message.role}`, dataset: { role: message.role } }, [header, ...body]);
+}

@@ -1,0 +1,108 @@
+// A readable view of one archived conversation with copy / download / continue in / delete.
+// The host's portable JSON is rendered with textContent only (shared/transcript.js).
+import { t } from "../shared/api.js";
+import { el, formatDate, localize } from "../shared/dom.js";
+import { describeError, request } from "../shared/messages.js";
+import { activePath, renderMessage } from "../shared/transcript.js";
+import { previewNodes } from "../shared/context_preview.js";
+import { loadSettings } from "../shared/settings.js";
+
+const id = new URLSearchParams(location.search).get("id");
+const status = document.getElementById("status");
+const $ = (elementId) => document.getElementById(elementId);
+let pendingContext = null;
+
+function say(text, kind = "") {
+  status.textContent = text;
+  status.className = `status ${kind}`;
+}
+
+function download(text, filename, mediaType) {
+  const url = URL.createObjectURL(new Blob([text], { type: mediaType || "text/plain" }));
+  const anchor = el("a", { href: url, download: filename });
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+async function exportAs(format) {
+  const data = await request("get", { conversation_id: id, format });
+  download(data.text, data.filename || `${id}.${data.extension || "txt"}`, data.media_type);
+  say(t("downloaded", [data.filename || id]), "ok");
+}
+
+async function copyMarkdown() {
+  const data = await request("get", { conversation_id: id, format: "markdown" });
+  await navigator.clipboard.writeText(data.text);
+  say(t("copied"), "ok");
+}
+
+async function startContinue() {
+  const settings = await loadSettings();
+  const target = $("target").value;
+  say(t("buildingContext"));
+  pendingContext = await request("context", { conversation_id: id, target, budget: settings.budget, redact: settings.redact });
+  $("preview-body").replaceChildren(...previewNodes(pendingContext).filter(Boolean));
+  $("preview-go").textContent = pendingContext.fills ? t("previewFill") : t("previewCopy");
+  $("preview").hidden = false;
+  say("");
+}
+
+async function confirmContinue() {
+  if (!pendingContext) return;
+  if (pendingContext.fills) {
+    await request("fill-open", { target: pendingContext.menuTarget, text: pendingContext.text });
+    say(t("fillOpened"), "ok");
+  } else {
+    await navigator.clipboard.writeText(pendingContext.text);
+    say(t("contextCopied"), "ok");
+  }
+  $("preview").hidden = true;
+  pendingContext = null;
+}
+
+async function remove() {
+  if (!confirm(t("confirmDelete"))) return;
+  await request("delete", { conversation_id: id });
+  $("messages").replaceChildren();
+  for (const button of document.querySelectorAll(".actions button, .actions select")) button.disabled = true;
+  say(t("deleted"), "ok");
+}
+
+function guard(action) {
+  return () => action().catch((error) => say(describeError(error), "error"));
+}
+
+async function fillTargets() {
+  const settings = await loadSettings();
+  const { targets } = await request("continue-targets");
+  $("target").replaceChildren(...targets.map((entry) => el("option", { value: entry.id, text: t(entry.labelKey) })));
+  $("target").value = settings.defaultTarget;
+}
+
+async function load() {
+  localize();
+  if (!id) return say(t("errorNoId"), "error");
+  say(t("loading"));
+  const data = await request("get", { conversation_id: id, format: "portable" });
+  const conversation = JSON.parse(data.text);
+  document.title = conversation.title || t("untitled");
+  $("title").textContent = conversation.title || t("untitled");
+  const path = activePath(conversation).filter((message) => !message.hidden);
+  $("meta").textContent = [conversation.source?.site, formatDate(conversation.updated_at ?? conversation.created_at),
+    t("messageCount", [String(path.length)]), conversation.provenance?.partial ? t("partialCapture") : ""]
+    .filter(Boolean).join(" · ");
+  $("messages").replaceChildren(...path.map(renderMessage));
+  say("");
+}
+
+$("copy").addEventListener("click", guard(copyMarkdown));
+$("download-md").addEventListener("click", guard(() => exportAs("markdown")));
+$("download-json").addEventListener("click", guard(() => exportAs("portable")));
+$("continue").addEventListener("click", guard(startContinue));
+$("preview-go").addEventListener("click", guard(confirmContinue));
+$("preview-cancel").addEventListener("click", () => { $("preview").hidden = true; pendingContext = null; });
+$("delete").addEventListener("click", guard(remove));
+fillTargets().catch(() => {});
+load().catch((error) => say(describeError(error), "error"));

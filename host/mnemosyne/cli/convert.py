@@ -1,0 +1,114 @@
+"""`mnemo convert INPUT --to FORMAT`: any input Mnemosyne reads, to any format it writes.
+
+One conversation goes to stdout or to the file OUT. Several go one file each
+into the folder OUT (safe names from filenames.py), or as JSON Lines on
+stdout with `--to portable`. Bad input is one line on stderr and status 2; a
+broken conversation inside a bigger input is reported and skipped, and the
+status is then 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from ..errors import InputError, MnemosyneError
+from ..filenames import conversation_filename, path_inside, unique_name
+from ..model import Conversation
+from ..readers import ReadFailure, load_path, read_raw, reader_names
+from ..writers import ollama, portable, writer, writer_names
+
+PROG = "mnemo convert"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", metavar="INPUT", help="a file, an export zip, a folder, or '-' for stdin")
+    parser.add_argument("--from", dest="from_format", metavar="FORMAT",
+                        help=f"input format, detected when left out ({', '.join(reader_names())})")
+    parser.add_argument("--to", required=True, choices=writer_names(), help="output format")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="output file (one conversation) or folder (several); stdout when left out")
+    parser.add_argument("--branch", metavar="LEAF",
+                        help="write the branch that ends at this message id instead of the active one")
+    parser.add_argument("--model", default=ollama.DEFAULT_MODEL, help="model name put in --to ollama requests")
+
+
+def _say(where: str, message: str) -> None:
+    """One line: `mnemo convert: <where>: <what is wrong>` (messages often already name the file)."""
+    text = message if message.startswith(where) else f"{where}: {message}"
+    print(f"{PROG}: {' '.join(text.split())}", file=sys.stderr)
+
+
+def _read_all(args: argparse.Namespace) -> tuple[list[Conversation], int]:
+    conversations: list[Conversation] = []
+    failures = 0
+    for raw in load_path(args.input):
+        for item in read_raw(raw, fmt=args.from_format):
+            if isinstance(item, ReadFailure):
+                _say(item.label, item.error.message)
+                failures += 1
+            else:
+                conversations.append(item)
+    return conversations, failures
+
+
+def _render(out: ModuleType, conv: Conversation, args: argparse.Namespace) -> str:
+    if out is ollama:
+        return ollama.write(conv, branch=args.branch, model=args.model)
+    return out.write(conv, branch=args.branch)
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "replace")  # a lone surrogate from page text must not abort the write
+
+
+def _write_folder(out: ModuleType, conversations: list[Conversation], folder: Path, args: argparse.Namespace) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{folder}: exists and is not a folder (several conversations need a folder)")
+    folder.mkdir(parents=True, exist_ok=True)
+    used: set[str] = set()
+    for conv in conversations:
+        name = unique_name(conversation_filename(conv.title, conv.id, out.EXTENSION), used)
+        path_inside(folder, name).write_bytes(_encode(_render(out, conv, args)))
+    print(f"{PROG}: wrote {len(conversations)} files to {folder}", file=sys.stderr)
+
+
+def _write(out: ModuleType, conversations: list[Conversation], args: argparse.Namespace) -> None:
+    target = Path(args.output) if args.output else None
+    if target is not None and (len(conversations) > 1 or target.is_dir()):
+        _write_folder(out, conversations, target, args)
+    elif target is not None:
+        target.write_bytes(_encode(_render(out, conversations[0], args)))
+    elif len(conversations) == 1:
+        sys.stdout.buffer.write(_encode(_render(out, conversations[0], args)))
+    elif out is portable:
+        for conv in conversations:
+            sys.stdout.buffer.write(_encode(portable.write_line(conv)))
+    else:
+        raise InputError(f"{len(conversations)} conversations: use -o FOLDER to write one {out.NAME} file each "
+                         "(or --to portable for JSON Lines on stdout)")
+    sys.stdout.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    out = writer(args.to)
+    try:
+        conversations, failures = _read_all(args)
+        if not conversations:
+            if failures:
+                return 1
+            raise InputError("no conversations in the input")
+        if args.branch and len(conversations) > 1:
+            raise InputError(f"--branch needs an input with one conversation, this one has {len(conversations)}")
+        _write(out, conversations, args)
+    except MnemosyneError as exc:
+        _say(args.input, exc.message)
+        return 2
+    except BrokenPipeError:
+        raise  # the reader of stdout went away (`| head`): main() ends quietly
+    except OSError as exc:
+        _say(str(exc.filename or args.output or "-"), f"cannot write ({exc.strerror or exc})")
+        return 2
+    return 1 if failures else 0

@@ -1,0 +1,15 @@
+"""`mnemo host`: the native-messaging host (what the browser's launcher runs)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("caller", nargs="*", help="what the browser passes: the caller origin (Chrome) or manifest + add-on id (Firefox)")
+
+
+def run(args) -> int:
+    from ..nativehost.server import main
+
+    return main(args.caller)

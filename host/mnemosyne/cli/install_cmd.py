@@ -1,0 +1,149 @@
+"""`mnemo install`, `mnemo uninstall` and `mnemo doctor`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..install import InstallError, launcher, locations, manifests, plan, registry
+
+BROWSER_CHOICES = [*locations.BROWSERS, plan.ALL]
+
+
+def _add_target_arguments(p: argparse.ArgumentParser, verb: str) -> None:
+    p.add_argument("--browser", choices=BROWSER_CHOICES, default=plan.ALL,
+                   help=f"which browser to {verb} for (default: all whose profile folder exists)")
+    p.add_argument("--user-data-dir", type=Path, metavar="DIR",
+                   help="one Chromium profile started with --user-data-dir=DIR (uses DIR/NativeMessagingHosts)")
+    p.add_argument("--system", action="store_true",
+                   help="the machine-wide locations (/etc, /Library, HKLM) instead of your user's; needs admin rights")
+    p.add_argument("--dry-run", action="store_true", help=f"print what would {verb}, change nothing")
+
+
+def add_install_arguments(p: argparse.ArgumentParser) -> None:
+    _add_target_arguments(p, "install")
+
+
+def add_uninstall_arguments(p: argparse.ArgumentParser) -> None:
+    _add_target_arguments(p, "uninstall")
+
+
+def add_doctor_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the checks as JSON")
+
+
+def _warm_tokenizer(dry_run: bool) -> str:
+    if dry_run:
+        return "would copy the tokenizer files into the cache"
+    try:
+        from .. import tokens
+
+        folder = tokens.ensure_files()
+    except Exception as exc:  # the manifests are written already; say clearly what is missing
+        print(f"mnemo install: warning: tokenizer files not ready ({type(exc).__name__}: {exc}); "
+              "token counts will be estimates until `mnemo install` succeeds", file=sys.stderr)
+        return "tokenizer files: NOT ready (see the warning above)"
+    return f"tokenizer files: ready in {folder}"
+
+
+@contextmanager
+def _file_errors(args: argparse.Namespace):
+    """A folder we may not write (often /etc or /Library without --system rights) is a typed error."""
+    try:
+        yield
+    except OSError as exc:
+        hint = "; machine-wide locations need root or administrator rights" if args.system else ""
+        raise InstallError(f"{exc.strerror or exc}: {exc.filename or ''}{hint}") from None
+
+
+def run_install(args: argparse.Namespace) -> int:
+    system = locations.current_os()
+    targets = plan.install_targets(args.browser, system, system_scope=args.system, user_data_dir=args.user_data_dir)
+    launcher_file = launcher.launcher_path(system)
+    launcher_text = launcher.render(system, launcher.current_interpreter(), launcher.current_env())
+    if args.dry_run:
+        print(f"would write the launcher {launcher_file} (mode 755):\n{launcher_text}")
+        for t in targets:
+            text = manifests.dumps(manifests.render(t.family, launcher_file))
+            print(f"would write {t.describe()} (mode 644):\n{text}")
+        print(_warm_tokenizer(dry_run=True))
+        return 0
+    lines = [f"launcher: {launcher_file} -> {launcher.current_interpreter()}"]
+    with _file_errors(args):
+        launcher.write(launcher_file, launcher_text)
+        for t in targets:
+            plan.write_target(t, launcher_file)
+            lines.append(f"manifest: {t.describe()}")
+        plan.write_record(plan.recorded_plus(targets))
+    lines.append(_warm_tokenizer(dry_run=False))
+    print("\n".join(lines))
+    print("Installed. Load the Mnemosyne extension, then run `mnemo doctor` to check everything.")
+    return 0
+
+
+def _uninstall_targets(args: argparse.Namespace, system: str) -> list[plan.Target]:
+    if args.user_data_dir is not None:
+        return [plan.profile_target(args.browser, args.user_data_dir, system, system_scope=args.system)]
+    browsers = list(locations.BROWSERS.values()) if args.browser == plan.ALL else [locations.browser(args.browser)]
+    targets = plan.standard_targets(browsers, system, system_scope=args.system)
+    if args.browser == plan.ALL:
+        targets += [t for t in plan.read_record() if t.registry is None or t.registry[0] == ("HKLM" if args.system else "HKCU")]
+    return plan.merge_targets(targets)
+
+
+def _files_still_used(removing: list[plan.Target], system: str) -> set[Path]:
+    """Windows: a manifest file stays while another registry key still names it."""
+    keep = {t.manifest for t in plan.recorded_minus(removing)}
+    if system != locations.WINDOWS:
+        return keep
+    removing_keys = {t.registry for t in removing}
+    for b in locations.BROWSERS.values():
+        for system_scope in (False, True):
+            where = locations.registry_location(b, system_scope=system_scope)
+            value = registry.get_manifest_path(*where) if where not in removing_keys else None
+            if value:
+                keep.add(Path(value))
+    return keep
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    system = locations.current_os()
+    targets = _uninstall_targets(args, system)
+    removed_all = args.browser == plan.ALL and args.user_data_dir is None
+    launcher_file = launcher.launcher_path(system)
+    if args.dry_run:
+        for t in targets:
+            if t.manifest.exists() or (t.registry and registry.get_manifest_path(*t.registry)):
+                print(f"would remove {t.describe()}")
+        if removed_all and not plan.recorded_minus(targets):
+            print(f"would remove the launcher {launcher_file}")
+        return 0
+    with _file_errors(args):
+        keep = _files_still_used(targets, system)
+        lines = [f"removed {t.describe()}" for t in targets if plan.remove_target(t, keep)]
+        remaining = plan.recorded_minus(targets)
+        plan.write_record(remaining)
+        if removed_all and not remaining and launcher_file.exists():
+            launcher_file.unlink()
+            lines.append(f"removed the launcher {launcher_file}")
+    print("\n".join(lines) if lines else "nothing to remove: no Mnemosyne host manifest was found there")
+    print("The archive and its key were left in place.")
+    return 0
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    from ..install import doctor
+
+    result = doctor.report()
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        marks = {doctor.OK: "ok  ", doctor.WARN: "warn", doctor.FAIL: "FAIL"}
+        for c in result["checks"]:
+            print(f"[{marks[c['status']]}] {c['name']}: {c['detail']}")
+            if c["fix"] and c["status"] != doctor.OK:
+                print(f"       fix: {c['fix']}")
+    return 0 if result["ok"] else 1

@@ -1,0 +1,135 @@
+"""Messages as plain text turns: what of each part a context carries.
+
+Reasoning and tool traffic are left out unless asked for (`include`), because
+they are the noise a continuation needs least. Attachments and citations stay
+as one-line references; the bytes never travel.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterable
+
+from .. import tokens
+from ..errors import InputError
+from ..model import Conversation, Message
+from ..redact import Redactor
+
+INCLUDE_CHOICES = ("reasoning", "tools")
+
+
+@dataclass
+class Turn:
+    index: int  # position on the path
+    id: str
+    role: str  # user / assistant / tool
+    text: str
+
+
+def parse_include(values: Iterable[str] | str | None) -> frozenset[str]:
+    if not values:
+        return frozenset()
+    items = values.split(",") if isinstance(values, str) else [v for item in values for v in str(item).split(",")]
+    chosen = {v.strip().lower() for v in items if v.strip()}
+    unknown = sorted(chosen - set(INCLUDE_CHOICES))
+    if unknown:
+        raise InputError(f"unknown --include value {', '.join(unknown)}; choose from {', '.join(INCLUDE_CHOICES)}")
+    return frozenset(chosen)
+
+
+def _args_text(arguments: object) -> str:
+    if arguments is None:
+        return ""
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+
+
+def _fence(body: str, language: str | None = None) -> str:
+    fence = "````" if "```" in body else "```"
+    return f"{fence}{language or ''}\n{body.rstrip()}\n{fence}"
+
+
+def render_message(msg: Message, include: frozenset[str] = frozenset()) -> str:
+    """The text of one message as a context carries it (empty when nothing is kept)."""
+    tools = "tools" in include
+    if msg.role == "tool" and not tools:
+        return ""
+    pieces: list[str] = []
+    for part in msg.parts:
+        kind = part.type
+        if kind == "text":
+            pieces.append(part.text)
+        elif kind == "artifact":
+            head = f"[artifact: {part.title or part.artifact_id or 'untitled'}" + (f" v{part.version}" if part.version else "") + "]"
+            pieces.append(head + ("\n" + _fence(part.content, part.language) if part.content else ""))
+        elif kind == "attachment":
+            label = part.name or part.asset_pointer or "unnamed"
+            pieces.append(f"[{part.kind} attached: {label}]")
+            if part.extracted_text:
+                pieces.append(part.extracted_text)
+        elif kind == "citation":
+            ref = " ".join(x for x in (part.title, f"<{part.url}>" if part.url else None) if x)
+            if ref:
+                pieces.append(f"[source: {ref}]")
+        elif kind == "reasoning":
+            if "reasoning" in include:
+                body = part.text or part.summary or ""
+                if body:
+                    pieces.append(f"[reasoning]\n{body}")
+        elif not tools:
+            continue
+        elif kind == "code":
+            pieces.append(_fence(part.code, part.language))
+        elif kind == "code_output":
+            pieces.append(f"[output]\n{part.text}")
+        elif kind == "tool_call":
+            pieces.append(f"[tool call {part.name}] {_args_text(part.arguments)}".rstrip())
+        elif kind == "tool_result":
+            pieces.append(f"[tool result{' ' + part.name if part.name else ''}{' (error)' if part.is_error else ''}]\n{part.output}")
+        elif kind == "system_error":
+            pieces.append(f"[error] {part.text}")
+    return "\n\n".join(p.strip("\n") for p in pieces if p and p.strip())
+
+
+def instruction_texts(conv: Conversation, path: list[Message]) -> list[tuple[str, str]]:
+    """(label, text) of every instruction: declared ones, then system messages on the path."""
+    found: list[tuple[str, str]] = []
+    for ins in conv.instructions:
+        if ins.text.strip():
+            label = ins.kind.replace("_", " ") + (f" ({ins.title})" if ins.title else "")
+            found.append((label, ins.text.strip()))
+    for msg in path:
+        if msg.role == "system":
+            text = render_message(msg).strip()
+            if text and all(text != t for _, t in found):
+                found.append(("system prompt", text))
+    return found
+
+
+def path_turns(path: list[Message], include: frozenset[str], redactor: Redactor | None) -> list[Turn]:
+    """The user/assistant (and, with tools, tool) turns of a path that have text."""
+    turns: list[Turn] = []
+    for i, msg in enumerate(path):
+        if msg.role == "system" or (msg.hidden and msg.role != "assistant"):
+            continue
+        text = render_message(msg, include).strip()
+        if not text:
+            continue
+        if redactor is not None:
+            text = redactor.redact(text)
+        turns.append(Turn(index=i, id=msg.id, role=msg.role, text=text))
+    return turns
+
+
+def count_messages(conv: Conversation, encoding: str = "o200k_base") -> dict[str, int]:
+    """Tokens of every message as a context carries it by default; the archive stores these."""
+    enc = tokens.encoding(tokens.base_encoding(encoding))
+    texts = {m.id: render_message(m).strip() for m in conv.messages}
+    ids = [k for k, v in texts.items() if v]
+    counts = {k: 0 for k in texts}
+    if ids:
+        for key, ids_ in zip(ids, enc.encode_ordinary_batch([texts[k] for k in ids])):
+            counts[key] = len(ids_)
+    return counts

@@ -1,0 +1,80 @@
+"""Safe file names for written conversations (`mnemo convert`, `mnemo export`).
+
+Titles come from pages and files we do not control (withExEditorHost#14: a
+page title became `../../…`). A name is the ASCII slug of the title, a dash,
+the conversation id and the extension: only [a-z0-9-] before the extension, so
+no separators, dots, NUL, control or bidi characters survive, never a
+reserved Windows device name, never more than 255 bytes, and the final path
+is checked to resolve inside the output folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import base64
+import re
+import unicodedata
+from pathlib import Path
+
+from .errors import InputError
+
+SLUG_MAX = 80
+NAME_MAX_BYTES = 255
+UNTITLED = "untitled"
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+_SAFE_ID = re.compile(r"[a-z0-9]{1,64}")
+_SAFE_EXTENSION = re.compile(r"\.[a-z0-9]{1,10}")
+# Device names Windows reserves with any extension (CON.txt is still CON).
+WINDOWS_RESERVED = frozenset(
+    ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
+    + [f"{dev}{n}" for dev in ("COM", "LPT") for n in (*"123456789", "¹", "²", "³")]
+)
+
+
+def slug(text: str | None, max_length: int = SLUG_MAX) -> str:
+    """NFKD to ASCII, lower case, runs of anything else become one dash."""
+    ascii_text = unicodedata.normalize("NFKD", text or "").encode("ascii", "ignore").decode("ascii")
+    cut = _NOT_SLUG.sub("-", ascii_text.lower()).strip("-")[:max_length].rstrip("-")
+    return cut
+
+
+def safe_id(conv_id: str) -> str:
+    """Mnemosyne ids are already [a-z0-9]; anything else (a hostile document) is hashed."""
+    if _SAFE_ID.fullmatch(conv_id):
+        return conv_id
+    digest = hashlib.sha256(conv_id.encode("utf-8", "surrogatepass")).digest()
+    return base64.b32encode(digest).decode("ascii").lower()[:12]
+
+
+def is_reserved(name: str) -> bool:
+    return name.split(".", 1)[0].rstrip(" ").upper() in WINDOWS_RESERVED
+
+
+def conversation_filename(title: str | None, conv_id: str, extension: str) -> str:
+    """`<slug of title>-<id><extension>`, for example `fix-my-bike-k3j9x2m4q7ab.md`."""
+    if not _SAFE_EXTENSION.fullmatch(extension):
+        raise ValueError(f"unsafe extension {extension!r}")
+    ident = safe_id(conv_id)
+    room = NAME_MAX_BYTES - len(ident) - len(extension) - 1
+    stem = f"{slug(title, min(SLUG_MAX, room)) or UNTITLED}-{ident}"
+    return ("_" + stem if is_reserved(stem) else stem) + extension
+
+
+def unique_name(name: str, used: set[str]) -> str:
+    """`name`, or `name-2`, `name-3`… when the same conversation comes twice (case-insensitively)."""
+    stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")
+    candidate, n = name, 1
+    while candidate.lower() in used:
+        n += 1
+        candidate = f"{stem}-{n}{dot}{ext}"
+    used.add(candidate.lower())
+    return candidate
+
+
+def path_inside(folder: Path, name: str) -> Path:
+    """The path of `name` in `folder`, refused if it would resolve anywhere else."""
+    base = folder.resolve()
+    target = (base / name).resolve()
+    if target.parent != base:
+        raise InputError(f"{name!r}: refusing to write outside {base}")
+    return target

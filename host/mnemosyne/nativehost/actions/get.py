@@ -1,0 +1,30 @@
+"""get: one conversation in a writer's format, paged under the 1 MiB limit."""
+
+from __future__ import annotations
+
+from .. import paging
+from . import params as p
+
+FORMATS = ("portable", "markdown", "text", "html", "openai", "anthropic", "ollama")
+
+
+def run(params: dict, ctx) -> dict:
+    from ...filenames import safe_filename
+    from ...writers import writer
+
+    conv_id = p.conversation_id(params)
+    fmt = p.choice(params, "format", FORMATS, default="portable")
+    branch = p.string(params, "branch", default=None, max_len=200)
+    cursor = p.string(params, "cursor", default=None, max_len=200)
+    arc = ctx.archive()
+    conv = arc.get(conv_id)
+    mod = writer(fmt)
+    text = mod.write(conv, branch=branch)
+    return {
+        "conversation_id": conv.id,
+        "format": fmt,
+        "media_type": mod.MEDIA_TYPE,
+        "extension": mod.EXTENSION,
+        "filename": safe_filename(conv.title, conv.id, mod.EXTENSION),
+        **paging.page(text, cursor),
+    }

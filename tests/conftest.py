@@ -1,0 +1,23 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    return FIXTURES
+
+
+@pytest.fixture
+def mnemo_home(tmp_path, monkeypatch):
+    """An empty data folder with a key-file opt-in, so no test touches a real archive or keyring."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("MNEMOSYNE_HOME", str(home))
+    monkeypatch.setenv("MNEMOSYNE_KEY_FILE", str(home / "archive.key"))
+    return home

@@ -1,0 +1,199 @@
+"""The encrypted archive: migrations, idempotent saves, merging, search, keys."""
+
+from __future__ import annotations
+
+import os
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+
+from mnemosyne.archive import open_archive
+from mnemosyne.archive import keys as archive_keys
+from mnemosyne.archive.db import connect
+from mnemosyne.archive.migrations import MIGRATIONS, applied, migrate
+from mnemosyne.errors import ArchiveError, KeyringUnavailableError, WrongKeyError
+from mnemosyne.model import Message, TextPart
+from mnemosyne.readers.base import build
+
+
+def conversation(source_id: str, texts: list[str], title: str = "A title", branch_from: int | None = None):
+    messages, parent = [], None
+    for i, text in enumerate(texts):
+        mid = f"{source_id}-{i}"
+        messages.append(Message(id=mid, parent=parent, role="user" if i % 2 == 0 else "assistant",
+                                parts=[TextPart(text=text)]))
+        parent = mid
+    return build(site="chatgpt", source_id=source_id, reader="test", method="site_api", raw=source_id,
+                 ctx=None, messages=messages, title=title)
+
+
+def test_new_archive_applies_every_migration_in_order(mnemo_home):
+    with open_archive() as arc:
+        assert arc.stats()["migrations"] == [m.__name__ for m in MIGRATIONS]
+    assert oct((mnemo_home / "archive.db").stat().st_mode & 0o777) == "0o600"
+
+
+def test_first_released_schema_migrates_with_its_data(mnemo_home):
+    path = mnemo_home / "archive.db"
+    key = archive_keys.load_key(create=True)
+    conn = connect(path, key)
+    migrate(conn, upto=1)
+    assert applied(conn) == ["m001_initial"]
+    conn.execute("INSERT INTO conversations VALUES ('abc123abc123','claude','s1','Old title',NULL,NULL,NULL,"
+                 "'2025-01-01T00:00:00Z',1,'m1','x','{}')")
+    conn.execute("INSERT INTO messages (rowid, conversation_id, message_id, seq, role, hidden) "
+                 "VALUES (1,'abc123abc123','m1',0,'user',0)")
+    conn.execute("INSERT INTO messages_fts (rowid, title, body) VALUES (1,'Old title','我们讨论数据库迁移')")
+    conn.close()
+    with open_archive() as arc:
+        assert arc.stats()["migrations"] == [m.__name__ for m in MIGRATIONS]
+        items, _ = arc.list()
+        assert [i["id"] for i in items] == ["abc123abc123"]
+        assert [h["id"] for h in arc.search("数据库")] == ["abc123abc123"]
+
+
+def test_saving_is_idempotent_and_updates_in_place(mnemo_home):
+    with open_archive() as arc:
+        first = arc.save(conversation("s1", ["hi", "hello", "more"]))
+        assert first.status == "created"
+        assert arc.save(conversation("s1", ["hi", "hello", "more"])).status == "unchanged"
+        longer = arc.save(conversation("s1", ["hi", "hello", "more", "and more"]))
+        assert (longer.status, longer.messages, longer.id) == ("updated", 4, first.id)
+        assert arc.stats()["conversations"] == 1
+
+
+def test_a_partial_capture_never_loses_saved_messages(mnemo_home):
+    with open_archive() as arc:
+        arc.save(conversation("s1", ["one", "two", "three", "four"]))
+        partial = conversation("s1", ["one", "two"])
+        other_branch = Message(id="s1-x", parent="s1-1", role="user", parts=[TextPart(text="edited three")])
+        partial = partial.model_copy(update={"messages": partial.messages + [other_branch], "active_leaf": "s1-x"})
+        result = arc.save(partial)
+        conv = arc.get(result.id)
+        assert {m.id for m in conv.messages} == {"s1-0", "s1-1", "s1-2", "s1-3", "s1-x"}
+        assert conv.active_leaf == "s1-x"
+
+
+def test_search_words_cjk_substrings_and_snippets(mnemo_home):
+    with open_archive() as arc:
+        a = arc.save(conversation("a", ["How do I tune PostgreSQL autovacuum?", "Lower the scale factor."]))
+        b = arc.save(conversation("b", ["我们今天讨论数据库的设计", "好的"], title="数据库设计"))
+        arc.save(conversation("c", ["unrelated chat about bread"]))
+        assert [h["id"] for h in arc.search("autovacuum")] == [a.id]
+        assert [h["id"] for h in arc.search("postgre")] == [a.id]  # prefix
+        hit = arc.search("数据库")[0]
+        assert hit["id"] == b.id and "«数据库»" in hit["snippet"]
+        assert [h["id"] for h in arc.search("数据")] == [b.id]  # 2 characters: below trigram length
+        assert [h["id"] for h in arc.search("vacu")] == [a.id]  # substring inside a word
+        assert arc.search("nothing-like-this") == []
+
+
+def test_list_pages_newest_first(mnemo_home):
+    with open_archive() as arc:
+        for i in range(7):
+            conv = conversation(f"s{i}", [f"message {i}"])
+            arc.save(conv.model_copy(update={"updated_at": conv.created_at}))
+        seen, cursor = [], None
+        while True:
+            page, cursor = arc.list(limit=3, cursor=cursor)
+            seen += page
+            if not cursor:
+                break
+        assert len(seen) == 7 and len({s["id"] for s in seen}) == 7
+        keys = [s["saved_at"] for s in seen]
+        assert keys == sorted(keys, reverse=True)
+
+
+def test_ids_can_be_typed_as_prefixes(mnemo_home):
+    with open_archive() as arc:
+        saved = arc.save(conversation("s1", ["hi"]))
+        assert arc.get(saved.id[:6]).id == saved.id
+
+
+def test_canary_is_not_stored_in_plaintext(mnemo_home):
+    canary = "CANARY-7f3a9c-SECRET-TRANSCRIPT"
+    with open_archive() as arc:
+        arc.save(conversation("s1", [f"remember {canary}", "ok"], title=canary))
+        assert arc.search("CANARY")  # it is there, readable with the key
+        files = [p for p in mnemo_home.rglob("*") if p.is_file() and p.name != "archive.key"]
+        assert any(p.name.endswith("-wal") for p in files)
+        for path in files:
+            assert canary.encode() not in path.read_bytes(), path
+
+
+def test_wrong_key_is_an_error_and_changes_nothing(mnemo_home):
+    with open_archive() as arc:
+        arc.save(conversation("s1", ["hi"]))
+    db = mnemo_home / "archive.db"
+    before = db.read_bytes()
+    (mnemo_home / "archive.key").write_text("11" * 32)
+    with pytest.raises(WrongKeyError):
+        open_archive()
+    assert db.read_bytes() == before
+
+
+def test_missing_key_never_creates_a_new_archive_over_the_old_one(mnemo_home):
+    with open_archive() as arc:
+        arc.save(conversation("s1", ["hi"]))
+    db = mnemo_home / "archive.db"
+    before = db.read_bytes()
+    os.remove(mnemo_home / "archive.key")
+    with pytest.raises(ArchiveError) as err:
+        open_archive()
+    assert err.value.code == "ARCHIVE_KEY_MISSING"
+    assert db.read_bytes() == before and not (mnemo_home / "archive.key").exists()
+
+
+class MemoryKeyring(KeyringBackend):
+    priority = 10
+
+    def __init__(self):
+        super().__init__()
+        self.store = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        self.store.pop((service, username), None)
+
+
+def test_key_lives_in_the_os_keyring(mnemo_home, monkeypatch):
+    monkeypatch.delenv("MNEMOSYNE_KEY_FILE")
+    previous = keyring.get_keyring()
+    memory = MemoryKeyring()
+    keyring.set_keyring(memory)
+    try:
+        with open_archive() as arc:
+            arc.save(conversation("s1", ["hi"]))
+        stored = memory.store[("mnemosyne", "archive-key")]
+        assert len(bytes.fromhex(stored)) == 32
+        with open_archive() as arc:
+            assert arc.stats()["conversations"] == 1
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_no_keyring_is_a_clear_error_not_plaintext(mnemo_home, monkeypatch):
+    from keyring.backends import fail
+
+    monkeypatch.delenv("MNEMOSYNE_KEY_FILE")
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        with pytest.raises(KeyringUnavailableError) as err:
+            open_archive()
+        assert "MNEMOSYNE_KEY_FILE" in err.value.message
+        assert not (mnemo_home / "archive.db").exists()
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_key_file_is_created_private(mnemo_home):
+    with open_archive():
+        pass
+    assert oct((mnemo_home / "archive.key").stat().st_mode & 0o777) == "0o600"

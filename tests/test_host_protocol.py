@@ -1,0 +1,176 @@
+"""The real host process, driven over pipes as a browser drives it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from support.hostproc import HostProcess, frame, host_env
+
+CHATGPT = "chatgpt_api/elinvoss/0119-Tide_anneal_crucible_explanation-6925e174-6714-832f-8946-84bdb22f6d2e.json"
+
+
+@pytest.fixture
+def host(tmp_path):
+    proc = HostProcess(host_env(tmp_path / "home"))
+    yield proc
+    proc.kill()
+
+
+def load(fixtures, rel):
+    return json.loads((fixtures / rel).read_text(encoding="utf-8"))
+
+
+def test_hello_reports_versions_limits_and_archive(host):
+    data = host.data("hello")
+    assert data["protocol"] == 1 and data["format_version"] == "1.0"
+    assert data["limits"]["max_out"] == 1024 * 1024
+    assert data["archive"] == {"state": "ready", "conversations": 0}
+    assert {"hello", "save", "list", "search", "get", "context", "delete", "targets"} <= set(data["actions"])
+
+
+def test_save_is_idempotent_and_lists_searches_gets_deletes(host, fixtures):
+    payload = load(fixtures, CHATGPT)
+    url = "https://chatgpt.com/c/6925e174-6714-832f-8946-84bdb22f6d2e"
+    first = host.data("save", payload=payload, kind="chatgpt_api", source_url=url)
+    assert first["status"] == "created" and first["site"] == "chatgpt" and first["messages"] > 3
+    again = host.data("save", payload=payload, kind="chatgpt_api", source_url=url)
+    assert again["status"] == "unchanged" and again["conversation_id"] == first["conversation_id"]
+    items = host.data("list")["items"]
+    assert [i["id"] for i in items] == [first["conversation_id"]]
+    assert items[0]["url"] == url
+    hits = host.data("search", query="crucible")["items"]
+    assert hits and hits[0]["id"] == first["conversation_id"] and "«" in hits[0]["snippet"]
+    md = host.data("get", conversation_id=first["conversation_id"], format="markdown")
+    assert md["next_cursor"] is None and md["chunk"].startswith("---\n") and md["filename"].endswith(".md")
+    portable = json.loads(host.paged("get", conversation_id=first["conversation_id"])[0])
+    assert portable["format"] == "mnemosyne.conversation" and portable["id"] == first["conversation_id"]
+    assert host.data("delete", conversation_id=first["conversation_id"])["deleted"] is True
+    missing = host.call("get", conversation_id=first["conversation_id"])
+    assert missing["ok"] is False and missing["error"]["code"] == "NOT_FOUND"
+    assert host.data("hello")["archive"]["conversations"] == 0
+
+
+def test_newer_capture_updates_in_place(host, fixtures):
+    payload = load(fixtures, CHATGPT)
+    mapping = payload["mapping"]
+    leaf = payload["current_node"]
+    parent = mapping[leaf]["parent"]
+    shorter = dict(payload, current_node=parent, mapping={k: v for k, v in mapping.items() if k != leaf})
+    shorter["mapping"][parent] = dict(mapping[parent], children=[])
+    first = host.data("save", payload=shorter, kind="chatgpt_api")
+    second = host.data("save", payload=payload, kind="chatgpt_api")
+    assert first["conversation_id"] == second["conversation_id"]
+    assert second["status"] == "updated" and second["messages"] == first["messages"] + 1
+    assert len(host.data("list")["items"]) == 1
+
+
+def test_page_capture_is_saved_as_partial(host):
+    capture = {
+        "format": "mnemosyne.capture", "version": 1, "site": "claude", "url": "https://claude.ai/chat/abc",
+        "conversation_id": "abc", "title": "Capture", "captured_at": "2026-11-30T10:00:00Z", "complete": False,
+        "turns": [
+            {"key": "t1", "order": 0, "role": "user", "model": None, "markdown": "Plot $x^2$", "attachments": []},
+            {"key": "t2", "order": 1, "role": "assistant", "model": None,
+             "markdown": "```python\nplot(x**2)\n```", "attachments": []},
+        ],
+    }
+    data = host.data("save", payload=capture, kind="capture", source_url="https://claude.ai/chat/abc")
+    assert data["partial"] is True and data["messages"] == 2 and data["site"] == "claude"
+
+
+HOSTILE = [
+    (b"\xff\xfe not utf-8", "INVALID_JSON"),
+    (b'{"id": 1, "action": "hello", "x": "\\ud800"}', "INVALID_JSON"),
+    (b"[" * 100_000 + b"]" * 100_000, "INVALID_JSON"),
+    (b'{"id": 1, "action": "list", "limit": ' + b"9" * 5000 + b"}", "INVALID_JSON"),
+    (b'{"id": 1, "action": "list", "limit": NaN}', "INVALID_JSON"),
+    (b'{"id": 1, "action": "hello", "action": "delete"}', "INVALID_JSON"),
+    (b'{"id": 1, "action": "rm -rf"}', "UNKNOWN_ACTION"),
+    (b'{"id": 1}', "BAD_REQUEST"),
+    (b'[1, 2, 3]', "BAD_REQUEST"),
+    (b'{"id": {"x": 1}, "action": "hello"}', "BAD_REQUEST"),
+    (b'{"id": 1, "action": "list", "limit": "ten"}', "BAD_REQUEST"),
+    (b'{"id": 1, "action": "list", "cursor": "not-a-cursor"}', "BAD_CURSOR"),
+    (b'{"id": 1, "action": "save", "payload": {"mapping": 5}, "kind": "chatgpt_api"}', "BAD_INPUT"),
+    (b'{"id": 1, "action": "save", "payload": {"hello": "world"}}', "UNKNOWN_FORMAT"),
+    (b'{"id": 1, "action": "save", "payload": "text"}', "BAD_REQUEST"),
+    (b'{"id": 1, "action": "get", "conversation_id": "zzzz", "format": "exe"}', "BAD_REQUEST"),
+    (b'{"id": 1, "action": "context", "conversation_id": "zzzzzzzz", "target": "chatgpt"}', "NOT_FOUND"),
+]
+
+
+@pytest.mark.parametrize("body,code", HOSTILE, ids=[c for _, c in HOSTILE])
+def test_hostile_frames_get_typed_errors_and_the_host_keeps_serving(host, body, code):
+    host.send_raw(frame(body))
+    reply = host.recv()
+    assert reply["ok"] is False and reply["error"]["code"] == code, reply
+    assert host.data("hello")["protocol"] == 1
+
+
+def test_oversize_frame_is_refused_and_the_host_exits_cleanly(host):
+    host.send_raw((2**32 - 1).to_bytes(4, "little"))
+    reply = host.recv()
+    assert reply["error"]["code"] == "FRAME_TOO_LARGE"
+    code, out, err = host.close()
+    assert code == 1 and out == b"" and b"Traceback" not in err
+
+
+def test_truncated_frame_ends_the_host_without_output(host):
+    host.send_raw(b"\x10\x00\x00\x00{\"id\":")
+    code, out, err = host.close()
+    assert code == 1 and out == b"" and b"Traceback" not in err
+
+
+def test_end_of_input_exits_zero(host):
+    code, out, _ = host.close()
+    assert code == 0 and out == b""
+
+
+def test_no_keyring_is_reported_not_papered_over(tmp_path):
+    env = host_env(tmp_path / "home", PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
+    env.pop("MNEMOSYNE_KEY_FILE")
+    proc = HostProcess(env)
+    try:
+        archive = proc.data("hello")["archive"]
+        assert archive["state"] == "no_keyring" and "MNEMOSYNE_KEY_FILE" in archive["message"]
+        reply = proc.call("list")
+        assert reply["error"]["code"] == "KEYRING_UNAVAILABLE"
+    finally:
+        proc.kill()
+    assert not (tmp_path / "home" / "archive.db").exists()
+
+
+def test_foreign_extension_origin_is_refused(tmp_path):
+    proc = HostProcess(host_env(tmp_path / "home"), args=["chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/"])
+    try:
+        assert proc.call("hello")["error"]["code"] == "FORBIDDEN_CALLER"
+    finally:
+        proc.kill()
+
+
+def test_stray_prints_never_reach_the_frame_stream(tmp_path):
+    """A chatty library printing to stdout must not corrupt frames."""
+    import subprocess
+    import sys
+
+    code = (
+        "from mnemosyne.nativehost import server\n"
+        "orig = server.handle\n"
+        "def noisy(body, ctx):\n"
+        "    print('2023 stray print'); return orig(body, ctx)\n"
+        "server.handle = noisy\n"
+        "raise SystemExit(server.main([]))\n"
+    )
+    stdin = frame({"id": 1, "action": "hello"}) + frame({"id": 2, "action": "hello"})
+    done = subprocess.run([sys.executable, "-c", code], input=stdin, capture_output=True,
+                          env=host_env(tmp_path / "home"), timeout=60)
+    out = done.stdout
+    replies = []
+    while out:
+        length = int.from_bytes(out[:4], "little")
+        replies.append(json.loads(out[4:4 + length]))
+        out = out[4 + length:]
+    assert [r["id"] for r in replies] == [1, 2]
+    assert b"stray print" in done.stderr
