@@ -78,3 +78,13 @@ def interactions(path: Path) -> list[tuple[dict[str, Any], dict[str, Any] | None
 
 def as_bytes(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+def cassette_inputs(path: Path) -> list[tuple[str, bytes]]:
+    """Every request and response body of a cassette as (name, JSON bytes), in recording order."""
+    out = []
+    for i, (request, response) in enumerate(interactions(path)):
+        out.append((f"{path.name}#request{i}", as_bytes(request)))
+        if response is not None:
+            out.append((f"{path.name}#response{i}", as_bytes(response)))
+    return out

@@ -8,6 +8,7 @@ fake winreg module. The last tests run the real `mnemo` in a subprocess.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import os
@@ -85,6 +86,14 @@ def home(tmp_path, monkeypatch):
     monkeypatch.setenv("LOCALAPPDATA", str(home / "AppData" / "Local"))
     monkeypatch.setenv("APPDATA", str(home / "AppData" / "Roaming"))
     monkeypatch.setattr(locations, "current_os", lambda: locations.LINUX)
+    # Machine-wide folders move into the test folder, so a real /etc never leaks into a result.
+    system_root = tmp_path / "system"
+    monkeypatch.setattr(locations, "BROWSERS", {
+        name: dataclasses.replace(
+            b, linux_system=tuple(str(system_root) + p for p in b.linux_system),
+            macos_system=str(system_root) + b.macos_system if b.macos_system else None)
+        for name, b in locations.BROWSERS.items()
+    })
     # Copying the 5 MB tokenizer files is tested once, in the subprocess test.
     monkeypatch.setattr(tokens, "ensure_files", lambda: tmp_path / "mnemo-data" / "cache")
     return home
@@ -214,13 +223,36 @@ def test_windows_install_registers_manifests_in_hkcu(home, monkeypatch):
     assert not bat.exists()
 
 
-def test_system_scope_dry_run_names_system_folders_and_writes_nothing(home, capsys):
+def test_system_folders_are_the_documented_ones():
+    linux = {name: locations.manifest_dirs(b, locations.LINUX, system_scope=True) for name, b in locations.BROWSERS.items()}
+    assert linux["chrome"] == [Path("/etc/opt/chrome/native-messaging-hosts")]
+    assert linux["chromium"] == [Path("/etc/chromium/native-messaging-hosts")]
+    assert linux["firefox"] == [Path("/usr/lib/mozilla/native-messaging-hosts"), Path("/usr/lib64/mozilla/native-messaging-hosts")]
+    macos = locations.manifest_dirs(locations.BROWSERS["chrome"], locations.MACOS, system_scope=True)
+    assert macos == [Path("/Library/Google/Chrome/NativeMessagingHosts")]
+    assert locations.registry_location(locations.BROWSERS["firefox"], system_scope=True) == (
+        "HKLM", r"Software\Mozilla\NativeMessagingHosts")
+
+
+def test_system_scope_writes_the_machine_folders(home, tmp_path, capsys):
     assert main(["install", "--browser", "firefox", "--system", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "/usr/lib/mozilla/native-messaging-hosts/org.mnemosyne.host.json" in out
-    assert "/usr/lib64/mozilla/native-messaging-hosts/org.mnemosyne.host.json" in out
     assert '"allowed_extensions"' in out and "allowed_origins" not in out
-    assert not Path("/usr/lib/mozilla/native-messaging-hosts", NAME).exists()
+    assert not (tmp_path / "system").exists()
+    assert main(["install", "--browser", "firefox", "--system"]) == 0
+    for lib in ("lib", "lib64"):
+        assert_manifest(tmp_path / f"system/usr/{lib}/mozilla/native-messaging-hosts" / NAME, "firefox")
+    assert not (home / ".mozilla").exists()
+    assert main(["uninstall", "--system"]) == 0
+    assert not list((tmp_path / "system").rglob("*.json"))
+
+
+def test_unwritable_location_is_a_typed_error(home, tmp_path, capsys):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    assert main(["install", "--user-data-dir", str(blocker / "profile")]) == 2
+    err = capsys.readouterr().err
+    assert "[INSTALL_FAILED]" in err and "Traceback" not in err
 
 
 def test_dry_run_writes_nothing(home, tmp_path, capsys):

@@ -32,6 +32,7 @@
     let sequence = 0;
     let placeholdersLeft = 0;
     let unkeyed = false;
+    let unkeyedCount = 0;
     const positions = new WeakMap();
 
     function collect() {
@@ -48,11 +49,10 @@
         if (!key) {
           // no stable key: remember the element itself; after scrolling this cannot prove dedup
           unkeyed = true;
-          if (!positions.has(element)) positions.set(element, `pos-${sequence}`);
+          if (!positions.has(element)) positions.set(element, `pos-${unkeyedCount++}`);
           key = positions.get(element);
         }
         const markdown = bodies.map((body) => M.toMarkdown(body)).filter(Boolean).join("\n\n");
-        if (!markdown && !role) continue;
         const previous = seen.get(key);
         if (previous && previous.markdown.length >= markdown.length) continue;
         seen.set(key, {

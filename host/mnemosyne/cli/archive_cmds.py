@@ -170,7 +170,7 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_export(args) -> int:
-    from ..filenames import safe_path
+    from ..filenames import conversation_filename, path_inside
     from ..writers import writer
 
     out = Path(args.folder)
@@ -182,7 +182,7 @@ def run_export(args) -> int:
         progress = Progress(len(ids), label="export")
         for conv_id in ids:
             conv = arc.get(conv_id)
-            target = safe_path(out, conv.title, conv.id, mod.EXTENSION)
+            target = path_inside(out, conversation_filename(conv.title, conv.id, mod.EXTENSION))
             tmp = target.with_name(target.name + ".part")
             tmp.write_text(mod.write(conv), encoding="utf-8")
             tmp.replace(target)

@@ -14,13 +14,15 @@ BROWSER_CHOICES = [*locations.BROWSERS, plan.ALL]
 
 
 def _add_target_arguments(p: argparse.ArgumentParser, verb: str) -> None:
+    default = "every browser whose profile folder exists" if verb == "install" else "every browser"
     p.add_argument("--browser", choices=BROWSER_CHOICES, default=plan.ALL,
-                   help=f"which browser to {verb} for (default: all whose profile folder exists)")
+                   help=f"which browser to {verb} for (default: all, meaning {default})")
     p.add_argument("--user-data-dir", type=Path, metavar="DIR",
                    help="one Chromium profile started with --user-data-dir=DIR (uses DIR/NativeMessagingHosts)")
     p.add_argument("--system", action="store_true",
-                   help="the machine-wide locations (/etc, /Library, HKLM) instead of your user's; needs admin rights")
-    p.add_argument("--dry-run", action="store_true", help=f"print what would {verb}, change nothing")
+                   help="the machine-wide locations (/etc, /Library, HKLM) instead of your user's; needs admin rights "
+                        "(the launcher stays in your data folder)")
+    p.add_argument("--dry-run", action="store_true", help="print what would be written or removed, change nothing")
 
 
 def add_install_arguments(p: argparse.ArgumentParser) -> None:

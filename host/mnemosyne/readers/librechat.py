@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 from ..model import AttachmentPart, Conversation, Instruction, Message, Part, ReasoningPart, SystemErrorPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time, raw_json
-from .interop_common import as_text, chain, each_item, link_tree, parse_json_text, str_or_none
+from .interop_common import as_text, chain, each_item, link_tree, parse_json_text, require, str_or_none
 
 NAME = "librechat"
 DESCRIPTION = "LibreChat conversation export (tree or linear) and Chatbot UI export"
@@ -174,6 +174,7 @@ def _convert_chatbot_ui(conv: dict[str, Any], raw: bytes, ctx: ReadContext) -> C
 
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
+    require(raw, detect(raw), DESCRIPTION)
     data = raw.data
     if _is_chatbot_ui(data):
         yield from each_item(raw.name, data["history"],

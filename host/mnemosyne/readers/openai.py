@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 from ..model import Conversation, Instruction, Message, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time, raw_json
-from .interop_common import as_text, each_item, parse_json_text, str_or_none
+from .interop_common import as_text, each_item, parse_json_text, require, str_or_none
 from .openai_parts import content_parts, function_call_part, function_output_part, reasoning_part
 
 NAME = "openai"
@@ -224,6 +224,7 @@ def _add_choices(out: _Builder, choices: list[Any], model: str | None) -> str | 
 
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
+    require(raw, detect(raw), DESCRIPTION)
     data = raw.data
     if _is_body(data) or _is_item_list(data):
         yield _convert(data, raw.raw, ctx)

@@ -14,7 +14,7 @@ from ..model import (
     ToolResultPart, UnknownPart,
 )
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time, raw_json
-from .interop_common import as_text, each_item, leaf_of, link_tree, parse_json_text, str_or_none
+from .interop_common import as_text, each_item, leaf_of, link_tree, parse_json_text, require, str_or_none
 from .openai_parts import content_parts, function_call_part, function_output_part, reasoning_part
 
 NAME = "openwebui"
@@ -195,6 +195,7 @@ def _convert(item: dict[str, Any], raw: bytes, ctx: ReadContext) -> Conversation
 
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
+    require(raw, detect(raw), DESCRIPTION)
     data = raw.data
     if isinstance(data, dict):
         yield _convert(data, raw.raw, ctx)

@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 from ..model import AttachmentPart, Conversation, Instruction, Message, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, raw_json
-from .interop_common import as_text, each_item, str_or_none
+from .interop_common import as_text, each_item, require, str_or_none
 
 NAME = "sharegpt"
 DESCRIPTION = "ShareGPT / LLaMA-Factory training conversations (JSON, list or JSON Lines)"
@@ -199,6 +199,7 @@ def _convert(item: dict[str, Any], raw: bytes, ctx: ReadContext) -> Conversation
 
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
+    require(raw, detect(raw), DESCRIPTION)
     data = raw.data
     if isinstance(data, dict):
         yield _convert(data, raw.raw, ctx)

@@ -53,9 +53,14 @@ def is_tool_turn(msg: Message) -> bool:
     return bool(msg.parts) and all(isinstance(p, ToolResultPart) for p in msg.parts)
 
 
+def tool_turn_name(msg: Message) -> str | None:
+    """The tool a tool turn speaks for: its author, else the first named result."""
+    return msg.author or next((p.name for p in msg.parts if isinstance(p, ToolResultPart) and p.name), None)
+
+
 def role_label(msg: Message) -> str:
     if is_tool_turn(msg):
-        name = msg.author or next((p.name for p in msg.parts if isinstance(p, ToolResultPart) and p.name), None)
+        name = tool_turn_name(msg)
         return f"Tool ({' '.join(name.split())})" if name else "Tool"
     return ROLE_LABELS[msg.role]
 

@@ -30,3 +30,22 @@ def inline_code(text: str) -> str:
     ticks = "`" * (longest_run(text) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def close_open_fence(text: str) -> str:
+    """Close a fence the message left open, so it cannot swallow the sections after it."""
+    open_fence: str | None = None
+    for line in text.split("\n"):
+        match = _FENCE_LINE.match(line)
+        if not match:
+            continue
+        run, rest = match.groups()
+        if open_fence is None:
+            if not (run[0] == "`" and "`" in rest):  # a backtick info string cannot hold backticks
+                open_fence = run
+        elif run[0] == open_fence[0] and len(run) >= len(open_fence) and not rest.strip():
+            open_fence = None
+    return text if open_fence is None else f"{text}\n{open_fence}"

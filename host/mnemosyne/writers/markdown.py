@@ -20,8 +20,8 @@ from ..model import (
     Part, ReasoningPart, SystemErrorPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart, format_time,
 )
 from . import frontmatter
-from .common import INSTRUCTION_LABELS, human_size, is_tool_turn, is_web_url, role_label, title_of, visible_path
-from .fences import fenced, info_string, inline_code
+from .common import INSTRUCTION_LABELS, human_size, is_tool_turn, is_web_url, role_label, title_of, tool_turn_name, visible_path
+from .fences import close_open_fence, fenced, inline_code
 
 NAME = "markdown"
 EXTENSION = ".md"
@@ -100,10 +100,11 @@ def _reasoning(part: ReasoningPart) -> str:
     return callout("abstract", title, body)
 
 
-def render_part(part: Part, notes: Footnotes) -> str:
+def render_part(part: Part, notes: Footnotes, tool_heading: str | None = None) -> str:
+    """One part; `tool_heading` is the tool named by the section heading, not repeated."""
     if isinstance(part, TextPart):
         refs = notes.refs(part.citations)
-        return "\n\n".join(x for x in (part.text.strip("\n"), refs) if x)
+        return "\n\n".join(x for x in (close_open_fence(part.text.strip("\n")), refs) if x)
     if isinstance(part, CodePart):
         return fenced(part.code, part.language)
     if isinstance(part, CodeOutputPart):
@@ -116,6 +117,8 @@ def render_part(part: Part, notes: Footnotes) -> str:
     if isinstance(part, ToolResultPart):
         head = "**Tool error**" if part.is_error else "**Tool result**"
         head += f" ({inline_code(part.name)})" if part.name else ""
+        if tool_heading is not None and part.name in (None, tool_heading) and not part.is_error:
+            head = ""
         return "\n\n".join(x for x in (head, fenced(part.output), notes.refs(part.citations)) if x)
     if isinstance(part, ReasoningPart):
         return _reasoning(part)
@@ -144,8 +147,9 @@ def _artifact(part: ArtifactPart) -> str:
 def render_message(msg: Message, notes: Footnotes, heading: bool = True) -> str:
     body = ""
     previous: Part | None = None
+    tool_heading = (tool_turn_name(msg) or "") if is_tool_turn(msg) else None
     for part in msg.parts:
-        rendered = render_part(part, notes)
+        rendered = render_part(part, notes, tool_heading)
         if not rendered.strip():
             continue
         # attachments in a row form one tight list
@@ -184,7 +188,7 @@ def _instructions(conv: Conversation) -> str:
     for ins in conv.instructions:
         if ins.text.strip():
             label = INSTRUCTION_LABELS[ins.kind] + (f": {' '.join(ins.title.split())}" if ins.title else "")
-            blocks.append(f"### {label}\n\n{ins.text.strip(chr(10))}")
+            blocks.append(f"### {label}\n\n{close_open_fence(ins.text.strip(chr(10)))}")
     return "## Instructions\n\n" + "\n\n".join(blocks) if blocks else ""
 
 

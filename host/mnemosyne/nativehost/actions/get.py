@@ -9,7 +9,7 @@ FORMATS = ("portable", "markdown", "text", "html", "openai", "anthropic", "ollam
 
 
 def run(params: dict, ctx) -> dict:
-    from ...filenames import safe_filename
+    from ...filenames import conversation_filename
     from ...writers import writer
 
     conv_id = p.conversation_id(params)
@@ -25,6 +25,6 @@ def run(params: dict, ctx) -> dict:
         "format": fmt,
         "media_type": mod.MEDIA_TYPE,
         "extension": mod.EXTENSION,
-        "filename": safe_filename(conv.title, conv.id, mod.EXTENSION),
+        "filename": conversation_filename(conv.title, conv.id, mod.EXTENSION),
         **paging.page(text, cursor),
     }
