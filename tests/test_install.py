@@ -243,8 +243,12 @@ def test_system_scope_writes_the_machine_folders(home, tmp_path, capsys):
     for lib in ("lib", "lib64"):
         assert_manifest(tmp_path / f"system/usr/{lib}/mozilla/native-messaging-hosts" / NAME, "firefox")
     assert not (home / ".mozilla").exists()
+    assert main(["install", "--browser", "firefox"]) == 0
+    assert main(["uninstall"]) == 0  # user scope only: the machine-wide manifests stay
+    assert not (home / ".mozilla/native-messaging-hosts" / NAME).exists()
+    assert len(list((tmp_path / "system").rglob("*.json"))) == 2 and launcher_file().exists()
     assert main(["uninstall", "--system"]) == 0
-    assert not list((tmp_path / "system").rglob("*.json"))
+    assert not list((tmp_path / "system").rglob("*.json")) and not launcher_file().exists()
 
 
 def test_unwritable_location_is_a_typed_error(home, tmp_path, capsys):

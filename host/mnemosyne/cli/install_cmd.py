@@ -92,7 +92,8 @@ def _uninstall_targets(args: argparse.Namespace, system: str) -> list[plan.Targe
     browsers = list(locations.BROWSERS.values()) if args.browser == plan.ALL else [locations.browser(args.browser)]
     targets = plan.standard_targets(browsers, system, system_scope=args.system)
     if args.browser == plan.ALL:
-        targets += [t for t in plan.read_record() if t.registry is None or t.registry[0] == ("HKLM" if args.system else "HKCU")]
+        # The record also holds --user-data-dir profiles, which no standard place covers.
+        targets += [t for t in plan.read_record() if t.system_scope == args.system]
     return plan.merge_targets(targets)
 
 

@@ -159,14 +159,28 @@ def render_digest(chosen: list[Candidate], artifacts: list[str]) -> str:
 
 
 def render_compressed(chosen: list[Candidate], turns: list[Turn]) -> str:
-    """Uncategorised sentences and code, grouped by turn in order."""
+    """Uncategorised sentences and code, grouped by turn in order; "…" marks what was left out."""
     lines: list[str] = []
-    current = -1
+    current, last_seq = -1, -1
+    prose: list[str] = []
+
+    def flush() -> None:
+        if prose:
+            lines.append(" ".join(prose))
+            prose.clear()
+
     for c in chosen:
         if c.category is not None and c.kind == "sentence":
             continue
         if c.turn != current:
-            current = c.turn
+            flush()
+            current, last_seq = c.turn, -1
             lines.append(f"[{turns[c.turn].role} #{turns[c.turn].index}]")
-        lines.append(c.text if c.kind == "code" else f"… {c.text}")
+        if c.kind == "code":
+            flush()
+            lines.append(c.text)
+        else:
+            prose.append(c.text if c.seq == last_seq + 1 else f"… {c.text}")
+        last_seq = c.seq
+    flush()
     return "\n".join(lines)

@@ -58,7 +58,8 @@ DEFINITION = re.compile(
 
 # ---------------------------------------------------------------- sentences
 
-_FENCE = re.compile(r"(?ms)^(`{3,})[^\n]*\n.*?^\1\s*$")
+_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$")
+_MARKUP = re.compile(r"^(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+|>\s*)+|\*\*|__")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9*_`\-])|(?<=[。！？；])")
 MAX_SENTENCE_CHARS = 500
 
@@ -84,7 +85,7 @@ def split_sentences(prose: str) -> list[str]:
         if not line or line in ("---", "***"):
             continue
         for piece in _SENTENCE_END.split(line):
-            piece = piece.strip()
+            piece = _MARKUP.sub("", piece).strip()
             if len(piece) > MAX_SENTENCE_CHARS:
                 piece = piece[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
             if piece:

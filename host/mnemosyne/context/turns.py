@@ -8,6 +8,7 @@ as one-line references; the bytes never travel.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -17,6 +18,9 @@ from ..model import Conversation, Message
 from ..redact import Redactor
 
 INCLUDE_CHOICES = ("reasoning", "tools")
+# ChatGPT wraps citations in private-use characters ("\ue200cite\ue202turn0search1\ue201"): markup, not text
+_PUA_CITATION = re.compile("\ue200[^\ue201]{0,200}\ue201")
+_PUA = re.compile("[\ue000-\uf8ff]")
 
 
 @dataclass
@@ -90,7 +94,8 @@ def render_message(msg: Message, include: frozenset[str] = frozenset()) -> str:
             pieces.append(f"[tool result{' ' + part.name if part.name else ''}{' (error)' if part.is_error else ''}]\n{part.output}")
         elif kind == "system_error":
             pieces.append(f"[error] {part.text}")
-    return "\n\n".join(p.strip("\n") for p in pieces if p and p.strip())
+    text = "\n\n".join(p.strip("\n") for p in pieces if p and p.strip())
+    return _PUA.sub("", _PUA_CITATION.sub("", text)) if _PUA.search(text) else text
 
 
 def instruction_texts(conv: Conversation, path: list[Message]) -> list[tuple[str, str]]:

@@ -140,7 +140,8 @@ def check_manifests(system: str) -> list[Check]:
     covered = {entry.split(" (")[0] for t in targets for entry in t.browsers}
     for b in locations.BROWSERS.values():
         if locations.is_present(b, system) and b.label not in covered:
-            checks.append(Check(f"manifest: {b.label}", WARN, f"{b.label} is installed but has no Mnemosyne host manifest",
+            checks.append(Check(f"manifest: {b.label}", WARN,
+                                f"{b.label} is installed but has no Mnemosyne host manifest",
                                 f"run `mnemo install --browser {b.name}`"))
     if not targets:
         checks.append(Check("manifests", FAIL, "no Mnemosyne host manifest is installed for any browser",

@@ -25,6 +25,7 @@ class Target:
     manifest: Path
     browsers: tuple[str, ...]  # labels, for the summary
     registry: tuple[str, str] | None = None  # (HKCU|HKLM, key) on Windows
+    system_scope: bool = False
 
     def describe(self) -> str:
         where = f"{self.registry[0]}\\{registry.host_key(self.registry[1])} -> " if self.registry else ""
@@ -48,7 +49,7 @@ def merge_targets(targets: list[Target]) -> list[Target]:
         key = (t.manifest, t.registry)
         old = merged.get(key)
         browsers = old.browsers + tuple(b for b in t.browsers if b not in old.browsers) if old else t.browsers
-        merged[key] = Target(t.family, t.manifest, browsers, t.registry)
+        merged[key] = Target(t.family, t.manifest, browsers, t.registry, t.system_scope)
     return list(merged.values())
 
 
@@ -58,10 +59,10 @@ def standard_targets(browsers: list[Browser], system: str, *, system_scope: bool
         if system == WINDOWS:
             manifest = locations.windows_manifest_dir(b.family) / manifests.FILE_NAME
             reg = locations.registry_location(b, system_scope=system_scope)
-            targets.append(Target(b.family, manifest, (b.label,), reg))
+            targets.append(Target(b.family, manifest, (b.label,), reg, system_scope))
             continue
         for folder in locations.manifest_dirs(b, system, system_scope=system_scope):
-            targets.append(Target(b.family, folder / manifests.FILE_NAME, (b.label,)))
+            targets.append(Target(b.family, folder / manifests.FILE_NAME, (b.label,), None, system_scope))
     return merge_targets(targets)
 
 
@@ -108,14 +109,15 @@ def remove_target(target: Target, keep_files: set[Path]) -> bool:
 
 def _to_json(t: Target) -> dict:
     return {"family": t.family, "manifest": str(t.manifest), "browsers": list(t.browsers),
-            "registry": list(t.registry) if t.registry else None}
+            "registry": list(t.registry) if t.registry else None, "system": t.system_scope}
 
 
 def read_record() -> list[Target]:
     try:
         data = json.loads(record_path().read_text("utf-8"))
         return [
-            Target(d["family"], Path(d["manifest"]), tuple(d["browsers"]), tuple(d["registry"]) if d["registry"] else None)
+            Target(d["family"], Path(d["manifest"]), tuple(d["browsers"]),
+                   tuple(d["registry"]) if d["registry"] else None, bool(d.get("system")))
             for d in data["targets"]
         ]
     except (OSError, ValueError, KeyError, TypeError):

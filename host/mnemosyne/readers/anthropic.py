@@ -28,21 +28,31 @@ _OWN_BLOCKS = {
 # ---------------------------------------------------------------- detection
 
 
-def _is_request(data: Any) -> bool:
-    if not isinstance(data, dict) or "format" in data or "mapping" in data or "chat_messages" in data:
-        return False
-    messages = data.get("messages")
-    if not isinstance(messages, list) or not all(
-        isinstance(m, dict) and m.get("role") in ("user", "assistant") and "content" in m for m in messages
-    ):
-        return False
-    model = data.get("model")
-    if "system" in data or (isinstance(model, str) and model.startswith("claude")):
-        return True
+def _turns_ok(messages: Any) -> bool:
+    return isinstance(messages, list) and all(
+        isinstance(m, dict) and m.get("role") in ("user", "assistant") and "content" in m for m in messages)
+
+
+def _has_own_blocks(messages: list[Any]) -> bool:
     return any(
         isinstance(b, dict) and (b.get("type") in _OWN_BLOCKS or b.get("type") == "image" and "source" in b)
         for m in messages if isinstance(m.get("content"), list) for b in m["content"]
     )
+
+
+def _is_request(data: Any) -> bool:
+    if not isinstance(data, dict) or "format" in data or "mapping" in data or "chat_messages" in data:
+        return False
+    messages = data.get("messages")
+    if not _turns_ok(messages):
+        return False
+    model = data.get("model")
+    return "system" in data or (isinstance(model, str) and model.startswith("claude")) or _has_own_blocks(messages)
+
+
+def _is_message_list(data: Any) -> bool:
+    """A bare `messages` array, recognizable by Anthropic-only blocks (tool_use, thinking ...)."""
+    return isinstance(data, list) and bool(data) and _turns_ok(data) and _has_own_blocks(data)
 
 
 def _is_response(data: Any) -> bool:
@@ -57,6 +67,8 @@ def _is_record(data: Any) -> bool:
 
 def _conversations(data: Any) -> list[Any] | None:
     """The conversations in an input, or None when it is not this format."""
+    if _is_message_list(data):
+        return [{"messages": data}]
     if _is_request(data) or _is_response(data) or _is_record(data):
         return [data]
     if isinstance(data, dict):  # a wrapper holding records by name (e.g. {parent: {body}, child: {body}})
@@ -215,7 +227,7 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     items = _conversations(raw.data)
     if items is None:
         raise InputError(f"{raw.name}: no Messages API request or response body found")
-    if len(items) == 1 and items[0] is raw.data:
-        yield _convert(raw.data, raw.raw, ctx)
+    if len(items) == 1 and (items[0] is raw.data or _is_message_list(raw.data)):
+        yield _convert(items[0], raw.raw, ctx)
         return
     yield from each_item(raw.name, items, lambda item, _i: _convert(item, dump_raw(item), ctx), NAME)

@@ -156,7 +156,7 @@ def str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else str(value)
 
 
-def require(raw: Any, recognized: bool, description: str) -> None:
+def require(raw: Any, recognized: bool, name: str, description: str) -> None:
     """`--from FORMAT` on another format's file: one clear error instead of a failure per item."""
     if not recognized:
-        raise InputError(f"{raw.name}: not a {description} input")
+        raise InputError(f"{raw.name}: not a {name} input (expected: {description})")

@@ -174,7 +174,7 @@ def _convert_chatbot_ui(conv: dict[str, Any], raw: bytes, ctx: ReadContext) -> C
 
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
-    require(raw, detect(raw), DESCRIPTION)
+    require(raw, detect(raw), NAME, DESCRIPTION)
     data = raw.data
     if _is_chatbot_ui(data):
         yield from each_item(raw.name, data["history"],

@@ -16,7 +16,6 @@ NAME = "openai"
 DESCRIPTION = "OpenAI Chat Completions / Responses API message lists and request or response bodies"
 
 _ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
-_PART_TYPES = {"text", "image_url", "input_audio", "file", "refusal", "input_text", "output_text", "input_image", "input_file"}
 # Responses items that are not messages; the first three are what conversations carry.
 _ITEM_TYPES = {
     "function_call", "function_call_output", "reasoning", "message", "custom_tool_call", "custom_tool_call_output",
@@ -30,9 +29,10 @@ _FINETUNE_KEYS = {"messages", "tools", "functions", "parallel_tool_calls", "meta
 
 
 def _is_part(piece: Any) -> bool:
+    """A typed content part; unknown types are read as UnknownPart, but `value`-keyed parts are ShareGPT's."""
     if isinstance(piece, str):
         return True
-    if not isinstance(piece, dict) or piece.get("type") not in _PART_TYPES:
+    if not isinstance(piece, dict) or not isinstance(piece.get("type"), str) or "value" in piece:
         return False
     return piece["type"] not in ("text", "input_text", "output_text") or "text" in piece
 
@@ -224,7 +224,7 @@ def _add_choices(out: _Builder, choices: list[Any], model: str | None) -> str | 
 
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
-    require(raw, detect(raw), DESCRIPTION)
+    require(raw, detect(raw), NAME, DESCRIPTION)
     data = raw.data
     if _is_body(data) or _is_item_list(data):
         yield _convert(data, raw.raw, ctx)

@@ -199,7 +199,7 @@ def _convert(item: dict[str, Any], raw: bytes, ctx: ReadContext) -> Conversation
 
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
-    require(raw, detect(raw), DESCRIPTION)
+    require(raw, detect(raw), NAME, DESCRIPTION)
     data = raw.data
     if isinstance(data, dict):
         yield _convert(data, raw.raw, ctx)

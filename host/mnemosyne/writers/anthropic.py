@@ -46,8 +46,8 @@ def request(conv: Conversation, branch: str | None = None) -> dict[str, Any]:
             add("user", _result_block(call.id, MISSING_RESULT))
 
     def assistant(block: dict[str, Any]) -> None:
-        # Calls stay open while the assistant keeps talking in the same turn.
-        if not turns or turns[-1]["role"] != "assistant":
+        # Parallel calls share a turn; text said after a call belongs after its result.
+        if not turns or turns[-1]["role"] != "assistant" or (block["type"] == "text" and pending):
             answer_the_rest()
         add("assistant", block)
 

@@ -170,10 +170,8 @@ def segments(conv: Conversation, branch: str | None = None) -> list[Segment]:
 
 
 def arguments_json(arguments: Any) -> str:
-    """The arguments as a JSON string (what OpenAI wants)."""
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps({} if arguments is None else arguments, ensure_ascii=False, sort_keys=True)
+    """The arguments as a string holding a JSON object (what OpenAI wants)."""
+    return json.dumps(arguments_object(arguments), ensure_ascii=False)
 
 
 def arguments_object(arguments: Any) -> dict[str, Any]:

@@ -37,7 +37,8 @@ def messages(conv: Conversation, branch: str | None = None) -> list[dict[str, An
 
     def assistant_text(text: str) -> None:
         last = out[-1] if out else None
-        if last is not None and last["role"] == "assistant":
+        # text said after a call belongs after its result, so it cannot join that message
+        if last is not None and last["role"] == "assistant" and not pending:
             last["content"] = text if last["content"] is None else f"{last['content']}\n\n{text}"
         else:
             answer_the_rest()
