@@ -30,7 +30,7 @@ export async function describeTargets() {
     const name = resolveHostTarget(entry, known);
     const info = known.find((target) => target.name === name) ?? {};
     return { id: entry.id, labelKey: entry.labelKey, hostTarget: name, fills: Boolean(entry.fillUrl),
-      budget: info.budget ?? null, tokenizer: info.tokenizer ?? null, label: info.label ?? null };
+      budget: info.budget ?? info.default_budget ?? null, tokenizer: info.tokenizer ?? null, label: info.label ?? null };
   });
   return { targets: entries, hostError };
 }
@@ -41,8 +41,9 @@ export async function buildContext({ conversation_id, target, budget, redact }) 
   const hostTarget = resolveHostTarget(entry, await hostTargets().catch(() => []));
   const params = { conversation_id, target: hostTarget, redact: redact !== false };
   if (Number.isInteger(budget) && budget > 0) params.budget = budget;
-  const context = await callAllPages("context", params, { timeoutMs: 120_000 });
-  return { ...context, menuTarget: entry.id, fills: Boolean(entry.fillUrl) };
+  const { report, ...context } = await callAllPages("context", params, { timeoutMs: 120_000 });
+  // the host reports tokens / budget / kept / dropped in `report`; the preview reads them flat
+  return { ...context, ...(report ?? {}), menuTarget: entry.id, fills: Boolean(entry.fillUrl) };
 }
 
 async function loadPending() {

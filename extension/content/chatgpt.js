@@ -128,7 +128,8 @@
       api: async () => Boolean(await token()),
       turnSelectors: TURN_CASCADE.concat("[data-message-author-role]"),
       scrollRoot: ["[data-scroll-root]", "#thread", "main .overflow-y-auto"],
-      anchors: ["[data-testid='share-chat-button']", "#conversation-header-actions", "[data-testid='model-switcher-dropdown-button']"],
+      anchors: ["#conversation-header-actions", "[data-testid='thread-header-right-actions']",
+        "[data-testid='share-chat-button']", "[data-testid='model-switcher-dropdown-button']"],
       composer: ["#prompt-textarea"],
     },
     dom,
@@ -137,7 +138,7 @@
     anchor() {
       for (const selector of this.probes.anchors) {
         const node = document.querySelector(selector);
-        if (node) return { node, place: selector.startsWith("#") ? "prepend" : "before" };
+        if (node) return { node, place: /actions/.test(selector) ? "prepend" : "before" };
       }
       return null;
     },

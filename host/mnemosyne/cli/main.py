@@ -39,7 +39,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
-        if only is None or only == name:
+        if only == name:  # only the chosen command's module is imported
             mod = importlib.import_module(f"{__package__}.{module}")
             getattr(mod, f"add_{name}_arguments", getattr(mod, "add_arguments", None))(p)
     return parser

@@ -61,17 +61,22 @@ def _sentence_score(text: str, role: str, pos: int, n_turns: int, found: set[str
         score -= 1.0
     elif words > 70:
         score -= 0.5
+    question = bool(S.QUESTION_END.search(text))
+    request = bool(S.REQUEST.search(text))
     if role == "user":
         score += 0.6
         if first_user:
             score += 1.5
             category = "goal"
-        if S.GOAL.search(text):
+        if S.GOAL.search(text) and not question:
             score += 1.0
             category = "goal"
-        if S.CONSTRAINT.search(text):
-            score += 1.8
-            category = category or "constraint"
+        if not question and not request:
+            if S.CONSTRAINT.search(text):
+                score += 1.8
+                category = category or "constraint"
+            if S.FIRST_PERSON.search(text):
+                score += 0.6
         if S.OPEN.search(text):
             score += 1.0
             category = category or "question"
@@ -87,8 +92,8 @@ def _sentence_score(text: str, role: str, pos: int, n_turns: int, found: set[str
         score += 0.7
     if S.PROPER.search(text):
         score += 0.3
-    if S.QUESTION_END.search(text) and category is None:
-        score -= 0.3
+    if (question or request) and category is None:
+        score -= 0.8
     # the rest of the conversation comes back to it: names, numbers, identifiers used again later
     score += min(2.0, 0.6 * stats.referenced_later(found, pos))
     # it bears on what the user is asking now

@@ -20,11 +20,12 @@ GOAL = re.compile(
 )
 CONSTRAINT = re.compile(
     r"(?i:\b(?:must(?:n't| not)?|mustn't|don't|do not|never|always|please (?:don't|do not|keep|use|avoid|make|stick)|make sure"
-    r"|can't|cannot|can not|won't|isn't allowed|not allowed|no more than|at most|at least|up to|maximum|minimum|without"
+    r"|can't|cannot|can not|won't|isn't allowed|not allowed|no more than|at most|at least|maximum|minimum"
     r"|prefer|i'd rather|i would rather|rather than|instead of|avoid|stuck (?:on|with)|required|requirement|limit(?:ed)?"
     r"|budget|deadline|due (?:on|by)|allergic|i'm (?:a|an|on|in|using|stuck|based|not)|i am (?:a|an|on|in|using|based|not)"
     r"|i work|i live|i run|i use|we use|we run|we have|i have|i only|we only|only have|our \w+ (?:is|are|has|runs)"
-    r"|my \w+ (?:is|are|has|runs)|for context|fyi|btw|keep (?:it|them|the answers?))\b)"
+    r"|my \w+ (?:is|are|has|runs|wants|needs)|our \w+ (?:wants|needs)|has to|have to|needs to be|for context|fyi|btw"
+    r"|keep (?:it|them|the answers?))\b)"
     r"|必须|不要|别用|不能|不可以|只能|只有|一定要|务必|最多|至少|不超过|预算|截止|偏好|喜欢|希望|最好|我是|我在|我们在|我用|我们用"
     r"|我的|我们的|顺便说|另外"
 )
@@ -44,7 +45,15 @@ FLUFF = re.compile(
     r"|as an ai|here(?:'s| is| are)|let me know|feel free|hope this helps|i hope|happy to help|no problem|good luck)\b"
     r"|^(?:好的|当然|没问题|谢谢|不客气|希望这|如果您还有|请告诉我)"
 )
-QUESTION_END = re.compile(r"[?？]\s*$")
+QUESTION_END = re.compile(r"[?？]\s*$|^(?i:can you|could you|how (?:do|can|would|should)|what|why|is there|are there)\b|吗[？?]?$")
+# a request for a task ("Write a...", "Calculate..."): what the user asked then, not a standing constraint
+REQUEST = re.compile(
+    r"(?i)^(?:please\s+)?(?:add|create|write|generate|calculate|explain|give|tell|find|provide|rewrite|describe|compose"
+    r"|translate|summari[sz]e|convert|identify|list|suggest|design|imagine|make|construct|develop|analy[sz]e|compare"
+    r"|classify|edit|name|can you|could you|would you|i need (?:to|you|a|an|some|help)|i want you|help me)\b"
+    r"|^(?:请|帮我|你能|能否|可以帮|我需要)"
+)
+FIRST_PERSON = re.compile(r"(?i)^(?:also,? |and |btw,? |oh,? |ok,? |for context,? |one (?:catch|thing)[:,]? )?(?:i|i'm|i've|my|our|we|we're|we've)\b|^(?:我|我们)")
 DIGIT = re.compile(r"\d")
 IDENTIFIER = re.compile(r"`[^`\n]{2,60}`|\b[A-Za-z]+_[A-Za-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt)\b")
 PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?:[ &][A-Z][a-z]+)*")

@@ -1,0 +1,139 @@
+"""Serve chatgpt.com, claude.ai and gemini.google.com offline from tests/fixtures, at their real URLs.
+
+Saved pages are served with their <script> elements removed: the sites' bundles cannot load offline, and
+what the extension reads is the rendered DOM the page was saved with. API routes answer with fixture JSON
+(or with an error status to force the DOM fallback). Every request that no route claims is aborted, so a
+test can never reach the network.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+ACCESS_TOKEN = "fake-access-token-for-tests"
+CLAUDE_ORG = "0b5bd5a7-3a5e-4c3b-8a51-6f0a0cf0e0aa"
+CLAUDE_ROOT = "00000000-0000-4000-8000-000000000000"
+
+SCRIPT = re.compile(r"<script\b[^>]*>.*?</script\s*>", re.S | re.I)
+
+
+def strip_scripts(html: str) -> str:
+    return SCRIPT.sub("", html)
+
+
+def shell(body: str, title: str, head: str = "") -> str:
+    """A minimal page around a saved DOM fragment: a header for the site's actions and a scroll root."""
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>" + title + "</title>" + head + "</head><body>"
+        "<header id='page-header'><div id='conversation-header-actions'><button data-testid='share-chat-button'>Share</button></div>"
+        "</header><main><div data-scroll-root style='height:600px;overflow-y:auto'>" + body + "</div></main></body></html>"
+    )
+
+
+def chatgpt_api_fixture(name: str = "0119-Tide_anneal_crucible_explanation-6925e174-6714-832f-8946-84bdb22f6d2e.json") -> dict:
+    return json.loads((FIXTURES / "chatgpt_api" / "elinvoss" / name).read_text(encoding="utf-8"))
+
+
+def claude_api_from_export(conversation: dict, *, messages_key: str = "chat_messages") -> dict:
+    """Shape one conversation of a Claude export like the live chat_conversations?tree=True reply: each message
+    gets parent_message_uuid (a linear chain), and the conversation gets current_leaf_message_uuid."""
+    shaped = dict(conversation)
+    messages = []
+    parent = CLAUDE_ROOT
+    for index, message in enumerate(conversation[messages_key]):
+        item = dict(message)
+        item.setdefault("index", index)
+        item["parent_message_uuid"] = parent
+        messages.append(item)
+        parent = item["uuid"]
+    shaped["chat_messages"] = messages
+    shaped["current_leaf_message_uuid"] = parent
+    shaped.setdefault("model", "claude-sonnet-4")
+    shaped.setdefault("settings", {})
+    return shaped
+
+
+def claude_export_conversation(name: str = "echomine_claude_tool_messages.json", index: int = 0) -> dict:
+    data = json.loads((FIXTURES / "claude_export" / name).read_text(encoding="utf-8"))
+    return data[index] if isinstance(data, list) else data
+
+
+@dataclass
+class FakeSites:
+    """Route table for one browser context; tests adjust it before navigating."""
+
+    pages: dict[str, str] = field(default_factory=dict)  # full URL (no query) -> HTML
+    json_routes: dict[str, tuple[int, object]] = field(default_factory=dict)  # path prefix -> (status, body)
+    seen: list[dict] = field(default_factory=list)  # requests the fake sites answered (url, headers)
+
+    def install(self, ctx) -> None:
+        ctx.route("**/*", lambda route: route.abort())  # registered first, so it runs last: offline
+        for origin in ("https://chatgpt.com/**", "https://claude.ai/**", "https://gemini.google.com/**", "https://example.com/**"):
+            ctx.route(origin, self._handle)
+
+    def _handle(self, route) -> None:
+        request = route.request
+        url = request.url.split("#")[0]
+        path_and_query = re.sub(r"^https://[^/]+", "", url)
+        origin = url[: len(url) - len(path_and_query)]
+        self.seen.append({"url": url, "headers": dict(request.headers)})
+        for prefix, (status, body) in sorted(self.json_routes.items(), key=lambda item: -len(item[0])):
+            exact = prefix.endswith("$")  # "...$": this path only (any query), not everything under it
+            if (url.split("?")[0] == prefix[:-1]) if exact else (origin + path_and_query).startswith(prefix):
+                if callable(body):
+                    status, body = body(request)
+                route.fulfill(status=status, content_type="application/json", body=json.dumps(body))
+                return
+        page = self.pages.get(url.split("?")[0])
+        if page is not None and request.resource_type == "document":
+            route.fulfill(status=200, content_type="text/html; charset=utf-8", body=page)
+            return
+        route.abort()
+
+    # --- ChatGPT ---------------------------------------------------------------------------------
+    def chatgpt_conversation(self, conversation_id: str, html: str, api: dict | None, *, api_status: int = 200) -> str:
+        url = f"https://chatgpt.com/c/{conversation_id}"
+        self.pages[url] = html
+        expires = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 3600))
+        if api_status == 200:
+            self.json_routes["https://chatgpt.com/api/auth/session$"] = (200, {"accessToken": ACCESS_TOKEN, "expires": expires,
+                                                                             "user": {"id": "user-test"}})
+
+            def conversation(request):
+                if request.headers.get("authorization") != f"Bearer {ACCESS_TOKEN}":
+                    return 401, {"detail": "unauthorized"}
+                return 200, api
+
+            self.json_routes[f"https://chatgpt.com/backend-api/conversation/{conversation_id}"] = (200, conversation)
+        else:
+            self.json_routes["https://chatgpt.com/api/auth/session"] = (api_status, {"error": "blocked"})
+            self.json_routes["https://chatgpt.com/backend-api/"] = (api_status, {"detail": "blocked"})
+        return url
+
+    # --- Claude ----------------------------------------------------------------------------------
+    def claude_conversation(self, html: str, api: dict | None, *, api_status: int = 200) -> str:
+        conversation_id = (api or {}).get("uuid") or str(uuid.uuid4())
+        url = f"https://claude.ai/chat/{conversation_id}"
+        self.pages[url] = html
+        if api_status == 200:
+            self.json_routes["https://claude.ai/api/organizations$"] = (200, [
+                {"uuid": "api-only-org", "capabilities": ["api"]},
+                {"uuid": CLAUDE_ORG, "capabilities": ["chat", "claude_pro"]},
+            ])
+
+            def conversation(request):
+                wanted = ("tree=True", "rendering_mode=messages", "render_all_tools=true")
+                if not all(part in request.url for part in wanted):
+                    return 400, {"error": "missing query"}
+                return 200, api
+
+            self.json_routes[f"https://claude.ai/api/organizations/{CLAUDE_ORG}/chat_conversations/{conversation_id}"] = (200, conversation)
+        else:
+            self.json_routes["https://claude.ai/api/"] = (api_status, {"error": "blocked"})
+        return url

@@ -1,0 +1,74 @@
+"""The committed JSON Schema matches the models; documents validate; versions are checked."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mnemosyne import canonical
+from mnemosyne.errors import SchemaVersionError
+from mnemosyne.model import Conversation
+from mnemosyne.readers import ReadFailure, load_path, read_raw
+from mnemosyne.schema_gen import COMMITTED, committed_text, schema_text
+from mnemosyne.writers import portable
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CONVERSATION_FIXTURES = sorted(
+    p for folder in ("chatgpt_api", "chatgpt_export", "chatgpt_synthetic", "claude_export")
+    for p in (FIXTURES / folder).rglob("*.json")
+)
+
+
+def test_committed_schema_is_the_generated_one():
+    assert committed_text() == schema_text(), (
+        f"{COMMITTED} is stale: regenerate with `mnemo schema > host/mnemosyne/schema/conversation.v1.json`")
+
+
+def test_schema_describes_the_format():
+    schema = json.loads(committed_text())
+    assert schema["title"] == "Conversation" and schema["additionalProperties"] is False
+    assert {"id", "source", "provenance"} <= set(schema["required"])
+    assert schema["properties"]["format"]["const"] == "mnemosyne.conversation"
+    part_types = {d["properties"]["type"]["const"] for name, d in schema["$defs"].items() if name.endswith("Part")}
+    assert part_types == {"text", "code", "code_output", "attachment", "tool_call", "tool_result", "reasoning",
+                          "citation", "artifact", "system_error", "unknown"}
+
+
+def test_mnemo_schema_prints_it():
+    done = subprocess.run([sys.executable, "-m", "mnemosyne.cli.main", "schema"], capture_output=True, check=True)
+    assert done.stdout.decode("utf-8") == committed_text()
+
+
+def test_unsupported_major_version_names_both_versions():
+    doc = json.loads(portable.write(_a_conversation()))
+    doc["schema_version"] = "2.0"
+    with pytest.raises(SchemaVersionError) as caught:
+        canonical.loads(json.dumps(doc))
+    assert "2.0" in caught.value.message and "1.x" in caught.value.message and "1.0" in caught.value.message
+    doc["schema_version"] = "1.7"  # a newer minor version of the same major still reads
+    assert canonical.loads(json.dumps(doc)).schema_version == "1.7"
+
+
+def _a_conversation() -> Conversation:
+    [conv] = [c for raw in load_path(FIXTURES / "chatgpt_export" / "echomine_001_simple_text.json") for c in read_raw(raw)]
+    return conv
+
+
+def test_every_fixture_writes_a_valid_document_that_reads_back_identically():
+    assert len(CONVERSATION_FIXTURES) >= 25
+    count = 0
+    for path in CONVERSATION_FIXTURES:
+        for raw in load_path(path):
+            for conv in read_raw(raw):
+                if isinstance(conv, ReadFailure):
+                    continue
+                out = portable.write(conv)
+                again = Conversation.model_validate_json(out)
+                assert again == conv, path
+                assert portable.write(again) == out, path  # byte-identical round trip
+                count += 1
+    assert count >= 110  # 85 in the redacted Claude export alone
