@@ -34,7 +34,7 @@ def env(tmp_path):
     return host_env(tmp_path / "home")
 
 
-def test_a_conversation_over_1_mib_comes_through_in_pages_exactly(env):
+def test_a_conversation_over_1_mib_comes_through_in_pages_exactly(env, monkeypatch):
     payload = big_chatgpt_payload()
     assert len(json.dumps(payload, ensure_ascii=False).encode()) > 1024 * 1024
     host = HostProcess(env)
@@ -47,7 +47,8 @@ def test_a_conversation_over_1_mib_comes_through_in_pages_exactly(env):
         host.kill()
     assert pages >= 2 and md_pages >= 2
     # the reassembled text is exactly what the writers produce from the archived conversation
-    os.environ.update({k: env[k] for k in ("MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE")})
+    for k in ("MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE"):
+        monkeypatch.setenv(k, env[k])
     from mnemosyne.archive import open_archive
     from mnemosyne.writers import writer
 

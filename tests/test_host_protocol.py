@@ -174,3 +174,26 @@ def test_stray_prints_never_reach_the_frame_stream(tmp_path):
         out = out[4 + length:]
     assert [r["id"] for r in replies] == [1, 2]
     assert b"stray print" in done.stderr
+
+
+def test_token_counts_are_stored_after_the_save_reply(tmp_path, fixtures, monkeypatch):
+    """save replies before the tokenizer loads; the counts land in the archive right after."""
+    env = host_env(tmp_path / "home")
+    proc = HostProcess(env)
+    saved = proc.data("save", payload=load(fixtures, CHATGPT), kind="chatgpt_api")
+    code, _, err = proc.close()
+    assert code == 0, err
+    for k in ("MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE"):
+        monkeypatch.setenv(k, env[k])
+    from mnemosyne.archive import open_archive
+    from mnemosyne.tokens import count
+
+    with open_archive() as arc:
+        conv = arc.get(saved["conversation_id"])
+        counts = arc.token_counts(conv.id, "o200k_base")
+    assert set(counts) == {m.id for m in conv.messages}
+    assert sum(counts.values()) > 100 and all(n >= 0 for n in counts.values())
+    from mnemosyne.context import count_messages
+
+    assert counts == count_messages(conv, "o200k_base")
+    assert count("hello world", "o200k_base") == 2

@@ -173,3 +173,22 @@ def test_cli_from_wrong_format_is_a_clean_error(capsys: pytest.CaptureFixture[st
     assert main(["convert", str(path), "--from", "librechat", "--to", "portable"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "librechat" in err
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+def test_our_api_writers_output_reads_back(fmt: str) -> None:
+    """mnemo's own --to openai/anthropic bodies are inputs these readers take back."""
+    from mnemosyne.model import ToolCallPart, ToolResultPart
+    from mnemosyne.tree import active_path
+    from mnemosyne.writers import writer
+
+    path = FIXTURES / "interop_anthropic_messages" / "claudenexus_07-duplicated-tools.json"
+    conv = read_all(load_path(path)[0])[1]
+    raw = parse_json_bytes("written.json", writer(fmt).write(conv).encode())
+    assert detect(raw).NAME == fmt
+    [back] = read_all(raw)
+    assert [m.role for m in active_path(back)] == [m.role for m in active_path(conv)]
+    calls = [p for m in back.messages for p in m.parts if isinstance(p, ToolCallPart)]
+    results = [p for m in back.messages for p in m.parts if isinstance(p, ToolResultPart)]
+    assert [c.name for c in calls] == ["Read", "Read"] and results[-1].output == "File does not exist."
+    assert back.instructions[0].text == conv.instructions[0].text

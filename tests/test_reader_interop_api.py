@@ -11,7 +11,7 @@ from interop_cassettes import cassette_inputs
 from mnemosyne.model import (
     AttachmentPart, Conversation, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart,
 )
-from mnemosyne.readers import detect, load_path, read_raw
+from mnemosyne.readers import load_path, read_raw
 from mnemosyne.readers.base import ReadFailure
 from mnemosyne.readers.loading import parse_json_bytes
 from mnemosyne.tree import active_path
@@ -220,3 +220,18 @@ def test_bare_anthropic_message_list_is_not_taken_for_openai() -> None:
     assert conv.source.site == "anthropic"
     assert [m.role for m in conv.messages] == ["user", "assistant", "tool"]
     assert conv.messages[2].parts[0].name == "weather" and conv.messages[2].parts[0].output == "cold"
+
+
+def test_batch_jsonl_each_line_a_conversation() -> None:
+    lines = [
+        {"custom_id": "req-1", "method": "POST", "url": "/v1/chat/completions",
+         "body": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "one"}]}},
+        {"custom_id": "req-2", "method": "POST", "url": "/v1/chat/completions", "body": {"model": "gpt-4o-mini"}},
+        {"messages": [{"role": "user", "content": "three"}, {"role": "assistant", "content": "3"}]},
+    ]
+    raw = parse_json_bytes("batch.jsonl", "\n".join(json.dumps(x) for x in lines).encode())
+    assert raw.jsonl
+    first, broken, third = list(read_raw(raw))
+    assert first.source.conversation_id == "req-1" and first.messages[0].parts[0].text == "one"
+    assert isinstance(broken, ReadFailure) and broken.label == "batch.jsonl[1]"
+    assert [m.role for m in third.messages] == ["user", "assistant"] and third.source.site == "openai"

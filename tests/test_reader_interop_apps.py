@@ -11,10 +11,9 @@ from mnemosyne.model import (
     CodePart, Conversation, ReasoningPart, SystemErrorPart, TextPart, ToolCallPart, ToolResultPart,
 )
 from mnemosyne.readers import detect, load_path, read_raw
-from mnemosyne.readers.base import ReadFailure
+from mnemosyne.readers.base import ReadFailure, Warnings
 from mnemosyne.readers.loading import parse_json_bytes
 from mnemosyne.readers.openwebui import content_to_parts
-from mnemosyne.readers.base import Warnings
 from mnemosyne.tree import active_path, branch_points, leaves
 
 FIXTURES = Path(__file__).parent / "fixtures"

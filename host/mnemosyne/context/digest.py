@@ -35,19 +35,23 @@ class Candidate:
     names: tuple[str, ...] = ()  # identifiers a code block defines
 
 
-def _code_candidate(block: str, pos: int, stats: S.TermStats) -> tuple[str, tuple[str, ...], int]:
-    """(text to carry, defined names, how many of them later turns use)."""
+FAR = 8  # turns: a reference from this far on is the conversation coming back to it, not the same exchange
+
+
+def _code_candidate(block: str, pos: int, stats: S.TermStats) -> tuple[str, tuple[str, ...], int, int]:
+    """(text to carry, defined names, how many later turns use, how many turns far later use)."""
     names: list[str] = []
     for m in S.DEFINITION.finditer(block):
         name = next(g for g in m.groups() if g)
         if name not in names:
             names.append(name)
     used = sum(1 for n in names if stats.last.get(n.lower(), -1) > pos)
+    far = sum(1 for n in names if stats.last.get(n.lower(), -1) >= pos + FAR)
     if len(block) <= MAX_CODE_CHARS:
-        return block, tuple(names), used
+        return block, tuple(names), used, far
     lines = block.split("\n")
     keep = [lines[0]] + [ln for ln in lines[1:-1] if any(n in ln for n in names)][:40] + ["    ...", lines[-1]]
-    return "\n".join(keep), tuple(names), used
+    return "\n".join(keep), tuple(names), used, far
 
 
 def _sentence_score(text: str, role: str, pos: int, n_turns: int, found: set[str], stats: S.TermStats,
@@ -117,8 +121,8 @@ def candidates(turns: list[Turn], focus_text: str) -> list[Candidate]:
         first_sentences = 2 if i == first_user else 0
         for kind, body in pieces[i]:
             if kind == "code":
-                text, names, used = _code_candidate(body, i, stats)
-                score = 0.5 + (3.0 + 0.5 * min(used, 4) if used else 0.0) - (1.0 if turn.role == "tool" else 0.0)
+                text, names, used, far = _code_candidate(body, i, stats)
+                score = 0.5 + (2.5 if used else 0.0) + (2.0 if far else 0.0) - (1.0 if turn.role == "tool" else 0.0)
                 out.append(Candidate(i, seq, turn.id, turn.role, "code", text, None, score, names))
                 seq += 1
                 continue

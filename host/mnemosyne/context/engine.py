@@ -23,7 +23,7 @@ from .turns import Turn, instruction_texts, parse_include, path_turns
 SITE_NAMES = {"chatgpt": "ChatGPT", "claude": "Claude", "openai": "the OpenAI API", "anthropic": "the Anthropic API",
               "sharegpt": "a ShareGPT file", "openwebui": "Open WebUI", "librechat": "LibreChat",
               "sillytavern": "SillyTavern", "ollama": "Ollama", "other": "another tool"}
-RECENT_SHARE = {"text": 0.5, "openai": 0.55, "anthropic": 0.55, "agents_md": 0.3}
+RECENT_SHARE = {"text": 0.35, "openai": 0.4, "anthropic": 0.4, "agents_md": 0.25}
 SLACK = 0.02  # planning sums per-piece counts; joins can tokenize a little differently
 MIN_BUDGET = 64
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 GOAL = re.compile(
     r"(?i:\b(?:my goal|our goal|the goal|the aim|the point is|what i(?:'m| am) after|i(?:'m| am) (?:trying|building|working on|making|writing|planning)"
-    r"|i want to build|i want to make|we(?:'re| are) building|the project is)\b)"
+    r"|i want to build|i want to make|we(?:'re| are) building)\b)"
     r"|我的目标|目标是|我想做|我在做|我们在做|我正在|打算做"
 )
 CONSTRAINT = re.compile(
@@ -24,9 +24,10 @@ CONSTRAINT = re.compile(
     r"|prefer|i'd rather|i would rather|rather than|instead of|avoid|stuck (?:on|with)|required|requirement|limit(?:ed)?"
     r"|budget|deadline|due (?:on|by)|allergic|i'm (?:a|an|on|in|using|stuck|based|not)|i am (?:a|an|on|in|using|based|not)"
     r"|i work|i live|i run|i use|we use|we run|we have|i have|i only|we only|only have|our \w+ (?:is|are|has|runs)"
-    r"|my \w+ (?:is|are|has|runs|wants|needs)|our \w+ (?:wants|needs)|has to|have to|needs to be|for context|fyi|btw"
+    r"|my \w+ (?:is|are|has|runs|wants|needs)|our \w+ (?:wants|needs)|has to|have to|needs to be|wants|requires|expects|insists|for context|fyi|btw"
     r"|keep (?:it|them|the answers?))\b)"
-    r"|必须|不要|别用|不能|不可以|只能|只有|一定要|务必|最多|至少|不超过|预算|截止|偏好|喜欢|希望|最好|我是|我在|我们在|我用|我们用"
+    r"|必须|不要|别用|别给|别推荐|别再|不想|不希望|不打算|不能|不可以|只能|只有|一定要|务必|尽量|最多|至少|不超过|预算|截止|偏好|喜欢"
+    r"|希望|最好|我是|我在|我们在|我用|我们用"
     r"|我的|我们的|顺便说|另外"
 )
 DECISION = re.compile(
@@ -48,7 +49,7 @@ FLUFF = re.compile(
 QUESTION_END = re.compile(r"[?？]\s*$|^(?i:can you|could you|how (?:do|can|would|should)|what|why|is there|are there)\b|吗[？?]?$")
 # a request for a task ("Write a...", "Calculate..."): what the user asked then, not a standing constraint
 REQUEST = re.compile(
-    r"(?i)^(?:please\s+)?(?:add|create|write|generate|calculate|explain|give|tell|find|provide|rewrite|describe|compose"
+    r"(?i)^(?:(?:hi|hello|hey)\b[,!.]?\s*)?(?:now,?\s+)?(?:please\s+)?(?:add|create|write|generate|calculate|explain|give|tell|find|provide|rewrite|describe|compose"
     r"|translate|summari[sz]e|convert|identify|list|suggest|design|imagine|make|construct|develop|analy[sz]e|compare"
     r"|classify|edit|name|can you|could you|would you|i need (?:to|you|a|an|some|help)|i want you|help me)\b"
     r"|^(?:请|帮我|你能|能否|可以帮|我需要)"

@@ -82,7 +82,7 @@ def detect(raw: RawInput) -> bool:
     data = raw.data
     if _is_body(data) or _is_item_list(data):
         return True
-    return isinstance(data, list) and bool(data) and all(_is_body(d) for d in data)
+    return isinstance(data, list) and bool(data) and _is_body(data[0])  # JSON Lines of bodies; bad lines fail alone
 
 
 # ---------------------------------------------------------------- reading
@@ -229,5 +229,10 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     if _is_body(data) or _is_item_list(data):
         yield _convert(data, raw.raw, ctx)
         return
-    items = data if isinstance(data, list) else [data]
-    yield from each_item(raw.name, items, lambda item, _i: _convert(item, dump_raw(item), ctx), NAME)
+
+    def convert(item: Any, _i: int) -> Conversation:
+        if not _is_body(item):
+            raise ValueError("not a request or response body")
+        return _convert(item, dump_raw(item), ctx)
+
+    yield from each_item(raw.name, data, convert, NAME)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Conversation
-from .chat_segments import MISSING_RESULT, Call, PendingCalls, Result, Text, arguments_object, dumps, instructions_text, segments
+from .chat_segments import MISSING_RESULT, Call, PendingCalls, Result, arguments_object, dumps, instructions_text, segments
 
 NAME = "anthropic"
 EXTENSION = ".json"

@@ -1,0 +1,133 @@
+"""Export from served chatgpt.com / claude.ai pages into the real archive, through the real host.
+
+API path first (the site's JSON), DOM fallback when the API routes fail, and the "host not installed" message.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ext_fakesite import FIXTURES, chatgpt_api_fixture, claude_api_from_export, claude_export_conversation, shell, strip_scripts
+
+pytestmark = pytest.mark.browser
+
+TOAST_DONE = "[data-mnemosyne='toast'][data-state='success'], [data-mnemosyne='toast'][data-state='error']"
+
+
+def chatgpt_page() -> str:
+    return strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+
+
+def claude_page() -> str:
+    body = strip_scripts((FIXTURES / "dom_claude" / "ys_edges_claude_001.html").read_text(encoding="utf-8"))
+    return shell(body, "Research question - Claude")
+
+
+def export(page) -> dict:
+    page.locator("[data-mnemosyne='export']").click(timeout=15_000)
+    toast = page.locator(TOAST_DONE)
+    toast.wait_for(timeout=30_000)
+    return {"state": toast.get_attribute("data-state"), "text": toast.inner_text(),
+            "id": toast.get_attribute("data-conversation-id"), "path": toast.get_attribute("data-path")}
+
+
+def archived(mnemo_cli) -> list[dict]:
+    return json.loads(mnemo_cli("list", "--json").stdout)
+
+
+def portable(mnemo_cli, conversation_id: str) -> dict:
+    return json.loads(mnemo_cli("show", conversation_id, "--json").stdout)
+
+
+def test_chatgpt_export_through_api_saves_to_archive(browser, sites, mnemo_cli, screenshot):
+    api = chatgpt_api_fixture()
+    url = sites.chatgpt_conversation(api["conversation_id"], chatgpt_page(), api)
+    page = browser.new_page()
+    page.goto(url)
+    button = page.locator("[data-mnemosyne='export']")
+    button.wait_for(timeout=15_000)
+    # placed in the site's header actions, not floating
+    assert page.locator("[data-testid='thread-header-right-actions'] mnemosyne-ui[data-mnemosyne-host='bar']").count() == 1
+    screenshot(page.locator("header").first, "chatgpt-export-button")
+    result = export(page)
+    assert result["state"] == "success", result["text"]
+    assert result["path"] == "api"
+    assert "Tide anneal crucible explanation" in result["text"]
+    items = archived(mnemo_cli)
+    assert [item["title"] for item in items] == ["Tide anneal crucible explanation"]
+    assert items[0]["site"] == "chatgpt" and items[0]["source_id"] == api["conversation_id"]
+    conversation = portable(mnemo_cli, items[0]["id"])
+    assert conversation["provenance"]["method"] == "site_api"
+    assert {m["role"] for m in conversation["messages"]} >= {"user", "assistant"}
+    # the token went to chatgpt.com only, as a bearer header on the conversation request
+    conv_requests = [r for r in sites.seen if "/backend-api/conversation/" in r["url"]]
+    assert conv_requests and all(r["headers"].get("authorization", "").startswith("Bearer ") for r in conv_requests)
+    assert all(r["url"].startswith("https://chatgpt.com/") for r in sites.seen if "authorization" in r["headers"])
+    # saving again is idempotent
+    again = export(page)
+    assert again["id"] == result["id"]
+    assert len(archived(mnemo_cli)) == 1
+
+
+def test_claude_export_through_api_uses_chat_org(browser, sites, mnemo_cli):
+    api = claude_api_from_export(claude_export_conversation())
+    url = sites.claude_conversation(claude_page(), api)
+    page = browser.new_page()
+    page.goto(url)
+    result = export(page)
+    assert result["state"] == "success", result["text"]
+    assert result["path"] == "api"
+    items = archived(mnemo_cli)
+    assert items[0]["title"] == "Code Execution with Tools" and items[0]["site"] == "claude"
+    conversation = portable(mnemo_cli, items[0]["id"])
+    tool_calls = [p for m in conversation["messages"] for p in m["parts"] if p["type"] == "tool_call"]
+    assert len(tool_calls) == 2
+    asked = [r["url"] for r in sites.seen if "/chat_conversations/" in r["url"]]
+    assert asked and "api-only-org" not in asked[0]  # the org that can chat is tried first
+
+
+def test_chatgpt_dom_fallback_when_api_forbidden(browser, sites, mnemo_cli):
+    url = sites.chatgpt_conversation("68b0f1c2-aaaa-bbbb-cccc-0123456789ab", chatgpt_page(), None, api_status=403)
+    page = browser.new_page()
+    page.goto(url)
+    result = export(page)
+    assert result["state"] == "success", result["text"]
+    assert result["path"] == "dom"
+    conversation = portable(mnemo_cli, archived(mnemo_cli)[0]["id"])
+    assert conversation["provenance"]["method"] == "page_dom"
+    assert conversation["provenance"]["partial"] is False  # turns 1..4 all seen
+    roles = [m["role"] for m in conversation["messages"]]
+    assert roles == ["user", "assistant", "user", "assistant"]
+    models = {m.get("model") for m in conversation["messages"] if m["role"] == "assistant"}
+    assert models - {None}, "the model slug of the assistant turns is kept"
+
+
+def test_claude_dom_fallback_keeps_code_language(browser, sites, mnemo_cli):
+    body = strip_scripts((FIXTURES / "dom_claude" / "ys_claude.html").read_text(encoding="utf-8"))
+    url = sites.claude_conversation(shell(body, "DOM question - Claude"), None, api_status=500)
+    page = browser.new_page()
+    page.goto(url)
+    result = export(page)
+    assert result["state"] == "success", result["text"]
+    assert result["path"] == "dom"
+    conversation = portable(mnemo_cli, archived(mnemo_cli)[0]["id"])
+    assert [m["role"] for m in conversation["messages"]] == ["user", "assistant"]
+    code = [p for m in conversation["messages"] for p in m["parts"] if p["type"] == "code"]
+    texts = "\n".join(p.get("text", "") for m in conversation["messages"] for p in m["parts"])
+    assert any(p.get("language") == "javascript" for p in code) or "```javascript" in texts
+    assert "querySelectorAll" in texts + "".join(p["code"] for p in code)
+    # no data-index rows in this page and no scrolling needed: the sweep saw the whole thread
+    assert conversation["provenance"]["partial"] is False
+
+
+def test_missing_host_says_how_to_install(browser_without_host, sites):
+    api = chatgpt_api_fixture()
+    url = sites.chatgpt_conversation(api["conversation_id"], chatgpt_page(), api)
+    page = browser_without_host.new_page()
+    page.goto(url)
+    result = export(page)
+    assert result["state"] == "error"
+    assert "mnemo install" in result["text"]
+    assert "not installed" in result["text"]
