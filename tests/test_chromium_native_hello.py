@@ -58,7 +58,7 @@ def wait_for(page, expression: str, timeout: float = 30.0):
     raise TimeoutError(expression)
 
 
-def test_installed_host_answers_hello_in_real_chromium(tmp_path):
+def test_installed_host_answers_hello_in_real_chromium(tmp_path, monkeypatch):
     from playwright.sync_api import sync_playwright
 
     env = dict(os.environ, MNEMOSYNE_HOME=str(tmp_path / "data"), MNEMOSYNE_KEY_FILE=str(tmp_path / "data" / "key"),
@@ -70,7 +70,8 @@ def test_installed_host_answers_hello_in_real_chromium(tmp_path):
     assert manifest["allowed_origins"] == [f"chrome-extension://{CHROMIUM_EXTENSION_ID}/"]
 
     ext = make_extension(tmp_path / "ext")
-    os.environ.update({k: env[k] for k in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME")})
+    for k in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE"):
+        monkeypatch.setenv(k, env[k])  # Chromium starts the host with its own environment
     with sync_playwright() as p:
         ctx = p.chromium.launch_persistent_context(
             str(profile), executable_path=CHROMIUM, headless=True,

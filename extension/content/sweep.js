@@ -34,6 +34,7 @@
     let unkeyed = false;
     let unkeyedCount = 0;
     const positions = new WeakMap();
+    const unkeyedElements = [];
 
     function collect() {
       placeholdersLeft = 0;
@@ -49,7 +50,10 @@
         if (!key) {
           // no stable key: remember the element itself; after scrolling this cannot prove dedup
           unkeyed = true;
-          if (!positions.has(element)) positions.set(element, `pos-${unkeyedCount++}`);
+          if (!positions.has(element)) {
+            positions.set(element, `pos-${unkeyedCount++}`);
+            unkeyedElements.push(element);
+          }
           key = positions.get(element);
         }
         const markdown = bodies.map((body) => M.toMarkdown(body)).filter(Boolean).join("\n\n");
@@ -96,12 +100,15 @@
     if (numbered && turns.length) {
       gapless = turns[0].index <= site.firstIndex && turns.every((turn, i) => i === 0 || turn.index === turns[i - 1].index + 1);
     }
-    const complete = turns.length > 0 && coveredAll && placeholdersLeft === 0 && gapless && !(unkeyed && scrollable);
+    // Unkeyed turns are deduplicated by element identity: that holds only if the page never
+    // recycled an element while we scrolled (a virtualised list would have dropped some).
+    const recycled = unkeyedElements.some((element) => !element.isConnected);
+    const complete = turns.length > 0 && coveredAll && placeholdersLeft === 0 && gapless && !(unkeyed && scrollable && recycled);
     return {
       complete,
       turns: turns.map((turn, order) => ({ key: turn.key, order, role: turn.role, model: turn.model,
         markdown: turn.markdown, attachments: turn.attachments })),
-      diagnostics: { coveredAll, placeholdersLeft, gapless, numbered, unkeyed, scrollable },
+      diagnostics: { coveredAll, placeholdersLeft, gapless, numbered, unkeyed, scrollable, recycled },
     };
   };
 })();

@@ -44,6 +44,8 @@ def claude_api_from_export(conversation: dict, *, messages_key: str = "chat_mess
     """Shape one conversation of a Claude export like the live chat_conversations?tree=True reply: each message
     gets parent_message_uuid (a linear chain), and the conversation gets current_leaf_message_uuid."""
     shaped = dict(conversation)
+    # claude.ai ids are UUIDs (export fixtures sometimes use readable ids): derive a stable one
+    shaped["uuid"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"claude-test/{conversation['uuid']}"))
     messages = []
     parent = CLAUDE_ROOT
     for index, message in enumerate(conversation[messages_key]):

@@ -131,3 +131,20 @@ def test_missing_host_says_how_to_install(browser_without_host, sites):
     assert result["state"] == "error"
     assert "mnemo install" in result["text"]
     assert "not installed" in result["text"]
+
+
+def test_dom_fallback_marks_a_thread_with_missing_turns_partial(browser, sites, mnemo_cli):
+    # a saved fragment holding only conversation-turn-9 and -10: turns 1..8 were never seen
+    body = strip_scripts((FIXTURES / "dom_chatgpt" / "ys_chatgpt.html").read_text(encoding="utf-8"))
+    url = sites.chatgpt_conversation("68b0f1c2-dddd-eeee-ffff-0123456789ab", shell(body, "Fragment - ChatGPT"), None, api_status=500)
+    page = browser.new_page()
+    page.goto(url)
+    result = export(page)
+    assert result["state"] == "success", result["text"]
+    assert "missing" in result["text"]  # the toast says the capture is partial
+    conversation = portable(mnemo_cli, archived(mnemo_cli)[0]["id"])
+    assert conversation["provenance"]["partial"] is True
+    code = [p for m in conversation["messages"] for p in m["parts"] if p["type"] == "code"]
+    texts = "".join(p.get("text", "") for m in conversation["messages"] for p in m["parts"]) + "".join(p["code"] for p in code)
+    assert any(p.get("language") == "html" for p in code) or "```html" in texts
+    assert "나의 말" not in texts  # screen-reader labels are not content

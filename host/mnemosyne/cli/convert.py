@@ -72,7 +72,8 @@ def _write_folder(out: ModuleType, conversations: list[Conversation], folder: Pa
     for conv in conversations:
         name = unique_name(conversation_filename(conv.title, conv.id, out.EXTENSION), used)
         path_inside(folder, name).write_bytes(_encode(_render(out, conv, args)))
-    print(f"{PROG}: wrote {len(conversations)} files to {folder}", file=sys.stderr)
+    count = len(conversations)
+    print(f"{PROG}: wrote {count} file{'s' if count != 1 else ''} to {folder}", file=sys.stderr)
 
 
 def _write(out: ModuleType, conversations: list[Conversation], args: argparse.Namespace) -> None:

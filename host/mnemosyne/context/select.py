@@ -15,6 +15,7 @@ TURN_OVERHEAD = 8  # role label, blank lines, per-message framing of the API sha
 LINE_OVERHEAD = 4  # bullet / role tag / newline of a digest or compressed line
 GROUP_OVERHEAD = 6  # the [role #n] line that opens a compressed turn
 MIN_SCORE = 1.0  # first pass: only candidates that carry a clear signal
+MIN_ANSWER = 120  # tokens: shorter than this, a cut answer says too little to keep
 MAX_SKIPS = 400  # stop looking once this many candidates in a row did not fit
 
 
@@ -130,6 +131,15 @@ def plan(turns: list[Turn], last_pos: int, instructions: list[tuple[str, str]], 
     cursor = 0
     for cursor, pos in enumerate(order):
         cost = _turn_cost(turns[pos], meter, counts)
+        if spent + cost > recent_room and pos > last_pos and recent_room - spent >= MIN_ANSWER:
+            # an answer to the last user message that is too long: its middle goes, not all of it
+            turn = turns[pos]
+            short = meter.truncate_middle(turn.text, recent_room - spent - TURN_OVERHEAD)
+            verbatim[pos] = Turn(turn.index, turn.id, turn.role, short)
+            truncated.append(turn.id)
+            spent += meter.count(short) + TURN_OVERHEAD
+            cursor += 1
+            break
         if spent + cost > recent_room:
             break
         verbatim[pos] = turns[pos]

@@ -27,6 +27,7 @@ _FOREIGN_KEYS = ("format", "mapping", "chat_messages", "history", "conversationI
 _CALL_ROLES = {"function_call", "tool_call", "tool_calls"}
 # placeholder in the text -> (item field listing the files, attachment kind)
 _MEDIA = {"<image>": ("images", "image"), "<video>": ("videos", "video"), "<audio>": ("audios", "audio")}
+_MEDIA_TYPES = {"image": "<image>", "video": "<video>", "audio": "<audio>"}  # typed parts that stand for a placeholder
 
 
 # ---------------------------------------------------------------- detection
@@ -145,8 +146,6 @@ def _typed_parts(content: list[Any], role_key: str, media: _Media, warnings: War
             parts.append(UnknownPart(source_type=str(kind), raw=raw_json(piece)))
     return parts
 
-
-_MEDIA_TYPES = {"image": "<image>", "video": "<video>", "audio": "<audio>"}
 
 
 def _convert(item: dict[str, Any], raw: bytes, ctx: ReadContext) -> Conversation:

@@ -1,0 +1,217 @@
+"""Shared pieces of the benchmarks: figures, statistics, the machine, the host process.
+
+Each bench script builds a list of Figure and calls emit(): it prints a table,
+and with `--json PATH` also writes the figures for run_all.py to collect.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+BENCH_DIR = Path(__file__).resolve().parent
+TESTS_DIR = BENCH_DIR.parent
+REPO = TESTS_DIR.parent
+ARTIFACTS = TESTS_DIR / "artifacts"
+sys.path.insert(0, str(TESTS_DIR))  # support.hostproc
+
+from support.hostproc import HostProcess, frame, host_env  # noqa: E402
+
+
+@dataclass
+class Figure:
+    name: str
+    value: float
+    unit: str  # "ms", "s", "MB", "conv/s"
+    target: float | None = None  # pass when value < target ("ms", "s", "MB") or > target ("conv/s")
+    floor: float | None = None  # the same quantity for the floor, same unit
+    floor_label: str = ""
+    note: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.unit.endswith("/s")
+
+    @property
+    def ratio(self) -> float | None:
+        """How many times the floor's cost (>= 1 means slower than the floor)."""
+        if not self.floor or not self.value:
+            return None
+        return self.floor / self.value if self.higher_is_better else self.value / self.floor
+
+    @property
+    def verdict(self) -> str:
+        if self.target is None:
+            return "-"
+        ok = self.value > self.target if self.higher_is_better else self.value < self.target
+        return "pass" if ok else "MISS"
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data.update(ratio=self.ratio, verdict=self.verdict)
+        return data
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
+def timed(fn: Callable[[], object]) -> float:
+    """Seconds one call takes."""
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+def fmt_value(value: float | None, unit: str) -> str:
+    if value is None:
+        return ""
+    if unit == "ms":
+        return f"{value:.2f} ms" if value < 10 else f"{value:.1f} ms"
+    if unit == "s":
+        return f"{value:.3f} s"
+    if unit == "MB":
+        return f"{value:.1f} MB"
+    return f"{value:,.1f} {unit}"
+
+
+def fmt_target(fig: Figure) -> str:
+    if fig.target is None:
+        return ""
+    return (">" if fig.higher_is_better else "<") + " " + fmt_value(fig.target, fig.unit)
+
+
+def table_rows(figures: list[Figure]) -> list[list[str]]:
+    rows = []
+    for f in figures:
+        ratio = f"{f.ratio:.1f}x" if f.ratio is not None else ""
+        floor = fmt_value(f.floor, f.unit) + (f" ({f.floor_label})" if f.floor_label and f.floor else "")
+        rows.append([f.name, fmt_value(f.value, f.unit), fmt_target(f), floor, ratio, f.verdict])
+    return rows
+
+
+HEADERS = ["figure", "measured", "target", "floor (same run)", "ratio", "result"]
+
+
+def text_table(figures: list[Figure]) -> str:
+    rows = [HEADERS] + table_rows(figures)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def markdown_table(figures: list[Figure]) -> str:
+    out = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in table_rows(figures)]
+    return "\n".join(out)
+
+
+def emit(figures: list[Figure], notes: list[str] | None = None) -> None:
+    """Print the table (and notes); with `--json PATH` on the command line also write them."""
+    print(text_table(figures))
+    for note in notes or []:
+        print(f"  note: {note}")
+    if "--json" in sys.argv:
+        path = Path(sys.argv[sys.argv.index("--json") + 1])
+        path.write_text(json.dumps({"figures": [f.as_dict() for f in figures], "notes": notes or []},
+                                   ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+# ---------------------------------------------------------------- the machine
+
+
+def machine() -> dict[str, str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram = ""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                ram = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": str(os.cpu_count()), "ram": ram, "python": platform.python_version(),
+            "os": f"{platform.system()} {platform.release()}"}
+
+
+# ---------------------------------------------------------------- processes
+
+
+def proc_status_kib(pid: int, key: str) -> int | None:
+    """A `VmHWM` / `VmRSS` line of /proc/<pid>/status, in KiB (None when unavailable)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def fresh_home(prefix: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=f"mnemo-bench-{prefix}-"))
+
+
+def use_home(home: Path) -> dict[str, str]:
+    """Point this process (and the hosts it starts) at `home`; returns the host environment."""
+    env = host_env(home)
+    os.environ["MNEMOSYNE_HOME"] = env["MNEMOSYNE_HOME"]
+    os.environ["MNEMOSYNE_KEY_FILE"] = env["MNEMOSYNE_KEY_FILE"]
+    return env
+
+
+class BenchHost(HostProcess):
+    """A host with timed calls on pre-encoded frames."""
+
+    def timed_call(self, request: dict, timeout: float = 120.0) -> tuple[float, dict]:
+        self._next_id += 1
+        data = frame({"id": self._next_id, **request})
+        started = time.perf_counter()
+        self.send_raw(data)
+        reply = self.recv(timeout)
+        elapsed = time.perf_counter() - started
+        if not reply.get("ok"):
+            raise RuntimeError(f"{request.get('action')} failed: {reply.get('error')}")
+        return elapsed, reply["data"]
+
+    def timed_paged(self, request: dict) -> tuple[float, str]:
+        """Seconds to fetch every page of a get/context, and the whole text."""
+        chunks, cursor, total = [], None, 0.0
+        while True:
+            elapsed, data = self.timed_call({**request, **({"cursor": cursor} if cursor else {})})
+            total += elapsed
+            chunks.append(data["chunk"])
+            cursor = data.get("next_cursor")
+            if not cursor:
+                return total, "".join(chunks)
+
+    def peak_mib(self) -> float | None:
+        kib = proc_status_kib(self.proc.pid, "VmHWM")
+        return kib / 1024 if kib is not None else None
+
+    def finish(self) -> float | None:
+        """Peak memory read just before the host exits, then a clean close."""
+        peak = self.peak_mib()
+        self.close()
+        return peak
