@@ -440,3 +440,10 @@ def test_failure_objects_are_read_failures():
     items = list(chatgpt.read(bad, ReadContext()))
     assert isinstance(items[0], Conversation) and not items[0].messages
     assert isinstance(items[1], ReadFailure) and "'broken'" in items[1].label
+
+
+def test_citation_markers_become_the_links_the_site_shows():
+    conv = one("chatgpt_api/elinvoss/0075-Wiring*")
+    text = texts(conv.messages)
+    assert "\ue200" not in text and "\ue201" not in text
+    assert "([Ford Explorer Forums](https://www.explorerforum.com/" in text

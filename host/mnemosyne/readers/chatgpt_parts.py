@@ -18,7 +18,7 @@ from ..model import (
 from .base import Warnings, raw_json, text_of
 from .chatgpt_refs import (
     ASSET_KINDS, CANVAS_COMMANDS, add_uploads, as_dict, as_list, as_str, attachment, canvas_part, deep_research,
-    json_or_text, parts_text, search_results, text_citations,
+    json_or_text, parts_text, resolve_markers, search_results, text_citations,
 )
 
 _DURATION = re.compile(r"(?:(\d+)\s*m(?:in(?:utes?)?)?\s*)?(\d+)\s*s(?:ec(?:onds?)?)?\b")
@@ -43,7 +43,7 @@ def _text(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
         return [CodePart(code=text, language="python")]
     if recipient and ctx.role == "assistant":  # the model addressed a tool (bio, web.run ...) in plain text
         return [ToolCallPart(name=recipient, arguments=json_or_text(text))]
-    return [TextPart(text=text, citations=text_citations(ctx.metadata))] if text else []
+    return [TextPart(text=resolve_markers(text, ctx.metadata), citations=text_citations(ctx.metadata))] if text else []
 
 
 def _multimodal(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:

@@ -1,0 +1,98 @@
+"""Continue in…: the menu, the preview (tokens, what was left out), and filling a served target composer
+without sending; copy targets put the context on the clipboard."""
+
+from __future__ import annotations
+
+import pytest
+
+from ext_fakesite import FIXTURES, chatgpt_api_fixture, claude_api_from_export, claude_export_conversation, shell, strip_scripts
+
+pytestmark = pytest.mark.browser
+
+CHATGPT_COMPOSER_PAGE = (
+    "<!doctype html><html><head><title>ChatGPT</title></head><body><main><form>"
+    "<div id='prompt-textarea' class='ProseMirror' contenteditable='true'><p><br></p></div>"
+    "<button data-testid='send-button' type='button'>Send</button></form></main></body></html>"
+)
+CLAUDE_COMPOSER_PAGE = (
+    "<!doctype html><html><head><title>Claude</title></head><body><main><fieldset>"
+    "<div class='ProseMirror' contenteditable='true' translate='no'><p><br></p></div>"
+    "<button aria-label='Send' type='button'>Send</button></fieldset></main></body></html>"
+)
+
+
+def open_chatgpt_conversation(browser, sites):
+    api = chatgpt_api_fixture()
+    html = strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+    page = browser.new_page()
+    page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
+    return page
+
+
+def choose(page, target: str):
+    page.locator("[data-mnemosyne='continue']").click(timeout=15_000)
+    menu = page.locator("[data-mnemosyne='continue-menu']")
+    menu.wait_for(timeout=10_000)
+    page.locator(f"[data-mnemosyne='continue-target'][data-target='{target}']").click()
+    preview = page.locator("[data-mnemosyne='preview']")
+    preview.wait_for(timeout=30_000)
+    return preview
+
+
+def test_continue_in_claude_fills_composer_without_sending(browser, sites, screenshot):
+    sites.pages["https://claude.ai/new"] = CLAUDE_COMPOSER_PAGE
+    page = open_chatgpt_conversation(browser, sites)
+    page.locator("[data-mnemosyne='continue']").click(timeout=15_000)
+    menu = page.locator("[data-mnemosyne='continue-menu']")
+    menu.wait_for()
+    labels = menu.locator("[data-mnemosyne='continue-target']").all_inner_texts()
+    assert labels[:3] == ["ChatGPT", "Claude", "Gemini"]
+    assert any("AGENTS.md" in label for label in labels) and any("Ollama" in label for label in labels)
+    screenshot(page, "continue-menu")
+    page.locator("[data-mnemosyne='continue-target'][data-target='claude']").click()
+    preview = page.locator("[data-mnemosyne='preview']")
+    preview.wait_for(timeout=30_000)
+    tokens = int(page.locator("[data-mnemosyne='preview-tokens']").get_attribute("data-tokens"))
+    assert 0 < tokens <= 32000
+    assert "Kept" in preview.inner_text() and "left out" in preview.inner_text()
+    screenshot(page, "continue-preview")
+    with browser.expect_page() as opened:
+        page.locator("[data-mnemosyne='preview-confirm']").click()
+    target = opened.value
+    composer = target.locator(".ProseMirror[data-mnemosyne-filled='true']")
+    composer.wait_for(timeout=20_000)
+    assert target.url == "https://claude.ai/new"
+    filled = composer.inner_text()
+    assert "Tide anneal crucible" in filled or "crucible" in filled.lower()
+    assert target.locator("[data-mnemosyne='toast'][data-state='success']").count() == 1
+    screenshot(target, "continue-filled-claude")
+
+
+def test_continue_in_chatgpt_from_claude(browser, sites):
+    sites.pages["https://chatgpt.com/"] = CHATGPT_COMPOSER_PAGE
+    api = claude_api_from_export(claude_export_conversation())
+    body = strip_scripts((FIXTURES / "dom_claude" / "ys_edges_claude_001.html").read_text(encoding="utf-8"))
+    page = browser.new_page()
+    page.goto(sites.claude_conversation(shell(body, "Research - Claude"), api))
+    preview = choose(page, "chatgpt")
+    assert "ChatGPT" in preview.inner_text()
+    with browser.expect_page() as opened:
+        page.locator("[data-mnemosyne='preview-confirm']").click()
+    target = opened.value
+    composer = target.locator("#prompt-textarea[data-mnemosyne-filled='true']")
+    composer.wait_for(timeout=20_000)
+    assert "fibonacci" in composer.inner_text().lower()
+    # filled, not sent: the composer still holds the text and nothing was submitted
+    assert target.url == "https://chatgpt.com/"
+
+
+def test_copy_for_coding_agent_puts_context_on_clipboard(browser, sites):
+    browser.grant_permissions(["clipboard-read", "clipboard-write"], origin="https://chatgpt.com")
+    page = open_chatgpt_conversation(browser, sites)
+    preview = choose(page, "agent")
+    assert "Copy" in page.locator("[data-mnemosyne='preview-confirm']").inner_text()
+    assert preview.get_attribute("data-target") == "agent"
+    page.locator("[data-mnemosyne='preview-confirm']").click()
+    page.locator("[data-mnemosyne='toast'][data-state='success']").wait_for(timeout=10_000)
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert len(copied) > 200 and "crucible" in copied.lower()
