@@ -73,7 +73,8 @@
       const context = await M.send("context", { conversation_id: saved.conversation_id, target: targetId,
         budget: settings.budget, redact: settings.redact });
       M.overlay().layer.querySelector(".toast")?.remove();
-      preview(context, label ?? targetId);
+      const entry = label ? null : (await targets()).find((candidate) => candidate.id === targetId);
+      preview(context, label ?? (entry ? M.t(entry.labelKey) : targetId));
     } catch (error) {
       M.toastError(error);
     }

@@ -13,28 +13,34 @@ from dataclasses import dataclass, field
 
 PLACEHOLDER = "[REDACTED:{}]"
 
+# ASCII word edges: Python's \b treats CJK characters as word characters, so "密钥sk-..." would slip through.
+_B = r"(?<![A-Za-z0-9_])"
+_E = r"(?![A-Za-z0-9_])"
+
 # (type, pattern); groups are named per alternative so the match tells which one hit.
 _PATTERNS: list[tuple[str, str]] = [
     ("private_key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-    ("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
-    ("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    ("slack_token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-    ("stripe_key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("anthropic_key", _B + r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("openai_key", _B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    ("github_token", _B + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
+    ("aws_access_key", _B + r"(?:AKIA|ASIA)[0-9A-Z]{16}" + _E),
+    ("google_api_key", _B + r"AIza[0-9A-Za-z_\-]{35}"),
+    ("slack_token", _B + r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
+    ("stripe_key", _B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("jwt", _B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     # scheme://user:password@host -> only the password is replaced
-    ("url_password", r"(?P<url_head>\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{1,128}:)(?P<url_pass>[^\s@/]{1,256})(?=@[^\s@]+)"),
+    ("url_password", r"(?P<url_head>(?<![A-Za-z0-9+.\-])[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{1,128}:)"
+                     r"(?P<url_pass>[^\s@/]{1,256})(?=@[^\s@]+)"),
     # password = "value", api_key: value ... -> only the value is replaced
     ("password_assignment",
-     r"(?P<assign_head>(?i:\b(?:password|passwd|pwd|passphrase|secret(?:_key)?|api[_\-]?key|apikey|access[_\-]?token"
-     r"|auth[_\-]?token|client[_\-]?secret|private[_\-]?key)\b[\"']?\s*[:=]\s*)[\"']?)"
+     r"(?P<assign_head>(?i:" + _B + r"(?:password|passwd|pwd|passphrase|secret(?:_key)?|api[_\-]?key|apikey"
+     r"|access[_\-]?token|auth[_\-]?token|client[_\-]?secret|private[_\-]?key)" + _E + r"[\"']?\s*[:=]\s*)[\"']?)"
      r"(?P<assign_value>(?!\[REDACTED)[^\s\"',;)}\]]{4,})"),
-    ("email", r"\b[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63})*\.[A-Za-z]{2,24}\b"),
+    ("email", r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63})*"
+              r"\.[A-Za-z]{2,24}" + _E),
     ("phone",
-     r"(?<![\w+])(?:\+\d{1,3}[ .\-]?(?:\(\d{1,4}\)[ .\-]?)?\d{1,4}(?:[ .\-]?\d{2,4}){2,4}"
-     r"|\(\d{3}\)[ .\-]?\d{3}[ .\-]\d{4}|\d{3}[.\-]\d{3}[.\-]\d{4}|1[3-9]\d{9})(?![\w])"),
+     r"(?<![A-Za-z0-9_+])(?:\+\d{1,3}[ .\-]?(?:\(\d{1,4}\)[ .\-]?)?\d{1,4}(?:[ .\-]?\d{2,4}){2,4}"
+     r"|\(\d{3}\)[ .\-]?\d{3}[ .\-]\d{4}|\d{3}[.\-]\d{3}[.\-]\d{4}|1[3-9]\d{9})(?![A-Za-z0-9_])"),
 ]
 
 REDACTION_TYPES: tuple[str, ...] = tuple(name for name, _ in _PATTERNS)

@@ -173,9 +173,19 @@ def fresh_home(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"mnemo-bench-{prefix}-"))
 
 
-def use_home(home: Path) -> dict[str, str]:
-    """Point this process (and the hosts it starts) at `home`; returns the host environment."""
+PYCACHE = ARTIFACTS / "pycache"
+
+
+def use_home(home: Path, bytecode: bool = True) -> dict[str, str]:
+    """Point this process (and the hosts it starts) at `home`; returns the host environment.
+
+    `bytecode`: let the host cache compiled modules, as an installed package does. This sandbox sets
+    PYTHONDONTWRITEBYTECODE=1, which makes every start recompile mnemosyne from source; the cache goes
+    to tests/artifacts/pycache so the source tree gets no __pycache__ folders."""
     env = host_env(home)
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
     os.environ["MNEMOSYNE_HOME"] = env["MNEMOSYNE_HOME"]
     os.environ["MNEMOSYNE_KEY_FILE"] = env["MNEMOSYNE_KEY_FILE"]
     return env

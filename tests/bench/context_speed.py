@@ -30,12 +30,12 @@ def megabyte_conversation() -> Conversation:
     en, _ = build("en", 10_000)
     zh, _ = build("zh", 10_000)
     messages = []
-    for m in en.messages[:-1] + zh.messages:  # English then Chinese, ending on the Chinese last question
+    for m in en.messages[:-1] * 2 + zh.messages:  # English then Chinese, ending on the Chinese last question
         messages.append(m.model_copy(update={"id": f"x{len(messages):05d}",
                                              "parent": f"x{len(messages) - 1:05d}" if messages else None}))
     conv = en.model_copy(update={"messages": messages, "active_leaf": messages[-1].id})
     size = sum(len(render_message(m).encode()) for m in conv.messages)
-    while size > TARGET_BYTES * 1.05 and len(messages) > 10:  # trim the English head to about 1 MB
+    while size > TARGET_BYTES and len(messages) > 10:  # trim the English head to about 1 MB
         size -= len(render_message(messages[0]).encode())
         messages = messages[1:]
         messages[0] = messages[0].model_copy(update={"parent": None})

@@ -75,7 +75,9 @@ class FakeSites:
     seen: list[dict] = field(default_factory=list)  # requests the fake sites answered (url, headers)
 
     def install(self, ctx) -> None:
-        ctx.route("**/*", lambda route: route.abort())  # registered first, so it runs last: offline
+        # registered first, so it runs last: every web request nobody serves fails (offline). Extension
+        # pages' own files (chrome-extension://) are not web requests and must load.
+        ctx.route(re.compile(r"^(https?|wss?)://"), lambda route: route.abort())
         for origin in ("https://chatgpt.com/**", "https://claude.ai/**", "https://gemini.google.com/**", "https://example.com/**"):
             ctx.route(origin, self._handle)
 

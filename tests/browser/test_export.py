@@ -148,3 +148,22 @@ def test_dom_fallback_marks_a_thread_with_missing_turns_partial(browser, sites, 
     texts = "".join(p.get("text", "") for m in conversation["messages"] for p in m["parts"]) + "".join(p["code"] for p in code)
     assert any(p.get("language") == "html" for p in code) or "```html" in texts
     assert "나의 말" not in texts  # screen-reader labels are not content
+
+
+def test_dom_fallback_markdown_keeps_math_tables_and_emphasis(browser, sites, mnemo_cli):
+    cases = FIXTURES / "dom_chatgpt" / "jsh9_test_cases"
+    body = "".join(strip_scripts((cases / name).read_text(encoding="utf-8")) for name in ("2023_08_new_format.html", "table_and_list.html"))
+    url = sites.chatgpt_conversation("68b0f1c2-1111-2222-3333-0123456789ab", shell(body, "Math and tables - ChatGPT"), None, api_status=403)
+    page = browser.new_page()
+    page.goto(url)
+    result = export(page)
+    assert result["state"] == "success", result["text"]
+    conversation = portable(mnemo_cli, archived(mnemo_cli)[0]["id"])
+    assert [m["role"] for m in conversation["messages"]] == ["user", "assistant"] * 5
+    text = "\n".join(p.get("text", "") for m in conversation["messages"] for p in m["parts"])
+    expected = (cases / "table_and_list.md").read_text(encoding="utf-8")
+    for line in ("| Keyword | Scope | Mutability | Hoisting |", "| `const` | Block-scoped | Immutable | Not hoisted |"):
+        assert line in expected and line in text
+    assert "$1234^{5678}$" in text and "$5678^{1234}$" in text  # KaTeX kept as its TeX annotation
+    assert "- **Scope**: Refers to the part of the program" in text
+    assert "katex" not in text.lower()

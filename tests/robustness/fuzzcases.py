@@ -124,12 +124,25 @@ def body_case(rng: random.Random) -> BodyCase:
 
 @dataclass
 class EndingCase:
-    """A byte stream after which the host must exit 0 or 1; `too_large` when FRAME_TOO_LARGE is due."""
+    """A byte stream after which the host must exit by itself (the kind names how it is broken)."""
 
     kind: str
     data: bytes
-    too_large: bool = False
-    valid_before: int = 0
+
+    def expected(self) -> tuple[int, bool, int]:
+        """(replies, last one is FRAME_TOO_LARGE, exit status), by reading the stream as PROTOCOL.md says."""
+        pos, replies = 0, 0
+        while True:
+            if pos == len(self.data):
+                return replies, False, 0
+            if len(self.data) - pos < 4:
+                return replies, False, 1
+            (length,) = HEADER.unpack_from(self.data, pos)
+            if length > MAX_IN:
+                return replies + 1, True, 1
+            if len(self.data) - pos - 4 < length:
+                return replies, False, 1
+            replies, pos = replies + 1, pos + 4 + length
 
 
 def ending_case(rng: random.Random) -> EndingCase:
@@ -140,12 +153,12 @@ def ending_case(rng: random.Random) -> EndingCase:
         length = rng.randrange(1, 100_000)
         return EndingCase("truncated_body", HEADER.pack(length) + b"{" * rng.randrange(0, min(length, 5000)))
     if pick == 2:
-        return EndingCase("length_2^32-1", HEADER.pack(2**32 - 1) + b"x" * rng.randrange(0, 64), too_large=True)
+        return EndingCase("length_2^32-1", HEADER.pack(2**32 - 1) + b"x" * rng.randrange(0, 64))
     if pick == 3:
         length = rng.randrange(MAX_IN + 1, 2**32)
-        return EndingCase("oversize", HEADER.pack(length) + b'{"id":1' * rng.randrange(0, 2000), too_large=True)
+        return EndingCase("oversize", HEADER.pack(length) + b'{"id":1' * rng.randrange(0, 2000))
     if pick == 4:
         return EndingCase("unframed_random", bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64))))
     valid = rng.randrange(1, 4)
     head = b"".join(frame(json.dumps({"id": i, "action": "hello"}).encode()) for i in range(valid))
-    return EndingCase("valid_then_truncated", head + HEADER.pack(50) + b'{"id": 9', valid_before=valid)
+    return EndingCase("valid_then_truncated", head + HEADER.pack(50) + b'{"id": 9')

@@ -126,10 +126,11 @@ def run_ending(env, case) -> dict:
     out, err = host.proc.stdout.read(), host.proc.stderr.read()
     replies, stray = parse_frames(out)
     codes = [r.get("error", {}).get("code") for r in replies if isinstance(r, dict)]
+    replies_due, too_large, exit_due = case.expected()
     outcome.update(code=host.proc.returncode, stray=stray, crashed=crashed(host.proc.returncode, err),
                    well_formed=all(well_formed_reply(r) for r in replies), codes=codes,
-                   as_expected=(codes == ["FRAME_TOO_LARGE"]) if case.too_large
-                   else len(replies) == case.valid_before and host.proc.returncode == (1 if case.kind != "unframed_random" else host.proc.returncode),
+                   as_expected=len(replies) == replies_due and host.proc.returncode == exit_due
+                   and (codes[-1:] == ["FRAME_TOO_LARGE"]) == too_large,
                    stderr=err[-300:])
     return outcome
 
@@ -171,6 +172,8 @@ def fuzz(tmp_path, label: str, long_lived: int, ending: int, seed: int) -> None:
     record(label, "INTERNAL replies", tally.internal_errors, "0")
     record(label, "hello after the long-lived run", "yes" if hello_after else "NO", "yes")
     record(label, "run time (s)", round(time.perf_counter() - started, 1))
+    for line in tally.notes:
+        print(f"[robustness] {label}: note: {line}")
     assert ready == ending, "a fresh host did not answer hello"
     assert (tally.crashes, tally.hangs, tally.stray_bytes, tally.malformed_replies, tally.internal_errors) == (0, 0, 0, 0, 0), tally.notes
     assert hello_after

@@ -58,35 +58,38 @@ def _sentence_score(text: str, role: str, pos: int, n_turns: int, found: set[str
                     focus: set[str], first_user: bool) -> tuple[float, str | None]:
     score = 0.0
     category: str | None = None
+    low = text.lower()  # cue patterns expect lower case
     words = len(text.split()) if text.isascii() else len(text) // 2
-    if S.FLUFF.search(text):
-        score -= 2.0
     if words < 4:
         score -= 1.0
     elif words > 70:
         score -= 0.5
-    question = bool(S.QUESTION_END.search(text))
-    request = bool(S.REQUEST.search(text))
     if role == "user":
+        question = bool(S.QUESTION_END.search(low))
+        asking = question or bool(S.REQUEST.search(low))
         score += 0.6
         if first_user:
             score += 1.5
             category = "goal"
-        if S.GOAL.search(text) and not question:
+        if not question and S.GOAL.search(low):
             score += 1.0
             category = "goal"
-        if not question and not request:
-            if S.CONSTRAINT.search(text):
+        if not asking:
+            if S.CONSTRAINT.search(low):
                 score += 1.8
                 category = category or "constraint"
-            if S.FIRST_PERSON.search(text):
+            if S.FIRST_PERSON.search(low):
                 score += 0.6
-        if S.OPEN.search(text):
+        if S.OPEN.search(low):
             score += 1.0
             category = category or "question"
-    elif role == "tool":
-        score -= 1.5
-    if S.DECISION.search(text):
+    else:
+        asking = text.endswith(("?", "？"))
+        if S.FLUFF.search(low):
+            score -= 2.0
+        if role == "tool":
+            score -= 1.5
+    if S.DECISION.search(low):
         score += 1.8 if role == "user" else 1.2
         if category in (None, "constraint") or role != "user":
             category = "decision"
@@ -96,7 +99,7 @@ def _sentence_score(text: str, role: str, pos: int, n_turns: int, found: set[str
         score += 0.7
     if S.PROPER.search(text):
         score += 0.3
-    if (question or request) and category is None:
+    if asking and category is None:
         score -= 0.8
     # the rest of the conversation comes back to it: names, numbers, identifiers used again later
     score += min(2.0, 0.6 * stats.referenced_later(found, pos))
@@ -107,19 +110,19 @@ def _sentence_score(text: str, role: str, pos: int, n_turns: int, found: set[str
     return score, category
 
 
-def candidates(turns: list[Turn], focus_text: str) -> list[Candidate]:
-    """Every sentence and code block of `turns`, scored (deterministic order)."""
-    pieces: list[list[tuple[str, str]]] = [S.split_blocks(t.text) for t in turns]
-    per_turn_terms = [S.terms(t.text) for t in turns]
-    stats = S.TermStats.build(per_turn_terms)
+def candidates(turns: list[Turn], focus_text: str, skip: frozenset[int] | set[int] = frozenset()) -> list[Candidate]:
+    """Every sentence and code block of `turns` (except those at `skip`), scored, in a deterministic order."""
+    stats = S.TermStats.build([S.terms(t.text) for t in turns])
     focus = {t for t in S.terms(focus_text) if stats.df.get(t, 0) <= stats.rare_limit()}
     n = len(turns)
     first_user = next((i for i, t in enumerate(turns) if t.role == "user"), -1)
     out: list[Candidate] = []
     for i, turn in enumerate(turns):
+        if i in skip:
+            continue
         seq = 0
         first_sentences = 2 if i == first_user else 0
-        for kind, body in pieces[i]:
+        for kind, body in S.split_blocks(turn.text):
             if kind == "code":
                 text, names, used, far = _code_candidate(body, i, stats)
                 score = 0.5 + (2.5 if used else 0.0) + (2.0 if far else 0.0) - (1.0 if turn.role == "tool" else 0.0)

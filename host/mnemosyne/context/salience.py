@@ -12,13 +12,19 @@ import re
 from dataclasses import dataclass
 
 # ---------------------------------------------------------------- cue words
+# Cue patterns run on the lower-cased sentence: case-insensitive alternations are several times slower.
 
-GOAL = re.compile(
+
+def _lowered(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern.replace("(?i:", "(?:").replace("(?i)", ""))
+
+
+GOAL = _lowered(
     r"(?i:\b(?:my goal|our goal|the goal|the aim|the point is|what i(?:'m| am) after|i(?:'m| am) (?:trying|building|working on|making|writing|planning)"
     r"|i want to build|i want to make|we(?:'re| are) building)\b)"
     r"|我的目标|目标是|我想做|我在做|我们在做|我正在|打算做"
 )
-CONSTRAINT = re.compile(
+CONSTRAINT = _lowered(
     r"(?i:\b(?:must(?:n't| not)?|mustn't|don't|do not|never|always|please (?:don't|do not|keep|use|avoid|make|stick)|make sure"
     r"|can't|cannot|can not|won't|isn't allowed|not allowed|no more than|at most|at least|maximum|minimum"
     r"|prefer|i'd rather|i would rather|rather than|instead of|avoid|stuck (?:on|with)|required|requirement|limit(?:ed)?"
@@ -30,31 +36,31 @@ CONSTRAINT = re.compile(
     r"|希望|最好|我是|我在|我们在|我用|我们用"
     r"|我的|我们的|顺便说|另外"
 )
-DECISION = re.compile(
+DECISION = _lowered(
     r"(?i:\b(?:let's (?:go with|use|do|stick|keep|call|name|make|settle)|let us (?:go|use)|we'll (?:use|go|do|stick|call|name|keep|need)"
     r"|we will (?:use|go|do|keep)|decided|decision|agreed|settled|going with|go with|finali[sz]ed|chose|chosen|picked"
     r"|switch(?:ed)? to|confirmed|sounds good|that works|we're using|we are using|we(?:'ll| will) call|is called|named"
     r"|ok(?:ay)?,? (?:then|so|let's|we)|the plan is|from now on|fixed at|set to)\b)"
     r"|决定|就用|就这么|我们用|确定|定了|采用|选定|同意|就按|就叫|命名为|改成|统一用|以后都"
 )
-OPEN = re.compile(
+OPEN = _lowered(
     r"(?i:\b(?:not sure|open question|todo|tbd|still need|still have to|next step|haven't decided|undecided|unclear|figure out later"
     r"|to be decided|remaining)\b)|待定|还没|下一步|不确定|没想好|再说"
 )
-FLUFF = re.compile(
+FLUFF = _lowered(
     r"(?i)^(?:sure|of course|certainly|absolutely|great|glad|thanks|thank you|you're welcome|i'm sorry|i apologi[sz]e"
     r"|as an ai|here(?:'s| is| are)|let me know|feel free|hope this helps|i hope|happy to help|no problem|good luck)\b"
     r"|^(?:好的|当然|没问题|谢谢|不客气|希望这|如果您还有|请告诉我)"
 )
-QUESTION_END = re.compile(r"[?？]\s*$|^(?i:can you|could you|how (?:do|can|would|should)|what|why|is there|are there)\b|吗[？?]?$")
+QUESTION_END = _lowered(r"[?？]\s*$|^(?i:can you|could you|how (?:do|can|would|should)|what|why|is there|are there)\b|吗[？?]?$")
 # a request for a task ("Write a...", "Calculate..."): what the user asked then, not a standing constraint
-REQUEST = re.compile(
+REQUEST = _lowered(
     r"(?i)^(?:(?:hi|hello|hey)\b[,!.]?\s*)?(?:now,?\s+)?(?:please\s+)?(?:add|create|write|generate|calculate|explain|give|tell|find|provide|rewrite|describe|compose"
     r"|translate|summari[sz]e|convert|identify|list|suggest|design|imagine|make|construct|develop|analy[sz]e|compare"
     r"|classify|edit|name|can you|could you|would you|i need (?:to|you|a|an|some|help)|i want you|help me)\b"
     r"|^(?:请|帮我|你能|能否|可以帮|我需要)"
 )
-FIRST_PERSON = re.compile(r"(?i)^(?:also,? |and |btw,? |oh,? |ok,? |for context,? |one (?:catch|thing)[:,]? )?(?:i|i'm|i've|my|our|we|we're|we've)\b|^(?:我|我们)")
+FIRST_PERSON = _lowered(r"(?i)^(?:also,? |and |btw,? |oh,? |ok,? |for context,? |one (?:catch|thing)[:,]? )?(?:i|i'm|i've|my|our|we|we're|we've)\b|^(?:我|我们)")
 DIGIT = re.compile(r"\d")
 IDENTIFIER = re.compile(r"`[^`\n]{2,60}`|\b[A-Za-z]+_[A-Za-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt)\b")
 PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?:[ &][A-Z][a-z]+)*")
@@ -118,15 +124,13 @@ STOPWORDS = frozenset(
 
 def terms(text: str) -> set[str]:
     """Content terms: words (3+ letters, no stop words), numbers, identifiers, CJK bigrams."""
-    found: set[str] = set()
-    for tok in _TERM.findall(text):
-        first = tok[0]
-        if "\u3400" <= first <= "\u9fff":
-            found.update(tok[i:i + 2] for i in range(len(tok) - 1))
-        else:
-            low = tok.lower()
-            if low not in STOPWORDS:
-                found.add(low)
+    found = set(_TERM.findall(text.lower()))
+    found -= STOPWORDS
+    cjk = [t for t in found if t[0] >= "\u3400"]
+    if cjk:
+        found.difference_update(cjk)
+        for run in cjk:
+            found.update(run[i:i + 2] for i in range(len(run) - 1))
     return found
 
 
@@ -137,6 +141,7 @@ class TermStats:
     df: dict[str, int]
     last: dict[str, int]
     turns: int
+    rare: frozenset[str] = frozenset()  # terms few turns use: names, numbers, identifiers
 
     @classmethod
     def build(cls, per_turn: list[set[str]]) -> "TermStats":
@@ -146,13 +151,13 @@ class TermStats:
             for t in found:
                 df[t] = df.get(t, 0) + 1
                 last[t] = pos
-        return cls(df=df, last=last, turns=len(per_turn))
+        limit = max(3, int(math.sqrt(len(per_turn))))
+        return cls(df=df, last=last, turns=len(per_turn), rare=frozenset(t for t, n in df.items() if n <= limit))
 
     def rare_limit(self) -> int:
         return max(3, int(math.sqrt(self.turns)))
 
     def referenced_later(self, found: set[str], pos: int, gap: int = 2) -> int:
         """Rare terms of a sentence at turn `pos` that turns at least `gap` later use again."""
-        limit = self.rare_limit()
-        df, last = self.df, self.last
-        return sum(1 for t in found if df.get(t, 0) <= limit and last.get(t, -1) >= pos + gap)
+        last = self.last
+        return sum(1 for t in found & self.rare if last[t] >= pos + gap)

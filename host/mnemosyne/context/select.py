@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .. import tokens
 from .digest import Candidate
@@ -118,11 +119,11 @@ def _pick(pool: list[Candidate], meter: Meter, room: int, chosen: dict[int, Cand
     return used
 
 
-def plan(turns: list[Turn], last_pos: int, instructions: list[tuple[str, str]], cands: list[Candidate],
-         meter: Meter, room: int, recent_share: float, counts: dict[str, int] | None) -> Plan:
+def plan(turns: list[Turn], last_pos: int, instructions: list[tuple[str, str]],
+         make_candidates: Callable[[set[int]], list[Candidate]], meter: Meter, room: int, recent_share: float, counts: dict[str, int] | None) -> Plan:
     truncated: list[str] = []
     instructions, last, used = _fit_mandatory(instructions, turns[last_pos], meter, room, truncated)
-    left = room - used
+    left = room - used if not truncated else 0  # a cut last message leaves nothing for the rest
     verbatim: dict[int, Turn] = {last_pos: last}
     recent_room = int(left * recent_share)
     spent = 0
@@ -147,6 +148,7 @@ def plan(turns: list[Turn], last_pos: int, instructions: list[tuple[str, str]], 
     else:
         cursor = len(order)
     left -= spent
+    cands = make_candidates(set(verbatim))
     pool = sorted(((k, c) for k, c in enumerate(cands) if c.turn not in verbatim),
                   key=lambda kc: (-kc[1].score, kc[1].turn, kc[1].seq))
     chosen: dict[int, Candidate] = {}

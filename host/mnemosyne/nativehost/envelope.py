@@ -16,7 +16,8 @@ from typing import Any
 from .framing import MAX_OUT
 
 PROTOCOL_VERSION = 1
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?|\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+# an escaped backslash is matched first, so the JSON string "\\ud800" (the text \ud800) is not read as an escape
+_SURROGATE_ESCAPE = re.compile(rb"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?|\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 
 
 class RequestError(Exception):
@@ -53,7 +54,7 @@ def _check_surrogates(body: bytes) -> None:
         return
     for match in _SURROGATE_ESCAPE.finditer(body):
         token = match.group(0)
-        if len(token) != 12:
+        if token != b"\\\\" and len(token) != 12:
             raise RequestError("INVALID_JSON", "lone surrogate in a string (normalise text with toWellFormed())")
 
 

@@ -1,0 +1,80 @@
+"""Peak memory of one host process serving all of the benchmarked work.
+
+One host, on a copy of the 500,000-message search archive, serves in turn:
+hello, saves of 50-message and 1.2 MB conversations, contexts of both for
+several targets, a markdown `get` of the large one, list, and every kind of
+search query. VmHWM (/proc/<pid>/status) is read after each phase and just
+before the host exits.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import search_archive
+from benchlib import BenchHost, Figure, emit, fresh_home, use_home
+from context_bench import CASES
+from save_bench import fifty, large, save_request
+from search_bench import pick_queries
+
+TARGET_MB = 200.0
+
+
+def copy_archive() -> tuple[object, dict]:
+    folder, info = search_archive.ensure()
+    home = fresh_home("memory")
+    for name in ("archive.db", "archive.key"):
+        shutil.copyfile(folder / name, home / name)
+    (home / "archive.key").chmod(0o600)
+    return home, info
+
+
+def phases(host: BenchHost, queries: dict[str, list[str]]) -> list[tuple[str, float]]:
+    peaks = []
+
+    def mark(label: str) -> None:
+        peaks.append((label, host.peak_mib() or 0.0))
+
+    host.timed_call({"action": "hello"})
+    mark("hello")
+    small_ids = [host.timed_call(save_request(p))[1]["conversation_id"] for p in fifty(20, offset=300_000)]
+    large_ids = [host.timed_call(save_request(p))[1]["conversation_id"] for p in large(3, offset=300_000)]
+    time.sleep(3.0)  # deferred token counting
+    mark("saves")
+    for _, target, extra, _ in CASES:
+        for conv_id in small_ids[:5] + large_ids:
+            host.timed_paged({"action": "context", "conversation_id": conv_id, "target": target, **extra})
+    mark("contexts")
+    host.timed_paged({"action": "get", "conversation_id": large_ids[0], "format": "markdown"})
+    host.timed_call({"action": "list", "limit": 100})
+    mark("get + list")
+    for kind, words in queries.items():
+        for query in words:
+            host.timed_call({"action": "search", "query": query})
+    mark("searches")
+    return peaks
+
+
+def run() -> tuple[list[Figure], list[str]]:
+    from mnemosyne.archive import open_archive
+
+    home, info = copy_archive()
+    env = use_home(home)
+    with open_archive(home / "archive.db", create=False) as arc:
+        queries = pick_queries(arc.conn, info["messages"])
+    host = BenchHost(env)
+    try:
+        marks = phases(host, queries)
+        peak = host.finish()
+    finally:
+        host.kill()
+        shutil.rmtree(home, ignore_errors=True)
+    figures = [Figure("host peak memory serving all of the above (VmHWM)", peak or 0.0, "MB", TARGET_MB)]
+    notes = ["VmHWM after each phase: " + ", ".join(f"{label} {mb:.1f} MB" for label, mb in marks)]
+    return figures, notes
+
+
+if __name__ == "__main__":
+    figs, notes = run()
+    emit(figs, notes)

@@ -1,0 +1,121 @@
+"""`save` in a warm host: a 50-message ChatGPT conversation and a fixture-like one over 1 MB.
+
+Round trip at the client (frame written -> reply read), saves spaced apart the
+way clicks are, so the deferred token counting of one save does not land inside
+the next. Floor: parsing the same JSON plus one o200k_base pass over its text.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import corpus
+from benchlib import BenchHost, Figure, emit, fresh_home, median, p95, timed, use_home
+
+TARGET_50_MS = 30.0
+DISTINCT_50 = 60
+RESAVES_50 = 30
+DISTINCT_LARGE = 5
+SEED_BASE = 500_000  # other benches use other seeds: no id collides
+
+
+def payload_text(payload: dict) -> str:
+    out: list[str] = []
+    corpus._strings(payload, out)
+    return "\n".join(out)
+
+
+def save_request(payload: dict) -> dict:
+    conv_id = payload["conversation_id"]
+    return {"action": "save", "kind": "chatgpt_api", "source_url": f"https://chatgpt.com/c/{conv_id}",
+            "payload": payload}
+
+
+def floor_seconds(payloads: list[dict]) -> list[float]:
+    """json.loads of each payload's bytes plus one tiktoken pass over its text."""
+    from mnemosyne.tokens import encoding
+
+    enc = encoding("o200k_base")
+    out = []
+    for payload in payloads:
+        raw = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        text = payload_text(payload)
+        out.append(timed(lambda: json.loads(raw)) + timed(lambda: enc.encode_ordinary(text)))
+    return out
+
+
+def timed_saves(host: BenchHost, payloads: list[dict], expect: str, pause: float) -> list[float]:
+    seconds = []
+    for payload in payloads:
+        elapsed, data = host.timed_call(save_request(payload))
+        if data["status"] != expect:
+            raise RuntimeError(f"save returned {data['status']}, expected {expect}")
+        seconds.append(elapsed)
+        time.sleep(pause)
+    return seconds
+
+
+def fifty(count: int, offset: int = 0) -> list[dict]:
+    return [corpus.chatgpt_conversation(SEED_BASE + offset + i, messages=50) for i in range(count)]
+
+
+def large(count: int, offset: int = 0) -> list[dict]:
+    return [corpus.large_fixture_conversation(seed=SEED_BASE + offset + i) for i in range(count)]
+
+
+def warm_up(host: BenchHost) -> None:
+    """hello, a few saves, and time for the deferred worker to load the tokenizer."""
+    host.timed_call({"action": "hello"})
+    timed_saves(host, fifty(3, offset=90_000), "created", 0.0)
+    time.sleep(1.5)
+
+
+def run_with(host: BenchHost) -> tuple[list[Figure], list[str]]:
+    warm_up(host)
+    small = fifty(DISTINCT_50)
+    big = large(DISTINCT_LARGE)
+    small_s = timed_saves(host, small, "created", 0.05)
+    resave_s = timed_saves(host, small[:RESAVES_50], "unchanged", 0.02)
+    big_s = timed_saves(host, big, "created", 0.8)
+    big_resave_s = timed_saves(host, big, "unchanged", 0.1)
+    small_floor = median(floor_seconds(small))
+    big_floor = median(floor_seconds(big))
+    big_mb = corpus.json_size(big[0]) / 1e6
+    floor_label = "json.loads + o200k pass"
+    figures = [
+        Figure("save 50-message conversation, new (median)", median(small_s) * 1000, "ms", TARGET_50_MS,
+               small_floor * 1000, floor_label),
+        Figure("save 50-message conversation, new (p95)", p95(small_s) * 1000, "ms", None, small_floor * 1000,
+               floor_label),
+        Figure("re-save 50-message conversation, unchanged (median)", median(resave_s) * 1000, "ms", None,
+               small_floor * 1000, floor_label),
+        Figure(f"save {big_mb:.1f} MB conversation, new (median)", median(big_s) * 1000, "ms", None,
+               big_floor * 1000, floor_label),
+        Figure(f"re-save {big_mb:.1f} MB conversation, unchanged (median)", median(big_resave_s) * 1000, "ms", None,
+               big_floor * 1000, floor_label),
+    ]
+    sizes = [corpus.json_size(p) for p in small]
+    notes = [
+        f"50-message payloads {min(sizes) / 1024:.0f}-{max(sizes) / 1024:.0f} KiB of JSON, {DISTINCT_50} distinct "
+        f"conversations (20% Chinese), {RESAVES_50} re-saves; large: {DISTINCT_LARGE} copies of the largest "
+        f"fixture conversation's path repeated to {big_mb:.2f} MB, {len(big[0]['mapping']) - 1} messages",
+    ]
+    return figures, notes
+
+
+def run() -> tuple[list[Figure], list[str]]:
+    env = use_home(fresh_home("save"))
+    host = BenchHost(env)
+    try:
+        figures, notes = run_with(host)
+        peak = host.finish()
+    finally:
+        host.kill()
+    figures.append(Figure("host peak memory after the save runs (VmHWM)", peak or 0.0, "MB"))
+    return figures, notes
+
+
+if __name__ == "__main__":
+    figs, notes = run()
+    emit(figs, notes)

@@ -1,0 +1,178 @@
+"""Search over an archive of 10,000 conversations / 500,000 messages.
+
+Queries of known kinds are picked from the corpus and checked against the
+archive: ordinary words (in 0.1-2% of messages), two-word queries, frequent
+words (2-10%), very common words, rare words (1-50 messages), prefixes, and
+Chinese queries of 2 characters (answered by a scan) and 3-4 characters (the
+trigram index). Each is timed through Archive.search (limit 20, snippets) and
+a few through the host's `search` action. Floor: the bare FTS5 lookup the
+search is built on (ranked top 20 for words, the matching rowids for trigram
+LIKE, the instr() scan for 2-character queries).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import corpus
+import search_archive
+from benchlib import BenchHost, Figure, emit, median, p95, timed, use_home
+
+TARGET_MS = 10.0
+REPEATS = 3
+STOPWORDS = set("""that this with have from your what they will would there their about which when like just more some
+into than then them were been also only here could should these those because other make want need even still does
+doesn where while after before being over such very much most each every both through really thing things know""".split())
+
+
+def _fts_expr(query: str) -> str:
+    """The MATCH expression Archive.search builds (every word, the last as a prefix)."""
+    terms = ['"' + w.replace('"', '""') + '"' for w in re.findall(r"\w+", query)]
+    terms[-1] += "*"
+    return " AND ".join(terms)
+
+
+def hits(conn, word: str) -> int:
+    return conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (f'"{word}"',)).fetchone()[0]
+
+
+def word_frequencies() -> Counter:
+    english, _ = corpus.sentences()
+    counts: Counter = Counter()
+    for sentence in english:
+        counts.update({w for w in re.findall(r"[a-z]{4,}", sentence.lower())})
+    return counts
+
+
+def word_pairs() -> Counter:
+    """Adjacent pairs of content words in the corpus ("fuel pressure", "wiring harness")."""
+    english, _ = corpus.sentences()
+    counts: Counter = Counter()
+    for sentence in english:
+        words = re.findall(r"[a-z]+", sentence.lower())
+        counts.update({f"{a} {b}" for a, b in zip(words, words[1:])
+                       if len(a) >= 4 and len(b) >= 4 and a not in STOPWORDS and b not in STOPWORDS})
+    return counts
+
+
+def cjk_ngrams(n: int) -> Counter:
+    _, chinese = corpus.sentences()
+    counts: Counter = Counter()
+    for sentence in chinese:
+        counts.update({sentence[i:i + n] for i in range(len(sentence) - n + 1)
+                       if all("\u4e00" <= ch <= "\u9fff" for ch in sentence[i:i + n])})
+    return counts
+
+
+def _spread(items: list, count: int) -> list:
+    """`count` items evenly spread over a sorted list."""
+    if len(items) <= count:
+        return items
+    return [items[int(i * (len(items) - 1) / (count - 1))] for i in range(count)]
+
+
+def pick_queries(conn, messages: int) -> dict[str, list[str]]:
+    words = [w for w, _ in word_frequencies().most_common(400) if w not in STOPWORDS]
+    counted = sorted(((hits(conn, w), w) for w in words), reverse=True)
+    ordinary = [w for n, w in counted if 0.001 * messages <= n <= 0.02 * messages]
+    frequent = [w for n, w in counted if 0.02 * messages < n <= 0.10 * messages]
+    ordinary = _spread(ordinary, 20)
+    rare = []
+    for word in corpus.rare_words():
+        if 1 <= hits(conn, word) <= 50:
+            rare.append(word)
+        if len(rare) == 20:
+            break
+    pairs = [p for p, _ in word_pairs().most_common(40)
+             if 0.0002 * messages <= hits(conn, p.replace(" ", '" AND "')) <= 0.02 * messages]
+    pairs = _spread(pairs, 8)
+    prefixes = list(dict.fromkeys(w[:4] for w in ordinary))[:12]
+    bigrams = [g for g, _ in cjk_ngrams(2).most_common(300)][20::28][:8]
+    longer = ([g for g, _ in cjk_ngrams(3).most_common(200)][5::20][:6]
+              + [g for g, _ in cjk_ngrams(4).most_common(200)][5::30][:6])
+    return {"ordinary": ordinary, "two-word": pairs, "frequent": _spread(frequent, 8), "very common": ["the", "and"],
+            "rare": rare, "prefix": prefixes, "cjk2": bigrams, "cjk3+": longer}
+
+
+def floor_call(conn, kind: str, query: str) -> float:
+    if kind.startswith("cjk"):
+        if len(query) >= 3:
+            sql, arg = "SELECT rowid FROM messages_tri WHERE body LIKE ?", f"%{query}%"
+        else:
+            sql, arg = "SELECT rowid FROM messages_tri WHERE instr(lower(body), lower(?)) > 0", query
+    else:
+        sql, arg = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20", _fts_expr(query)
+    return timed(lambda: conn.execute(sql, (arg,)).fetchall())
+
+
+def measure(arc, kind: str, queries: list[str], repeats: int) -> tuple[list[float], list[float], int]:
+    """(seconds per search, floor seconds, queries with no result)."""
+    seconds, floors, empty = [], [], 0
+    for query in queries:
+        empty += not arc.search(query, limit=20)  # warm-up, and a check the query finds something
+        floor_call(arc.conn, kind, query)
+        for _ in range(repeats):
+            seconds.append(timed(lambda: arc.search(query, limit=20)))
+            floors.append(floor_call(arc.conn, kind, query))
+    return seconds, floors, empty
+
+
+ROWS = [  # (kind, label, has a target, repeats)
+    ("ordinary", "ordinary words (0.1-2% of messages)", True, REPEATS),
+    ("two-word", "two-word queries", True, REPEATS),
+    ("cjk3+", "Chinese, 3-4 characters (trigram)", True, REPEATS),
+    ("cjk2", "Chinese, 2 characters (scan)", True, 1),
+    ("rare", "rare words (1-50 messages)", False, REPEATS),
+    ("prefix", "4-letter prefixes", False, REPEATS),
+    ("frequent", "frequent words (2-10% of messages)", False, REPEATS),
+    ("very common", "very common words (the, and)", False, 1),
+]
+
+
+def host_figure(folder, queries: dict[str, list[str]], arc) -> Figure:
+    """The host's search action on a few queries of the targeted kinds; floor: the same searches in-process."""
+    picked = queries["ordinary"][:5] + queries["cjk3+"][:5] + queries["rare"][:3]
+    host = BenchHost(use_home(folder))
+    try:
+        host.timed_call({"action": "hello"})
+        seconds = []
+        for query in picked:
+            host.timed_call({"action": "search", "query": query})
+            seconds += [host.timed_call({"action": "search", "query": query})[0] for _ in range(REPEATS)]
+        peak = host.finish()
+    finally:
+        host.kill()
+    inproc = [timed(lambda: arc.search(q, limit=20)) for q in picked for _ in range(REPEATS)]
+    return Figure("host search action round trip (ordinary, Chinese 3-4, rare; median)", median(seconds) * 1000, "ms",
+                  None, median(inproc) * 1000, "Archive.search in-process", extra={"host_peak_mb": peak})
+
+
+def run(conversations: int = search_archive.CONVERSATIONS, messages: int = search_archive.MESSAGES,
+        prune: bool = True) -> tuple[list[Figure], list[str]]:
+    from mnemosyne.archive import open_archive
+
+    folder, info = search_archive.ensure(conversations, messages, prune=prune)
+    figures: list[Figure] = []
+    notes = [f"archive: {info['conversations']:,} conversations, {info['messages']:,} messages, "
+             f"{info['bytes'] / 1e9:.2f} GB encrypted (built in {info['seconds']:.0f} s, cached in {folder.name})"]
+    with open_archive(folder / "archive.db", create=False) as arc:
+        queries = pick_queries(arc.conn, info["messages"])
+        for kind, label, has_target, repeats in ROWS:
+            seconds, floors, empty = measure(arc, kind, queries[kind], repeats)
+            floor_label = "bare FTS5 query" if not kind.startswith("cjk") else (
+                "trigram LIKE rowids" if kind == "cjk3+" else "instr() scan")
+            figures.append(Figure(f"search {label}, median", median(seconds) * 1000, "ms",
+                                  TARGET_MS if has_target else None, median(floors) * 1000, floor_label))
+            figures.append(Figure(f"search {label}, p95", p95(seconds) * 1000, "ms", None, p95(floors) * 1000,
+                                  floor_label))
+            notes.append(f"{kind}: {', '.join(queries[kind])}" + (f" ({empty} found nothing)" if empty else ""))
+        host = host_figure(folder, queries, arc)
+    figures.append(host)
+    figures.append(Figure("host peak memory after the search runs (VmHWM)", host.extra["host_peak_mb"] or 0.0, "MB"))
+    return figures, notes
+
+
+if __name__ == "__main__":
+    figs, notes = run()
+    emit(figs, notes)

@@ -1,0 +1,109 @@
+"""Firefox: the same extension directory installs as a temporary add-on and its background script talks to
+the real native host, driven over WebDriver BiDi (no geckodriver offline; websockets' sync client)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from conftest import EXTENSION_DIR, mnemo
+
+pytestmark = pytest.mark.browser
+FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
+ADDON_ID = "mnemosyne@mnemosyne.org"
+
+
+class Bidi:
+    def __init__(self, ws):
+        self.ws = ws
+        self.ids = itertools.count(1)
+
+    def call(self, method: str, params: dict, timeout: float = 30):
+        command_id = next(self.ids)
+        self.ws.send(json.dumps({"id": command_id, "method": method, "params": params}))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            message = json.loads(self.ws.recv(timeout=max(0.1, deadline - time.monotonic())))
+            if message.get("id") == command_id:
+                if message.get("type") == "error":
+                    raise AssertionError(f"{method}: {message.get('error')}: {message.get('message')}")
+                return message["result"]
+        raise TimeoutError(method)
+
+    def evaluate(self, context: str, expression: str):
+        result = self.call("script.evaluate", {"expression": expression, "target": {"context": context},
+                                               "awaitPromise": True, "resultOwnership": "none"})
+        if result.get("type") == "exception":
+            raise AssertionError(result["exceptionDetails"].get("text"))
+        return result["result"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_addon_installs_and_background_talks_to_host(tmp_path, env):
+    home = tmp_path / "home"
+    profile = tmp_path / "ff-profile"
+    profile.mkdir(parents=True)
+    ff_env = {**env, "HOME": str(home)}
+    mnemo(ff_env, "install", "--browser", "firefox")
+    host_manifest = json.loads((home / ".mozilla" / "native-messaging-hosts" / "org.mnemosyne.host.json").read_text())
+    assert host_manifest["allowed_extensions"] == [ADDON_ID] and "allowed_origins" not in host_manifest
+
+    internal = str(uuid.uuid4())
+    (profile / "user.js").write_text(
+        f'user_pref("extensions.webextensions.uuids", {json.dumps(json.dumps({ADDON_ID: internal}))});\n'
+        'user_pref("browser.shell.checkDefaultBrowser", false);\n'
+        'user_pref("datareporting.policy.dataSubmissionEnabled", false);\n', encoding="utf-8")
+    port = free_port()
+    process = subprocess.Popen([FIREFOX, "--headless", "--no-remote", "--profile", str(profile),
+                                "--remote-debugging-port", str(port), "--remote-allow-system-access"],
+                               env=ff_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        from websockets.sync.client import connect
+
+        connection = None
+        for _ in range(100):
+            try:
+                connection = connect(f"ws://127.0.0.1:{port}/session", max_size=None, open_timeout=10)
+                break
+            except OSError:
+                time.sleep(0.2)
+        assert connection, "Firefox did not open its BiDi port"
+        with connection as ws:
+            drive(Bidi(ws), internal)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def drive(bidi: Bidi, internal: str) -> None:
+    bidi.call("session.new", {"capabilities": {}})
+    installed = bidi.call("webExtension.install", {"extensionData": {"type": "path", "path": str(EXTENSION_DIR)}})
+    assert installed["extension"] == ADDON_ID
+    context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
+    bidi.call("browsingContext.navigate", {"context": context, "url": f"moz-extension://{internal}/popup/popup.html",
+                                           "wait": "complete"})
+    hello = bidi.evaluate(context, "browser.runtime.sendMessage({type: 'hello'}).then(r => JSON.stringify(r))")
+    reply = json.loads(hello["value"])
+    assert reply["ok"] is True, reply
+    assert reply["data"]["protocol"] == 1 and reply["data"]["archive"]["state"] == "ready"
+    listing = json.loads(bidi.evaluate(context, "browser.runtime.sendMessage({type: 'list'}).then(r => JSON.stringify(r))")["value"])
+    assert listing == {"ok": True, "data": {"items": [], "next_cursor": None}}
+    # the popup rendered from the host's answer, in the page's own text
+    status = bidi.evaluate(context, "document.getElementById('status').textContent")["value"]
+    assert "empty" in status

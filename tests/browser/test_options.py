@@ -1,0 +1,91 @@
+"""Options: settings persist and drive Export (download on export), the health check reports the current
+tab's reading paths and the host's doctor checks; the UI follows the browser language (zh_CN)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import launch
+from ext_fakesite import FIXTURES, chatgpt_api_fixture, strip_scripts
+
+pytestmark = pytest.mark.browser
+
+
+def open_chatgpt(browser, sites):
+    api = chatgpt_api_fixture()
+    html = strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+    page = browser.new_page()
+    page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
+    page.locator("[data-mnemosyne='export']").wait_for(timeout=15_000)
+    return page
+
+
+def test_settings_persist_and_download_on_export(browser, sites, ext_url):
+    options = browser.new_page()
+    options.goto(ext_url("options/options.html"))
+    options.locator("input[name='downloadOnExport']").check()
+    options.locator("select[name='exportFormat']").select_option("json")
+    options.locator("#saved", has_text="Saved").wait_for(timeout=5_000)
+    stored = options.evaluate("() => chrome.storage.sync.get(null)")
+    assert stored["downloadOnExport"] is True and stored["exportFormat"] == "json"
+    options.reload()
+    assert options.locator("input[name='downloadOnExport']").is_checked()
+
+    page = open_chatgpt(browser, sites)
+    with page.expect_download(timeout=30_000) as download_info:
+        page.locator("[data-mnemosyne='export']").click()
+    download = download_info.value
+    assert download.suggested_filename.endswith(".json")
+    body = open(download.path(), encoding="utf-8").read()
+    assert '"format": "mnemosyne.conversation"' in body or '"format":"mnemosyne.conversation"' in body
+    assert "Tide anneal crucible explanation" in body
+
+
+def test_health_check_shows_page_paths_and_doctor(browser, sites, ext_url, screenshot):
+    open_chatgpt(browser, sites)
+    options = browser.new_page()
+    options.goto(ext_url("options/options.html"))
+    options.locator("[data-mnemosyne='health']").click()
+    page_checks = options.locator("[data-mnemosyne='health-page'] [data-check]")
+    page_checks.first.wait_for(timeout=30_000)
+    status = {page_checks.nth(i).get_attribute("data-check"): page_checks.nth(i).get_attribute("data-status")
+              for i in range(page_checks.count())}
+    assert status["api"] == "ok" and status["api.conversation"] == "ok"
+    assert status["dom.turns"] == "ok" and status["anchor"] == "ok"
+    assert status["dom [data-testid^='conversation-turn-']"] == "ok"
+    host_checks = options.locator("[data-mnemosyne='health-host'] [data-check]")
+    host_checks.first.wait_for(timeout=30_000)
+    names = host_checks.evaluate_all("els => els.map(e => e.dataset.check)")
+    assert len(names) >= 3
+    screenshot(options, "options-health")
+
+
+def test_ui_in_simplified_chinese(playwright_instance, profile_dir, env, sites, installed_host, ext_url):
+    ctx = launch(playwright_instance, profile_dir, env, sites, locale="zh-CN")
+    try:
+        popup = ctx.new_page()
+        popup.goto(ext_url("popup/popup.html"))
+        assert popup.locator("h1").inner_text() == "存档"
+        assert popup.locator("[data-mnemosyne='search']").get_attribute("placeholder") == "搜索存档"
+        api = chatgpt_api_fixture()
+        html = strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+        page = ctx.new_page()
+        page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
+        assert page.locator("[data-mnemosyne='export']").inner_text(timeout=15_000) == "导出"
+    finally:
+        ctx.close()
+
+
+def test_context_menu_entries_exist_and_export_runs_in_the_tab(browser, sites, mnemo_cli):
+    worker = browser.service_workers[0]
+    duplicate = worker.evaluate("""() => new Promise(resolve => chrome.contextMenus.create(
+        {id: 'mnemosyne-continue:claude', title: 'x'}, () => resolve(chrome.runtime.lastError?.message ?? 'created')))""")
+    assert "duplicate" in duplicate.lower()  # the service worker registered the Continue in… > Claude entry
+    page = open_chatgpt(browser, sites)
+    # what a click on "Export conversation to Mnemosyne" does: the worker tells the tab's content script
+    worker.evaluate("""async () => {
+        const [tab] = await chrome.tabs.query({url: 'https://chatgpt.com/*'});
+        await chrome.tabs.sendMessage(tab.id, {type: 'menu-export'}, {frameId: 0});
+    }""")
+    page.locator("[data-mnemosyne='toast'][data-state='success']").wait_for(timeout=30_000)
+    assert "Tide anneal crucible explanation" in mnemo_cli("list").stdout

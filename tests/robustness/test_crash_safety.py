@@ -1,0 +1,173 @@
+"""SIGKILL the real host at random moments while it saves, then check the
+archive from this process: integrity_check is ok, foreign keys hold, every
+acknowledged save is there whole and no conversation is half-saved.
+
+Each host gets a stream of saves (new conversations and longer captures of
+earlier ones, written in random small pieces, at most two in flight) and is
+killed after a random delay: during start-up, mid-frame, mid-transaction or
+while its deferred worker stores token counts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from mnemosyne.archive import open_archive
+
+from .figures import record
+from .fuzzcases import frame
+from .hostio import HEADER, capture_payload
+
+MIN_KILLS = 50
+MIN_ACKED = 500
+
+
+def texts_for(key: str, count: int) -> list[str]:
+    """The same key always gets the same turns, so a longer capture extends a shorter one."""
+    rng = random.Random(key)
+    words = ["archive", "crucible", "anneal", "kernel", "tide", "vector", "lattice", "ember", "quartz", "delta"]
+    return [f"{key} turn {i}: " + " ".join(rng.choice(words) for _ in range(rng.randrange(20, 300)))
+            for i in range(count)]
+
+
+class Run:
+    """One host process fed saves until it is killed."""
+
+    def __init__(self, env, rng: random.Random, known: dict[str, int], tag: int):
+        self.proc = subprocess.Popen([sys.executable, "-m", "mnemosyne.nativehost"], env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.rng, self.known, self.tag = rng, known, tag
+        self.sent: dict[int, tuple[str, int]] = {}
+        self.replies: list[dict] = []
+        self.got = threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        buf = b""
+        fd = self.proc.stdout.fileno()
+        while chunk := os.read(fd, 65536):
+            buf += chunk
+            while len(buf) >= 4 and len(buf) >= 4 + HEADER.unpack_from(buf)[0]:
+                length = HEADER.unpack_from(buf)[0]
+                reply = json.loads(buf[4:4 + length])
+                buf = buf[4 + length:]
+                with self.got:
+                    self.replies.append(reply)
+                    self.got.notify_all()
+        with self.got:
+            self.got.notify_all()
+
+    def next_save(self, n: int) -> tuple[str, int]:
+        if self.known and self.rng.random() < 0.35:
+            key = self.rng.choice(sorted(self.known))
+            return key, self.known[key] + self.rng.randrange(1, 20)
+        return f"p{self.tag}n{n}", self.rng.randrange(2, 120)
+
+    def feed(self, kill_after: float) -> None:
+        timer = threading.Timer(kill_after, lambda: self.proc.send_signal(signal.SIGKILL))
+        timer.start()
+        try:
+            for n in range(10_000):
+                key, turns = self.next_save(n)
+                body = json.dumps({"id": n, "action": "save", "kind": "capture",
+                                   "payload": capture_payload(key, f"Title {key}", texts_for(key, turns))}).encode()
+                self.sent[n] = (key, turns)
+                data, pos = frame(body), 0
+                while pos < len(data):
+                    step = self.rng.choice([3, 64, 4096, len(data)])
+                    self.proc.stdin.write(data[pos:pos + step])
+                    self.proc.stdin.flush()
+                    pos += step
+                    if self.rng.random() < 0.05:
+                        time.sleep(0.002)
+                with self.got:  # at most two saves in flight
+                    self.got.wait_for(lambda: len(self.replies) >= n - 1 or self.proc.poll() is not None, 5)
+                if self.proc.poll() is not None:
+                    break
+        except (BrokenPipeError, OSError):
+            pass
+        finally:
+            timer.join()
+            self.proc.wait()
+            self.reader.join(10)
+
+
+def check_archive(acked: dict[str, tuple[str, int]]) -> tuple[bool, int, int]:
+    """(database sound, acknowledged saves lost or short, half-saved conversations)."""
+    with open_archive() as arc:
+        c = arc.conn
+        sound = c.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        sound &= c.execute("PRAGMA foreign_key_check").fetchall() == []
+        lost = 0
+        for conv_id, messages in acked.values():
+            row = c.execute("SELECT message_count FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+            if row is None or row[0] < messages or len(arc.get(conv_id).messages) != row[0]:
+                lost += 1
+        half = 0
+        for conv_id, count in c.execute("SELECT id, message_count FROM conversations").fetchall():
+            rows = c.execute("SELECT count(*) FROM messages WHERE conversation_id = ?", (conv_id,)).fetchone()[0]
+            fts = c.execute("SELECT count(*) FROM messages m JOIN messages_fts f ON f.rowid = m.rowid"
+                            " WHERE m.conversation_id = ?", (conv_id,)).fetchone()[0]
+            tri = c.execute("SELECT count(*) FROM messages m JOIN messages_tri t ON t.rowid = m.rowid"
+                            " WHERE m.conversation_id = ?", (conv_id,)).fetchone()[0]
+            if not (rows == fts == tri == count == len(arc.get(conv_id).messages)):
+                half += 1
+        orphans = c.execute("SELECT count(*) FROM messages_fts WHERE rowid NOT IN (SELECT rowid FROM messages)").fetchone()[0]
+        half += orphans
+    return sound, lost, half
+
+
+def crash_run(env, monkeypatch, label: str, min_kills: int, min_acked: int, seed: int) -> None:
+    for name in ("MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE"):
+        monkeypatch.setenv(name, env[name])
+    open_archive().close()  # the archive and its key exist before the first kill
+    rng = random.Random(seed)
+    known: dict[str, int] = {}
+    acked: dict[str, tuple[str, int]] = {}
+    saves = kills = in_flight = corrupt = lost = half = 0
+    tag = 0
+    while (kills < min_kills or saves < min_acked) and kills < 20 * min_kills:
+        tag += 1
+        run = Run(env, rng, known, tag)
+        run.feed(kill_after=rng.uniform(0.05, 1.2))
+        kills += run.proc.returncode == -signal.SIGKILL
+        replies = [r for r in run.replies if r.get("ok")]
+        in_flight += len(run.sent) > len(run.replies)
+        for reply in replies:
+            key, turns = run.sent[reply["id"]]
+            data = reply["data"]
+            saves += 1
+            known[key] = max(known.get(key, 0), turns)
+            acked[key] = (data["conversation_id"], max(data["messages"], acked.get(key, ("", 0))[1]))
+        sound, lost_now, half_now = check_archive(acked)
+        corrupt += not sound
+        lost += lost_now
+        half += half_now
+    record(label, "acknowledged saves", saves, f">= {min_acked}")
+    record(label, "kills (SIGKILL)", kills, f">= {min_kills}")
+    record(label, "kills with a save in flight", in_flight)
+    record(label, "conversations in the archive", len(acked))
+    record(label, "corrupt databases", corrupt, "0")
+    record(label, "lost acknowledged saves", lost, "0")
+    record(label, "half-saved conversations", half, "0")
+    assert saves >= min_acked and kills >= min_kills
+    assert (corrupt, lost, half) == (0, 0, 0)
+
+
+def test_crash_safety(env, monkeypatch):
+    crash_run(env, monkeypatch, "crash safety", MIN_KILLS, MIN_ACKED, seed=5)
+
+
+@pytest.mark.long
+def test_crash_safety_long(env, monkeypatch):
+    crash_run(env, monkeypatch, "crash safety (long)", 10 * MIN_KILLS, 10 * MIN_ACKED, seed=55)

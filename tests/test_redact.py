@@ -1,0 +1,75 @@
+"""Secrets and contact details become typed placeholders; only counts come back."""
+
+import pytest
+
+from mnemosyne.redact import Redactor, redact
+
+# Each value is shaped like the real format (documented example keys, or random-looking strings of the right length).
+SECRETS = {
+    "openai_key": ["sk-proj-Xb3kLm9QwErTyUiOpAsDfGhJkL1234567890", "sk-4fGh7JkL9mNbVcXzQwErTyUiOp0987654321"],
+    "anthropic_key": ["sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1GfEdCbA"],
+    "github_token": ["ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF"],
+    "aws_access_key": ["AKIAIOSFODNN7EXAMPLE"],
+    "google_api_key": ["AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"],
+    "slack_token": ["xoxb-2048-1024-aBcDeFgHiJkLmNoP"],
+    "stripe_key": ["sk_live_4eC39HqLyjWDarjtT1zdp7dc"],
+    "jwt": ["eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
+            "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"],
+    "email": ["jane.doe@example.co.uk", "ops+alerts@bakery-leeds.com"],
+    "phone": ["+44 20 7946 0958", "(555) 123-4567", "555-123-4567", "13812345678"],
+}
+
+
+@pytest.mark.parametrize("kind,value", [(k, v) for k, vs in SECRETS.items() for v in vs])
+def test_each_format_is_replaced_by_its_typed_placeholder(kind, value):
+    text = f"here it is: {value} - thanks"
+    out, counts = redact(text)
+    assert value not in out
+    assert f"[REDACTED:{kind}]" in out
+    assert counts == {kind: 1}
+    assert out.startswith("here it is: ") and out.endswith(" - thanks")
+
+
+def test_pem_block_url_password_and_assignments():
+    text = (
+        "key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
+        "-----END OPENSSH PRIVATE KEY-----\n"
+        "db: postgres://admin:hunter2horse@db.internal:5432/app\n"
+        'config: password = "correct horse battery"\n'
+        "env: API_KEY=9f8e7d6c5b4a39281706\n"
+        "openai: api_key: sk-abcdefghijklmnopqrstuvwxyz123456\n"
+    )
+    out, counts = redact(text)
+    for secret in ("b3BlbnNzaC1rZXkt", "hunter2horse", "correct", "9f8e7d6c5b4a39281706", "sk-abcdef"):
+        assert secret not in out
+    assert "postgres://admin:[REDACTED:url_password]@db.internal:5432/app" in out
+    assert counts == {"private_key": 1, "url_password": 1, "password_assignment": 2, "openai_key": 1}
+
+
+def test_benign_text_is_left_alone():
+    text = (
+        "Released 2024-01-15, version 1.2.3; pi is 3.14159 and order 1234567890123 shipped.\n"
+        "def risk_score(user_id: int) -> float:  # password handling lives in auth.py\n"
+        "See https://example.com/docs?page=2 and the sk- prefix rule; ticket ABC-1234."
+    )
+    assert redact(text) == (text, {})
+
+
+def test_counts_accumulate_across_texts_and_never_hold_values():
+    r = Redactor()
+    r.redact("mail a@b.io")
+    r.redact("mail c@d.io and AKIAIOSFODNN7EXAMPLE")
+    assert r.report() == {"aws_access_key": 1, "email": 2}
+    assert all(isinstance(v, int) for v in r.report().values())
+
+
+def test_chinese_text_with_a_phone_number():
+    out, counts = redact("我的电话是13812345678，邮箱 wang.li@example.cn，有事联系。")
+    assert out == "我的电话是[REDACTED:phone]，邮箱 [REDACTED:email]，有事联系。"
+    assert counts == {"email": 1, "phone": 1}
+
+
+def test_secrets_glued_to_chinese_text_are_found_whole():
+    out, counts = redact("密钥sk-proj-abcdefghijklmnopqrstuvwx，邮箱wang.li@example.cn")
+    assert out == "密钥[REDACTED:openai_key]，邮箱[REDACTED:email]"
+    assert counts == {"openai_key": 1, "email": 1}

