@@ -265,11 +265,7 @@ def test_reasoning_and_tool_output_only_when_included():
     conv = load("chatgpt_api/elinvoss/0073-Fuel_pressure_regulator_issue-69077245-2894-8331-a428-10383a91ac88.json")[0]
     plain = build_context(conv, "gpt-4o", budget=128_000)
     full = build_context(conv, "gpt-4o", budget=128_000, include="reasoning,tools")
-    plain_text, full_text = plain_text_of(plain), plain_text_of(full)
-    assert "[reasoning]" not in plain_text and "[output]" not in plain_text
-    assert "[reasoning]" in full_text and "[output]" in full_text
+    without, with_all = plain_text(plain), plain_text(full)
+    assert "[reasoning]" not in without and "[output]" not in without
+    assert "[reasoning]" in with_all and "[output]" in with_all
     assert full.report["tokens"] > plain.report["tokens"]
-
-
-def plain_text_of(result) -> str:
-    return plain_text(result)

@@ -39,9 +39,11 @@ def phases(host: BenchHost, queries: dict[str, list[str]]) -> list[tuple[str, fl
     host.timed_call({"action": "hello"})
     mark("hello")
     small_ids = [host.timed_call(save_request(p))[1]["conversation_id"] for p in fifty(20, offset=300_000)]
+    time.sleep(2.0)  # deferred token counting (loads the tokenizer)
+    mark("50-message saves")
     large_ids = [host.timed_call(save_request(p))[1]["conversation_id"] for p in large(3, offset=300_000)]
-    time.sleep(3.0)  # deferred token counting
-    mark("saves")
+    time.sleep(3.0)
+    mark("1.2 MB saves")
     for _, target, extra, _ in CASES:
         for conv_id in small_ids[:5] + large_ids:
             host.timed_paged({"action": "context", "conversation_id": conv_id, "target": target, **extra})

@@ -112,29 +112,41 @@ def _sentence_score(text: str, role: str, pos: int, n_turns: int, found: set[str
 
 def candidates(turns: list[Turn], focus_text: str, skip: frozenset[int] | set[int] = frozenset()) -> list[Candidate]:
     """Every sentence and code block of `turns` (except those at `skip`), scored, in a deterministic order."""
-    stats = S.TermStats.build([S.terms(t.text) for t in turns])
+    # split and term each scored turn once; a turn's terms are the union of its pieces' terms
+    split: dict[int, list[tuple[str, str, set[str]]]] = {}
+    per_turn: list[set[str]] = []
+    for i, turn in enumerate(turns):
+        if i in skip:
+            per_turn.append(S.terms(turn.text))
+            continue
+        pieces = []
+        for kind, body in S.split_blocks(turn.text):
+            if kind == "code":
+                pieces.append((kind, body, S.terms(body)))
+            else:
+                pieces.extend(("sentence", sentence, S.terms(sentence)) for sentence in S.split_sentences(body))
+        split[i] = pieces
+        per_turn.append(set().union(*(found for _, _, found in pieces)))
+    stats = S.TermStats.build(per_turn)
     focus = {t for t in S.terms(focus_text) if stats.df.get(t, 0) <= stats.rare_limit()}
     n = len(turns)
     first_user = next((i for i, t in enumerate(turns) if t.role == "user"), -1)
     out: list[Candidate] = []
-    for i, turn in enumerate(turns):
-        if i in skip:
-            continue
+    for i, pieces in split.items():
+        turn = turns[i]
         seq = 0
         first_sentences = 2 if i == first_user else 0
-        for kind, body in S.split_blocks(turn.text):
+        for kind, body, found in pieces:
             if kind == "code":
                 text, names, used, far = _code_candidate(body, i, stats)
                 score = 0.5 + (2.5 if used else 0.0) + (2.0 if far else 0.0) - (1.0 if turn.role == "tool" else 0.0)
                 out.append(Candidate(i, seq, turn.id, turn.role, "code", text, None, score, names))
                 seq += 1
                 continue
-            for sentence in S.split_sentences(body):
-                found = S.terms(sentence)
-                score, category = _sentence_score(sentence, turn.role, i, n, found, stats, focus, first_sentences > 0)
-                first_sentences = max(0, first_sentences - 1)
-                out.append(Candidate(i, seq, turn.id, turn.role, "sentence", sentence, category, score))
-                seq += 1
+            score, category = _sentence_score(body, turn.role, i, n, found, stats, focus, first_sentences > 0)
+            first_sentences = max(0, first_sentences - 1)
+            out.append(Candidate(i, seq, turn.id, turn.role, "sentence", body, category, score))
+            seq += 1
     return out
 
 

@@ -58,9 +58,7 @@ def wait_for(page, expression: str, timeout: float = 30.0):
     raise TimeoutError(expression)
 
 
-def test_installed_host_answers_hello_in_real_chromium(tmp_path, monkeypatch):
-    from playwright.sync_api import sync_playwright
-
+def test_installed_host_answers_hello_in_real_chromium(tmp_path, monkeypatch, playwright_instance):
     env = dict(os.environ, MNEMOSYNE_HOME=str(tmp_path / "data"), MNEMOSYNE_KEY_FILE=str(tmp_path / "data" / "key"),
                XDG_CONFIG_HOME=str(tmp_path / "xdg-config"), XDG_CACHE_HOME=str(tmp_path / "xdg-cache"))
     profile = tmp_path / "profile"
@@ -72,22 +70,22 @@ def test_installed_host_answers_hello_in_real_chromium(tmp_path, monkeypatch):
     ext = make_extension(tmp_path / "ext")
     for k in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE"):
         monkeypatch.setenv(k, env[k])  # Chromium starts the host with its own environment
-    with sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True,
-            args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}", "--disable-gpu", "--disable-quic"],
-        )
-        try:
-            worker = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker")
-            assert worker.url.startswith(f"chrome-extension://{CHROMIUM_EXTENSION_ID}/")
-            page = ctx.new_page()
-            page.goto(f"chrome-extension://{CHROMIUM_EXTENSION_ID}/page.html")
-            wait_for(page, "window.__reply || window.__error")
-            reply = page.evaluate("window.__reply")
-            assert reply, page.evaluate("window.__error")
-            assert reply["id"] == "first" and reply["ok"] is True
-            assert reply["data"]["archive"]["state"] == "ready" and reply["data"]["protocol"] == 1
-            oneshot = wait_for(page, "window.__oneshot")
-            assert oneshot.get("ok") is True and oneshot["id"] == "oneshot", oneshot
-        finally:
-            ctx.close()
+    # one Playwright per session: the sync API owns the test thread's event loop
+    ctx = playwright_instance.chromium.launch_persistent_context(
+        str(profile), executable_path=CHROMIUM, headless=True,
+        args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}", "--disable-gpu", "--disable-quic"],
+    )
+    try:
+        worker = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker")
+        assert worker.url.startswith(f"chrome-extension://{CHROMIUM_EXTENSION_ID}/")
+        page = ctx.new_page()
+        page.goto(f"chrome-extension://{CHROMIUM_EXTENSION_ID}/page.html")
+        wait_for(page, "window.__reply || window.__error")
+        reply = page.evaluate("window.__reply")
+        assert reply, page.evaluate("window.__error")
+        assert reply["id"] == "first" and reply["ok"] is True
+        assert reply["data"]["archive"]["state"] == "ready" and reply["data"]["protocol"] == 1
+        oneshot = wait_for(page, "window.__oneshot")
+        assert oneshot.get("ok") is True and oneshot["id"] == "oneshot", oneshot
+    finally:
+        ctx.close()
