@@ -48,6 +48,7 @@ class Run:
         self.rng, self.known, self.tag = rng, known, tag
         self.sent: dict[int, tuple[str, int]] = {}
         self.replies: list[dict] = []
+        self.ended = False
         self.got = threading.Condition()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -65,6 +66,7 @@ class Run:
                     self.replies.append(reply)
                     self.got.notify_all()
         with self.got:
+            self.ended = True  # stdout closed: the host is gone
             self.got.notify_all()
 
     def next_save(self, n: int) -> tuple[str, int]:
@@ -91,8 +93,8 @@ class Run:
                     if self.rng.random() < 0.05:
                         time.sleep(0.002)
                 with self.got:  # at most two saves in flight
-                    self.got.wait_for(lambda: len(self.replies) >= n - 1 or self.proc.poll() is not None, 5)
-                if self.proc.poll() is not None:
+                    self.got.wait_for(lambda: len(self.replies) >= n - 1 or self.ended, 5)
+                if self.ended:
                     break
         except (BrokenPipeError, OSError):
             pass
@@ -141,7 +143,7 @@ def crash_run(env, monkeypatch, label: str, min_kills: int, min_acked: int, seed
     while (kills < min_kills or saves < min_acked) and kills < 20 * min_kills:
         tag += 1
         run = Run(env, rng, known, tag)
-        run.feed(kill_after=rng.uniform(0.05, 1.0))
+        run.feed(kill_after=rng.uniform(0.05, 0.7))
         kills += run.proc.returncode == -signal.SIGKILL
         replies = [r for r in run.replies if r.get("ok")]
         in_flight += len(run.sent) > len(run.replies)

@@ -9,6 +9,7 @@ Figures: cases, crashes, hangs over 1 s, stray stdout bytes, hello afterwards.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -36,8 +37,6 @@ def _read_reply(host: HostProcess, deadline_s: float) -> dict:
         raise Stray(f"header announces {length} bytes")
     body = host.read_exactly(length, deadline_s)
     try:
-        import json
-
         return json.loads(body.decode("utf-8"))
     except ValueError:
         raise Stray(f"frame body is not JSON: {body[:60]!r}") from None
