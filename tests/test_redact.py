@@ -73,3 +73,23 @@ def test_secrets_glued_to_chinese_text_are_found_whole():
     out, counts = redact("密钥sk-proj-abcdefghijklmnopqrstuvwx，邮箱wang.li@example.cn")
     assert out == "密钥[REDACTED:openai_key]，邮箱[REDACTED:email]"
     assert counts == {"openai_key": 1, "email": 1}
+
+
+def test_code_and_repository_addresses_are_not_secrets():
+    benign = [
+        'password = os.environ["DB_PASSWORD"]',
+        "password = getpass.getpass()",
+        "api_key = None",
+        "const apiKey = process.env.API_KEY;",
+        "git clone git@github.com:simonw/llm.git",
+        "Enter your password: field is required",
+    ]
+    for text in benign:
+        assert redact(text) == (text, {}), text
+
+
+def test_aws_secret_access_keys_are_found_by_their_context():
+    key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    for text in (f"aws_secret_access_key = {key}", f'"SecretAccessKey": "{key}"', f"my aws secret key is {key}"):
+        out, counts = redact(text)
+        assert key not in out and sum(counts.values()) == 1, (text, out)

@@ -44,9 +44,20 @@ def _from_file(path: Path, create: bool) -> bytes | None:
         return None
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     key = secrets.token_bytes(KEY_BYTES)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    # write a private temp file, then link it into place: a kill never leaves an empty key file,
+    # and of two processes creating it at once, the second reads the first one's key
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="ascii") as fh:
         fh.write(key.hex() + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return _parse(path.read_text(encoding="ascii", errors="replace"), str(path))
+    finally:
+        tmp.unlink(missing_ok=True)
     return key
 
 

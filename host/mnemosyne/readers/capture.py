@@ -78,7 +78,9 @@ def validate(data: object, name: str = "capture") -> CapturePayload:
     is_capture = isinstance(data, dict) and data.get("format") == FORMAT
     version = data.get("version") if is_capture else VERSION
     if type(version) is not int or version != VERSION:  # True == 1 in Python, so check the type too
-        raise InputError(f"{name}: page capture version {version!r} is not supported (this host reads {VERSION})")
+        newer = type(version) is int and version > VERSION  # a newer extension: say so; anything else is bad input
+        raise InputError(f"{name}: page capture version {version!r} is not supported (this host reads {VERSION})",
+                         code="UNSUPPORTED_SCHEMA_VERSION" if newer else "BAD_INPUT")
     try:
         return CapturePayload.model_validate(data)
     except ValidationError as exc:

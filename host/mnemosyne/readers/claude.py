@@ -62,7 +62,14 @@ def convert(
     uuid = str(data["uuid"])
     warnings = Warnings()
     part_ctx = PartContext(warnings=warnings)
-    records = [m for m in data["chat_messages"] if isinstance(m, dict)]
+    listed = data["chat_messages"]
+    if not isinstance(listed, list):
+        raise InputError(f"conversation {uuid}: chat_messages is not a list")
+    records = [m for m in listed if isinstance(m, dict)]
+    if len(records) < len(listed):
+        warnings.add("SKIPPED_MESSAGES", "chat_messages entries that are not objects were skipped")
+        if not records:  # a changed site shape must not be reported as a successful empty save
+            raise InputError(f"conversation {uuid}: none of its {len(listed)} chat_messages is an object")
     messages, list_leaf = build_tree(records, part_ctx, warnings)
     resolve_artifact_edits(messages, part_ctx)
     ids = {m.id for m in messages}
