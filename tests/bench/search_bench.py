@@ -65,6 +65,11 @@ def cjk_ngrams(n: int) -> Counter:
     return counts
 
 
+def ranked(counts: Counter, n: int) -> list[str]:
+    """The n most frequent, ties broken by the text (set order varies with the hash seed)."""
+    return [k for k, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
 def _spread(items: list, count: int) -> list:
     """`count` items evenly spread over a sorted list."""
     if len(items) <= count:
@@ -73,7 +78,7 @@ def _spread(items: list, count: int) -> list:
 
 
 def pick_queries(conn, messages: int) -> dict[str, list[str]]:
-    words = [w for w, _ in word_frequencies().most_common(400) if w not in STOPWORDS]
+    words = [w for w in ranked(word_frequencies(), 400) if w not in STOPWORDS]
     counted = sorted(((hits(conn, w), w) for w in words), reverse=True)
     ordinary = [w for n, w in counted if 0.001 * messages <= n <= 0.02 * messages]
     frequent = [w for n, w in counted if 0.02 * messages < n <= 0.10 * messages]
@@ -84,13 +89,12 @@ def pick_queries(conn, messages: int) -> dict[str, list[str]]:
             rare.append(word)
         if len(rare) == 20:
             break
-    pairs = [p for p, _ in word_pairs().most_common(40)
+    pairs = [p for p in ranked(word_pairs(), 40)
              if 0.0002 * messages <= hits(conn, p.replace(" ", '" AND "')) <= 0.02 * messages]
     pairs = _spread(pairs, 8)
     prefixes = list(dict.fromkeys(w[:4] for w in ordinary))[:12]
-    bigrams = [g for g, _ in cjk_ngrams(2).most_common(300)][20::28][:8]
-    longer = ([g for g, _ in cjk_ngrams(3).most_common(200)][5::20][:6]
-              + [g for g, _ in cjk_ngrams(4).most_common(200)][5::30][:6])
+    bigrams = ranked(cjk_ngrams(2), 300)[20::28][:8]
+    longer = ranked(cjk_ngrams(3), 200)[5::20][:6] + ranked(cjk_ngrams(4), 200)[5::30][:6]
     return {"ordinary": ordinary, "two-word": pairs, "frequent": _spread(frequent, 8), "very common": ["the", "and"],
             "rare": rare, "prefix": prefixes, "cjk2": bigrams, "cjk3+": longer}
 
