@@ -21,3 +21,17 @@ def mnemo_home(tmp_path, monkeypatch):
     monkeypatch.setenv("MNEMOSYNE_HOME", str(home))
     monkeypatch.setenv("MNEMOSYNE_KEY_FILE", str(home / "archive.key"))
     return home
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """The "Robustness figures" table: every figure any test recorded with robustness.figures.record()."""
+    from robustness import figures
+
+    lines = figures.table()
+    if not lines:
+        return
+    terminalreporter.section("Robustness figures")
+    for line in lines:
+        terminalreporter.write_line(line)
+    path = figures.write_artifact(lines)
+    terminalreporter.write_line(f"(written to {path})")

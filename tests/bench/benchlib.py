@@ -6,8 +6,10 @@ and with `--json PATH` also writes the figures for run_all.py to collect.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import platform
 import statistics
 import sys
@@ -170,7 +172,10 @@ def proc_status_kib(pid: int, key: str) -> int | None:
 
 
 def fresh_home(prefix: str) -> Path:
-    return Path(tempfile.mkdtemp(prefix=f"mnemo-bench-{prefix}-"))
+    """A throwaway data folder, removed when the bench process exits."""
+    home = Path(tempfile.mkdtemp(prefix=f"mnemo-bench-{prefix}-"))
+    atexit.register(shutil.rmtree, home, True)
+    return home
 
 
 PYCACHE = ARTIFACTS / "pycache"

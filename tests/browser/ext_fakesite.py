@@ -82,7 +82,16 @@ class FakeSites:
             ctx.route(origin, self._handle)
 
     def _handle(self, route) -> None:
-        request = route.request
+        answer = self.answer(route.request, is_document=route.request.resource_type == "document")
+        if answer is None:
+            route.abort()
+        else:
+            status, content_type, body = answer
+            route.fulfill(status=status, content_type=content_type, body=body)
+
+    def answer(self, request, *, is_document: bool) -> tuple[int, str, str] | None:
+        """(status, content type, body) for a request (anything with .url and .headers), or None to fail it.
+        Shared by the Playwright routes and the Firefox test's WebDriver BiDi intercepts."""
         url = request.url.split("#")[0]
         path_and_query = re.sub(r"^https://[^/]+", "", url)
         origin = url[: len(url) - len(path_and_query)]
@@ -92,13 +101,11 @@ class FakeSites:
             if (url.split("?")[0] == prefix[:-1]) if exact else (origin + path_and_query).startswith(prefix):
                 if callable(body):
                     status, body = body(request)
-                route.fulfill(status=status, content_type="application/json", body=json.dumps(body))
-                return
+                return status, "application/json", json.dumps(body)
         page = self.pages.get(url.split("?")[0])
-        if page is not None and request.resource_type == "document":
-            route.fulfill(status=200, content_type="text/html; charset=utf-8", body=page)
-            return
-        route.abort()
+        if page is not None and is_document:
+            return 200, "text/html; charset=utf-8", page
+        return None
 
     # --- ChatGPT ---------------------------------------------------------------------------------
     def chatgpt_conversation(self, conversation_id: str, html: str, api: dict | None, *, api_status: int = 200) -> str:

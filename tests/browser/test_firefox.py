@@ -21,19 +21,30 @@ ADDON_ID = "mnemosyne@mnemosyne.org"
 
 
 class Bidi:
+    """A minimal synchronous WebDriver BiDi client. Events that arrive while a command waits for its reply go
+    to `on_event`, which may answer them with `send` (fire and forget: an error reply fails the test)."""
+
     def __init__(self, ws):
         self.ws = ws
         self.ids = itertools.count(1)
+        self.on_event = lambda method, params: None
+        self.unanswered: set[int] = set()
 
-    def call(self, method: str, params: dict, timeout: float = 30):
+    def send(self, method: str, params: dict) -> int:
         command_id = next(self.ids)
         self.ws.send(json.dumps({"id": command_id, "method": method, "params": params}))
+        return command_id
+
+    def call(self, method: str, params: dict, timeout: float = 30):
+        command_id = self.send(method, params)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             message = json.loads(self.ws.recv(timeout=max(0.1, deadline - time.monotonic())))
-            if message.get("id") == command_id:
-                if message.get("type") == "error":
-                    raise AssertionError(f"{method}: {message.get('error')}: {message.get('message')}")
+            if message.get("type") == "event":
+                self.on_event(message["method"], message["params"])
+            elif message.get("type") == "error" and message.get("id") in self.unanswered | {command_id}:
+                raise AssertionError(f"{method}: {message.get('error')}: {message.get('message')}")
+            elif message.get("id") == command_id:
                 return message["result"]
         raise TimeoutError(method)
 
@@ -43,6 +54,16 @@ class Bidi:
         if result.get("type") == "exception":
             raise AssertionError(result["exceptionDetails"].get("text"))
         return result["result"]
+
+    def wait_for(self, context: str, expression: str, timeout: float = 30):
+        """Poll an expression until it gives a non-empty string (events keep being served meanwhile)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = self.evaluate(context, expression).get("value")
+            if value:
+                return value
+            time.sleep(0.1)
+        raise TimeoutError(expression)
 
 
 def free_port() -> int:

@@ -1,11 +1,10 @@
-"""Shared pieces of the robustness suite: a host data folder per test and the
-"Robustness figures" table at the end of the pytest run."""
+"""Shared pieces of the robustness suite: a host data folder per test. The "Robustness figures" table
+is printed by tests/conftest.py, so figures recorded outside this folder (tests/browser) print too."""
 
 from __future__ import annotations
 
 import pytest
 
-from robustness import figures
 from support.hostproc import host_env
 
 
@@ -22,14 +21,3 @@ def env(home, tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     return host_env(home, TMPDIR=str(tmp))
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    lines = figures.table()
-    if not lines:
-        return
-    terminalreporter.section("Robustness figures")
-    for line in lines:
-        terminalreporter.write_line(line)
-    path = figures.write_artifact(lines)
-    terminalreporter.write_line(f"(written to {path})")
