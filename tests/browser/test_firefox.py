@@ -3,6 +3,7 @@ the real native host, driven over WebDriver BiDi (no geckodriver offline; websoc
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import shutil
@@ -10,10 +11,12 @@ import socket
 import subprocess
 import time
 import uuid
+from types import SimpleNamespace
 
 import pytest
 
 from conftest import EXTENSION_DIR, mnemo
+from ext_fakesite import ACCESS_TOKEN, FIXTURES, FakeSites, chatgpt_api_fixture, strip_scripts
 
 pytestmark = pytest.mark.browser
 FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
@@ -34,6 +37,9 @@ class Bidi:
         command_id = next(self.ids)
         self.ws.send(json.dumps({"id": command_id, "method": method, "params": params}))
         return command_id
+
+    def answer(self, method: str, params: dict) -> None:
+        self.unanswered.add(self.send(method, params))
 
     def call(self, method: str, params: dict, timeout: float = 30):
         command_id = self.send(method, params)
@@ -72,8 +78,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
-def test_firefox_addon_installs_and_background_talks_to_host(tmp_path, env):
+@contextlib.contextmanager
+def firefox(tmp_path, env):
+    """Headless Firefox with the real host registered for HOME=tmp: yields (BiDi client, add-on UUID, env)."""
     home = tmp_path / "home"
     profile = tmp_path / "ff-profile"
     profile.mkdir(parents=True)
@@ -103,7 +110,11 @@ def test_firefox_addon_installs_and_background_talks_to_host(tmp_path, env):
                 time.sleep(0.2)
         assert connection, "Firefox did not open its BiDi port"
         with connection as ws:
-            drive(Bidi(ws), internal)
+            bidi = Bidi(ws)
+            bidi.call("session.new", {"capabilities": {}})
+            installed = bidi.call("webExtension.install", {"extensionData": {"type": "path", "path": str(EXTENSION_DIR)}})
+            assert installed["extension"] == ADDON_ID
+            yield bidi, internal, ff_env
     finally:
         process.terminate()
         try:
@@ -112,19 +123,77 @@ def test_firefox_addon_installs_and_background_talks_to_host(tmp_path, env):
             process.kill()
 
 
-def drive(bidi: Bidi, internal: str) -> None:
-    bidi.call("session.new", {"capabilities": {}})
-    installed = bidi.call("webExtension.install", {"extensionData": {"type": "path", "path": str(EXTENSION_DIR)}})
-    assert installed["extension"] == ADDON_ID
-    context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
-    bidi.call("browsingContext.navigate", {"context": context, "url": f"moz-extension://{internal}/popup/popup.html",
-                                           "wait": "complete"})
-    hello = bidi.evaluate(context, "browser.runtime.sendMessage({type: 'hello'}).then(r => JSON.stringify(r))")
-    reply = json.loads(hello["value"])
-    assert reply["ok"] is True, reply
-    assert reply["data"]["protocol"] == 1 and reply["data"]["archive"]["state"] == "ready"
-    listing = json.loads(bidi.evaluate(context, "browser.runtime.sendMessage({type: 'list'}).then(r => JSON.stringify(r))")["value"])
-    assert listing == {"ok": True, "data": {"items": [], "next_cursor": None}}
-    # the popup rendered from the host's answer, in the page's own text
-    status = bidi.evaluate(context, "document.getElementById('status').textContent")["value"]
-    assert "empty" in status
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_addon_installs_and_background_talks_to_host(tmp_path, env):
+    with firefox(tmp_path, env) as (bidi, internal, _):
+        context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
+        bidi.call("browsingContext.navigate", {"context": context, "url": f"moz-extension://{internal}/popup/popup.html",
+                                               "wait": "complete"})
+        hello = bidi.evaluate(context, "browser.runtime.sendMessage({type: 'hello'}).then(r => JSON.stringify(r))")
+        reply = json.loads(hello["value"])
+        assert reply["ok"] is True, reply
+        assert reply["data"]["protocol"] == 1 and reply["data"]["archive"]["state"] == "ready"
+        listing = json.loads(bidi.evaluate(context, "browser.runtime.sendMessage({type: 'list'}).then(r => JSON.stringify(r))")["value"])
+        assert listing == {"ok": True, "data": {"items": [], "next_cursor": None}}
+        # the popup rendered from the host's answer, in the page's own text
+        status = bidi.evaluate(context, "document.getElementById('status').textContent")["value"]
+        assert "empty" in status
+
+
+def serve_intercepts(bidi: Bidi, sites: FakeSites) -> None:
+    """Answer every intercepted chatgpt.com request from the fake-site tables; fail the ones they do not serve."""
+
+    def on_event(method: str, params: dict) -> None:
+        if method != "network.beforeRequestSent" or not params.get("isBlocked"):
+            return
+        request = params["request"]
+        headers = {h["name"].lower(): h["value"].get("value", "") for h in request.get("headers", [])}
+        is_document = bool(params.get("navigation")) or request.get("destination") == "document"
+        answer = sites.answer(SimpleNamespace(url=request["url"], headers=headers), is_document=is_document)
+        if answer is None:
+            bidi.answer("network.failRequest", {"request": request["request"]})
+            return
+        status, content_type, body = answer
+        bidi.answer("network.provideResponse", {
+            "request": request["request"], "statusCode": status, "reasonPhrase": "OK" if status == 200 else "Error",
+            "headers": [{"name": "content-type", "value": {"type": "string", "value": content_type}}],
+            "body": {"type": "string", "value": body}})
+
+    bidi.on_event = on_event
+    bidi.call("session.subscribe", {"events": ["network.beforeRequestSent"]})
+    bidi.call("network.addIntercept", {"phases": ["beforeRequestSent"],
+                                       "urlPatterns": [{"type": "pattern", "protocol": "https", "hostname": "chatgpt.com"}]})
+
+
+SHADOW = "document.querySelector(\"mnemosyne-ui[data-mnemosyne-host='{host}']\")?.shadowRoot"
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_export_button_saves_a_served_chatgpt_conversation(tmp_path, env):
+    sites = FakeSites()
+    api = chatgpt_api_fixture()
+    html = strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+    url = sites.chatgpt_conversation(api["conversation_id"], html, api)
+    with firefox(tmp_path, env) as (bidi, _, ff_env):
+        serve_intercepts(bidi, sites)
+        context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
+        bidi.call("browsingContext.navigate", {"context": context, "url": url, "wait": "complete"})
+        bar = SHADOW.format(host="bar") + " ?? " + SHADOW.format(host="floating-bar")
+        label = bidi.wait_for(context, f"({bar})?.querySelector(\"[data-mnemosyne='export']\")?.textContent")
+        assert label.strip() == "Export"
+        # the button lives in an open shadow root: a click from the page reaches the content script's listener
+        bidi.evaluate(context, f"({bar}).querySelector(\"[data-mnemosyne='export']\").click()")
+        toast = f"({SHADOW.format(host='overlay')})?.querySelector(\"[data-mnemosyne='toast']\")"
+        state = bidi.wait_for(context, f"{toast}?.dataset.state === 'progress' ? '' : {toast}?.dataset.state")
+        detail = json.loads(bidi.evaluate(context, f"JSON.stringify({{...{toast}.dataset, text: {toast}.textContent}})")["value"])
+        print("SEEN", [(x["url"], x["headers"].get("authorization")) for x in sites.seen])
+        assert state == "success", detail
+        assert detail["path"] == "api" and detail["status"] == "created", detail
+
+    assert any(seen["url"].endswith(f"/backend-api/conversation/{api['conversation_id']}") and
+               seen["headers"].get("authorization") == f"Bearer {ACCESS_TOKEN}" for seen in sites.seen)
+    listing = json.loads(mnemo(ff_env, "list", "--json").stdout)
+    assert [(item["site"], item["title"], item["id"]) for item in listing] == [("chatgpt", api["title"], detail["conversationId"])]
+    assert listing[0]["message_count"] >= 2
+    shown = json.loads(mnemo(ff_env, "show", detail["conversationId"], "--format", "portable").stdout)
+    assert shown["source"]["site"] == "chatgpt"

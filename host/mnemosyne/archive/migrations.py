@@ -80,7 +80,19 @@ def m003_token_counts(conn) -> None:
     )
 
 
-MIGRATIONS: list[Callable] = [m001_initial, m002_recency_and_trigram, m003_token_counts]
+def m004_cjk_bigrams(conn) -> None:
+    """A bigram index for CJK text: 2-character and longer CJK queries through the index instead of a scan."""
+    from .cjk import has_cjk, index_text
+
+    conn.execute("CREATE VIRTUAL TABLE messages_cjk USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')")
+    rows = conn.execute("SELECT rowid, title, body FROM messages_fts").fetchall()
+    conn.executemany(
+        "INSERT INTO messages_cjk (rowid, body) VALUES (?, ?)",
+        [(rowid, index_text(f"{title}\n{body}")) for rowid, title, body in rows if has_cjk(f"{title}{body}")],
+    )
+
+
+MIGRATIONS: list[Callable] = [m001_initial, m002_recency_and_trigram, m003_token_counts, m004_cjk_bigrams]
 
 
 def applied(conn) -> list[str]:

@@ -1,6 +1,13 @@
-"""Full-text search: ranked words with unicode61 + bm25, and CJK / substring
-search with the trigram index (unicode61 treats a CJK run as one token).
-Queries shorter than 3 characters fall back to instr(), which trigram cannot serve."""
+"""Full-text search over titles and message text.
+
+- Words: the unicode61 index, ranked by BM25. Exact words first; the last word
+  becomes a prefix only when exact words find too little (the popup searches as
+  people type).
+- Chinese, Japanese, Korean: the bigram index (see cjk.py), ranked by BM25.
+- Anything else (a substring inside a word, a lone CJK character): the trigram
+  index, or a scan for queries shorter than three characters.
+Each path ranks a bounded set of best messages, then groups them by conversation.
+"""
 
 from __future__ import annotations
 
@@ -8,31 +15,89 @@ import re
 import unicodedata
 from typing import Any
 
+from . import cjk
+
 HIT_OPEN, HIT_CLOSE = "\u00ab", "\u00bb"  # « » : plain-text markers, rendered with textContent
 SNIPPET_CHARS = 160
+TOP_MESSAGES = 300  # best messages ranked before grouping by conversation
 _WORD = re.compile(r"\w+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+_SUMMARY = "SELECT id, title, site, updated_at, message_count FROM conversations WHERE id = ?"
 
 
-def _fts_query(query: str) -> str | None:
-    """Every word must appear; the last one may be a prefix. Quotes keep user text literal."""
+def _terms(query: str, prefix: bool) -> str | None:
     words = _WORD.findall(query)
     if not words:
         return None
     terms = ['"' + w.replace('"', '""') + '"' for w in words]
-    terms[-1] += "*"
+    if prefix:
+        terms[-1] += "*"
     return " AND ".join(terms)
 
 
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+def _best_conversations(conn, table: str, match: str, limit: int, site: str | None) -> list[tuple[str, float, int]]:
+    """(conversation id, best rank, rowid of its best message) for the top conversations."""
+    site_sql = "JOIN conversations c ON c.id = m.conversation_id AND c.site = ?" if site else ""
+    sql = f"""
+        WITH hits AS (
+            SELECT rowid, rank FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT {TOP_MESSAGES}
+        )
+        SELECT m.conversation_id, min(h.rank) AS best, h.rowid
+        FROM hits h JOIN messages m ON m.rowid = h.rowid {site_sql}
+        GROUP BY m.conversation_id ORDER BY best LIMIT ?
+    """
+    args: list[Any] = [match] + ([site] if site else []) + [limit]
+    return conn.execute(sql, args).fetchall()
+
+
+def _results(conn, best: list[tuple[str, float, int]], snippets: dict[int, str]) -> list[dict[str, Any]]:
+    out = []
+    for conv_id, rank, rowid in best:
+        row = conn.execute(_SUMMARY, (conv_id,)).fetchone()
+        out.append({"id": row[0], "title": row[1], "site": row[2], "updated_at": row[3], "message_count": row[4],
+                    "score": round(-rank, 4), "snippet": snippets.get(rowid, "")})
+    return out
+
+
+def _word_search(conn, query: str, limit: int, site: str | None) -> list[dict[str, Any]]:
+    best: list = []
+    match = None
+    for prefix in (False, True):
+        match = _terms(query, prefix)
+        if match is None:
+            return []
+        best = _best_conversations(conn, "messages_fts", match, limit, site)
+        if len(best) >= limit or not _WORD.findall(query)[-1].isalnum():
+            break
+    if not best:
+        return []
+    rowids = [r[2] for r in best]
+    marks = ",".join("?" * len(rowids))
+    snippets = dict(conn.execute(
+        f"SELECT rowid, snippet(messages_fts, -1, '{HIT_OPEN}', '{HIT_CLOSE}', '…', 16) FROM messages_fts "
+        f"WHERE messages_fts MATCH ? AND rowid IN ({marks})", [match, *rowids]).fetchall())
+    return _results(conn, best, snippets)
+
+
+def _body(conn, rowid: int) -> str:
+    row = conn.execute("SELECT title, body FROM messages_fts WHERE rowid = ?", (rowid,)).fetchone()
+    return "\n".join(x for x in row if x) if row else ""
+
+
+def _cjk_search(conn, query: str, limit: int, site: str | None) -> list[dict[str, Any]] | None:
+    match = cjk.query(query)
+    if match is None:
+        return None
+    best = _best_conversations(conn, "messages_cjk", match, limit, site)
+    needle = max(cjk.CJK_RUN.findall(query), key=len)
+    return _results(conn, best, {r[2]: _snippet(_body(conn, r[2]), needle) for r in best})
 
 
 def _snippet(body: str, needle: str) -> str:
     """A window of the body around the first match, with « » around it."""
     idx = body.casefold().find(needle.casefold())
     if idx < 0:
-        return body[:SNIPPET_CHARS]
+        return body[:SNIPPET_CHARS].replace("\n", " ")
     start = max(0, idx - SNIPPET_CHARS // 2)
     end = min(len(body), idx + len(needle) + SNIPPET_CHARS // 2)
     prefix = "…" if start else ""
@@ -41,64 +106,38 @@ def _snippet(body: str, needle: str) -> str:
             + body[idx + len(needle):end] + suffix).replace("\n", " ")
 
 
-def _word_search(conn, query: str, limit: int, site: str | None) -> list[dict[str, Any]]:
-    fts = _fts_query(query)
-    if fts is None:
-        return []
-    site_sql = "AND c.site = ?" if site else ""
-    sql = f"""
-        SELECT c.id, c.title, c.site, c.updated_at, c.message_count, best.rank,
-               snippet(messages_fts, -1, '{HIT_OPEN}', '{HIT_CLOSE}', '…', 16)
-        FROM (
-            SELECT m.conversation_id AS cid, min(f.rank) AS rank, max(f.rowid) AS rid
-            FROM messages_fts f JOIN messages m ON m.rowid = f.rowid
-            WHERE messages_fts MATCH ?
-            GROUP BY m.conversation_id
-            ORDER BY rank LIMIT ?
-        ) AS best
-        JOIN conversations c ON c.id = best.cid
-        JOIN messages_fts ON messages_fts.rowid = best.rid AND messages_fts MATCH ?
-        WHERE 1 {site_sql}
-        ORDER BY best.rank
-    """
-    args: list[Any] = [fts, limit * (4 if site else 1), fts]
-    if site:
-        args.append(site)
-    rows = conn.execute(sql, args).fetchall()[:limit]
-    return [
-        {"id": r[0], "title": r[1], "site": r[2], "updated_at": r[3], "message_count": r[4],
-         "score": round(-r[5], 4), "snippet": r[6]}
-        for r in rows
-    ]
+def _glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", text)
 
 
 def _substring_search(conn, query: str, limit: int, site: str | None) -> list[dict[str, Any]]:
     needle = query.strip()
-    if len(needle) >= 3:
-        where, arg = "t.body LIKE ? ESCAPE '\\'", f"%{_like_escape(needle)}%"
+    if len(needle) >= 3 and not re.search(r"[%_]", needle):
+        where, arg = "body LIKE ?", f"%{needle}%"  # no ESCAPE clause: with one, the trigram index is not used
+    elif len(needle) >= 3:
+        where, arg = "body GLOB ?", f"*{_glob_escape(needle)}*"  # literal % or _: case-sensitive, still indexed
     else:
-        where, arg = "instr(lower(t.body), lower(?)) > 0", needle
+        where, arg = "instr(lower(body), lower(?)) > 0", needle  # under three characters: no index can help
     site_sql = "AND c.site = ?" if site else ""
     sql = f"""
-        SELECT c.id, c.title, c.site, c.updated_at, c.message_count, count(*) AS hits, max(t.body)
-        FROM messages_tri t JOIN messages m ON m.rowid = t.rowid JOIN conversations c ON c.id = m.conversation_id
-        WHERE {where} {site_sql}
-        GROUP BY c.id ORDER BY hits DESC, c.sort_key DESC LIMIT ?
+        WITH hits AS (SELECT rowid FROM messages_tri WHERE {where} LIMIT {TOP_MESSAGES * 4})
+        SELECT c.id, count(*) AS n, max(h.rowid)
+        FROM hits h JOIN messages m ON m.rowid = h.rowid JOIN conversations c ON c.id = m.conversation_id
+        WHERE 1 {site_sql}
+        GROUP BY c.id ORDER BY n DESC, c.sort_key DESC LIMIT ?
     """
-    args: list[Any] = [arg] + ([site] if site else []) + [limit]
-    rows = conn.execute(sql, args).fetchall()
-    return [
-        {"id": r[0], "title": r[1], "site": r[2], "updated_at": r[3], "message_count": r[4],
-         "score": float(r[5]), "snippet": _snippet(r[6] or "", needle)}
-        for r in rows
-    ]
+    rows = conn.execute(sql, [arg] + ([site] if site else []) + [limit]).fetchall()
+    best = [(conv_id, -float(n), rowid) for conv_id, n, rowid in rows]
+    return _results(conn, best, {r[2]: _snippet(_body(conn, r[2]), needle) for r in best})
 
 
 def search(conn, query: str, limit: int = 20, site: str | None = None) -> list[dict[str, Any]]:
     query = unicodedata.normalize("NFKC", query or "").strip()
     if not query:
         return []
-    if _CJK.search(query) or not _WORD.search(query):
+    if cjk.has_cjk(query):
+        found = _cjk_search(conn, query, limit, site)
+        return found if found is not None else _substring_search(conn, query, limit, site)
+    if not _WORD.search(query):
         return _substring_search(conn, query, limit, site)
-    results = _word_search(conn, query, limit, site)
-    return results or _substring_search(conn, query, limit, site)
+    return _word_search(conn, query, limit, site) or _substring_search(conn, query, limit, site)

@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .. import canonical, paths
+from typing import TYPE_CHECKING
+
+from .. import paths
 from ..errors import ArchiveError, InputError, NotFoundError
 from ..ids import sha256_hex
-from ..model import Conversation, format_time
-from ..text import message_text
 from . import keys, migrations
+from .cjk import has_cjk, index_text
 from .db import Transaction, connect, sqlite
-from .merge import merge
+
+if TYPE_CHECKING:  # the format (pydantic) is imported on first save or get: `hello` opens the archive without it
+    from ..model import Conversation
 
 SUMMARY_COLUMNS = "id, site, title, url, created_at, updated_at, saved_at, message_count, source_id"
 
@@ -58,10 +62,14 @@ def decode_cursor(cursor: str, length: int) -> list[Any]:
     return values
 
 
-def _content_digest(conv: Conversation) -> str:
-    """What the conversation says, not when it was captured: re-saving the same thing is 'unchanged'."""
-    stable = conv.model_copy(update={"provenance": conv.provenance.model_copy(update={"captured_at": None})})
-    return sha256_hex(canonical.dumps(stable, indent=None))
+_CAPTURED_AT = re.compile(r'"captured_at":"[^"]*",?')
+
+
+def _content_digest(document: str) -> str:
+    """What the conversation says, not when it was captured: re-saving the same thing is 'unchanged'.
+
+    Transcript text cannot fake the pattern: inside JSON strings its quotes are escaped."""
+    return sha256_hex(_CAPTURED_AT.sub("", document))
 
 
 class Archive:
@@ -84,6 +92,9 @@ class Archive:
 
     def save(self, conv: Conversation) -> SaveResult:
         """One transaction: insert, or merge into the stored copy of the same conversation."""
+        from .. import canonical
+        from .merge import merge
+
         with Transaction(self.conn) as c:
             row = c.execute("SELECT document, content_sha256 FROM conversations WHERE id = ?", (conv.id,)).fetchone()
             status = "created"
@@ -92,7 +103,7 @@ class Archive:
                 conv = merge(stored, conv)
                 status = "updated"
             document = canonical.dumps(conv, indent=None)
-            digest = _content_digest(conv)
+            digest = _content_digest(document)
             if row is not None and row[1] == digest:
                 status = "unchanged"
             else:
@@ -103,6 +114,9 @@ class Archive:
         )
 
     def _write(self, c, conv: Conversation, document: str, digest: str, replace: bool) -> None:
+        from ..model import format_time
+        from ..text import message_text
+
         if replace:
             self._delete_rows(c, conv.id)
         now = format_time(datetime.now(timezone.utc))
@@ -123,7 +137,10 @@ class Archive:
             )
             body = message_text(msg)
             c.execute("INSERT INTO messages_fts (rowid, title, body) VALUES (?,?,?)", (cur.lastrowid, title if seq == 0 else "", body))
-            c.execute("INSERT INTO messages_tri (rowid, body) VALUES (?,?)", (cur.lastrowid, (title + "\n" if seq == 0 else "") + body))
+            searchable = (title + "\n" if seq == 0 else "") + body
+            c.execute("INSERT INTO messages_tri (rowid, body) VALUES (?,?)", (cur.lastrowid, searchable))
+            if has_cjk(searchable):
+                c.execute("INSERT INTO messages_cjk (rowid, body) VALUES (?,?)", (cur.lastrowid, index_text(searchable)))
 
     def _delete_rows(self, c, conv_id: str) -> None:
         rowids = [r[0] for r in c.execute("SELECT rowid FROM messages WHERE conversation_id = ?", (conv_id,))]
@@ -132,6 +149,7 @@ class Archive:
             marks = ",".join("?" * len(chunk))
             c.execute(f"DELETE FROM messages_fts WHERE rowid IN ({marks})", chunk)
             c.execute(f"DELETE FROM messages_tri WHERE rowid IN ({marks})", chunk)
+            c.execute(f"DELETE FROM messages_cjk WHERE rowid IN ({marks})", chunk)
         c.execute("DELETE FROM token_counts WHERE conversation_id = ?", (conv_id,))
         c.execute("DELETE FROM messages WHERE conversation_id = ?", (conv_id,))
         c.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
@@ -171,6 +189,8 @@ class Archive:
     def get(self, conv_id: str) -> Conversation:
         conv_id = self.resolve(conv_id)
         row = self.conn.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+        from .. import canonical
+
         return canonical.loads(row[0])
 
     def get_document(self, conv_id: str) -> str:
