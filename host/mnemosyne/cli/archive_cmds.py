@@ -31,7 +31,7 @@ def add_import_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_import(args) -> int:
-    from ..readers import ReadContext, ReadFailure, load_path, read_raw
+    from ..readers import ReadContext, load_path, read_raw
 
     totals = {"created": 0, "updated": 0, "unchanged": 0, "failed": 0}
     counter = None if args.no_tokens else _token_counter()
@@ -44,26 +44,32 @@ def run_import(args) -> int:
                 totals["failed"] += 1
                 continue
             for raw in inputs:
+                # stream: an export of thousands of conversations is converted and saved one at a time
+                progress = Progress(len(raw.data) if isinstance(raw.data, list) else 1, label=Path(raw.name).name)
                 try:
-                    items = list(read_raw(raw, ReadContext(), args.fmt))
+                    for item in read_raw(raw, ReadContext(), args.fmt):
+                        _import_one(arc, item, totals, counter)
+                        progress.step()
                 except MnemosyneError as exc:
                     print(f"mnemo import: {raw.name}: {exc.message}", file=sys.stderr)
                     totals["failed"] += 1
-                    continue
-                progress = Progress(len(items), label=Path(raw.name).name)
-                for item in items:
-                    if isinstance(item, ReadFailure):
-                        print(f"mnemo import: {item.label}: {item.error.message}", file=sys.stderr)
-                        totals["failed"] += 1
-                    else:
-                        result = arc.save(item)
-                        totals[result.status] += 1
-                        if counter and result.status != "unchanged":
-                            arc.store_token_counts(item.id, COUNTED_ENCODING, counter(item, COUNTED_ENCODING))
-                    progress.step()
                 progress.done()
+                raw.data = None  # let the parsed JSON go before the next file
     print("imported {created}, updated {updated}, unchanged {unchanged}, failed {failed}".format(**totals))
     return 1 if totals["failed"] else 0
+
+
+def _import_one(arc, item, totals: dict[str, int], counter) -> None:
+    from ..readers import ReadFailure
+
+    if isinstance(item, ReadFailure):
+        print(f"mnemo import: {item.label}: {item.error.message}", file=sys.stderr)
+        totals["failed"] += 1
+        return
+    result = arc.save(item)
+    totals[result.status] += 1
+    if counter and result.status != "unchanged":
+        arc.store_token_counts(item.id, COUNTED_ENCODING, counter(item, COUNTED_ENCODING))
 
 
 def _token_counter():
