@@ -11,7 +11,9 @@
   async function json(path) {
     const response = await M.pageFetch(path, { headers: { Accept: "application/json" } });
     if (!response.ok) throw new M.MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
-    return response.json();
+    // parsed here, not with response.json(): in Firefox (content.fetch) that object belongs to the page,
+    // reaches us through an Xray wrapper and the API capture failed over to the DOM sweep
+    return JSON.parse(await response.text());
   }
 
   async function chatOrgs() {

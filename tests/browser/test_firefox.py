@@ -1,5 +1,7 @@
 """Firefox: the same extension directory installs as a temporary add-on and its background script talks to
-the real native host, driven over WebDriver BiDi (no geckodriver offline; websockets' sync client)."""
+the real native host, driven over WebDriver BiDi (no geckodriver offline; websockets' sync client). A served
+chatgpt.com conversation (network.addIntercept + network.provideResponse, the Chromium tests' fake-site tables)
+gets the Export button, and a click saves it through the Firefox native host into the real archive."""
 
 from __future__ import annotations
 
@@ -186,7 +188,6 @@ def test_firefox_export_button_saves_a_served_chatgpt_conversation(tmp_path, env
         toast = f"({SHADOW.format(host='overlay')})?.querySelector(\"[data-mnemosyne='toast']\")"
         state = bidi.wait_for(context, f"{toast}?.dataset.state === 'progress' ? '' : {toast}?.dataset.state")
         detail = json.loads(bidi.evaluate(context, f"JSON.stringify({{...{toast}.dataset, text: {toast}.textContent}})")["value"])
-        print("SEEN", [(x["url"], x["headers"].get("authorization")) for x in sites.seen])
         assert state == "success", detail
         assert detail["path"] == "api" and detail["status"] == "created", detail
 
