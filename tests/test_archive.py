@@ -197,3 +197,13 @@ def test_key_file_is_created_private(mnemo_home):
     with open_archive():
         pass
     assert oct((mnemo_home / "archive.key").stat().st_mode & 0o777) == "0o600"
+
+
+def test_search_finds_conversations_behind_one_that_matches_everywhere(mnemo_home):
+    """Ranking looks at the best few messages per wanted conversation and widens when one chat has them all."""
+    with open_archive() as arc:
+        busy = arc.save(conversation("busy", ["zephyr zephyr zephyr"] * 120))
+        quiet = arc.save(conversation("quiet", ["a long message that mentions zephyr only once among many other words"]))
+        hits = arc.search("zephyr", limit=2)
+        assert [h["id"] for h in hits] == [busy.id, quiet.id]
+        assert arc.search("zephyr", limit=2, site="claude") == []

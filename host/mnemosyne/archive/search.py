@@ -19,7 +19,7 @@ from . import cjk
 
 HIT_OPEN, HIT_CLOSE = "\u00ab", "\u00bb"  # « » : plain-text markers, rendered with textContent
 SNIPPET_CHARS = 160
-TOP_MESSAGES = 300  # best messages ranked before grouping by conversation
+TOP_MESSAGES = 3  # best messages per wanted conversation, ranked before grouping (more when too few conversations)
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 _SUMMARY = "SELECT id, title, site, updated_at, message_count FROM conversations WHERE id = ?"
@@ -36,18 +36,23 @@ def _terms(query: str, prefix: bool) -> str | None:
 
 
 def _best_conversations(conn, table: str, match: str, limit: int, site: str | None) -> list[tuple[str, float, int]]:
-    """(conversation id, best rank, rowid of its best message) for the top conversations."""
+    """(conversation id, best rank, rowid of its best message) for the top conversations.
+
+    Ranks only the best few messages per wanted conversation (each costs a lookup in the
+    encrypted table); widens the window when they came from too few conversations."""
     site_sql = "JOIN conversations c ON c.id = m.conversation_id AND c.site = ?" if site else ""
-    sql = f"""
-        WITH hits AS (
-            SELECT rowid, rank FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT {TOP_MESSAGES}
-        )
-        SELECT m.conversation_id, min(h.rank) AS best, h.rowid
-        FROM hits h JOIN messages m ON m.rowid = h.rowid {site_sql}
-        GROUP BY m.conversation_id ORDER BY best LIMIT ?
-    """
-    args: list[Any] = [match] + ([site] if site else []) + [limit]
-    return conn.execute(sql, args).fetchall()
+    window = limit * TOP_MESSAGES * (4 if site else 1)
+    while True:
+        sql = f"""
+            WITH hits AS (SELECT rowid, rank FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT {window})
+            SELECT m.conversation_id, min(h.rank) AS best, h.rowid, (SELECT count(*) FROM hits)
+            FROM hits h JOIN messages m ON m.rowid = h.rowid {site_sql}
+            GROUP BY m.conversation_id ORDER BY best LIMIT ?
+        """
+        rows = conn.execute(sql, [match] + ([site] if site else []) + [limit]).fetchall()
+        if len(rows) >= limit or not rows or rows[0][3] < window or window >= 20_000:
+            return [r[:3] for r in rows]
+        window *= 10
 
 
 def _results(conn, best: list[tuple[str, float, int]], snippets: dict[int, str]) -> list[dict[str, Any]]:
