@@ -55,12 +55,13 @@ export async function openAndFill({ target, text }) {
   const entry = continueTarget(target);
   if (!entry?.fillUrl) throw new HostError("BAD_REQUEST", "this target is copied, not filled");
   if (typeof text !== "string" || !text) throw new HostError("BAD_REQUEST", "nothing to fill");
-  // Open a blank tab first so the text is waiting before the target page's filler asks for it.
-  const tab = await api.tabs.create({ url: "about:blank", active: true });
+  // Open the target directly (a blank tab navigated cross-origin swaps renderer processes, which
+  // made headless runs flaky), then leave the text for its filler; the filler asks again for a
+  // moment in case it loads before the text is stored.
+  const tab = await api.tabs.create({ url: entry.fillUrl, active: true });
   const pendingFills = await loadPending();
   pendingFills[tab.id] = { text, at: Date.now(), target: entry.id };
   await api.storage.session.set({ [PENDING_KEY]: pendingFills });
-  await api.tabs.update(tab.id, { url: entry.fillUrl });
   return { tabId: tab.id, url: entry.fillUrl };
 }
 

@@ -9,6 +9,8 @@
     gemini: ["rich-textarea .ql-editor", "rich-textarea [contenteditable='true']", ".ql-editor[contenteditable='true']", "[contenteditable='true']"],
   };
   const WAIT_MS = 20_000;
+  const CLAIM_ATTEMPTS = 5;
+  const CLAIM_RETRY_MS = 300;
 
   function findComposer(site) {
     for (const selector of COMPOSERS[site] ?? []) {
@@ -98,13 +100,20 @@
     if (window.top !== window) return;
     const site = M.siteOfHost(location.hostname);
     if (!site) return;
-    let pending;
-    try {
-      pending = await M.send("fill-claim");
-    } catch {
-      return; // extension reloaded or not ours to fill
+    // a tab opened by "Continue in…" gets its text stored right after it is created: ask a few times
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      let pending;
+      try {
+        pending = await M.send("fill-claim");
+      } catch {
+        return; // extension reloaded or not ours to fill
+      }
+      if (pending?.text) {
+        await M.fillComposer(site, pending.text);
+        return;
+      }
+      await M.sleep(CLAIM_RETRY_MS);
     }
-    if (pending?.text) await M.fillComposer(site, pending.text);
   }
 
   claim();

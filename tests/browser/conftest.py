@@ -115,6 +115,9 @@ def launch(playwright_instance, profile_dir: Path, env: dict[str, str], sites: F
             "--disable-gpu",
             "--disable-quic",
             f"--lang={locale}",
+            # MNEMOSYNE_CHROMIUM_LOG=/path/file.log keeps Chromium's own log when a browser test misbehaves
+            *(["--enable-logging", f"--log-file={os.environ['MNEMOSYNE_CHROMIUM_LOG']}", "--v=0"]
+              if os.environ.get("MNEMOSYNE_CHROMIUM_LOG") else []),
         ],
     )
     sites.install(ctx)
