@@ -14,6 +14,7 @@ import copy
 import json
 import uuid
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,7 @@ from hostile_corpus import chunks, payloads
 from robustness.figures import record
 
 pytestmark = pytest.mark.browser
+EXTENSION_DIR = Path(__file__).resolve().parents[2] / "extension"
 CHECK = "hostile render"
 CONVERSATIONS = 4
 DANGEROUS = ["script", "img", "svg", "iframe", "object", "embed", "style", "link", "meta", "base", "form",
@@ -93,10 +95,30 @@ def measure(page) -> dict:
     return page.evaluate(MEASURE)
 
 
-def live_elements(state: dict, baseline: dict, own: Counter) -> list[str]:
+def static_markup(page_file: str) -> set[str]:
+    """Signatures (as the probe writes them) of the elements in an extension page's own HTML file.
+
+    The probe may start before or after the parser has inserted them, so the baseline alone cannot
+    tell them apart from inserted ones."""
+    from html.parser import HTMLParser
+
+    found: set[str] = set()
+
+    class Collect(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            a = {k: v or "" for k, v in attrs}
+            found.add("|".join([tag, a.get("id", ""), a.get("class", ""), a.get("src", ""), a.get("href", ""),
+                                a.get("rel", "")]))
+
+    Collect().feed((EXTENSION_DIR / page_file).read_text(encoding="utf-8"))
+    return found
+
+
+def live_elements(state: dict, baseline: dict, own: Counter, page_file: str | None = None) -> list[str]:
     """Inserted dangerous elements that are neither the page's own static markup nor the extension's own
     per-item elements (`own`, e.g. the popup's site icons)."""
-    extra = Counter(state["inserted"]) - Counter(baseline["inserted"]) - own
+    static = static_markup(page_file) if page_file else set()
+    extra = Counter(e for e in state["inserted"] if e not in static) - Counter(baseline["inserted"]) - own
     return sorted(extra.elements())
 
 
@@ -144,7 +166,7 @@ def test_hostile_corpus_renders_inert_in_popup_search_and_view(browser, sites, e
     assert sorted(popup.locator(".item-title").all_text_contents()) == sorted(api["title"] for api in conversations)
     own = site_icons(popup)  # the popup's log keeps the list's icons when the search re-renders
     state = measure(popup)
-    pages["popup list"] = {**state, "live": live_elements(state, popup_baseline, own)}
+    pages["popup list"] = {**state, "live": live_elements(state, popup_baseline, own, "popup/popup.html")}
     screenshot(popup, "popup-hostile-list")
 
     popup.locator("[data-mnemosyne='search']").fill("onerror")
@@ -155,7 +177,7 @@ def test_hostile_corpus_renders_inert_in_popup_search_and_view(browser, sites, e
     assert popup.locator(".item-snippet mark").count() >= CONVERSATIONS
     own += site_icons(popup)
     state = measure(popup)
-    pages["popup search"] = {**state, "live": live_elements(state, popup_baseline, own)}
+    pages["popup search"] = {**state, "live": live_elements(state, popup_baseline, own, "popup/popup.html")}
     screenshot(popup, "popup-hostile-search")
 
     shown = set()
@@ -167,7 +189,8 @@ def test_hostile_corpus_renders_inert_in_popup_search_and_view(browser, sites, e
         assert title == item["title"]
         shown.update(payload for payload in corpus if payload in transcript and payload in title)
         state = measure(view)
-        pages[f"view {item['id'][:8]}"] = {**state, "live": live_elements(state, view_baseline, Counter())}
+        pages[f"view {item['id'][:8]}"] = {**state, "live": live_elements(state, view_baseline, Counter(),
+                                                                          "view/view.html")}
     screenshot(view, "view-hostile-corpus")
 
     report(pages, len(corpus), len(shown))

@@ -78,19 +78,18 @@ def test_ui_in_simplified_chinese(playwright_instance, profile_dir, env, sites, 
 
 def test_context_menu_entries_exist_and_export_runs_in_the_tab(browser, sites, mnemo_cli):
     worker = browser.service_workers[0]
-    # the worker registers its menus on start-up: probe until our probe collides with its entry
-    duplicate = worker.evaluate("""async () => {
-        const probe = () => new Promise(resolve => chrome.contextMenus.create(
-            {id: 'mnemosyne-continue:claude', title: 'x'}, () => resolve(chrome.runtime.lastError?.message ?? 'created')));
-        for (let i = 0; i < 50; i++) {
-            const answer = await probe();
-            if (answer !== 'created') return answer;
-            await new Promise(resolve => chrome.contextMenus.remove('mnemosyne-continue:claude', resolve));
-            await new Promise(resolve => setTimeout(resolve, 200));
+    # the worker registers its menus on start-up: poll with update(), which fails for a missing entry
+    # and, unlike create(), cannot race with the worker's own registration
+    found = worker.evaluate("""async () => {
+        for (let i = 0; i < 100; i++) {
+            const error = await new Promise(resolve => chrome.contextMenus.update(
+                'mnemosyne-continue:claude', {}, () => resolve(chrome.runtime.lastError?.message ?? null)));
+            if (error === null) return true;
+            await new Promise(resolve => setTimeout(resolve, 100));
         }
-        return 'created';
+        return false;
     }""")
-    assert "duplicate" in duplicate.lower()  # the service worker registered the Continue in… > Claude entry
+    assert found  # the service worker registered the Continue in… > Claude entry
     page = open_chatgpt(browser, sites)
     # what a click on "Export conversation to Mnemosyne" does: the worker tells the tab's content script
     worker.evaluate("""async () => {
