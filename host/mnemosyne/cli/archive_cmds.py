@@ -31,32 +31,49 @@ def add_import_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_import(args) -> int:
-    from ..readers import ReadContext, load_path, read_raw
-
     totals = {"created": 0, "updated": 0, "unchanged": 0, "failed": 0}
     counter = None if args.no_tokens else _token_counter()
     with _archive() as arc:
         for path in args.paths:
             try:
-                inputs = load_path(path)
+                _import_path(arc, path, args.fmt, totals, counter)
             except InputError as exc:
                 print(f"mnemo import: {exc.message}", file=sys.stderr)
                 totals["failed"] += 1
-                continue
-            for raw in inputs:
-                # stream: an export of thousands of conversations is converted and saved one at a time
-                progress = Progress(len(raw.data) if isinstance(raw.data, list) else 1, label=Path(raw.name).name)
-                try:
-                    for item in read_raw(raw, ReadContext(), args.fmt):
-                        _import_one(arc, item, totals, counter)
-                        progress.step()
-                except MnemosyneError as exc:
-                    print(f"mnemo import: {raw.name}: {exc.message}", file=sys.stderr)
-                    totals["failed"] += 1
-                progress.done()
-                raw.data = None  # let the parsed JSON go before the next file
     print("imported {created}, updated {updated}, unchanged {unchanged}, failed {failed}".format(**totals))
     return 1 if totals["failed"] else 0
+
+
+def _import_path(arc, path: str, fmt: str | None, totals: dict[str, int], counter) -> None:
+    """Every input under `path`, lazily. A large export arrives in batches (never parsed whole);
+    its progress bar counts the characters read, other files count their conversations."""
+    from ..readers.streaming import iter_inputs
+
+    bar: Progress | None = None
+    for raw in iter_inputs(path):
+        if raw.progress is None:
+            whole = Progress(len(raw.data) if isinstance(raw.data, list) else 1, Path(raw.name).name)
+            _import_raw(arc, raw, fmt, totals, counter, whole.step)
+            whole.done()
+            continue
+        bar = bar or Progress(raw.progress[1], Path(raw.name.split(":")[-1]).name, min_total=0)
+        _import_raw(arc, raw, fmt, totals, counter, lambda: None)
+        bar.step(raw.progress[0] - bar.count)
+        if raw.progress[0] >= raw.progress[1]:
+            bar.done()
+            bar = None
+
+
+def _import_raw(arc, raw, fmt: str | None, totals: dict[str, int], counter, step) -> None:
+    from ..readers import ReadContext, read_raw
+
+    try:
+        for item in read_raw(raw, ReadContext(), fmt):
+            _import_one(arc, item, totals, counter)
+            step()
+    except MnemosyneError as exc:
+        print(f"mnemo import: {raw.name}: {exc.message}", file=sys.stderr)
+        totals["failed"] += 1
 
 
 def _import_one(arc, item, totals: dict[str, int], counter) -> None:

@@ -24,6 +24,7 @@ class RawInput:
     raw: bytes  # the bytes it came from, hashed into provenance
     jsonl: bool = False
     members: dict[str, Any] = field(default_factory=dict)  # other JSON files of the same zip/folder (projects.json ...)
+    progress: tuple[int, int] | None = None  # (characters read, total) when a large file is read in batches
 
 
 @dataclass

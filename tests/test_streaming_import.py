@@ -1,0 +1,76 @@
+"""A large export is read in batches, and gives the same conversations as reading it whole."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+
+from mnemosyne.errors import InputError
+from mnemosyne.readers import ReadContext, load_path, read_raw
+from mnemosyne.readers import streaming
+
+FIX = "chatgpt_export/librechat_chatgpt-export.json"
+
+
+def big_export(fixtures, tmp_path, copies: int = 60):
+    base = json.loads((fixtures / FIX).read_text(encoding="utf-8"))
+    items = []
+    for n in range(copies):
+        for conv in base:
+            items.append(dict(conv, id=f"{conv['id']}-{n}", conversation_id=f"{conv['id']}-{n}", title=f"copy {n}"))
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(items, ensure_ascii=False, indent=1), encoding="utf-8")
+    return path, len(items)
+
+
+def conversations(inputs):
+    return [item for raw in inputs for item in read_raw(raw, ReadContext())]
+
+
+def test_large_array_is_read_in_batches_with_the_same_result(fixtures, tmp_path, monkeypatch):
+    path, count = big_export(fixtures, tmp_path)
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    batches = list(streaming.iter_inputs(path))
+    assert len(batches) == -(-count // streaming.BATCH) and all(len(b.data) <= streaming.BATCH for b in batches)
+    assert batches[-1].progress == (batches[-1].progress[1], batches[-1].progress[1])
+    streamed = conversations(batches)
+    whole = conversations(load_path(path))
+    assert [c.id for c in streamed] == [c.id for c in whole] and len(streamed) == count
+    assert [len(c.messages) for c in streamed] == [len(c.messages) for c in whole]
+    assert {c.provenance.method for c in streamed} == {"official_export"}
+
+
+def test_zip_members_stream_too(fixtures, tmp_path, monkeypatch):
+    path, count = big_export(fixtures, tmp_path, copies=10)
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(path, "conversations.json")
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    assert len(conversations(streaming.iter_inputs(archive))) == count
+
+
+def test_a_broken_tail_keeps_what_came_before(fixtures, tmp_path, monkeypatch):
+    path, count = big_export(fixtures, tmp_path, copies=40)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text[: int(len(text) * 0.8)], encoding="utf-8")  # cut off mid-conversation
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    seen = []
+    with pytest.raises(InputError) as err:
+        for raw in streaming.iter_inputs(path):
+            seen += conversations([raw])
+    assert "conversations.json" in err.value.message
+    assert 0 < len(seen) < count
+
+
+def test_mnemo_import_streams_a_large_export(fixtures, tmp_path, mnemo_home, monkeypatch, capsys):
+    from mnemosyne.archive import open_archive
+    from mnemosyne.cli.main import main
+
+    path, count = big_export(fixtures, tmp_path, copies=20)
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    assert main(["import", "--no-tokens", str(path)]) == 0
+    assert f"imported {count}, updated 0" in capsys.readouterr().out
+    with open_archive() as arc:
+        assert arc.stats()["conversations"] == count
