@@ -77,12 +77,24 @@ def _decode(name: str, data: bytes) -> str:
         raise InputError(f"{name}: not UTF-8 text (byte {exc.start})") from None
 
 
+def _streamable(data: bytes) -> bool:
+    return len(data) > STREAM_OVER and data[:64].lstrip(b" \t\r\n\xef\xbb\xbf")[:1] == b"["
+
+
+def _from_text(name: str, text: str, members: dict | None = None) -> Iterator[RawInput]:
+    batches = array_batches(name, text, members)
+    if batches is not None:
+        yield from batches
+        return
+    for raw in load_bytes(name, text.encode("utf-8")):  # not an export array after all: read it whole
+        raw.members = members or raw.members
+        yield raw
+
+
 def _from_bytes(name: str, data: bytes, members: dict | None = None) -> Iterator[RawInput]:
-    if len(data) > STREAM_OVER and data[:64].lstrip(b" \t\r\n\xef\xbb\xbf")[:1] == b"[":
-        batches = array_batches(name, _decode(name, data), members)
-        if batches is not None:
-            yield from batches
-            return
+    if _streamable(data):
+        yield from _from_text(name, _decode(name, data), members)
+        return
     for raw in load_bytes(name, data):
         raw.members = members or raw.members
         yield raw
@@ -120,5 +132,9 @@ def iter_inputs(path: str | os.PathLike[str]) -> Iterator[RawInput]:
         data = _read_file(file)
         if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
             yield from _from_zip(str(file), data)
+        elif _streamable(data):
+            text = _decode(str(file), data)
+            del data  # the bytes are not needed once decoded: hold one copy of a large export, not two
+            yield from _from_text(str(file), text)
         else:
             yield from _from_bytes(str(file), data)
