@@ -197,3 +197,16 @@ def test_token_counts_are_stored_after_the_save_reply(tmp_path, fixtures, monkey
 
     assert counts == count_messages(conv, "o200k_base")
     assert count("hello world", "o200k_base") == 2
+
+
+def test_a_page_cannot_save_a_mnemosyne_document_or_another_tools_file(host, fixtures):
+    """A document names its own id: from a page it could overwrite any archived conversation."""
+    from mnemosyne import canonical
+    from mnemosyne.readers import ReadContext, load_path, read_raw
+
+    raw = load_path(fixtures / "claude_export" / "echomine_claude_sample_export.json")[0]
+    doc = json.loads(canonical.dumps(next(read_raw(raw, ReadContext()))))
+    for payload in (doc, [{"role": "user", "content": "hi"}]):
+        reply = host.call("save", payload=payload, kind="auto")
+        assert reply["ok"] is False and reply["error"]["code"] in ("BAD_INPUT", "UNKNOWN_FORMAT"), reply
+    assert host.data("hello")["archive"]["conversations"] == 0

@@ -126,10 +126,12 @@ def envelope_level() -> list[tuple[str, bytes, str]]:
 def site_shapes() -> list[tuple[str, bytes, str]]:
     doc2 = {"format": "mnemosyne.conversation", "schema_version": "2.0", "id": "abcdabcdabcd", "messages": []}
     return [
-        ("Mnemosyne document, schema_version 2.0", _save(doc2), "UNSUPPORTED_SCHEMA_VERSION"),
-        ("Mnemosyne document, schema_version 'one'", _save(dict(doc2, schema_version="one")), "UNSUPPORTED_SCHEMA_VERSION"),
-        ("Mnemosyne document, no schema_version", _save({k: v for k, v in doc2.items() if k != "schema_version"}), "UNSUPPORTED_SCHEMA_VERSION"),
+        # a page may not save Mnemosyne documents at all (they choose their own id), whatever their version
+        ("Mnemosyne document, schema_version 2.0", _save(doc2), "BAD_INPUT"),
+        ("Mnemosyne document, schema_version 'one'", _save(dict(doc2, schema_version="one")), "BAD_INPUT"),
+        ("Mnemosyne document, no schema_version", _save({k: v for k, v in doc2.items() if k != "schema_version"}), "BAD_INPUT"),
         ("Mnemosyne document 1.0 with wrong types", _save(dict(doc2, schema_version="1.0", messages="none")), "BAD_INPUT"),
+        ("Claude conversation of a newer shape", _save({"uuid": "u1", "chat_messages": "later"}, "claude_api"), "BAD_INPUT"),
         ("ChatGPT mapping is a number", _save({"mapping": 5}, "chatgpt_api"), "BAD_INPUT"),
         ("ChatGPT mapping is a list", _save(_chatgpt([_node()]), "chatgpt_api"), "BAD_INPUT"),
         ("ChatGPT node is a string", _save(_chatgpt({"a": "node"}), "chatgpt_api"), TOLERATED),

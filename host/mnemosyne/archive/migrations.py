@@ -103,10 +103,10 @@ def applied(conn) -> list[str]:
 def migrate(conn, upto: int | None = None) -> list[str]:
     """Apply every pending migration (or the first `upto`); returns the names applied."""
     done: list[str] = []
-    todo = MIGRATIONS if upto is None else MIGRATIONS[:upto]
-    if set(applied(conn)) >= {m.__name__ for m in todo}:
+    wanted = MIGRATIONS if upto is None else MIGRATIONS[:upto]
+    if set(applied(conn)) >= {m.__name__ for m in wanted}:
         return done
-    for migration in todo:
+    for migration in wanted:
         with Transaction(conn):
             # re-check under the write lock: another process may have applied it meanwhile
             if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (migration.__name__,)).fetchone():

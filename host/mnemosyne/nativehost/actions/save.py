@@ -15,11 +15,13 @@ from . import params as p
 log = logging.getLogger("mnemosyne.host")
 KINDS = {"chatgpt_api": ("chatgpt", "site_api"), "claude_api": ("claude", "site_api"),
          "capture": ("capture", "page_dom"), "auto": (None, None)}
+# what a page may send: never a Mnemosyne document or another tool's file, whose ids a page could choose
+PAGE_READERS = ("chatgpt", "claude", "capture")
 COUNTED_ENCODING = "o200k_base"
 
 
 def run(params: dict, ctx) -> dict:
-    from ...readers import RawInput, ReadContext, ReadFailure, read_raw
+    from ...readers import RawInput, ReadContext, ReadFailure, detect, read_raw
 
     kind = p.choice(params, "kind", tuple(KINDS), default="auto")
     url = p.string(params, "source_url", default=None, max_len=4096)
@@ -32,6 +34,10 @@ def run(params: dict, ctx) -> dict:
     raw_bytes = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     raw = RawInput(name="payload", data=payload, raw=raw_bytes)
     read_ctx = ReadContext(source_url=url, captured_at=datetime.now(timezone.utc), method=method)
+    if fmt is None:
+        fmt = detect(raw).NAME
+        if fmt not in PAGE_READERS:
+            raise InputError(f"save takes the ChatGPT or Claude conversation JSON or a page capture, not {fmt} input")
     conversations = list(read_raw(raw, read_ctx, fmt))
     if not conversations:
         raise InputError("the payload holds no conversation")
