@@ -207,3 +207,26 @@ def test_search_finds_conversations_behind_one_that_matches_everywhere(mnemo_hom
         hits = arc.search("zephyr", limit=2)
         assert [h["id"] for h in hits] == [busy.id, quiet.id]
         assert arc.search("zephyr", limit=2, site="claude") == []
+
+
+def test_lone_surrogates_from_files_never_fail_an_import(mnemo_home, tmp_path, fixtures):
+    """JSON may escape a lone surrogate, which UTF-8 cannot store: it becomes '?' and the rest is kept."""
+    import json as _json
+
+    from mnemosyne.readers import ReadContext, load_path, read_raw
+
+    conv = _json.loads((fixtures / "chatgpt_export" / "librechat_chatgpt-tree.json").read_text(encoding="utf-8"))
+    text = _json.dumps(conv).replace('"parts": ["', '"parts": ["\\ud800 lone surrogate ', 1)
+    path = tmp_path / "conversations.json"
+    path.write_text(text, encoding="ascii")
+    convs = [c for raw in load_path(path) for c in read_raw(raw, ReadContext())]
+    with open_archive() as arc:
+        for c in convs:
+            arc.save(c)
+        hit = arc.search("surrogate")[0]
+        assert "? «surrogate»" in hit["snippet"] or "«surrogate»" in hit["snippet"]
+    # and text that reaches the archive some other way with one still saves
+    odd = conversation("odd", ["bad \ud800 text", "fine"], title="title \udfff")
+    with open_archive() as arc:
+        assert arc.save(odd).status == "created"
+        assert arc.search("bad")[0]["title"] == "title ?"

@@ -74,3 +74,14 @@ def test_mnemo_import_streams_a_large_export(fixtures, tmp_path, mnemo_home, mon
     assert f"imported {count}, updated 0" in capsys.readouterr().out
     with open_archive() as arc:
         assert arc.stats()["conversations"] == count
+
+
+def test_streamed_items_with_lone_surrogates_are_made_well_formed(fixtures, tmp_path, monkeypatch):
+    path, count = big_export(fixtures, tmp_path, copies=5)
+    text = path.read_text(encoding="utf-8").replace('"parts": [\n', '"parts": [\n"\\udc00 odd",\n', 3)
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    convs = conversations(streaming.iter_inputs(path))
+    assert len(convs) == count
+    texts = [p.text for c in convs for m in c.messages for p in m.parts if getattr(p, "text", None)]
+    assert any("? odd" in t for t in texts) and not any("\udc00" in t for t in texts)

@@ -9,9 +9,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import paths
 from ..errors import ArchiveError, InputError, NotFoundError
@@ -72,6 +70,15 @@ def _content_digest(document: str) -> str:
     return sha256_hex(_CAPTURED_AT.sub("", document))
 
 
+def _storable(text: str) -> str:
+    """Text SQLite can store: readers already replace lone surrogates; this keeps a missed one from failing a save."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
 class Archive:
     def __init__(self, conn: sqlite.Connection, path: Path):
         self.conn = conn
@@ -92,26 +99,45 @@ class Archive:
 
     def save(self, conv: Conversation) -> SaveResult:
         """One transaction: insert, or merge into the stored copy of the same conversation."""
+        return self.save_many([conv])[0]
+
+    def save_many(self, convs: list[Conversation], counter: Callable[[Conversation], dict[str, int]] | None = None,
+                  encoding: str = "o200k_base") -> list[SaveResult]:
+        """Several conversations in one transaction (bulk import: one commit, one fsync, for the batch).
+
+        `counter` gives per-message token counts to store with each conversation that changed."""
+        try:
+            with Transaction(self.conn) as c:
+                results = []
+                for conv in convs:
+                    result, saved = self._save_in(c, conv)
+                    if counter is not None and result.status != "unchanged":
+                        self._store_counts(c, saved.id, encoding, counter(saved))
+                    results.append(result)
+                return results
+        except sqlite.Error as exc:  # rolled back: nothing of this batch was written
+            raise ArchiveError(f"could not save to the archive: {exc}") from None
+
+    def _save_in(self, c, conv: Conversation) -> tuple[SaveResult, Conversation]:
         from .. import canonical
         from .merge import merge
 
-        with Transaction(self.conn) as c:
-            row = c.execute("SELECT document, content_sha256 FROM conversations WHERE id = ?", (conv.id,)).fetchone()
-            status = "created"
-            if row is not None:
-                stored = canonical.loads(row[0])
-                conv = merge(stored, conv)
-                status = "updated"
-            document = canonical.dumps(conv, indent=None)
-            digest = _content_digest(document)
-            if row is not None and row[1] == digest:
-                status = "unchanged"
-            else:
-                self._write(c, conv, document, digest, replace=row is not None)
-        return SaveResult(
+        row = c.execute("SELECT document, content_sha256 FROM conversations WHERE id = ?", (conv.id,)).fetchone()
+        status = "created"
+        if row is not None:
+            conv = merge(canonical.loads(row[0]), conv)
+            status = "updated"
+        document = canonical.dumps(conv, indent=None)
+        digest = _content_digest(document)
+        if row is not None and row[1] == digest:
+            status = "unchanged"
+        else:
+            self._write(c, conv, document, digest, replace=row is not None)
+        result = SaveResult(
             id=conv.id, status=status, title=conv.title, site=conv.source.site, messages=len(conv.messages),
             warnings=sum(w.count for w in conv.warnings), partial=conv.provenance.partial,
         )
+        return result, conv
 
     def _write(self, c, conv: Conversation, document: str, digest: str, replace: bool) -> None:
         from ..model import format_time
@@ -126,16 +152,17 @@ class Archive:
             "INSERT INTO conversations (id, site, source_id, title, url, created_at, updated_at, saved_at,"
             " message_count, active_leaf, content_sha256, document, sort_key)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (conv.id, conv.source.site, conv.source.conversation_id, conv.title, conv.source.url, created, updated,
+            (conv.id, conv.source.site, conv.source.conversation_id, conv.title and _storable(conv.title), conv.source.url,
+             created, updated,
              now, len(conv.messages), conv.active_leaf, digest, document, updated or created or now),
         )
-        title = conv.title or ""
+        title = _storable(conv.title or "")
         for seq, msg in enumerate(conv.messages):
             cur = c.execute(
                 "INSERT INTO messages (conversation_id, message_id, seq, role, hidden) VALUES (?,?,?,?,?)",
                 (conv.id, msg.id, seq, msg.role, int(msg.hidden)),
             )
-            body = message_text(msg)
+            body = _storable(message_text(msg))
             c.execute("INSERT INTO messages_fts (rowid, title, body) VALUES (?,?,?)", (cur.lastrowid, title if seq == 0 else "", body))
             searchable = (title + "\n" if seq == 0 else "") + body
             c.execute("INSERT INTO messages_tri (rowid, body) VALUES (?,?)", (cur.lastrowid, searchable))
@@ -164,10 +191,14 @@ class Archive:
         with Transaction(self.conn) as c:
             if not c.execute("SELECT 1 FROM conversations WHERE id = ?", (conv_id,)).fetchone():
                 return  # deleted meanwhile
-            c.executemany(
-                "INSERT OR REPLACE INTO token_counts (conversation_id, message_id, encoding, tokens) VALUES (?,?,?,?)",
-                [(conv_id, mid, encoding, int(n)) for mid, n in counts.items()],
-            )
+            self._store_counts(c, conv_id, encoding, counts)
+
+    @staticmethod
+    def _store_counts(c, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
+        c.executemany(
+            "INSERT OR REPLACE INTO token_counts (conversation_id, message_id, encoding, tokens) VALUES (?,?,?,?)",
+            [(conv_id, mid, encoding, int(n)) for mid, n in counts.items()],
+        )
 
     # ---------------------------------------------------------------- reads
 

@@ -13,6 +13,7 @@ from .progress import Progress
 SHOW_FORMATS = ("markdown", "text", "html", "portable", "openai", "anthropic", "ollama")
 EXPORT_FORMATS = ("markdown", "portable", "html", "text")
 COUNTED_ENCODING = "o200k_base"
+SAVE_BATCH = 50  # conversations per transaction in `mnemo import`
 
 
 def _archive():
@@ -65,28 +66,42 @@ def _import_path(arc, path: str, fmt: str | None, totals: dict[str, int], counte
 
 
 def _import_raw(arc, raw, fmt: str | None, totals: dict[str, int], counter, step) -> None:
-    from ..readers import ReadContext, read_raw
+    """Convert and save one input; conversations are committed in batches (one fsync per batch)."""
+    from ..readers import ReadContext, ReadFailure, read_raw
 
+    batch: list = []
     try:
         for item in read_raw(raw, ReadContext(), fmt):
-            _import_one(arc, item, totals, counter)
+            if isinstance(item, ReadFailure):
+                print(f"mnemo import: {item.label}: {item.error.message}", file=sys.stderr)
+                totals["failed"] += 1
+            else:
+                batch.append(item)
+                if len(batch) >= SAVE_BATCH:
+                    _save_batch(arc, batch, totals, counter)
+                    batch = []
             step()
     except MnemosyneError as exc:
         print(f"mnemo import: {raw.name}: {exc.message}", file=sys.stderr)
         totals["failed"] += 1
+    if batch:
+        _save_batch(arc, batch, totals, counter)
 
 
-def _import_one(arc, item, totals: dict[str, int], counter) -> None:
-    from ..readers import ReadFailure
-
-    if isinstance(item, ReadFailure):
-        print(f"mnemo import: {item.label}: {item.error.message}", file=sys.stderr)
-        totals["failed"] += 1
-        return
-    result = arc.save(item)
-    totals[result.status] += 1
-    if counter and result.status != "unchanged":
-        arc.store_token_counts(item.id, COUNTED_ENCODING, counter(item, COUNTED_ENCODING))
+def _save_batch(arc, convs: list, totals: dict[str, int], counter) -> None:
+    count = (lambda conv: counter(conv, COUNTED_ENCODING)) if counter else None
+    try:
+        results = arc.save_many(convs, count, COUNTED_ENCODING)
+    except MnemosyneError:
+        results = []
+        for conv in convs:  # find the one that failed; the rest still go in
+            try:
+                results += arc.save_many([conv], count, COUNTED_ENCODING)
+            except MnemosyneError as exc:
+                print(f"mnemo import: {conv.title or conv.id}: {exc.message}", file=sys.stderr)
+                totals["failed"] += 1
+    for result in results:
+        totals[result.status] += 1
 
 
 def _token_counter():

@@ -10,12 +10,25 @@ import zipfile
 from pathlib import Path
 from typing import Iterator
 
+from ..canonical import _clean
 from ..errors import InputError
 from .base import RawInput
 
 MAX_INPUT_BYTES = 2 * 1024**3  # refuse anything past 2 GiB instead of exhausting memory
 _MAIN_MEMBER = re.compile(r"(^|/)conversations(-\d+)?\.json$")
 _SIDE_MEMBERS = ("projects.json", "users.json", "memories.json")
+
+
+def well_formed(name: str, value, source: bytes):
+    """JSON may escape lone surrogates ("\\ud800"), which no UTF-8 store accepts: replace each with "?".
+
+    Only inputs whose bytes hold a surrogate escape are walked."""
+    if b"\\ud" not in source and b"\\uD" not in source:
+        return value
+    try:
+        return _clean(value)
+    except RecursionError:
+        raise InputError(f"{name}: JSON nested too deeply") from None
 
 
 def parse_json_bytes(name: str, data: bytes) -> RawInput:
@@ -29,7 +42,7 @@ def parse_json_bytes(name: str, data: bytes) -> RawInput:
     if not text.strip():
         raise InputError(f"{name}: empty input")
     try:
-        return RawInput(name=name, data=json.loads(text), raw=data)
+        return RawInput(name=name, data=well_formed(name, json.loads(text), data), raw=data)
     except RecursionError:
         raise InputError(f"{name}: JSON nested too deeply") from None
     except ValueError as first:
@@ -38,7 +51,7 @@ def parse_json_bytes(name: str, data: bytes) -> RawInput:
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
+                records.append(well_formed(name, json.loads(line), line.encode("utf-8", "surrogatepass")))
             except (ValueError, RecursionError):
                 raise InputError(f"{name}: not valid JSON ({first})") from None
         if len(records) < 1:

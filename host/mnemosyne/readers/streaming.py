@@ -16,7 +16,7 @@ from typing import Iterator
 
 from ..errors import InputError
 from .base import RawInput
-from .loading import _MAIN_MEMBER, _SIDE_MEMBERS, _read_file, iter_files, load_bytes, load_path
+from .loading import _MAIN_MEMBER, _SIDE_MEMBERS, _read_file, iter_files, load_bytes, load_path, well_formed
 
 STREAM_OVER = 16 * 1024 * 1024  # bytes: smaller files are parsed whole
 BATCH = 50  # conversations per RawInput
@@ -55,10 +55,13 @@ def _batches(name: str, text: str, i: int, decoder: json.JSONDecoder, members: d
             raise InputError(f"{name}: the JSON array ends early (character {i})")
         if text[i] == "]":
             break
+        start = i
         try:
             item, i = decoder.raw_decode(text, i)
         except (ValueError, RecursionError) as exc:
             raise InputError(f"{name}: not valid JSON at character {i} ({exc})") from None
+        if "\\ud" in text[start:i] or "\\uD" in text[start:i]:
+            item = well_formed(name, item, b"\\ud")
         batch.append(item)
         i = _skip_ws(text, i)
         if i < total and text[i] == ",":
