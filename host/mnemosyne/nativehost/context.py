@@ -78,9 +78,6 @@ class HostContext:
             except Exception:  # a failed background job must not take the host down
                 log.exception("deferred job failed")
 
-    def after_reply(self) -> None:
-        """Hook between frames; deferred work runs on its own thread."""
-
     def close(self, timeout: float = 20.0) -> None:
         if self._worker is not None:
             self._jobs.put(None)

@@ -99,7 +99,6 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, ctx: HostContext | None = None, max
             if body is None:
                 return 0
             write_frame(stdout, handle(body, ctx))
-            ctx.after_reply()
     except BrokenPipeError:
         return 0
     finally:
