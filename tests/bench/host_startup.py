@@ -81,7 +81,7 @@ def hello_timings(env: dict[str, str]) -> dict[str, float]:
         "import time; t0=time.perf_counter()\n"
         "from mnemosyne.nativehost import server\n"
         "t1=time.perf_counter()\n"
-        "from mnemosyne.nativehost.context import HostContext\n"
+        "from mnemosyne.nativehost.session import HostSession\n"
         "from mnemosyne.archive import store\n"
         "t2=time.perf_counter()\n"
         "store.open_archive().close()\n"

@@ -16,7 +16,7 @@ from typing import BinaryIO
 from ..errors import MnemosyneError
 from . import envelope
 from .actions import dispatch
-from .context import HostContext
+from .session import HostSession
 from .framing import FrameError, FrameTooLarge, MAX_IN, read_frame, write_frame
 
 log = logging.getLogger("mnemosyne.host")
@@ -49,7 +49,7 @@ def setup_logging() -> None:
     log.setLevel(logging.INFO)
 
 
-def handle(body: bytes, ctx: HostContext) -> bytes:
+def handle(body: bytes, ctx: HostSession) -> bytes:
     """One request frame in, one reply frame out; never raises."""
     started = time.perf_counter()
     request_id, action, code = None, "?", "OK"
@@ -82,8 +82,8 @@ def handle(body: bytes, ctx: HostContext) -> bytes:
     return reply
 
 
-def serve(stdin: BinaryIO, stdout: BinaryIO, ctx: HostContext | None = None, max_in: int = MAX_IN) -> int:
-    ctx = ctx or HostContext()
+def serve(stdin: BinaryIO, stdout: BinaryIO, ctx: HostSession | None = None, max_in: int = MAX_IN) -> int:
+    ctx = ctx or HostSession()
     try:
         while True:
             try:
@@ -108,6 +108,6 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, ctx: HostContext | None = None, max
 def main(argv: list[str] | None = None) -> int:
     frames = claim_stdout()
     setup_logging()
-    ctx = HostContext(caller=list(sys.argv[1:] if argv is None else argv))
+    ctx = HostSession(caller=list(sys.argv[1:] if argv is None else argv))
     log.info("host start pid=%d caller=%s", os.getpid(), ctx.caller_label())
     return serve(sys.stdin.buffer, frames, ctx)

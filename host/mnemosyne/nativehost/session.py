@@ -17,7 +17,7 @@ class ForbiddenCaller(MnemosyneError):
     code = "FORBIDDEN_CALLER"
 
 
-class HostContext:
+class HostSession:
     def __init__(self, caller: list[str] | None = None):
         self.caller = caller or []
         self._archive = None
