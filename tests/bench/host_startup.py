@@ -90,7 +90,7 @@ def hello_timings(env: dict[str, str]) -> dict[str, float]:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
     server_ms, archive_import_ms, open_ms = (float(x) for x in out.split())
-    return {"server imports": server_ms, "archive imports (pydantic model, canonical, sqlcipher)": archive_import_ms,
+    return {"server imports": server_ms, "archive imports (keys, sqlcipher, migrations)": archive_import_ms,
             "open archive (key file, connect, migrations check)": open_ms}
 
 
