@@ -1,7 +1,8 @@
 """Firefox: the same extension directory installs as a temporary add-on and its background script talks to
-the real native host, driven over WebDriver BiDi (no geckodriver offline; websockets' sync client). A served
-chatgpt.com conversation (network.addIntercept + network.provideResponse, the Chromium tests' fake-site tables)
-gets the Export button, and a click saves it through the Firefox native host into the real archive."""
+the real native host, driven over WebDriver BiDi (no geckodriver offline; websockets' sync client). Served
+chatgpt.com / claude.ai conversations (network.addIntercept + network.provideResponse, the Chromium tests'
+fake-site tables) get the Export button, and a click saves them through the Firefox native host into the real
+archive: through each site's API, and through the DOM fallback when the API routes are forbidden."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import EXTENSION_DIR, mnemo
-from ext_fakesite import ACCESS_TOKEN, FIXTURES, FakeSites, chatgpt_api_fixture, strip_scripts
+from ext_fakesite import (ACCESS_TOKEN, CLAUDE_ORG, FIXTURES, FakeSites, chatgpt_api_fixture, claude_api_from_export,
+                          claude_export_conversation, shell, strip_scripts)
 
 pytestmark = pytest.mark.browser
 FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
@@ -143,7 +145,8 @@ def test_firefox_addon_installs_and_background_talks_to_host(tmp_path, env):
 
 
 def serve_intercepts(bidi: Bidi, sites: FakeSites) -> None:
-    """Answer every intercepted chatgpt.com request from the fake-site tables; fail the ones they do not serve."""
+    """Answer every web request from the fake-site tables and fail the ones they do not serve (offline: a saved
+    page's iframes to other hosts must not reach the network, whose refusal also fails the navigation)."""
 
     def on_event(method: str, params: dict) -> None:
         if method != "network.beforeRequestSent" or not params.get("isBlocked"):
@@ -164,10 +167,34 @@ def serve_intercepts(bidi: Bidi, sites: FakeSites) -> None:
     bidi.on_event = on_event
     bidi.call("session.subscribe", {"events": ["network.beforeRequestSent"]})
     bidi.call("network.addIntercept", {"phases": ["beforeRequestSent"],
-                                       "urlPatterns": [{"type": "pattern", "protocol": "https", "hostname": "chatgpt.com"}]})
+                                       "urlPatterns": [{"type": "pattern", "protocol": scheme} for scheme in ("https", "http")]})
 
 
 SHADOW = "document.querySelector(\"mnemosyne-ui[data-mnemosyne-host='{host}']\")?.shadowRoot"
+BAR = f"({SHADOW.format(host='bar')} ?? {SHADOW.format(host='floating-bar')})"
+TOAST = f"({SHADOW.format(host='overlay')})?.querySelector(\"[data-mnemosyne='toast']\")"
+
+
+def open_and_export(bidi: Bidi, url: str) -> dict:
+    """Open a served conversation, click Export, and return the final toast's dataset and text."""
+    context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
+    bidi.call("browsingContext.navigate", {"context": context, "url": url, "wait": "complete"})
+    return export_in_page(bidi, context)
+
+
+def export_in_page(bidi: Bidi, context: str) -> dict:
+    label = bidi.wait_for(context, f"{BAR}?.querySelector(\"[data-mnemosyne='export']\")?.textContent")
+    assert label.strip() == "Export"
+    # the button lives in an open shadow root: a click from the page reaches the content script's listener
+    bidi.evaluate(context, f"{BAR}.querySelector(\"[data-mnemosyne='export']\").click()")
+    state = bidi.wait_for(context, f"{TOAST}?.dataset.state === 'progress' ? '' : {TOAST}?.dataset.state")
+    detail = json.loads(bidi.evaluate(context, f"JSON.stringify({{...{TOAST}.dataset, text: {TOAST}.textContent}})")["value"])
+    assert state == "success", detail
+    return detail
+
+
+def shown_json(env: dict[str, str], conversation_id: str) -> dict:
+    return json.loads(mnemo(env, "show", conversation_id, "--json").stdout)
 
 
 @pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
@@ -178,17 +205,7 @@ def test_firefox_export_button_saves_a_served_chatgpt_conversation(tmp_path, env
     url = sites.chatgpt_conversation(api["conversation_id"], html, api)
     with firefox(tmp_path, env) as (bidi, _, ff_env):
         serve_intercepts(bidi, sites)
-        context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
-        bidi.call("browsingContext.navigate", {"context": context, "url": url, "wait": "complete"})
-        bar = SHADOW.format(host="bar") + " ?? " + SHADOW.format(host="floating-bar")
-        label = bidi.wait_for(context, f"({bar})?.querySelector(\"[data-mnemosyne='export']\")?.textContent")
-        assert label.strip() == "Export"
-        # the button lives in an open shadow root: a click from the page reaches the content script's listener
-        bidi.evaluate(context, f"({bar}).querySelector(\"[data-mnemosyne='export']\").click()")
-        toast = f"({SHADOW.format(host='overlay')})?.querySelector(\"[data-mnemosyne='toast']\")"
-        state = bidi.wait_for(context, f"{toast}?.dataset.state === 'progress' ? '' : {toast}?.dataset.state")
-        detail = json.loads(bidi.evaluate(context, f"JSON.stringify({{...{toast}.dataset, text: {toast}.textContent}})")["value"])
-        assert state == "success", detail
+        detail = open_and_export(bidi, url)
         assert detail["path"] == "api" and detail["status"] == "created", detail
 
     assert any(seen["url"].endswith(f"/backend-api/conversation/{api['conversation_id']}") and
@@ -198,3 +215,57 @@ def test_firefox_export_button_saves_a_served_chatgpt_conversation(tmp_path, env
     assert listing[0]["message_count"] >= 2
     shown = json.loads(mnemo(ff_env, "show", detail["conversationId"], "--format", "portable").stdout)
     assert shown["source"]["site"] == "chatgpt"
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_exports_a_claude_conversation_through_the_api_with_the_org_cookie(tmp_path, env):
+    sites = FakeSites()
+    api = claude_api_from_export(claude_export_conversation())
+    body = strip_scripts((FIXTURES / "dom_claude" / "ys_edges_claude_001.html").read_text(encoding="utf-8"))
+    url = sites.claude_conversation(shell(body, "Research question - Claude"), api)
+    with firefox(tmp_path, env) as (bidi, _, ff_env):
+        serve_intercepts(bidi, sites)
+        context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
+        bidi.call("browsingContext.navigate", {"context": context, "url": url, "wait": "complete"})
+        # claude.ai keeps the active org in a page-readable cookie: the content script reads it in Firefox too
+        bidi.evaluate(context, f"document.cookie = 'lastActiveOrg={CLAUDE_ORG}; path=/; secure'")
+        detail = export_in_page(bidi, context)
+        assert detail["path"] == "api" and detail["status"] == "created", detail
+
+    asked = [seen["url"] for seen in sites.seen if "/chat_conversations/" in seen["url"]]
+    assert asked and asked[0].startswith(f"https://claude.ai/api/organizations/{CLAUDE_ORG}/chat_conversations/{api['uuid']}?")
+    assert "tree=True" in asked[0] and "rendering_mode=messages" in asked[0]
+    # the cookie named the org: no organizations listing was needed
+    assert not [seen for seen in sites.seen if seen["url"].split("?")[0] == "https://claude.ai/api/organizations"]
+    listing = json.loads(mnemo(ff_env, "list", "--json").stdout)
+    assert [(item["site"], item["title"], item["id"]) for item in listing] == [("claude", "Code Execution with Tools", detail["conversationId"])]
+    assert listing[0]["message_count"] > 0
+    conversation = shown_json(ff_env, detail["conversationId"])
+    assert conversation["provenance"]["method"] == "site_api"
+    tool_calls = [p for m in conversation["messages"] for p in m["parts"] if p["type"] == "tool_call"]
+    assert len(tool_calls) == 2  # as in the Chromium API test of the same export
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_chatgpt_dom_fallback_when_api_forbidden_keeps_code_language(tmp_path, env):
+    # the page of the Chromium partial-thread test: conversation-turn-9 and -10 only, with html code blocks
+    sites = FakeSites()
+    body = strip_scripts((FIXTURES / "dom_chatgpt" / "ys_chatgpt.html").read_text(encoding="utf-8"))
+    url = sites.chatgpt_conversation("68b0f1c2-dddd-eeee-ffff-0123456789ab", shell(body, "Fragment - ChatGPT"), None, api_status=403)
+    with firefox(tmp_path, env) as (bidi, _, ff_env):
+        serve_intercepts(bidi, sites)
+        detail = open_and_export(bidi, url)
+        assert detail["path"] == "dom" and detail["status"] == "created", detail
+        assert "page" in detail["text"].lower() and "missing" in detail["text"], detail["text"]
+
+    assert any(seen["url"].startswith("https://chatgpt.com/api/auth/session") for seen in sites.seen)  # API tried first
+    listing = json.loads(mnemo(ff_env, "list", "--json").stdout)
+    assert [(item["site"], item["id"]) for item in listing] == [("chatgpt", detail["conversationId"])]
+    conversation = shown_json(ff_env, detail["conversationId"])
+    assert conversation["provenance"]["method"] == "page_dom"
+    assert conversation["provenance"]["partial"] is True
+    assert [m["role"] for m in conversation["messages"]] == ["user", "assistant"]
+    code = [p for m in conversation["messages"] for p in m["parts"] if p["type"] == "code"]
+    texts = "".join(p.get("text", "") for m in conversation["messages"] for p in m["parts"]) + "".join(p["code"] for p in code)
+    assert any(p.get("language") == "html" for p in code) or "```html" in texts
+    assert "나의 말" not in texts  # screen-reader labels are not content
