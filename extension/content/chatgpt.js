@@ -83,7 +83,7 @@
   const dom = {
     firstIndex: 1,
     turns: turnsInPage,
-    isPlaceholder: (turn) => turn.matches("[data-turn-id-container]") && !turn.querySelector("[data-message-author-role], [data-turn]"),
+    isUnrendered: (turn) => turn.matches("[data-turn-id-container]") && !turn.querySelector("[data-message-author-role], [data-turn]"),
     keyOf: (turn) => turn.getAttribute("data-turn-id") || turn.getAttribute("data-turn-id-container")
       || turn.querySelector("[data-turn-id]")?.getAttribute("data-turn-id")
       || turn.querySelector("[data-message-id]")?.getAttribute("data-message-id") || turn.getAttribute("data-testid"),

@@ -58,7 +58,7 @@
   const dom = {
     firstIndex: 0,
     turns: turnsInPage,
-    isPlaceholder: (turn) => turn.matches("[data-is-streaming='true']") || Boolean(turn.querySelector("[data-is-streaming='true']")),
+    isUnrendered: (turn) => turn.matches("[data-is-streaming='true']") || Boolean(turn.querySelector("[data-is-streaming='true']")),
     keyOf: (turn) => {
       const index = indexOf(turn);
       return Number.isInteger(index) ? `index-${index}` : null;

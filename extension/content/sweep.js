@@ -1,7 +1,7 @@
 // The DOM sweep: scroll the (virtualised) thread from top to bottom, collect every turn by its
 // stable key as it renders, then restore the scroll position. The capture is marked complete
 // only when the sweep can prove it saw every turn: the scroll covered the whole thread, no
-// placeholder stayed empty, and numbered turns (conversation-turn-N / data-index) have no gaps.
+// virtualised shell stayed empty, and numbered turns (conversation-turn-N / data-index) have no gaps.
 (() => {
   const M = globalThis.Mnemo;
   const MAX_STEPS = 400;
@@ -25,22 +25,22 @@
 
   /**
    * site: {turns(): Element[], keyOf(el), indexOf(el) -> number|null, roleOf(el), bodyOf(el),
-   *        modelOf(el), isPlaceholder(el), scrollRoot(), attachments: {files, images}}
+   *        modelOf(el), isUnrendered(el), scrollRoot(), attachments: {files, images}}
    */
   M.sweep = async (site) => {
     const seen = new Map();
     let sequence = 0;
-    let placeholdersLeft = 0;
+    let unrenderedLeft = 0;
     let unkeyed = false;
     let unkeyedCount = 0;
     const positions = new WeakMap();
     const unkeyedElements = [];
 
     function collect() {
-      placeholdersLeft = 0;
+      unrenderedLeft = 0;
       for (const element of site.turns()) {
-        if (site.isPlaceholder(element)) {
-          placeholdersLeft += 1;
+        if (site.isUnrendered(element)) {
+          unrenderedLeft += 1;
           continue;
         }
         const role = site.roleOf(element);
@@ -103,12 +103,12 @@
     // Unkeyed turns are deduplicated by element identity: that holds only if the page never
     // recycled an element while we scrolled (a virtualised list would have dropped some).
     const recycled = unkeyedElements.some((element) => !element.isConnected);
-    const complete = turns.length > 0 && coveredAll && placeholdersLeft === 0 && gapless && !(unkeyed && scrollable && recycled);
+    const complete = turns.length > 0 && coveredAll && unrenderedLeft === 0 && gapless && !(unkeyed && scrollable && recycled);
     return {
       complete,
       turns: turns.map((turn, order) => ({ key: turn.key, order, role: turn.role, model: turn.model,
         markdown: turn.markdown, attachments: turn.attachments })),
-      diagnostics: { coveredAll, placeholdersLeft, gapless, numbered, unkeyed, scrollable, recycled },
+      diagnostics: { coveredAll, unrenderedLeft, gapless, numbered, unkeyed, scrollable, recycled },
     };
   };
 })();
