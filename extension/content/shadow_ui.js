@@ -1,4 +1,4 @@
-// Shadow-DOM containers for the injected UI and a createElement/textContent builder.
+// Shadow-DOM containers for the injected UI; elements come from the shared createElement builder.
 // Page and transcript text never pass through an HTML parser.
 (() => {
   const M = globalThis.Mnemo;
@@ -12,22 +12,7 @@
     return sheet;
   }
 
-  M.el = (tag, props = {}, children = []) => {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(props)) {
-      if (value === undefined || value === null) continue;
-      if (key === "text") node.textContent = String(value);
-      else if (key === "className") node.className = value;
-      else if (key === "dataset") Object.assign(node.dataset, value);
-      else if (key === "on") for (const [type, handler] of Object.entries(value)) node.addEventListener(type, handler);
-      else node.setAttribute(key, String(value));
-    }
-    for (const child of [].concat(children)) {
-      if (child === null || child === undefined || child === false) continue;
-      node.append(typeof child === "string" ? document.createTextNode(child) : child);
-    }
-    return node;
-  };
+  M.el = globalThis.mnemoElement; // shared/element.js, loaded before this script
 
   /** A host element with an open shadow root carrying our stylesheet. */
   M.shadowHost = (name) => {

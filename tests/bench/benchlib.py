@@ -230,3 +230,16 @@ class BenchHost(HostProcess):
         peak = self.peak_mib()
         self.close()
         return peak
+
+
+def run_in_fresh_host(name: str, run_with: Callable[["BenchHost"], tuple[list[Figure], list[str]]],
+                      phase: str) -> tuple[list[Figure], list[str]]:
+    """Run `run_with(host)` against one warm host on a new archive, then add the host's peak memory."""
+    host = BenchHost(use_home(fresh_home(name)))
+    try:
+        figures, notes = run_with(host)
+        peak = host.finish()
+    finally:
+        host.kill()
+    figures.append(Figure(f"host peak memory after the {phase} runs (VmHWM)", peak or 0.0, "MB"))
+    return figures, notes

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from benchlib import BenchHost, Figure, emit, fresh_home, median, p95, timed, use_home
+from benchlib import BenchHost, Figure, emit, median, p95, run_in_fresh_host, timed
 from save_bench import fifty, large, save_request
 
 TARGET_LARGE_S = 0.5
@@ -69,15 +69,7 @@ def run_with(host: BenchHost) -> tuple[list[Figure], list[str]]:
 
 
 def run() -> tuple[list[Figure], list[str]]:
-    env = use_home(fresh_home("context"))
-    host = BenchHost(env)
-    try:
-        figures, notes = run_with(host)
-        peak = host.finish()
-    finally:
-        host.kill()
-    figures.append(Figure("host peak memory after the context runs (VmHWM)", peak or 0.0, "MB"))
-    return figures, notes
+    return run_in_fresh_host("context", run_with, "context")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import json
 import time
 
 import corpus
-from benchlib import BenchHost, Figure, emit, fresh_home, median, p95, timed, use_home
+from benchlib import BenchHost, Figure, emit, median, p95, run_in_fresh_host, timed
 
 TARGET_50_MS = 30.0
 DISTINCT_50 = 60
@@ -105,15 +105,7 @@ def run_with(host: BenchHost) -> tuple[list[Figure], list[str]]:
 
 
 def run() -> tuple[list[Figure], list[str]]:
-    env = use_home(fresh_home("save"))
-    host = BenchHost(env)
-    try:
-        figures, notes = run_with(host)
-        peak = host.finish()
-    finally:
-        host.kill()
-    figures.append(Figure("host peak memory after the save runs (VmHWM)", peak or 0.0, "MB"))
-    return figures, notes
+    return run_in_fresh_host("save", run_with, "save")
 
 
 if __name__ == "__main__":
