@@ -5,8 +5,23 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from mnemosyne.model import (
-    ArtifactPart, AttachmentPart, Citation, CitationPart, CodeOutputPart, CodePart, Conversation, Instruction,
-    Message, Provenance, ReasoningPart, Source, SystemErrorPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart,
+    ArtifactPart,
+    AttachmentPart,
+    Citation,
+    CitationPart,
+    CodeOutputPart,
+    CodePart,
+    Conversation,
+    Instruction,
+    Message,
+    Provenance,
+    ReasoningPart,
+    Source,
+    SystemErrorPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
 )
 
 T0 = datetime(2025, 3, 1, 9, 30, tzinfo=timezone.utc)
@@ -20,40 +35,88 @@ def every_part() -> Conversation:
     """A ChatGPT-like tree: hidden system node, an edited user turn, python tool, every part type."""
     msgs = [
         Message(id="sys", role="system", hidden=True, parts=[TextPart(text="hidden system context")]),
-        Message(id="u1", parent="sys", role="user", created_at=T0, parts=[
-            TextPart(text="Plot the first primes", format="plain"),
-            AttachmentPart(kind="image", name="primes.png", mime_type="image/png", size_bytes=20480),
-            AttachmentPart(kind="file", name="notes.txt", mime_type="text/plain", extracted_text="2 3 5 7"),
-        ]),
-        Message(id="a1", parent="u1", role="assistant", model="gpt-4o", parts=[
-            ReasoningPart(text="The user wants primes.", summary="Planning", duration_sec=4),
-            CodePart(code="print([2, 3, 5, 7])\n# ```inside```", language="python"),
-        ]),
-        Message(id="t1", parent="a1", role="tool", author="python", parts=[CodeOutputPart(text="[2, 3, 5, 7]")]),
-        Message(id="a2", parent="t1", role="assistant", parts=[
-            TextPart(text="Here they are: 2, 3, 5, 7.", citations=[
-                Citation(title="Prime number", url="https://en.wikipedia.org/wiki/Prime_number"),
-                Citation(title="Bad link", url="javascript:alert(1)"),
-            ]),
-            ToolCallPart(name="web_search", call_id="call_1", arguments={"query": "largest known prime"}),
-        ]),
-        Message(id="t2", parent="a2", role="tool", author="web_search", parts=[
-            ToolResultPart(call_id="call_1", name="web_search", output="2^136279841 - 1"),
-        ]),
-        Message(id="a3", parent="t2", role="assistant", parts=[
-            CitationPart(title="GIMPS", url="https://www.mersenne.org/", text="M136279841 is prime."),
-            ArtifactPart(title="primes.py", kind="application/vnd.ant.code", language="python", content="PRIMES = [2, 3]\n"),
-            SystemErrorPart(name="ToolError", text="sandbox restarted"),
-            UnknownPart(source_type="brand_new_type", raw={"x": 1}),
-        ]),
+        Message(
+            id="u1",
+            parent="sys",
+            role="user",
+            created_at=T0,
+            parts=[
+                TextPart(text="Plot the first primes", format="plain"),
+                AttachmentPart(kind="image", name="primes.png", mime_type="image/png", size_bytes=20480),
+                AttachmentPart(
+                    kind="file", name="notes.txt", mime_type="text/plain", extracted_text="2 3 5 7"
+                ),
+            ],
+        ),
+        Message(
+            id="a1",
+            parent="u1",
+            role="assistant",
+            model="gpt-4o",
+            parts=[
+                ReasoningPart(text="The user wants primes.", summary="Planning", duration_sec=4),
+                CodePart(code="print([2, 3, 5, 7])\n# ```inside```", language="python"),
+            ],
+        ),
+        Message(
+            id="t1", parent="a1", role="tool", author="python", parts=[CodeOutputPart(text="[2, 3, 5, 7]")]
+        ),
+        Message(
+            id="a2",
+            parent="t1",
+            role="assistant",
+            parts=[
+                TextPart(
+                    text="Here they are: 2, 3, 5, 7.",
+                    citations=[
+                        Citation(title="Prime number", url="https://en.wikipedia.org/wiki/Prime_number"),
+                        Citation(title="Bad link", url="javascript:alert(1)"),
+                    ],
+                ),
+                ToolCallPart(name="web_search", call_id="call_1", arguments={"query": "largest known prime"}),
+            ],
+        ),
+        Message(
+            id="t2",
+            parent="a2",
+            role="tool",
+            author="web_search",
+            parts=[
+                ToolResultPart(call_id="call_1", name="web_search", output="2^136279841 - 1"),
+            ],
+        ),
+        Message(
+            id="a3",
+            parent="t2",
+            role="assistant",
+            parts=[
+                CitationPart(title="GIMPS", url="https://www.mersenne.org/", text="M136279841 is prime."),
+                ArtifactPart(
+                    title="primes.py",
+                    kind="application/vnd.ant.code",
+                    language="python",
+                    content="PRIMES = [2, 3]\n",
+                ),
+                SystemErrorPart(name="ToolError", text="sandbox restarted"),
+                UnknownPart(source_type="brand_new_type", raw={"x": 1}),
+            ],
+        ),
         # an older branch: the first answer before a regeneration
-        Message(id="a1-old", parent="u1", role="assistant", parts=[TextPart(text="Old answer on another branch")]),
+        Message(
+            id="a1-old", parent="u1", role="assistant", parts=[TextPart(text="Old answer on another branch")]
+        ),
     ]
     return Conversation(
-        id="abcdefghijkl", title='Primes: "plots" #1\nand more', source=Source(site="chatgpt", url="https://chatgpt.com/c/x1", conversation_id="x1"),
-        created_at=T0, updated_at=T0, default_model="gpt-4o",
+        id="abcdefghijkl",
+        title='Primes: "plots" #1\nand more',
+        source=Source(site="chatgpt", url="https://chatgpt.com/c/x1", conversation_id="x1"),
+        created_at=T0,
+        updated_at=T0,
+        default_model="gpt-4o",
         instructions=[Instruction(kind="custom_instructions", text="Answer briefly.")],
-        messages=msgs, active_leaf="a3", provenance=provenance(),
+        messages=msgs,
+        active_leaf="a3",
+        provenance=provenance(),
     )
 
 
@@ -62,13 +125,26 @@ def claude_style_tools() -> Conversation:
     msgs = [
         Message(id="m1", role="assistant", parts=[TextPart(text="Hello, I can run tools.")]),
         Message(id="m2", parent="m1", role="user", parts=[TextPart(text="Write fib.py")]),
-        Message(id="m3", parent="m2", role="assistant", parts=[
-            TextPart(text="Writing it."),
-            ToolCallPart(name="write_file", call_id="toolu_01", arguments={"path": "fib.py"}),
-            ToolCallPart(name="bash", call_id="toolu_02", arguments='{"cmd": "python fib.py"}'),
-        ]),
-        Message(id="m4", parent="m3", role="user", parts=[ToolResultPart(call_id="toolu_01", output="written")]),
+        Message(
+            id="m3",
+            parent="m2",
+            role="assistant",
+            parts=[
+                TextPart(text="Writing it."),
+                ToolCallPart(name="write_file", call_id="toolu_01", arguments={"path": "fib.py"}),
+                ToolCallPart(name="bash", call_id="toolu_02", arguments='{"cmd": "python fib.py"}'),
+            ],
+        ),
+        Message(
+            id="m4", parent="m3", role="user", parts=[ToolResultPart(call_id="toolu_01", output="written")]
+        ),
         Message(id="m5", parent="m4", role="assistant", parts=[TextPart(text="Done.  \n")]),
     ]
-    return Conversation(id="claudetools1", title="Tools", source=Source(site="claude"), messages=msgs,
-                        active_leaf="m5", provenance=provenance())
+    return Conversation(
+        id="claudetools1",
+        title="Tools",
+        source=Source(site="claude"),
+        messages=msgs,
+        active_leaf="m5",
+        provenance=provenance(),
+    )

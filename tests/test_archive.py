@@ -8,8 +8,8 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from mnemosyne.archive import open_archive
 from mnemosyne.archive import keys as archive_keys
+from mnemosyne.archive import open_archive
 from mnemosyne.archive.db import connect
 from mnemosyne.archive.migrations import MIGRATIONS, applied, migrate
 from mnemosyne.errors import ArchiveError, KeyringUnavailableError, WrongKeyError
@@ -21,11 +21,22 @@ def conversation(source_id: str, texts: list[str], title: str = "A title", branc
     messages, parent = [], None
     for i, text in enumerate(texts):
         mid = f"{source_id}-{i}"
-        messages.append(Message(id=mid, parent=parent, role="user" if i % 2 == 0 else "assistant",
-                                parts=[TextPart(text=text)]))
+        messages.append(
+            Message(
+                id=mid, parent=parent, role="user" if i % 2 == 0 else "assistant", parts=[TextPart(text=text)]
+            )
+        )
         parent = mid
-    return build(site="chatgpt", source_id=source_id, reader="test", method="site_api", raw=source_id,
-                 ctx=None, messages=messages, title=title)
+    return build(
+        site="chatgpt",
+        source_id=source_id,
+        reader="test",
+        method="site_api",
+        raw=source_id,
+        ctx=None,
+        messages=messages,
+        title=title,
+    )
 
 
 def test_new_archive_applies_every_migration_in_order(mnemo_home):
@@ -40,10 +51,14 @@ def test_first_released_schema_migrates_with_its_data(mnemo_home):
     conn = connect(path, key)
     migrate(conn, upto=1)
     assert applied(conn) == ["m001_initial"]
-    conn.execute("INSERT INTO conversations VALUES ('abc123abc123','claude','s1','Old title',NULL,NULL,NULL,"
-                 "'2025-01-01T00:00:00Z',1,'m1','x','{}')")
-    conn.execute("INSERT INTO messages (rowid, conversation_id, message_id, seq, role, hidden) "
-                 "VALUES (1,'abc123abc123','m1',0,'user',0)")
+    conn.execute(
+        "INSERT INTO conversations VALUES ('abc123abc123','claude','s1','Old title',NULL,NULL,NULL,"
+        "'2025-01-01T00:00:00Z',1,'m1','x','{}')"
+    )
+    conn.execute(
+        "INSERT INTO messages (rowid, conversation_id, message_id, seq, role, hidden) "
+        "VALUES (1,'abc123abc123','m1',0,'user',0)"
+    )
     conn.execute("INSERT INTO messages_fts (rowid, title, body) VALUES (1,'Old title','我们讨论数据库迁移')")
     conn.close()
     with open_archive() as arc:
@@ -68,7 +83,9 @@ def test_a_partial_capture_never_loses_saved_messages(mnemo_home):
         arc.save(conversation("s1", ["one", "two", "three", "four"]))
         partial = conversation("s1", ["one", "two"])
         other_branch = Message(id="s1-x", parent="s1-1", role="user", parts=[TextPart(text="edited three")])
-        partial = partial.model_copy(update={"messages": partial.messages + [other_branch], "active_leaf": "s1-x"})
+        partial = partial.model_copy(
+            update={"messages": partial.messages + [other_branch], "active_leaf": "s1-x"}
+        )
         result = arc.save(partial)
         conv = arc.get(result.id)
         assert {m.id for m in conv.messages} == {"s1-0", "s1-1", "s1-2", "s1-3", "s1-x"}
@@ -203,7 +220,9 @@ def test_search_finds_conversations_behind_one_that_matches_everywhere(mnemo_hom
     """Ranking looks at the best few messages per wanted conversation and widens when one chat has them all."""
     with open_archive() as arc:
         busy = arc.save(conversation("busy", ["zephyr zephyr zephyr"] * 120))
-        quiet = arc.save(conversation("quiet", ["a long message that mentions zephyr only once among many other words"]))
+        quiet = arc.save(
+            conversation("quiet", ["a long message that mentions zephyr only once among many other words"])
+        )
         hits = arc.search("zephyr", limit=2)
         assert [h["id"] for h in hits] == [busy.id, quiet.id]
         assert arc.search("zephyr", limit=2, site="claude") == []
@@ -215,7 +234,9 @@ def test_lone_surrogates_from_files_never_fail_an_import(mnemo_home, tmp_path, f
 
     from mnemosyne.readers import ReadContext, load_path, read_raw
 
-    conv = _json.loads((fixtures / "chatgpt_export" / "librechat_chatgpt-tree.json").read_text(encoding="utf-8"))
+    conv = _json.loads(
+        (fixtures / "chatgpt_export" / "librechat_chatgpt-tree.json").read_text(encoding="utf-8")
+    )
     text = _json.dumps(conv).replace('"parts": ["', '"parts": ["\\ud800 lone surrogate ', 1)
     path = tmp_path / "conversations.json"
     path.write_text(text, encoding="ascii")

@@ -14,8 +14,14 @@ FIX = Path(__file__).parent / "fixtures"
 
 
 def mnemo(env, *args, check=True, stdin=None):
-    done = subprocess.run([sys.executable, "-m", "mnemosyne.cli.main", *args], env=env, capture_output=True,
-                          text=True, timeout=300, input=stdin)
+    done = subprocess.run(
+        [sys.executable, "-m", "mnemosyne.cli.main", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        input=stdin,
+    )
     if check and done.returncode != 0:
         raise AssertionError(f"mnemo {' '.join(args)} -> {done.returncode}\n{done.stderr}")
     return done
@@ -25,7 +31,9 @@ def mnemo(env, *args, check=True, stdin=None):
 def env(tmp_path):
     import os
 
-    return dict(os.environ, MNEMOSYNE_HOME=str(tmp_path / "home"), MNEMOSYNE_KEY_FILE=str(tmp_path / "home" / "key"))
+    return dict(
+        os.environ, MNEMOSYNE_HOME=str(tmp_path / "home"), MNEMOSYNE_KEY_FILE=str(tmp_path / "home" / "key")
+    )
 
 
 def export_zip(tmp_path: Path, name: str, members: dict[str, Path]) -> Path:
@@ -38,10 +46,16 @@ def export_zip(tmp_path: Path, name: str, members: dict[str, Path]) -> Path:
 
 
 def test_import_exports_then_search_list_show_delete_export(env, tmp_path):
-    chatgpt_zip = export_zip(tmp_path, "chatgpt-export.zip",
-                             {"conversations.json": FIX / "chatgpt_export" / "librechat_chatgpt-export.json"})
-    claude_zip = export_zip(tmp_path, "claude-export.zip",
-                            {"conversations.json": FIX / "claude_export" / "echomine_claude_sample_export.json"})
+    chatgpt_zip = export_zip(
+        tmp_path,
+        "chatgpt-export.zip",
+        {"conversations.json": FIX / "chatgpt_export" / "librechat_chatgpt-export.json"},
+    )
+    claude_zip = export_zip(
+        tmp_path,
+        "claude-export.zip",
+        {"conversations.json": FIX / "claude_export" / "echomine_claude_sample_export.json"},
+    )
     first = mnemo(env, "import", str(chatgpt_zip), str(claude_zip))
     assert "imported 7, updated 0, unchanged 0, failed 0" in first.stdout
     again = mnemo(env, "import", str(chatgpt_zip))

@@ -134,26 +134,46 @@ def test_branch_choice():
 
 
 def _hand_made(texts: list[tuple[str, str]], instructions: list[Instruction] = ()) -> Conversation:
-    messages = [Message(id=f"m{i}", parent=f"m{i - 1}" if i else None, role=r, parts=[TextPart(text=t)])
-                for i, (r, t) in enumerate(texts)]
-    return Conversation(id="hand", title="hand made", source=Source(site="claude"), messages=messages,
-                        instructions=list(instructions), active_leaf=messages[-1].id,
-                        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64))
+    messages = [
+        Message(id=f"m{i}", parent=f"m{i - 1}" if i else None, role=r, parts=[TextPart(text=t)])
+        for i, (r, t) in enumerate(texts)
+    ]
+    return Conversation(
+        id="hand",
+        title="hand made",
+        source=Source(site="claude"),
+        messages=messages,
+        instructions=list(instructions),
+        active_leaf=messages[-1].id,
+        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
+    )
 
 
 def test_redaction_replaces_secrets_and_reports_counts():
-    conv = _hand_made([
-        ("user", "My key is sk-proj-Xb3kLm9QwErTyUiOpAsDfGhJkL1234567890 and my mail is jane@example.com"),
-        ("assistant", "Never paste keys. Rotate it."),
-        ("user", "Also the db is postgres://app:s3cr3tpass@db.local/app, call me on +44 20 7946 0958"),
-    ], [Instruction(kind="system_prompt", text="Admin token AKIAIOSFODNN7EXAMPLE for the bot")])
+    conv = _hand_made(
+        [
+            (
+                "user",
+                "My key is sk-proj-Xb3kLm9QwErTyUiOpAsDfGhJkL1234567890 and my mail is jane@example.com",
+            ),
+            ("assistant", "Never paste keys. Rotate it."),
+            ("user", "Also the db is postgres://app:s3cr3tpass@db.local/app, call me on +44 20 7946 0958"),
+        ],
+        [Instruction(kind="system_prompt", text="Admin token AKIAIOSFODNN7EXAMPLE for the bot")],
+    )
     plain = build_context(conv, "claude", budget=2000)
     assert "sk-proj-Xb3k" in plain.text and "redactions" not in plain.report
     result = build_context(conv, "claude", budget=2000, redact=True)
     for secret in ("sk-proj-Xb3k", "jane@example.com", "s3cr3tpass", "7946 0958", "AKIAIOSFODNN7EXAMPLE"):
         assert secret not in result.text
     assert "[REDACTED:openai_key]" in result.text and "[REDACTED:url_password]" in result.text
-    assert result.report["redactions"] == {"openai_key": 1, "aws_access_key": 1, "url_password": 1, "email": 1, "phone": 1}
+    assert result.report["redactions"] == {
+        "openai_key": 1,
+        "aws_access_key": 1,
+        "url_password": 1,
+        "email": 1,
+        "phone": 1,
+    }
 
 
 def test_transcript_cannot_close_the_delimiter():
@@ -186,12 +206,19 @@ def test_api_shapes():
 
 def test_compression_keeps_code_later_turns_use():
     code = "```python\ndef settle_ledger(rows, tolerance_cents=2):\n    return [r for r in rows if abs(r) > tolerance_cents]\n```"
-    chatter = [("user", f"Unrelated question number {i} about the weather in town {i}?") if i % 2 == 0
-               else ("assistant", f"Answer {i}: it will be mild, around {i % 20} degrees, with light wind. " * 6)
-               for i in range(60)]
-    conv = _hand_made([("user", "I need a ledger helper."), ("assistant", "Here:\n\n" + code)] + chatter
-                      + [("user", "settle_ledger drops my refunds, why?"), ("assistant", "Refunds are negative.")]
-                      + chatter[:20] + [("user", "Thanks, what next?")])
+    chatter = [
+        ("user", f"Unrelated question number {i} about the weather in town {i}?")
+        if i % 2 == 0
+        else ("assistant", f"Answer {i}: it will be mild, around {i % 20} degrees, with light wind. " * 6)
+        for i in range(60)
+    ]
+    conv = _hand_made(
+        [("user", "I need a ledger helper."), ("assistant", "Here:\n\n" + code)]
+        + chatter
+        + [("user", "settle_ledger drops my refunds, why?"), ("assistant", "Refunds are negative.")]
+        + chatter[:20]
+        + [("user", "Thanks, what next?")]
+    )
     result = build_context(conv, "chatgpt", budget=1500)
     assert "tolerance_cents=2" in result.text
     assert result.report["counts"]["code_blocks"] >= 1 and result.report["counts"]["dropped"] > 20
@@ -209,15 +236,30 @@ def test_typed_errors():
 
 
 def _mnemo(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mnemosyne.cli.main", *args], capture_output=True, text=True,
-                          timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "mnemosyne.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
 
 
 def test_cli_context_json_and_text(tmp_path):
     env = dict(os.environ, MNEMOSYNE_HOME=str(tmp_path))
     tree_file = str(FIX / "chatgpt_export/librechat_chatgpt-tree.json")
-    out = _mnemo("context", tree_file, "--target", "gpt-4o", "--budget", "400", "--json",
-                 "--branch", "ada93f81-f59e-4b31-933d-1357efd68bfc", env=env)
+    out = _mnemo(
+        "context",
+        tree_file,
+        "--target",
+        "gpt-4o",
+        "--budget",
+        "400",
+        "--json",
+        "--branch",
+        "ada93f81-f59e-4b31-933d-1357efd68bfc",
+        env=env,
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["report"]["tokens"] <= 400 and data["report"]["tokenizer"] == "o200k_base"
@@ -225,16 +267,35 @@ def test_cli_context_json_and_text(tmp_path):
     # determinism across processes with different hash seeds
     texts = set()
     for seed in ("1", "2"):
-        run = _mnemo("context", str(FIX / "chatgpt_export/echomine_003_with_code.json"), "-t", "claude",
-                     "-b", "1500", "--redact", env=dict(env, PYTHONHASHSEED=seed))
+        run = _mnemo(
+            "context",
+            str(FIX / "chatgpt_export/echomine_003_with_code.json"),
+            "-t",
+            "claude",
+            "-b",
+            "1500",
+            "--redact",
+            env=dict(env, PYTHONHASHSEED=seed),
+        )
         assert run.returncode == 0, run.stderr
         assert "(estimate)" in run.stderr and "redacted" in run.stderr
         texts.add(run.stdout)
     assert len(texts) == 1
-    several = _mnemo("context", str(FIX / "chatgpt_export/librechat_chatgpt-export.json"), "-t", "chatgpt", env=env)
+    several = _mnemo(
+        "context", str(FIX / "chatgpt_export/librechat_chatgpt-export.json"), "-t", "chatgpt", env=env
+    )
     assert several.returncode == 2 and "--pick" in several.stderr
-    picked = _mnemo("context", str(FIX / "chatgpt_export/librechat_chatgpt-export.json"), "-t", "chatgpt",
-                    "--pick", "2", "-b", "2000", env=env)
+    picked = _mnemo(
+        "context",
+        str(FIX / "chatgpt_export/librechat_chatgpt-export.json"),
+        "-t",
+        "chatgpt",
+        "--pick",
+        "2",
+        "-b",
+        "2000",
+        env=env,
+    )
     assert picked.returncode == 0 and "<<<BEGIN TRANSCRIPT" in picked.stdout
 
 
@@ -262,7 +323,9 @@ def test_cli_context_from_the_archive_matches_the_file(mnemo_home):
 
 
 def test_reasoning_and_tool_output_only_when_included():
-    conv = load("chatgpt_api/elinvoss/0073-Fuel_pressure_regulator_issue-69077245-2894-8331-a428-10383a91ac88.json")[0]
+    conv = load(
+        "chatgpt_api/elinvoss/0073-Fuel_pressure_regulator_issue-69077245-2894-8331-a428-10383a91ac88.json"
+    )[0]
     plain = build_context(conv, "gpt-4o", budget=128_000)
     full = build_context(conv, "gpt-4o", budget=128_000, include="reasoning,tools")
     without, with_all = plain_text(plain), plain_text(full)

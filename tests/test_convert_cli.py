@@ -22,9 +22,16 @@ CHATGPT_WITH_BROKEN = FIXTURES / "chatgpt_synthetic" / "librechat_chatgpt-modern
 CLAUDE_TOOLS = FIXTURES / "claude_export" / "echomine_claude_tool_messages.json"  # 4 conversations
 
 
-def mnemo(*args: str | Path, stdin: bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mnemosyne.cli.main", "convert", *map(str, args)],
-                          input=stdin, capture_output=True, cwd=cwd, timeout=60)
+def mnemo(
+    *args: str | Path, stdin: bytes | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "mnemosyne.cli.main", "convert", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        timeout=60,
+    )
 
 
 def one_error_line(done: subprocess.CompletedProcess, name: str) -> str:
@@ -59,8 +66,12 @@ def test_several_conversations_as_json_lines_on_stdout():
     lines = done.stdout.decode("utf-8").splitlines()
     assert len(lines) == 4
     convs = [canonical.loads(line) for line in lines]
-    assert [c.title for c in convs] == ["Code Execution with Tools", "Web Search and Analysis",
-                                        "Mixed Text and Tool Blocks", "Tool-Only Messages"]
+    assert [c.title for c in convs] == [
+        "Code Execution with Tools",
+        "Web Search and Analysis",
+        "Mixed Text and Tool Blocks",
+        "Tool-Only Messages",
+    ]
     assert all(line == canonical.dumps(c, indent=None) for line, c in zip(lines, convs))
 
 
@@ -92,11 +103,17 @@ def test_export_zip_and_branch(tmp_path):
     assert len(list((tmp_path / "api").glob("*.json"))) == 2
 
     conv = canonical.loads(mnemo(CHATGPT_TREE, "--to", "portable").stdout)
-    other_leaf = next(m.id for m in conv.messages if m.id != conv.active_leaf
-                      and not any(c.parent == m.id for c in conv.messages))
+    other_leaf = next(
+        m.id
+        for m in conv.messages
+        if m.id != conv.active_leaf and not any(c.parent == m.id for c in conv.messages)
+    )
     done = mnemo(CHATGPT_TREE, "--to", "portable", "--branch", other_leaf)
     assert canonical.loads(done.stdout).active_leaf == other_leaf
-    assert mnemo(CHATGPT_TREE, "--to", "text", "--branch", other_leaf).stdout != mnemo(CHATGPT_TREE, "--to", "text").stdout
+    assert (
+        mnemo(CHATGPT_TREE, "--to", "text", "--branch", other_leaf).stdout
+        != mnemo(CHATGPT_TREE, "--to", "text").stdout
+    )
 
 
 def test_a_broken_conversation_is_reported_and_the_rest_converted(tmp_path):
@@ -117,7 +134,9 @@ def _truncated_zip(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("case", ["not_json", "truncated_zip", "unknown_format", "empty", "missing", "bad_from"])
+@pytest.mark.parametrize(
+    "case", ["not_json", "truncated_zip", "unknown_format", "empty", "missing", "bad_from"]
+)
 def test_bad_inputs_exit_2_with_one_line_naming_the_file(case, tmp_path):
     extra: list[str] = []
     if case == "not_json":
@@ -139,6 +158,12 @@ def test_bad_inputs_exit_2_with_one_line_naming_the_file(case, tmp_path):
     assert done.returncode == 2
     assert done.stdout == b""
     line = one_error_line(done, str(path))
-    expected = {"not_json": "not valid JSON", "truncated_zip": "zip", "unknown_format": "not a conversation format",
-                "empty": "empty", "missing": "no such file", "bad_from": "unknown input format"}[case]
+    expected = {
+        "not_json": "not valid JSON",
+        "truncated_zip": "zip",
+        "unknown_format": "not a conversation format",
+        "empty": "empty",
+        "missing": "no such file",
+        "bad_from": "unknown input format",
+    }[case]
     assert expected in line

@@ -23,7 +23,10 @@ UPDATE = os.environ.get("MNEMOSYNE_UPDATE_GOLDEN") == "1"
 # golden file -> (fixture, index of the conversation in it)
 CASES = {
     "chatgpt_code.md": ("chatgpt_export/echomine_003_with_code.json", 0),
-    "chatgpt_python_tool.md": ("chatgpt_api/elinvoss/0198-AI_Origin_Inquiry-6983ee11-711c-832f-a7b6-2a0791c4f38e.json", 0),
+    "chatgpt_python_tool.md": (
+        "chatgpt_api/elinvoss/0198-AI_Origin_Inquiry-6983ee11-711c-832f-a7b6-2a0791c4f38e.json",
+        0,
+    ),
     "chatgpt_content_types.md": ("chatgpt_synthetic/echomine_openai_content_types.json", 0),
     "chatgpt_branches.md": ("chatgpt_export/librechat_chatgpt-tree.json", 0),
     "claude_tools.md": ("claude_export/echomine_claude_tool_messages.json", 0),
@@ -40,4 +43,6 @@ def test_markdown_matches_golden(golden):
     if UPDATE:
         path.write_bytes(produced)
     assert path.exists(), f"missing {path}: run with MNEMOSYNE_UPDATE_GOLDEN=1"
-    assert produced == path.read_bytes(), f"{golden} differs; if the change is intended, regenerate and review it"
+    assert produced == path.read_bytes(), (
+        f"{golden} differs; if the change is intended, regenerate and review it"
+    )

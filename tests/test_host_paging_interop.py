@@ -19,13 +19,28 @@ def big_chatgpt_payload(turns: int = 240, size: int = 6000) -> dict:
         role = "user" if i % 2 == 0 else "assistant"
         text = f"[{i}] " + (line * (size // len(line) + 1))[:size]
         mapping[mid] = {
-            "id": mid, "parent": "root" if i == 0 else f"m{i - 1}", "children": [nxt] if i + 1 < turns else [],
-            "message": {"id": mid, "author": {"role": role}, "create_time": 1700000000 + i,
-                        "content": {"content_type": "text", "parts": [text]}, "status": "finished_successfully",
-                        "recipient": "all", "metadata": {}},
+            "id": mid,
+            "parent": "root" if i == 0 else f"m{i - 1}",
+            "children": [nxt] if i + 1 < turns else [],
+            "message": {
+                "id": mid,
+                "author": {"role": role},
+                "create_time": 1700000000 + i,
+                "content": {"content_type": "text", "parts": [text]},
+                "status": "finished_successfully",
+                "recipient": "all",
+                "metadata": {},
+            },
         }
-    return {"title": "Big one", "create_time": 1700000000, "update_time": 1700009999, "mapping": mapping,
-            "current_node": f"m{turns - 1}", "conversation_id": "big-conv-1", "id": "big-conv-1"}
+    return {
+        "title": "Big one",
+        "create_time": 1700000000,
+        "update_time": 1700009999,
+        "mapping": mapping,
+        "current_node": f"m{turns - 1}",
+        "conversation_id": "big-conv-1",
+        "id": "big-conv-1",
+    }
 
 
 @pytest.fixture
@@ -80,12 +95,19 @@ def test_nativemessaging_package_as_an_independent_client(env, monkeypatch):
     """The `nativemessaging` package frames requests and reads replies; our host must agree with it."""
     host = HostProcess(env)
     try:
-        for i, request in enumerate([
-            {"id": "a", "action": "hello"},
-            {"id": "b", "action": "save", "kind": "auto", "payload": big_chatgpt_payload(turns=6, size=200)},
-            {"id": "c", "action": "search", "query": "中文字符"},
-            {"id": "d", "action": "list"},
-        ]):
+        for _i, request in enumerate(
+            [
+                {"id": "a", "action": "hello"},
+                {
+                    "id": "b",
+                    "action": "save",
+                    "kind": "auto",
+                    "payload": big_chatgpt_payload(turns=6, size=200),
+                },
+                {"id": "c", "action": "search", "query": "中文字符"},
+                {"id": "d", "action": "list"},
+            ]
+        ):
             encoded = nativemessaging.encode_message(request)  # ASCII-escaped JSON, as that library writes it
             host.send_raw(encoded["length"] + encoded["content"])
             monkeypatch.setattr("sys.stdin", _Pipe(host.proc.stdout))

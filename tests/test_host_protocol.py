@@ -8,7 +8,9 @@ import pytest
 
 from support.hostproc import HostProcess, frame, host_env
 
-CHATGPT = "chatgpt_api/elinvoss/0119-Tide_anneal_crucible_explanation-6925e174-6714-832f-8946-84bdb22f6d2e.json"
+CHATGPT = (
+    "chatgpt_api/elinvoss/0119-Tide_anneal_crucible_explanation-6925e174-6714-832f-8946-84bdb22f6d2e.json"
+)
 
 
 @pytest.fixture
@@ -68,12 +70,31 @@ def test_newer_capture_updates_in_place(host, fixtures):
 
 def test_page_capture_is_saved_as_partial(host):
     capture = {
-        "format": "mnemosyne.capture", "version": 1, "site": "claude", "url": "https://claude.ai/chat/abc",
-        "conversation_id": "abc", "title": "Capture", "captured_at": "2026-11-30T10:00:00Z", "complete": False,
+        "format": "mnemosyne.capture",
+        "version": 1,
+        "site": "claude",
+        "url": "https://claude.ai/chat/abc",
+        "conversation_id": "abc",
+        "title": "Capture",
+        "captured_at": "2026-11-30T10:00:00Z",
+        "complete": False,
         "turns": [
-            {"key": "t1", "order": 0, "role": "user", "model": None, "markdown": "Plot $x^2$", "attachments": []},
-            {"key": "t2", "order": 1, "role": "assistant", "model": None,
-             "markdown": "```python\nplot(x**2)\n```", "attachments": []},
+            {
+                "key": "t1",
+                "order": 0,
+                "role": "user",
+                "model": None,
+                "markdown": "Plot $x^2$",
+                "attachments": [],
+            },
+            {
+                "key": "t2",
+                "order": 1,
+                "role": "assistant",
+                "model": None,
+                "markdown": "```python\nplot(x**2)\n```",
+                "attachments": [],
+            },
         ],
     }
     data = host.data("save", payload=capture, kind="capture", source_url="https://claude.ai/chat/abc")
@@ -89,7 +110,7 @@ HOSTILE = [
     (b'{"id": 1, "action": "hello", "action": "delete"}', "INVALID_JSON"),
     (b'{"id": 1, "action": "rm -rf"}', "UNKNOWN_ACTION"),
     (b'{"id": 1}', "BAD_REQUEST"),
-    (b'[1, 2, 3]', "BAD_REQUEST"),
+    (b"[1, 2, 3]", "BAD_REQUEST"),
     (b'{"id": {"x": 1}, "action": "hello"}', "BAD_REQUEST"),
     (b'{"id": 1, "action": "list", "limit": "ten"}', "BAD_REQUEST"),
     (b'{"id": 1, "action": "list", "cursor": "not-a-cursor"}', "BAD_CURSOR"),
@@ -118,7 +139,7 @@ def test_oversize_frame_is_refused_and_the_host_exits_cleanly(host):
 
 
 def test_truncated_frame_ends_the_host_without_output(host):
-    host.send_raw(b"\x10\x00\x00\x00{\"id\":")
+    host.send_raw(b'\x10\x00\x00\x00{"id":')
     code, out, err = host.close()
     assert code == 1 and out == b"" and b"Traceback" not in err
 
@@ -143,7 +164,9 @@ def test_no_keyring_is_reported_not_papered_over(tmp_path):
 
 
 def test_foreign_extension_origin_is_refused(tmp_path):
-    proc = HostProcess(host_env(tmp_path / "home"), args=["chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/"])
+    proc = HostProcess(
+        host_env(tmp_path / "home"), args=["chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/"]
+    )
     try:
         assert proc.call("hello")["error"]["code"] == "FORBIDDEN_CALLER"
     finally:
@@ -164,14 +187,19 @@ def test_stray_prints_never_reach_the_frame_stream(tmp_path):
         "raise SystemExit(server.main([]))\n"
     )
     stdin = frame({"id": 1, "action": "hello"}) + frame({"id": 2, "action": "hello"})
-    done = subprocess.run([sys.executable, "-c", code], input=stdin, capture_output=True,
-                          env=host_env(tmp_path / "home"), timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=stdin,
+        capture_output=True,
+        env=host_env(tmp_path / "home"),
+        timeout=60,
+    )
     out = done.stdout
     replies = []
     while out:
         length = int.from_bytes(out[:4], "little")
-        replies.append(json.loads(out[4:4 + length]))
-        out = out[4 + length:]
+        replies.append(json.loads(out[4 : 4 + length]))
+        out = out[4 + length :]
     assert [r["id"] for r in replies] == [1, 2]
     assert b"stray print" in done.stderr
 

@@ -8,8 +8,16 @@ import pytest
 
 import conversation_samples as samples
 from mnemosyne.model import (
-    ArtifactPart, AttachmentPart, Citation, CitationPart, CodePart, Instruction, ReasoningPart, TextPart,
-    ToolCallPart, ToolResultPart,
+    ArtifactPart,
+    AttachmentPart,
+    Citation,
+    CitationPart,
+    CodePart,
+    Instruction,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
 )
 from mnemosyne.writers import html
 
@@ -22,7 +30,7 @@ PAYLOADS = [
     '"><iframe src="javascript:alert(1)"></iframe>',
     "' onmouseover='alert(1)' x='",
     '" autofocus onfocus="alert(1)',
-    "<a href=\"javascript:alert(1)\">click</a>",
+    '<a href="javascript:alert(1)">click</a>',
     "<style>body{background:url(https://evil.test/x)}</style>",
     "<link rel=stylesheet href=https://evil.test/x.css>",
     '<meta http-equiv="refresh" content="0;url=https://evil.test">',
@@ -37,12 +45,38 @@ PAYLOADS = [
     "&lt;script&gt; already escaped &amp;",
 ]
 HOSTILE_URLS = [
-    "javascript:alert(1)", "JaVaScRiPt:alert(1)", " javascript:alert(1)", "java\tscript:alert(1)",
-    "data:text/html,<script>alert(1)</script>", "vbscript:msgbox(1)", 'https://ok.test/"onmouseover="alert(1)',
-    "https://ok.test/ onclick=alert(1)", "file:///etc/passwd", "//evil.test/x",
+    "javascript:alert(1)",
+    "JaVaScRiPt:alert(1)",
+    " javascript:alert(1)",
+    "java\tscript:alert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "vbscript:msgbox(1)",
+    'https://ok.test/"onmouseover="alert(1)',
+    "https://ok.test/ onclick=alert(1)",
+    "file:///etc/passwd",
+    "//evil.test/x",
 ]
-DANGEROUS_TAGS = {"script", "iframe", "object", "embed", "svg", "math", "img", "link", "base", "form", "button",
-                  "input", "frame", "frameset", "applet", "audio", "video", "source", "template"}
+DANGEROUS_TAGS = {
+    "script",
+    "iframe",
+    "object",
+    "embed",
+    "svg",
+    "math",
+    "img",
+    "link",
+    "base",
+    "form",
+    "button",
+    "input",
+    "frame",
+    "frameset",
+    "applet",
+    "audio",
+    "video",
+    "source",
+    "template",
+}
 
 
 class Inventory(HTMLParser):
@@ -71,9 +105,13 @@ def hostile_conversation():
     conv.default_model = '"><script>alert(1)</script>'
     conv.instructions = [Instruction(kind="system_prompt", title="<b onclick=x>", text=PAYLOADS[1])]
     msg = conv.messages[1]  # u1 on the active path
-    msg.parts = [TextPart(text=p, citations=[Citation(title=p, url=u) for u in HOSTILE_URLS]) for p in PAYLOADS]
+    msg.parts = [
+        TextPart(text=p, citations=[Citation(title=p, url=u) for u in HOSTILE_URLS]) for p in PAYLOADS
+    ]
     msg.parts += [
-        AttachmentPart(kind="image", name=PAYLOADS[2], mime_type='image/png" onload="x', extracted_text=PAYLOADS[0]),
+        AttachmentPart(
+            kind="image", name=PAYLOADS[2], mime_type='image/png" onload="x', extracted_text=PAYLOADS[0]
+        ),
         CodePart(code=PAYLOADS[4], language='js" onmouseover="alert(1)'),
         ToolCallPart(name=PAYLOADS[0], arguments={"q": PAYLOADS[2]}),
         ToolResultPart(name=PAYLOADS[3], output=PAYLOADS[5], is_error=True),
@@ -99,15 +137,34 @@ def inventory(page) -> Inventory:
 
 def test_no_live_tags_from_the_transcript(inventory):
     assert not DANGEROUS_TAGS & set(inventory.tags)
-    assert inventory.tags.count("style") == 1 and inventory.tags.count("meta") == 4 and inventory.tags.count("title") == 1
+    assert (
+        inventory.tags.count("style") == 1
+        and inventory.tags.count("meta") == 4
+        and inventory.tags.count("title") == 1
+    )
 
 
 def test_no_event_handlers_and_only_web_links(inventory):
     assert not [a for a in inventory.attrs if a[1].startswith("on")]
-    hrefs = [value for tag, name, value in inventory.attrs if name in ("href", "src", "action", "formaction", "data")]
+    hrefs = [
+        value
+        for tag, name, value in inventory.attrs
+        if name in ("href", "src", "action", "formaction", "data")
+    ]
     # only the two friendly links of the later messages; every hostile URL stayed text
     assert hrefs == ["https://en.wikipedia.org/wiki/Prime_number", "https://www.mersenne.org/"]
-    allowed = {"lang", "charset", "http-equiv", "content", "name", "class", "href", "rel", "open", "data-language"}
+    allowed = {
+        "lang",
+        "charset",
+        "http-equiv",
+        "content",
+        "name",
+        "class",
+        "href",
+        "rel",
+        "open",
+        "data-language",
+    }
     assert {name for _, name, _ in inventory.attrs} <= allowed
 
 
@@ -121,8 +178,10 @@ def test_payload_text_survives_as_visible_text(page, inventory):
 
 
 def test_strict_csp_and_no_script_anywhere(page, inventory):
-    assert ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-            "style-src 'unsafe-inline'; img-src data:\">") in page
+    assert (
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; img-src data:\">"
+    ) in page
     assert page.index("Content-Security-Policy") < page.index("<title>")
     csp = [v for t, n, v in inventory.attrs if t == "meta" and n == "content" and "default-src" in v]
     assert csp == [html.CSP]
@@ -131,15 +190,35 @@ def test_strict_csp_and_no_script_anywhere(page, inventory):
 
 def test_language_and_class_attributes_are_constrained(inventory):
     languages = [v for _, n, v in inventory.attrs if n == "data-language"]
-    assert languages and all(v.replace("-", "").replace("_", "").replace("+", "").replace("#", "").replace(".", "").isalnum()
-                             for v in languages)
+    assert languages and all(
+        v.replace("-", "").replace("_", "").replace("+", "").replace("#", "").replace(".", "").isalnum()
+        for v in languages
+    )
     classes = {v for _, n, v in inventory.attrs if n == "class"}
-    assert classes <= {"meta", "instructions", "user", "assistant", "tool", "system", "text", "label", "error",
-                       "result", "reasoning", "artifact", "sources", "attachment", "note"}
+    assert classes <= {
+        "meta",
+        "instructions",
+        "user",
+        "assistant",
+        "tool",
+        "system",
+        "text",
+        "label",
+        "error",
+        "result",
+        "reasoning",
+        "artifact",
+        "sources",
+        "attachment",
+        "note",
+    }
 
 
 def test_web_links_still_work_on_a_friendly_conversation():
     page = html.write(samples.every_part())
-    assert '<a href="https://en.wikipedia.org/wiki/Prime_number" rel="noopener noreferrer nofollow">Prime number</a>' in page
+    assert (
+        '<a href="https://en.wikipedia.org/wiki/Prime_number" rel="noopener noreferrer nofollow">Prime number</a>'
+        in page
+    )
     assert "javascript:alert(1)" in page and 'href="javascript' not in page
     assert "<h2>Tool (python)</h2>" in page and "Old answer" not in page

@@ -88,12 +88,18 @@ def home(tmp_path, monkeypatch):
     monkeypatch.setattr(locations, "current_os", lambda: locations.LINUX)
     # Machine-wide folders move into the test folder, so a real /etc never leaks into a result.
     system_root = tmp_path / "system"
-    monkeypatch.setattr(locations, "BROWSERS", {
-        name: dataclasses.replace(
-            b, linux_system=tuple(str(system_root) + p for p in b.linux_system),
-            macos_system=str(system_root) + b.macos_system if b.macos_system else None)
-        for name, b in locations.BROWSERS.items()
-    })
+    monkeypatch.setattr(
+        locations,
+        "BROWSERS",
+        {
+            name: dataclasses.replace(
+                b,
+                linux_system=tuple(str(system_root) + p for p in b.linux_system),
+                macos_system=str(system_root) + b.macos_system if b.macos_system else None,
+            )
+            for name, b in locations.BROWSERS.items()
+        },
+    )
     # Copying the 5 MB tokenizer files is tested once, in the subprocess test.
     monkeypatch.setattr(tokens, "ensure_files", lambda: tmp_path / "mnemo-data" / "cache")
     return home
@@ -151,7 +157,9 @@ def test_extension_manifest_key_matches_the_host_allow_list():
 def test_packaged_templates_are_the_manifests_folder():
     packaged = REPO / "host" / "mnemosyne" / "install" / "templates"
     for family in ("chromium", "firefox"):
-        assert (packaged / f"{family}.json").read_bytes() == (REPO / "manifests" / f"{family}.json").read_bytes()
+        assert (packaged / f"{family}.json").read_bytes() == (
+            REPO / "manifests" / f"{family}.json"
+        ).read_bytes()
     assert "allowed_origins" not in json.loads((REPO / "manifests" / "firefox.json").read_text())
 
 
@@ -159,13 +167,24 @@ def test_packaged_templates_are_the_manifests_folder():
 
 
 def test_linux_install_all_writes_one_manifest_per_present_browser(home, capsys):
-    for folder in (".config/google-chrome", ".config/chromium", ".config/BraveSoftware/Brave-Browser",
-                   ".mozilla", ".librewolf"):
+    for folder in (
+        ".config/google-chrome",
+        ".config/chromium",
+        ".config/BraveSoftware/Brave-Browser",
+        ".mozilla",
+        ".librewolf",
+    ):
         (home / folder).mkdir(parents=True)
     assert main(["install"]) == 0
-    chromium = [home / ".config/google-chrome/NativeMessagingHosts" / NAME, home / ".config/chromium/NativeMessagingHosts" / NAME,
-                home / ".config/BraveSoftware/Brave-Browser/NativeMessagingHosts" / NAME]
-    firefox = [home / ".mozilla/native-messaging-hosts" / NAME, home / ".librewolf/native-messaging-hosts" / NAME]
+    chromium = [
+        home / ".config/google-chrome/NativeMessagingHosts" / NAME,
+        home / ".config/chromium/NativeMessagingHosts" / NAME,
+        home / ".config/BraveSoftware/Brave-Browser/NativeMessagingHosts" / NAME,
+    ]
+    firefox = [
+        home / ".mozilla/native-messaging-hosts" / NAME,
+        home / ".librewolf/native-messaging-hosts" / NAME,
+    ]
     for path in chromium:
         assert_manifest(path, "chromium")
     for path in firefox:
@@ -174,8 +193,13 @@ def test_linux_install_all_writes_one_manifest_per_present_browser(home, capsys)
     assert sorted(written) == sorted(chromium + firefox)  # nothing for Edge or Vivaldi, which are absent
     script = launcher_file().read_text()
     assert stat.S_IMODE(launcher_file().stat().st_mode) == 0o755
-    assert launcher.parse(script) == (os.path.abspath(sys.executable), {
-        "MNEMOSYNE_HOME": os.environ["MNEMOSYNE_HOME"], "MNEMOSYNE_KEY_FILE": os.environ["MNEMOSYNE_KEY_FILE"]})
+    assert launcher.parse(script) == (
+        os.path.abspath(sys.executable),
+        {
+            "MNEMOSYNE_HOME": os.environ["MNEMOSYNE_HOME"],
+            "MNEMOSYNE_KEY_FILE": os.environ["MNEMOSYNE_KEY_FILE"],
+        },
+    )
     out = capsys.readouterr().out
     assert "Google Chrome" in out and "LibreWolf" in out and "tokenizer files: ready" in out
 
@@ -210,7 +234,10 @@ def test_windows_install_registers_manifests_in_hkcu(home, monkeypatch):
     assert_manifest(chromium_manifest, "chromium", locations.WINDOWS)
     assert_manifest(firefox_manifest, "firefox", locations.WINDOWS)
     bat = launcher_file(locations.WINDOWS)
-    assert bat.name == "mnemo-host.bat" and f'"{os.path.abspath(sys.executable)}" -m mnemosyne.nativehost %*' in bat.read_text()
+    assert (
+        bat.name == "mnemo-host.bat"
+        and f'"{os.path.abspath(sys.executable)}" -m mnemosyne.nativehost %*' in bat.read_text()
+    )
     checks = {c.name: c for c in doctor.check_manifests(locations.WINDOWS)}
     assert [c.status for c in checks.values()] == ["ok", "ok", "ok"]
 
@@ -224,14 +251,22 @@ def test_windows_install_registers_manifests_in_hkcu(home, monkeypatch):
 
 
 def test_system_folders_are_the_documented_ones():
-    linux = {name: locations.manifest_dirs(b, locations.LINUX, system_scope=True) for name, b in locations.BROWSERS.items()}
+    linux = {
+        name: locations.manifest_dirs(b, locations.LINUX, system_scope=True)
+        for name, b in locations.BROWSERS.items()
+    }
     assert linux["chrome"] == [Path("/etc/opt/chrome/native-messaging-hosts")]
     assert linux["chromium"] == [Path("/etc/chromium/native-messaging-hosts")]
-    assert linux["firefox"] == [Path("/usr/lib/mozilla/native-messaging-hosts"), Path("/usr/lib64/mozilla/native-messaging-hosts")]
+    assert linux["firefox"] == [
+        Path("/usr/lib/mozilla/native-messaging-hosts"),
+        Path("/usr/lib64/mozilla/native-messaging-hosts"),
+    ]
     macos = locations.manifest_dirs(locations.BROWSERS["chrome"], locations.MACOS, system_scope=True)
     assert macos == [Path("/Library/Google/Chrome/NativeMessagingHosts")]
     assert locations.registry_location(locations.BROWSERS["firefox"], system_scope=True) == (
-        "HKLM", r"Software\Mozilla\NativeMessagingHosts")
+        "HKLM",
+        r"Software\Mozilla\NativeMessagingHosts",
+    )
 
 
 def test_system_scope_writes_the_machine_folders(home, tmp_path, capsys):
@@ -279,12 +314,15 @@ def test_user_data_dir_targets_one_profile_only(home, tmp_path):
     assert not (profile / "NativeMessagingHosts" / NAME).exists()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["install", "--browser", "firefox", "--user-data-dir", "x"], "Chromium-family"),
-    (["install", "--system", "--user-data-dir", "x"], "--system"),
-    (["install"], "no supported browser"),
-    (["install", "--browser", "chrome", "--user-data-dir", "x", "--system"], "--system"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["install", "--browser", "firefox", "--user-data-dir", "x"], "Chromium-family"),
+        (["install", "--system", "--user-data-dir", "x"], "--system"),
+        (["install"], "no supported browser"),
+        (["install", "--browser", "chrome", "--user-data-dir", "x", "--system"], "--system"),
+    ],
+)
 def test_bad_combinations_are_typed_errors(home, capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -328,8 +366,13 @@ def test_launcher_quotes_odd_paths_and_passes_arguments(tmp_path):
     fake_python.chmod(0o755)
     script = tmp_path / "mnemo-host"
     launcher.write(script, launcher.render(locations.LINUX, str(fake_python), {"MNEMOSYNE_HOME": str(odd)}))
-    done = subprocess.run([str(script), "chrome-extension://abc/"], capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin"}, timeout=10)
+    done = subprocess.run(
+        [str(script), "chrome-extension://abc/"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+        timeout=10,
+    )
     assert done.stdout == f"{odd}|-m|mnemosyne.nativehost|chrome-extension://abc/|"
     assert launcher.parse(script.read_text()) == (str(fake_python), {"MNEMOSYNE_HOME": str(odd)})
 
@@ -360,16 +403,30 @@ def test_doctor_passes_after_install_and_fails_a_tampered_manifest(home, capsys)
     assert main(["doctor", "--json"]) == 1
     by_name = {c["name"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
     assert by_name["manifest: Chromium"]["status"] == "fail"
-    assert "/tmp/logger.py" in by_name["manifest: Chromium"]["detail"] and "mnemo install" in by_name["manifest: Chromium"]["fix"]
-    assert by_name["manifest: Firefox"]["status"] == "fail" and "allowed_origins" in by_name["manifest: Firefox"]["detail"]
+    assert (
+        "/tmp/logger.py" in by_name["manifest: Chromium"]["detail"]
+        and "mnemo install" in by_name["manifest: Chromium"]["fix"]
+    )
+    assert (
+        by_name["manifest: Firefox"]["status"] == "fail"
+        and "allowed_origins" in by_name["manifest: Firefox"]["detail"]
+    )
 
 
-@pytest.mark.parametrize("change, problem", [
-    (lambda d: d.update(allowed_origins=[ORIGIN.rstrip("/")]), "trailing '/'"),
-    (lambda d: d.update(allowed_origins=[ORIGIN, "chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh/"]), "other extensions"),
-    (lambda d: d.update(name="org.other.host"), "name is"),
-    (lambda d: d.update(path="relative/mnemo-host"), "not absolute"),
-])
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (lambda d: d.update(allowed_origins=[ORIGIN.rstrip("/")]), "trailing '/'"),
+        (
+            lambda d: d.update(
+                allowed_origins=[ORIGIN, "chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh/"]
+            ),
+            "other extensions",
+        ),
+        (lambda d: d.update(name="org.other.host"), "name is"),
+        (lambda d: d.update(path="relative/mnemo-host"), "not absolute"),
+    ],
+)
 def test_doctor_names_each_manifest_defect(home, change, problem):
     (home / ".config/chromium").mkdir(parents=True)
     assert main(["install", "--browser", "chromium"]) == 0
@@ -428,11 +485,29 @@ def test_doctor_archive_without_its_key_fails_with_the_code(home, monkeypatch):
 
 def test_mnemo_install_for_one_profile_in_a_subprocess(tmp_path):
     profile = tmp_path / "chromium-profile"
-    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home/.config"),
-           "MNEMOSYNE_HOME": str(tmp_path / "data")}
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path / "home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "home/.config"),
+        "MNEMOSYNE_HOME": str(tmp_path / "data"),
+    }
     env.pop("MNEMOSYNE_KEY_FILE", None)
-    done = subprocess.run([sys.executable, "-m", "mnemosyne.cli.main", "install", "--browser", "chromium",
-                           "--user-data-dir", str(profile)], capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mnemosyne.cli.main",
+            "install",
+            "--browser",
+            "chromium",
+            "--user-data-dir",
+            str(profile),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     manifest = profile / "NativeMessagingHosts" / NAME
     data = json.loads(manifest.read_text())
@@ -441,5 +516,6 @@ def test_mnemo_install_for_one_profile_in_a_subprocess(tmp_path):
     assert f"MNEMOSYNE_HOME={tmp_path / 'data'}" in Path(data["path"]).read_text()
     assert "tokenizer files: ready" in done.stdout, done.stderr
     assert sorted(p.name for p in (tmp_path / "data/cache").rglob("*") if p.is_file()) == sorted(
-        tokens.cache_file_name(n) for n in ("o200k_base", "cl100k_base"))
+        tokens.cache_file_name(n) for n in ("o200k_base", "cl100k_base")
+    )
     assert not (tmp_path / "home").exists()  # only the profile folder and the data folder were touched

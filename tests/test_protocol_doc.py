@@ -33,7 +33,11 @@ def test_every_code_raised_in_the_source_is_listed():
     raised |= set(re.findall(r"""FrameError\(\s*["']([A-Z][A-Z_]+)["']""", source))
     not_sent = {"TRUNCATED_FRAME"}  # the host exits instead of replying when a frame cannot be read
     host_codes = raised - not_sent
-    missing = {c for c in host_codes if c not in ERROR_CODES and not c.startswith(("UNKNOWN_CONTENT", "ORDER_", "ARTIFACT_", "DANGLING"))}
+    missing = {
+        c
+        for c in host_codes
+        if c not in ERROR_CODES and not c.startswith(("UNKNOWN_CONTENT", "ORDER_", "ARTIFACT_", "DANGLING"))
+    }
     assert not missing, f"codes raised but not in PROTOCOL.md: {sorted(missing)}"
 
 

@@ -31,17 +31,49 @@ def payload() -> dict:
         "complete": False,
         "turns": [
             # listed out of order, as a virtualized page sweep finds them
-            {"key": "t2", "order": 2, "role": "user", "model": None, "markdown": "Now in a dict?",
-             "attachments": [{"name": "notes.txt", "kind": "file", "url": None}]},
-            {"key": "t1", "order": 1, "role": "assistant", "model": "claude-opus-4",
-             "markdown": "`[n*n for n in range(5)]`", "attachments": []},
-            {"key": "t0", "order": 0, "role": "user", "model": None, "markdown": "Squares of 0..4 in Python?",
-             "attachments": [{"name": "plot.png", "kind": "image", "url": "https://claude.ai/api/files/f1/preview"}]},
-            {"key": "t3", "order": 3, "role": "assistant", "model": "claude-opus-4", "markdown": "(streaming…)",
-             "attachments": []},
+            {
+                "key": "t2",
+                "order": 2,
+                "role": "user",
+                "model": None,
+                "markdown": "Now in a dict?",
+                "attachments": [{"name": "notes.txt", "kind": "file", "url": None}],
+            },
+            {
+                "key": "t1",
+                "order": 1,
+                "role": "assistant",
+                "model": "claude-opus-4",
+                "markdown": "`[n*n for n in range(5)]`",
+                "attachments": [],
+            },
+            {
+                "key": "t0",
+                "order": 0,
+                "role": "user",
+                "model": None,
+                "markdown": "Squares of 0..4 in Python?",
+                "attachments": [
+                    {"name": "plot.png", "kind": "image", "url": "https://claude.ai/api/files/f1/preview"}
+                ],
+            },
+            {
+                "key": "t3",
+                "order": 3,
+                "role": "assistant",
+                "model": "claude-opus-4",
+                "markdown": "(streaming…)",
+                "attachments": [],
+            },
             # the same turn captured again after it finished: the last capture wins
-            {"key": "t3", "order": 3, "role": "assistant", "model": "claude-opus-4", "markdown": ANSWER,
-             "attachments": []},
+            {
+                "key": "t3",
+                "order": 3,
+                "role": "assistant",
+                "model": "claude-opus-4",
+                "markdown": ANSWER,
+                "attachments": [],
+            },
         ],
     }
 
@@ -60,7 +92,9 @@ def test_valid_capture_converts() -> None:
     assert conv.active_leaf == "t3" and tree.branch_points(conv) == 0
     assert conv.provenance.method == "page_dom" and conv.provenance.partial is True
     assert conv.provenance.captured_at.isoformat() == "2025-06-01T12:30:00+00:00"
-    assert conv.source.site == "claude" and conv.source.conversation_id == "5f0c2b1e-aaaa-4bbb-8ccc-123456789abc"
+    assert (
+        conv.source.site == "claude" and conv.source.conversation_id == "5f0c2b1e-aaaa-4bbb-8ccc-123456789abc"
+    )
     assert conv.title == "Squares" and conv.default_model == "claude-opus-4"
     final = path[3].parts[0]
     assert isinstance(final, TextPart) and final.format == "markdown"
@@ -69,9 +103,14 @@ def test_valid_capture_converts() -> None:
     assert path[1].model == "claude-opus-4" and path[0].model is None
     image = path[0].parts[1]
     assert isinstance(image, AttachmentPart)
-    assert (image.kind, image.name, image.asset_pointer) == ("image", "plot.png", "https://claude.ai/api/files/f1/preview")
+    assert (image.kind, image.name, image.asset_pointer) == (
+        "image",
+        "plot.png",
+        "https://claude.ai/api/files/f1/preview",
+    )
     assert [(p.kind, p.name, p.asset_pointer) for p in path[2].parts if isinstance(p, AttachmentPart)] == [
-        ("file", "notes.txt", None)]
+        ("file", "notes.txt", None)
+    ]
     first = canonical.dumps(conv)
     assert canonical.dumps(canonical.loads(first)) == first
 
@@ -103,6 +142,7 @@ def _set(path: str, value):
         for key in keys[:-1]:
             target = target[int(key)] if isinstance(target, list) else target[key]
         target[keys[-1]] = value
+
     return change
 
 
@@ -110,21 +150,24 @@ def _drop(key: str):
     return lambda data: data.pop(key)
 
 
-@pytest.mark.parametrize("change, where", [
-    (_set("turns.0.role", "system"), "turns.0.role"),
-    (_set("turns.0.order", "2"), "turns.0.order"),
-    (_set("turns.0.extra", 1), "turns.0.extra"),
-    (_set("turns.0.attachments.0.kind", "video"), "turns.0.attachments.0.kind"),
-    (_set("turns.1.markdown", None), "turns.1.markdown"),
-    (_set("turns.1.key", ""), "turns.1.key"),
-    (_set("site", "gemini"), "site"),
-    (_set("captured_at", "yesterday"), "captured_at"),
-    (_set("complete", "yes"), "complete"),
-    (_set("title", "x" * 5000), "title"),
-    (_set("surprise", True), "surprise"),
-    (_drop("turns"), "turns"),
-    (_drop("url"), "url"),
-])
+@pytest.mark.parametrize(
+    "change, where",
+    [
+        (_set("turns.0.role", "system"), "turns.0.role"),
+        (_set("turns.0.order", "2"), "turns.0.order"),
+        (_set("turns.0.extra", 1), "turns.0.extra"),
+        (_set("turns.0.attachments.0.kind", "video"), "turns.0.attachments.0.kind"),
+        (_set("turns.1.markdown", None), "turns.1.markdown"),
+        (_set("turns.1.key", ""), "turns.1.key"),
+        (_set("site", "gemini"), "site"),
+        (_set("captured_at", "yesterday"), "captured_at"),
+        (_set("complete", "yes"), "complete"),
+        (_set("title", "x" * 5000), "title"),
+        (_set("surprise", True), "surprise"),
+        (_drop("turns"), "turns"),
+        (_drop("url"), "url"),
+    ],
+)
 def test_wrong_shape_raises_input_error(change, where: str) -> None:
     data = copy.deepcopy(payload())
     change(data)

@@ -11,15 +11,26 @@ import pytest
 from mnemosyne import canonical, tree
 from mnemosyne.errors import InputError
 from mnemosyne.model import (
-    ArtifactPart, AttachmentPart, CitationPart, CodeOutputPart, CodePart, Conversation, ReasoningPart,
-    SystemErrorPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart,
+    ArtifactPart,
+    AttachmentPart,
+    CitationPart,
+    CodeOutputPart,
+    CodePart,
+    Conversation,
+    ReasoningPart,
+    SystemErrorPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
 )
 from mnemosyne.readers import chatgpt, load_path, read_raw
 from mnemosyne.readers.base import RawInput, ReadContext, ReadFailure
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ALL_FILES = sorted(
-    p for folder in ("chatgpt_api", "chatgpt_export", "chatgpt_synthetic")
+    p
+    for folder in ("chatgpt_api", "chatgpt_export", "chatgpt_synthetic")
     for p in (FIXTURES / folder).rglob("*.json")
 )
 
@@ -72,14 +83,17 @@ def test_every_fixture_converts_whole_and_round_trips(path: Path):
         assert canonical.dumps(canonical.loads(text)) == text
 
 
-@pytest.mark.parametrize("pattern,branches", [
-    ("chatgpt_api/llmfarm_dialog-data_mapping.json", 8),
-    ("chatgpt_api/elinvoss/0029-*.json", 2),
-    ("chatgpt_api/elinvoss/0124-*.json", 1),
-    ("chatgpt_export/librechat_chatgpt-tree.json", 2),
-    ("chatgpt_synthetic/pionxzh_image-generation.json", 2),
-    ("chatgpt_api/elinvoss/0001-*.json", 0),
-])
+@pytest.mark.parametrize(
+    "pattern,branches",
+    [
+        ("chatgpt_api/llmfarm_dialog-data_mapping.json", 8),
+        ("chatgpt_api/elinvoss/0029-*.json", 2),
+        ("chatgpt_api/elinvoss/0124-*.json", 1),
+        ("chatgpt_export/librechat_chatgpt-tree.json", 2),
+        ("chatgpt_synthetic/pionxzh_image-generation.json", 2),
+        ("chatgpt_api/elinvoss/0001-*.json", 0),
+    ],
+)
 def test_branch_points_survive(pattern: str, branches: int):
     assert tree.branch_points(one(pattern)) == branches
 
@@ -182,7 +196,10 @@ def test_thinking_model_custom_gpt_interrupted_answer():
     assert recap and recap[0].duration_sec == 15
     assert path[-1].status == "interrupted" and path[-1].model == "gpt-5-thinking"
     assert conv.source.project == "g-69119d14ce108191b6951c67e9fd7e3b"
-    assert conv.source.url == f"https://chatgpt.com/g/{conv.source.project}/c/6925e174-6714-832f-8946-84bdb22f6d2e"
+    assert (
+        conv.source.url
+        == f"https://chatgpt.com/g/{conv.source.project}/c/6925e174-6714-832f-8946-84bdb22f6d2e"
+    )
     assert conv.provenance.method == "site_api" and conv.provenance.reader == "chatgpt.api"
 
 
@@ -190,8 +207,12 @@ def test_system_error_from_python_tool():
     conv = one("chatgpt_api/elinvoss/0210-*.json")
     (error,) = parts(conv.messages, SystemErrorPart)
     assert error.name == "ChatGPTAgentToolRateLimitException"
-    assert [m.author for m in conv.messages if any(isinstance(p, SystemErrorPart) for p in m.parts)] == ["python"]
-    assert any(p.language == "python" for p in parts(conv.messages, CodePart))  # python sent as commentary text
+    assert [m.author for m in conv.messages if any(isinstance(p, SystemErrorPart) for p in m.parts)] == [
+        "python"
+    ]
+    assert any(
+        p.language == "python" for p in parts(conv.messages, CodePart)
+    )  # python sent as commentary text
     (upload,) = parts(conv.messages, AttachmentPart)
     assert upload.name == "layout.png" and upload.mime_type == "image/png"
 
@@ -328,19 +349,26 @@ def test_split_export_zip(tmp_path: Path):
     raws = load_path(archive)
     assert [r.name.rsplit(":", 1)[1] for r in raws] == ["conversations-000.json", "conversations-001.json"]
     convs = [c for raw in raws for c in read_raw(raw, fmt="chatgpt")]
-    assert [c.title for c in convs] == ["Conversation 1. Web Search", "Conversation 2", "Assist user with summary"]
+    assert [c.title for c in convs] == [
+        "Conversation 1. Web Search",
+        "Conversation 2",
+        "Assist user with summary",
+    ]
     assert tree.branch_points(convs[2]) == 2
 
 
-@pytest.mark.parametrize("data", [
-    {"format": "mnemosyne.conversation"},
-    [{"role": "user", "content": "hi"}],
-    {"mapping": {}},
-    {"mapping": {"a": "not a node"}},
-    [],
-    ["x", 1],
-    {"a": {"id": "b", "message": None}},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"format": "mnemosyne.conversation"},
+        [{"role": "user", "content": "hi"}],
+        {"mapping": {}},
+        {"mapping": {"a": "not a node"}},
+        [],
+        ["x", 1],
+        {"a": {"id": "b", "message": None}},
+    ],
+)
 def test_detect_rejects_other_shapes(data):
     assert not chatgpt.detect(RawInput(name="x.json", data=data, raw=b"{}"))
 
@@ -363,8 +391,13 @@ def test_unreadable_single_input_is_a_typed_error():
 def node(nid, parent, role=None, content=None, **msg):
     body = None
     if role:
-        body = {"id": nid, "author": {"role": role}, "content": content or {"content_type": "text", "parts": [""]},
-                "recipient": "all", **msg}
+        body = {
+            "id": nid,
+            "author": {"role": role},
+            "content": content or {"content_type": "text", "parts": [""]},
+            "recipient": "all",
+            **msg,
+        }
     return nid, {"id": nid, "parent": parent, "message": body}
 
 
@@ -398,20 +431,37 @@ def test_continue_generating_is_merged_only_when_cut_at_length():
 
 
 def test_canvas_update_memory_and_deep_research():
-    state = json.dumps({"report_message": {"content": {"content_type": "text", "parts": ["# Findings\nAll good."]}}})
+    state = json.dumps(
+        {"report_message": {"content": {"content_type": "text", "parts": ["# Findings\nAll good."]}}}
+    )
     update = json.dumps({"updates": [{"pattern": ".*", "multiple": False, "replacement": "v2 of the doc"}]})
     conv = convert(
-        node("m", None, "user", {"content_type": "model_editable_context", "model_set_context": "1. Likes Rust"}),
+        node(
+            "m",
+            None,
+            "user",
+            {"content_type": "model_editable_context", "model_set_context": "1. Likes Rust"},
+        ),
         node("u", "m", "user", text("Rewrite the doc")),
-        node("a", "u", "assistant", {"content_type": "code", "language": "json", "text": update},
-             recipient="canmore.update_textdoc"),
+        node(
+            "a",
+            "u",
+            "assistant",
+            {"content_type": "code", "language": "json", "text": update},
+            recipient="canmore.update_textdoc",
+        ),
         node("t", "a", "tool", text("Updated"), metadata={"canvas": {"textdoc_id": "doc9", "version": 2}}),
         node("r", "t", "assistant", text("Done."), metadata={"chatgpt_sdk": {"widget_state": state}}),
     )
     assert conv.instructions[0].kind == "memory" and conv.instructions[0].text == "1. Likes Rust"
     assert conv.messages[0].hidden
     (doc,) = parts(conv.messages, ArtifactPart)[:1]
-    assert (doc.command, doc.content, doc.artifact_id, doc.version) == ("rewrite", "v2 of the doc", "doc9", "2")
+    assert (doc.command, doc.content, doc.artifact_id, doc.version) == (
+        "rewrite",
+        "v2 of the doc",
+        "doc9",
+        "2",
+    )
     report = parts([conv.messages[-1]], ArtifactPart)
     assert report[0].kind == "text/markdown" and report[0].content.startswith("# Findings")
     assert conv.source.url == "https://chatgpt.com/c/conv-1"
@@ -419,24 +469,33 @@ def test_canvas_update_memory_and_deep_research():
 
 def test_deep_chain_and_cycles_do_not_crash():
     chain = [node("n0", None, "user", text("start"))]
-    chain += [node(f"n{i}", f"n{i - 1}", "assistant" if i % 2 else "user", text(str(i))) for i in range(1, 3000)]
+    chain += [
+        node(f"n{i}", f"n{i - 1}", "assistant" if i % 2 else "user", text(str(i))) for i in range(1, 3000)
+    ]
     long = convert(*chain)
     assert len(long.messages) == 3000 and len(tree.active_path(long)) == 3000
-    looped = convert(node("a", "b", "user", text("x")), node("b", "a", "assistant", text("y")),
-                     node("c", None, "user", text("z")))
+    looped = convert(
+        node("a", "b", "user", text("x")),
+        node("b", "a", "assistant", text("y")),
+        node("c", None, "user", text("z")),
+    )
     assert [m.id for m in looped.messages] == ["c"]
     assert any(w.code == "UNREACHABLE_NODES" for w in looped.warnings)
 
 
 def test_unknown_role_and_bad_current_node_are_reported():
-    conv = convert(node("u", None, "user", text("hi")), node("x", "u", "critic", text("meh")), current_node="zzz")
+    conv = convert(
+        node("u", None, "user", text("hi")), node("x", "u", "critic", text("meh")), current_node="zzz"
+    )
     assert conv.messages[1].role == "tool" and conv.messages[1].author == "critic"
     assert {w.code for w in conv.warnings} >= {"UNKNOWN_ROLE", "MISSING_CURRENT_NODE"}
     assert conv.active_leaf == "x"
 
 
 def test_failure_objects_are_read_failures():
-    bad = RawInput(name="conversations.json", data=[{"title": "ok", "mapping": {}}, {"title": "broken"}], raw=b"[]")
+    bad = RawInput(
+        name="conversations.json", data=[{"title": "ok", "mapping": {}}, {"title": "broken"}], raw=b"[]"
+    )
     items = list(chatgpt.read(bad, ReadContext()))
     assert isinstance(items[0], Conversation) and not items[0].messages
     assert isinstance(items[1], ReadFailure) and "'broken'" in items[1].label

@@ -11,7 +11,14 @@ import pytest
 
 from mnemosyne import canonical, tree
 from mnemosyne.model import (
-    ArtifactPart, AttachmentPart, Conversation, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart,
+    ArtifactPart,
+    AttachmentPart,
+    Conversation,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
 )
 from mnemosyne.readers import claude, load_path, read_raw
 from mnemosyne.readers.base import RawInput, ReadContext, ReadFailure
@@ -94,7 +101,9 @@ def test_attachments_and_files() -> None:
     assert report.extracted_text == "This is the extracted text from the PDF document."
     files = [p for p in by_id["msg-with-files-only"].parts if isinstance(p, AttachmentPart)]
     assert [(f.name, f.kind, f.asset_pointer) for f in files] == [
-        ("data.csv", "file", "file-uuid-001"), ("image.png", "image", "file-uuid-002")]
+        ("data.csv", "file", "file-uuid-001"),
+        ("image.png", "image", "file-uuid-002"),
+    ]
     both = [p.name for p in by_id["msg-with-both"].parts if isinstance(p, AttachmentPart)]
     assert both == ["notes.txt", "backup.zip"]
     [nameless] = by_id["msg-empty-filename"].parts
@@ -133,7 +142,14 @@ def test_tool_messages() -> None:
     assert [len(tree.active_path(c)) for c in convs] == [6, 4, 5, 8]
     calls = [p for c in convs for p in parts_of(c, ToolCallPart)]
     assert {c.name for c in calls} == {
-        "write_file", "execute_code", "web_search", "bash", "read_file", "calculator", "check_prime"}
+        "write_file",
+        "execute_code",
+        "web_search",
+        "bash",
+        "read_file",
+        "calculator",
+        "check_prime",
+    }
     assert calls[0].arguments["path"] == "fibonacci.py"
     results = [p for c in convs for p in parts_of(c, ToolResultPart)]
     assert len(results) == len(calls) == 8
@@ -141,7 +157,15 @@ def test_tool_messages() -> None:
     assert calculator.output == "5754" and calculator.call_id == "toolu_07A8B9C0D1E2F3"
     # a human turn holding only tool results is a tool message
     assert [m.role for m in tree.active_path(convs[3])] == [
-        "user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"]
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
 
 
 def test_old_export_inline_artifacts() -> None:
@@ -156,7 +180,9 @@ def test_old_export_inline_artifacts() -> None:
     assert {a.kind for a in artifacts} == {"text/html"}
     assert artifacts[0].title == "LLM Pricing Calculator"
     assert artifacts[-1].title == "LLM Pricing Calculator with Responsive Layout and Refined Output"
-    assert all(a.content.startswith("<!DOCTYPE html>") and a.content.rstrip().endswith("</html>") for a in artifacts)
+    assert all(
+        a.content.startswith("<!DOCTYPE html>") and a.content.rstrip().endswith("</html>") for a in artifacts
+    )
     assert all("<antArtifact" not in t and "<antThinking" not in t for t in texts(conv.messages))
     assert len(parts_of(conv, ReasoningPart)) == 10
     shots = [p for p in path[6].parts if isinstance(p, AttachmentPart)]
@@ -168,7 +194,11 @@ def test_old_export_image_file() -> None:
     [conv] = read_file("simonw_claude_example.json")
     assert conv.title == "Bash Command for OpenAI API"
     [image] = parts_of(conv, AttachmentPart)
-    assert (image.kind, image.name, image.mime_type) == ("image", "CleanShot 20241017 at 22.29.542x.png", "image/png")
+    assert (image.kind, image.name, image.mime_type) == (
+        "image",
+        "CleanShot 20241017 at 22.29.542x.png",
+        "image/png",
+    )
     assert texts(conv.messages)[0] == "Turn this into a bash command"
 
 
@@ -177,12 +207,28 @@ def test_old_export_image_file() -> None:
 
 def api_conversation() -> dict:
     """A chat_conversations tree=True&rendering_mode=messages object with an edit branch."""
-    def msg(uuid, parent, sender, index, content, **extra):
-        return {"uuid": uuid, "parent_message_uuid": parent, "sender": sender, "index": index,
-                "created_at": f"2025-05-01T10:00:0{index}Z", "text": "", "content": content, **extra}
 
-    artifact = {"id": "haiku", "type": "application/vnd.ant.code", "language": "python", "title": "Haiku generator",
-                "command": "create", "content": "print('old pond')", "version_uuid": "v-1"}
+    def msg(uuid, parent, sender, index, content, **extra):
+        return {
+            "uuid": uuid,
+            "parent_message_uuid": parent,
+            "sender": sender,
+            "index": index,
+            "created_at": f"2025-05-01T10:00:0{index}Z",
+            "text": "",
+            "content": content,
+            **extra,
+        }
+
+    artifact = {
+        "id": "haiku",
+        "type": "application/vnd.ant.code",
+        "language": "python",
+        "title": "Haiku generator",
+        "command": "create",
+        "content": "print('old pond')",
+        "version_uuid": "v-1",
+    }
     return {
         "uuid": "0b1e8c2e-1111-4222-8333-944455556666",
         "name": "Haiku tool",
@@ -192,33 +238,98 @@ def api_conversation() -> dict:
         "project_uuid": "proj-42",
         "current_leaf_message_uuid": "m4b",
         "chat_messages": [
-            msg("m1", ROOT, "human", 0, [{"type": "text", "text": "Write a haiku generator"}],
-                files_v2=[{"file_kind": "image", "file_uuid": "f-1", "file_name": "pond.webp",
-                           "preview_asset": {"url": "/api/f-1/preview", "image_width": 640, "image_height": 480}}],
-                files=[{"file_kind": "image", "file_uuid": "f-1", "file_name": "pond.webp"}]),
-            msg("m2", "m1", "assistant", 1, [
-                {"type": "thinking", "thinking": "A tiny script will do.", "summaries": [{"summary": "Plan"}],
-                 "cut_off": False},
-                {"type": "text", "text": "Here it is."},
-                {"type": "tool_use", "id": "tu-1", "name": "artifacts", "input": artifact},
-                {"type": "tool_result", "tool_use_id": "tu-1", "content": [{"type": "text", "text": "OK"}]},
-            ]),
+            msg(
+                "m1",
+                ROOT,
+                "human",
+                0,
+                [{"type": "text", "text": "Write a haiku generator"}],
+                files_v2=[
+                    {
+                        "file_kind": "image",
+                        "file_uuid": "f-1",
+                        "file_name": "pond.webp",
+                        "preview_asset": {"url": "/api/f-1/preview", "image_width": 640, "image_height": 480},
+                    }
+                ],
+                files=[{"file_kind": "image", "file_uuid": "f-1", "file_name": "pond.webp"}],
+            ),
+            msg(
+                "m2",
+                "m1",
+                "assistant",
+                1,
+                [
+                    {
+                        "type": "thinking",
+                        "thinking": "A tiny script will do.",
+                        "summaries": [{"summary": "Plan"}],
+                        "cut_off": False,
+                    },
+                    {"type": "text", "text": "Here it is."},
+                    {"type": "tool_use", "id": "tu-1", "name": "artifacts", "input": artifact},
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "tu-1",
+                        "content": [{"type": "text", "text": "OK"}],
+                    },
+                ],
+            ),
             msg("m3a", "m2", "human", 2, [{"type": "text", "text": "Make it rhyme"}]),
             msg("m4a", "m3a", "assistant", 3, [{"type": "text", "text": "Rhymed version"}]),
             # listed before its parent: the reader must still put parents first
-            msg("m4b", "m3b", "assistant", 5, [
-                {"type": "tool_use", "id": "tu-2", "name": "artifacts",
-                 "input": {"id": "haiku", "command": "update", "old_str": "old pond",
-                           "new_str": "old pond, a frog leaps in", "version_uuid": "v-2"}},
-                {"type": "tool_use", "id": "tu-3", "name": "web_search", "input": {"query": "basho frog"}},
-                {"type": "tool_result", "tool_use_id": "tu-3", "name": "web_search", "content": [
-                    {"type": "knowledge", "title": "Basho's frog", "url": "https://example.org/frog",
-                     "metadata": {"site_domain": "example.org"}}]},
-                {"type": "tool_use", "id": "tu-4", "name": "github:search_code", "input": {"q": "haiku"}},
-                {"type": "text", "text": "Longer now, with a frog.", "citations": [
-                    {"uuid": "c1", "start_index": 0, "end_index": 10,
-                     "details": {"type": "web_search_citation", "url": "https://example.org/frog"}}]},
-            ]),
+            msg(
+                "m4b",
+                "m3b",
+                "assistant",
+                5,
+                [
+                    {
+                        "type": "tool_use",
+                        "id": "tu-2",
+                        "name": "artifacts",
+                        "input": {
+                            "id": "haiku",
+                            "command": "update",
+                            "old_str": "old pond",
+                            "new_str": "old pond, a frog leaps in",
+                            "version_uuid": "v-2",
+                        },
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "tu-3",
+                        "name": "web_search",
+                        "input": {"query": "basho frog"},
+                    },
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "tu-3",
+                        "name": "web_search",
+                        "content": [
+                            {
+                                "type": "knowledge",
+                                "title": "Basho's frog",
+                                "url": "https://example.org/frog",
+                                "metadata": {"site_domain": "example.org"},
+                            }
+                        ],
+                    },
+                    {"type": "tool_use", "id": "tu-4", "name": "github:search_code", "input": {"q": "haiku"}},
+                    {
+                        "type": "text",
+                        "text": "Longer now, with a frog.",
+                        "citations": [
+                            {
+                                "uuid": "c1",
+                                "start_index": 0,
+                                "end_index": 10,
+                                "details": {"type": "web_search_citation", "url": "https://example.org/frog"},
+                            }
+                        ],
+                    },
+                ],
+            ),
             msg("m3b", "m2", "human", 4, [{"type": "text", "text": "Make it longer"}]),
         ],
     }
@@ -239,9 +350,18 @@ def test_api_tree_branches_and_active_path() -> None:
     reasoning = parts_of(conv, ReasoningPart)[0]
     assert (reasoning.text, reasoning.summary) == ("A tiny script will do.", "Plan")
     first, second = parts_of(conv, ArtifactPart)
-    assert (first.title, first.language, first.command, first.version) == ("Haiku generator", "python", "create", "v-1")
+    assert (first.title, first.language, first.command, first.version) == (
+        "Haiku generator",
+        "python",
+        "create",
+        "v-1",
+    )
     # the update edit is applied to the version on this branch
-    assert (second.command, second.version, second.content) == ("update", "v-2", "print('old pond, a frog leaps in')")
+    assert (second.command, second.version, second.content) == (
+        "update",
+        "v-2",
+        "print('old pond, a frog leaps in')",
+    )
     search = next(p for p in parts_of(conv, ToolResultPart) if p.name == "web_search")
     assert [(c.title, c.url) for c in search.citations] == [("Basho's frog", "https://example.org/frog")]
     assert "github:search_code" in {p.name for p in parts_of(conv, ToolCallPart)}
@@ -258,7 +378,9 @@ def test_api_leaf_fallback_and_unresolved_edit() -> None:
     assert conv.active_leaf == "m3b"  # the last message of the list
     assert [m.id for m in tree.active_path(conv)] == ["m1", "m2", "m3b"]
     assert not parts_of(conv, ArtifactPart)
-    assert any(p.name == "artifacts" and p.arguments["old_str"] == "old pond" for p in parts_of(conv, ToolCallPart))
+    assert any(
+        p.name == "artifacts" and p.arguments["old_str"] == "old pond" for p in parts_of(conv, ToolCallPart)
+    )
     assert "ARTIFACT_EDIT_UNRESOLVED" in [w.code for w in conv.warnings]
 
 
@@ -276,10 +398,21 @@ def test_api_dangling_parent_and_detect() -> None:
 def test_export_zip_with_projects(tmp_path: Path) -> None:
     in_project = copy.deepcopy(api_conversation())
     in_project["project_uuid"] = "proj-1"
-    plain = {"uuid": "c-plain", "name": "", "chat_messages": [
-        {"uuid": "p1", "sender": "human", "text": "hello there", "created_at": "2025-01-01T00:00:00Z"}]}
-    projects = [{"uuid": "proj-1", "name": "Poetry lab", "prompt_template": "Answer in verse.",
-                 "docs": [{"uuid": "d1", "filename": "style.md", "content": "Use 5-7-5."}]}]
+    plain = {
+        "uuid": "c-plain",
+        "name": "",
+        "chat_messages": [
+            {"uuid": "p1", "sender": "human", "text": "hello there", "created_at": "2025-01-01T00:00:00Z"}
+        ],
+    }
+    projects = [
+        {
+            "uuid": "proj-1",
+            "name": "Poetry lab",
+            "prompt_template": "Answer in verse.",
+            "docs": [{"uuid": "d1", "filename": "style.md", "content": "Use 5-7-5."}],
+        }
+    ]
     zip_path = tmp_path / "claude-export.zip"
     with zipfile.ZipFile(zip_path, "w") as archive:
         archive.writestr("conversations.json", json.dumps([in_project, plain]))
@@ -292,7 +425,8 @@ def test_export_zip_with_projects(tmp_path: Path) -> None:
     assert first.source.project == "Poetry lab"
     assert [(i.kind, i.title, i.text) for i in first.instructions] == [
         ("project_instructions", "Poetry lab", "Answer in verse."),
-        ("project_instructions", "style.md", "Use 5-7-5.")]
+        ("project_instructions", "style.md", "Use 5-7-5."),
+    ]
     assert second.instructions == [] and second.source.project is None and second.title is None
     assert texts(second.messages) == ["hello there"] and second.messages[0].role == "user"
     for conv in (first, second):

@@ -24,24 +24,38 @@ from mnemosyne.readers.loading import parse_json_bytes
 FIXTURES = Path(__file__).parent / "fixtures"
 OTHER_TOOLS = ("openwebui", "librechat", "sillytavern", "anthropic", "openai", "sharegpt")
 FOLDER_FORMAT = {
-    "interop_openai_messages": "openai", "interop_anthropic_messages": "anthropic", "interop_sharegpt": "sharegpt",
-    "interop_openwebui": "openwebui", "interop_librechat": "librechat", "interop_sillytavern": "sillytavern",
+    "interop_openai_messages": "openai",
+    "interop_anthropic_messages": "anthropic",
+    "interop_sharegpt": "sharegpt",
+    "interop_openwebui": "openwebui",
+    "interop_librechat": "librechat",
+    "interop_sillytavern": "sillytavern",
 }
 # conversations each file holds (cassettes: summed over every request and response body)
 EXPECTED_COUNT = {
-    "claudenexus_06-compact-weird.json": 2, "claudenexus_07-duplicated-tools.json": 2,
+    "claudenexus_06-compact-weird.json": 2,
+    "claudenexus_07-duplicated-tools.json": 2,
     "llmanthropic_test_fixed_version_tool_chain_with_thinking_display_regression.yaml": 4,
-    "llmanthropic_test_tools.yaml": 4, "llmanthropic_test_web_search.yaml": 2,
+    "llmanthropic_test_tools.yaml": 4,
+    "llmanthropic_test_web_search.yaml": 2,
     "llm_test_responses_interleaved_reasoning_between_tool_calls.yaml": 8,
     "llm_test_tool_use_chain_of_two_calls.yaml": 6,
-    "librechat_chatbotui-export.json": 2, "librechat_librechat-export.json": 1, "librechat_librechat-linear.json": 1,
-    "librechat_librechat-opts-nonr-branches.json": 1, "librechat_librechat-tree.json": 1,
-    "librechat_openwebui-export.json": 3, "owi-importer_expected_claude_output.json": 1,
-    "axolotl_conversation.json": 1, "axolotl_conversation.missingturns.json": 1,
-    "fastchat_dummy_conversation.json": 500, "llamafactory_glaive_toolcall_en_demo.json": 300,
-    "llamafactory_glaive_toolcall_zh_demo.json": 300, "llamafactory_mllm_demo.json": 6,
+    "librechat_chatbotui-export.json": 2,
+    "librechat_librechat-export.json": 1,
+    "librechat_librechat-linear.json": 1,
+    "librechat_librechat-opts-nonr-branches.json": 1,
+    "librechat_librechat-tree.json": 1,
+    "librechat_openwebui-export.json": 3,
+    "owi-importer_expected_claude_output.json": 1,
+    "axolotl_conversation.json": 1,
+    "axolotl_conversation.missingturns.json": 1,
+    "fastchat_dummy_conversation.json": 500,
+    "llamafactory_glaive_toolcall_en_demo.json": 300,
+    "llamafactory_glaive_toolcall_zh_demo.json": 300,
+    "llamafactory_mllm_demo.json": 6,
     "llamafactory_reason_tool_use_demo_50.jsonl": 50,
-    "st_legacy_Aqua_1673181146000.jsonl": 1, "st_legacy_Darkness_1673225255706.jsonl": 1,
+    "st_legacy_Aqua_1673181146000.jsonl": 1,
+    "st_legacy_Darkness_1673225255706.jsonl": 1,
     "st_legacy_Megumin_1673323621108.jsonl": 1,
 }
 
@@ -72,7 +86,7 @@ def test_fixture_converts_through_detection_and_from(path: Path) -> None:
     fmt = FOLDER_FORMAT[path.parent.name]
     total = 0
     for raw in inputs_of(path):
-        assert detect(raw).NAME == fmt
+        assert fmt == detect(raw).NAME
         detected = read_all(raw)
         chosen = read_all(raw, fmt=fmt)
         assert [canonical.dumps(c) for c in detected] == [canonical.dumps(c) for c in chosen]
@@ -110,8 +124,11 @@ def test_ids_are_stable_across_reads() -> None:
 
 
 def foreign_fixtures() -> list[Path]:
-    return sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".json", ".jsonl", ".zip")
-                  and not p.parent.name.startswith("interop_"))
+    return sorted(
+        p
+        for p in FIXTURES.rglob("*")
+        if p.suffix in (".json", ".jsonl", ".zip") and not p.parent.name.startswith("interop_")
+    )
 
 
 def test_no_reader_claims_chatgpt_claude_or_capture_inputs() -> None:
@@ -139,7 +156,10 @@ def test_no_reader_claims_a_mnemosyne_document() -> None:
 
 def test_broken_item_is_a_failure_and_the_rest_continue() -> None:
     items = [
-        {"id": "ok-1", "conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}]},
+        {
+            "id": "ok-1",
+            "conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}],
+        },
         {"id": "bad", "conversations": [{"from": "human", "value": "hi"}, {"from": "martian", "value": "?"}]},
         {"id": "ok-2", "conversations": [{"from": "human", "value": "bye"}]},
     ]
@@ -185,7 +205,7 @@ def test_our_api_writers_output_reads_back(fmt: str) -> None:
     path = FIXTURES / "interop_anthropic_messages" / "claudenexus_07-duplicated-tools.json"
     conv = read_all(load_path(path)[0])[1]
     raw = parse_json_bytes("written.json", writer(fmt).write(conv).encode())
-    assert detect(raw).NAME == fmt
+    assert fmt == detect(raw).NAME
     [back] = read_all(raw)
     assert [m.role for m in active_path(back)] == [m.role for m in active_path(conv)]
     calls = [p for m in back.messages for p in m.parts if isinstance(p, ToolCallPart)]

@@ -9,7 +9,13 @@ from pathlib import Path
 
 from interop_cassettes import cassette_inputs
 from mnemosyne.model import (
-    AttachmentPart, Conversation, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart,
+    AttachmentPart,
+    Conversation,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
 )
 from mnemosyne.readers import load_path, read_raw
 from mnemosyne.readers.base import ReadFailure
@@ -52,10 +58,15 @@ def test_chat_completions_tool_chain() -> None:
     assert "Crumpet have dragons" in path[0].parts[0].text
     calls = parts(conv, ToolCallPart)
     assert [(c.name, c.arguments) for c in calls] == [
-        ("lookup_population", {"country": "Crumpet"}), ("can_have_dragons", {"population": 123124}),
+        ("lookup_population", {"country": "Crumpet"}),
+        ("can_have_dragons", {"population": 123124}),
     ]
     results = parts(conv, ToolResultPart)
-    assert [(r.call_id, r.name, r.output) for r in results][0] == (calls[0].call_id, "lookup_population", "123124")
+    assert [(r.call_id, r.name, r.output) for r in results][0] == (
+        calls[0].call_id,
+        "lookup_population",
+        "123124",
+    )
     assert results[1].name == "can_have_dragons" and results[1].call_id == calls[1].call_id
     assert conv.default_model == "gpt-4o-mini"
     assert conv.source.conversation_id is None  # a request body has no id: content hash
@@ -92,27 +103,43 @@ def test_responses_response_body_groups_output_in_one_turn() -> None:
 
 
 def test_chat_messages_list_with_typed_parts_and_system() -> None:
-    conv = obj([
-        {"role": "developer", "content": "Answer briefly."},
-        {"role": "user", "content": [
-            {"type": "text", "text": "What is this?"},
-            {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}},
-            {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,AAAA"}},
-            {"type": "input_audio", "input_audio": {"data": "UklG", "format": "wav"}},
-            {"type": "file", "file": {"file_id": "file-1", "filename": "notes.pdf"}},
-            {"type": "hologram", "beam": 1},
-        ]},
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{not json"}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "a cat"},
-        {"role": "assistant", "content": "A cat."},
-    ])
+    conv = obj(
+        [
+            {"role": "developer", "content": "Answer briefly."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "What is this?"},
+                    {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}},
+                    {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,AAAA"}},
+                    {"type": "input_audio", "input_audio": {"data": "UklG", "format": "wav"}},
+                    {"type": "file", "file": {"file_id": "file-1", "filename": "notes.pdf"}},
+                    {"type": "hologram", "beam": 1},
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{not json"}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "a cat"},
+            {"role": "assistant", "content": "A cat."},
+        ]
+    )
     system, user, call, result, answer = conv.messages
     assert system.role == "system" and system.hidden and system.author == "developer"
     assert conv.instructions[0].kind == "system_prompt" and conv.instructions[0].text == "Answer briefly."
     kinds = [(p.type, getattr(p, "kind", None)) for p in user.parts]
-    assert kinds == [("text", None), ("attachment", "image"), ("attachment", "image"), ("attachment", "audio"),
-                     ("attachment", "file"), ("unknown", None)]
+    assert kinds == [
+        ("text", None),
+        ("attachment", "image"),
+        ("attachment", "image"),
+        ("attachment", "audio"),
+        ("attachment", "file"),
+        ("unknown", None),
+    ]
     assert user.parts[1].asset_pointer == "https://example.com/cat.png"
     assert user.parts[2].asset_pointer is None and user.parts[2].mime_type == "image/jpeg"
     assert user.parts[4].name == "notes.pdf"
@@ -123,10 +150,17 @@ def test_chat_messages_list_with_typed_parts_and_system() -> None:
 
 
 def test_chat_completion_with_two_choices_makes_siblings() -> None:
-    conv = obj({"id": "chatcmpl-x", "object": "chat.completion", "model": "gpt-4o", "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "one"}, "finish_reason": "stop"},
-        {"index": 1, "message": {"role": "assistant", "content": "two"}, "finish_reason": "length"},
-    ]})
+    conv = obj(
+        {
+            "id": "chatcmpl-x",
+            "object": "chat.completion",
+            "model": "gpt-4o",
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": "one"}, "finish_reason": "stop"},
+                {"index": 1, "message": {"role": "assistant", "content": "two"}, "finish_reason": "length"},
+            ],
+        }
+    )
     assert [m.parent for m in conv.messages] == [None, None]
     assert [m.parts[0].text for m in active_path(conv)] == ["one"]
 
@@ -141,7 +175,10 @@ def test_anthropic_parallel_tool_calls() -> None:
     calls = parts(conv, ToolCallPart)
     assert [c.name for c in calls] == ["pelican_name_generator"] * 2
     results = path[2].parts
-    assert [(r.output, r.call_id) for r in results] == [("Charles", calls[0].call_id), ("Sammy", calls[1].call_id)]
+    assert [(r.output, r.call_id) for r in results] == [
+        ("Charles", calls[0].call_id),
+        ("Sammy", calls[1].call_id),
+    ]
     [answer] = body(ANTHROPIC / "llmanthropic_test_tools.yaml", "response1")
     assert "Charles" in answer.messages[0].parts[0].text and answer.messages[0].status == "end_turn"
 
@@ -189,18 +226,34 @@ def test_claude_code_proxy_records() -> None:
 
 
 def test_anthropic_request_with_other_blocks() -> None:
-    conv = obj({"model": "claude-sonnet-4", "system": "Be kind.", "messages": [
-        {"role": "user", "content": [
-            {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}},
-            {"type": "document", "title": "memo", "source": {"type": "text", "media_type": "text/plain", "data": "hello"}},
-            {"type": "text", "text": "Summarize."},
-        ]},
-        {"role": "assistant", "content": [
-            {"type": "redacted_thinking", "data": "xyz"},
-            {"type": "mystery_block", "x": 1},
-            {"type": "text", "text": "Done."},
-        ]},
-    ]})
+    conv = obj(
+        {
+            "model": "claude-sonnet-4",
+            "system": "Be kind.",
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}},
+                        {
+                            "type": "document",
+                            "title": "memo",
+                            "source": {"type": "text", "media_type": "text/plain", "data": "hello"},
+                        },
+                        {"type": "text", "text": "Summarize."},
+                    ],
+                },
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "redacted_thinking", "data": "xyz"},
+                        {"type": "mystery_block", "x": 1},
+                        {"type": "text", "text": "Done."},
+                    ],
+                },
+            ],
+        }
+    )
     system, user, assistant = conv.messages
     assert conv.instructions[0].text == "Be kind." and system.hidden
     image, doc, text = user.parts
@@ -212,11 +265,21 @@ def test_anthropic_request_with_other_blocks() -> None:
 
 
 def test_bare_anthropic_message_list_is_not_taken_for_openai() -> None:
-    conv = obj([
-        {"role": "user", "content": "weather?"},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "weather", "input": {"city": "Oslo"}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "cold", "is_error": False}]},
-    ])
+    conv = obj(
+        [
+            {"role": "user", "content": "weather?"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "weather", "input": {"city": "Oslo"}}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "cold", "is_error": False}
+                ],
+            },
+        ]
+    )
     assert conv.source.site == "anthropic"
     assert [m.role for m in conv.messages] == ["user", "assistant", "tool"]
     assert conv.messages[2].parts[0].name == "weather" and conv.messages[2].parts[0].output == "cold"
@@ -224,9 +287,18 @@ def test_bare_anthropic_message_list_is_not_taken_for_openai() -> None:
 
 def test_batch_jsonl_each_line_a_conversation() -> None:
     lines = [
-        {"custom_id": "req-1", "method": "POST", "url": "/v1/chat/completions",
-         "body": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "one"}]}},
-        {"custom_id": "req-2", "method": "POST", "url": "/v1/chat/completions", "body": {"model": "gpt-4o-mini"}},
+        {
+            "custom_id": "req-1",
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "one"}]},
+        },
+        {
+            "custom_id": "req-2",
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {"model": "gpt-4o-mini"},
+        },
         {"messages": [{"role": "user", "content": "three"}, {"role": "assistant", "content": "3"}]},
     ]
     raw = parse_json_bytes("batch.jsonl", "\n".join(json.dumps(x) for x in lines).encode())

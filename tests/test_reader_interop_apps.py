@@ -8,7 +8,13 @@ import json
 from pathlib import Path
 
 from mnemosyne.model import (
-    CodePart, Conversation, ReasoningPart, SystemErrorPart, TextPart, ToolCallPart, ToolResultPart,
+    CodePart,
+    Conversation,
+    ReasoningPart,
+    SystemErrorPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
 )
 from mnemosyne.readers import detect, load_path, read_raw
 from mnemosyne.readers.base import ReadFailure, Warnings
@@ -39,15 +45,25 @@ def texts(messages) -> list[str]:
 
 def test_openwebui_export_array() -> None:
     reasoning, tool, simple = read("interop_openwebui", "librechat_openwebui-export.json")
-    assert [c.source.conversation_id for c in (reasoning, tool, simple)] == ["reasoning-chat", "tool-chat", "simple-chat"]
+    assert [c.source.conversation_id for c in (reasoning, tool, simple)] == [
+        "reasoning-chat",
+        "tool-chat",
+        "simple-chat",
+    ]
     assert reasoning.title == "Chat with reasoning" and reasoning.default_model == "deepseek-r1"
     answer = active_path(reasoning)[1]
     assert [p.type for p in answer.parts] == ["reasoning", "text"]
     assert answer.parts[0].text.startswith("15 * 17 = 15 * 10") and answer.parts[0].duration_sec == 3.0
     assert answer.parts[1].text == "255" and answer.model == "deepseek-r1"
     call, result, text = active_path(tool)[1].parts
-    assert isinstance(call, ToolCallPart) and call.name == "get_weather" and call.arguments == {"city": "Paris"}
-    assert isinstance(result, ToolResultPart) and result.call_id == "call_1" and result.output == "Paris: 18C, rain"
+    assert (
+        isinstance(call, ToolCallPart) and call.name == "get_weather" and call.arguments == {"city": "Paris"}
+    )
+    assert (
+        isinstance(result, ToolResultPart)
+        and result.call_id == "call_1"
+        and result.output == "Paris: 18C, rain"
+    )
     assert text.text == "The weather in Paris is 18C with rain."
     assert texts(active_path(simple)) == ["Hello", "Hi there!"]
     assert simple.created_at.year == 2023 and simple.updated_at > simple.created_at
@@ -65,28 +81,54 @@ def test_openwebui_bare_chat_tree() -> None:
 
 
 def test_openwebui_details_in_content() -> None:
-    content = ('<details type="reasoning" done="true" duration="3"><summary>Thought for 3 seconds</summary>'
-               '&gt; Let me break this down...\n&gt; 15 &amp; 17</details>255')
+    content = (
+        '<details type="reasoning" done="true" duration="3"><summary>Thought for 3 seconds</summary>'
+        "&gt; Let me break this down...\n&gt; 15 &amp; 17</details>255"
+    )
     reasoning, text = content_to_parts(content, Warnings())
     assert reasoning.text == "Let me break this down...\n15 & 17" and reasoning.duration_sec == 3.0
     assert text.text == "255"
-    tool = ('<details type="tool_calls" done="true" id="c9" name="search" arguments="{&quot;q&quot;: &quot;owls&quot;}" '
-            'result="&quot;3 owls&quot;"><summary>Tool Executed</summary></details>Found 3.')
+    tool = (
+        '<details type="tool_calls" done="true" id="c9" name="search" arguments="{&quot;q&quot;: &quot;owls&quot;}" '
+        'result="&quot;3 owls&quot;"><summary>Tool Executed</summary></details>Found 3.'
+    )
     call, result, after = content_to_parts(tool, Warnings())
     assert (call.name, call.call_id, call.arguments) == ("search", "c9", {"q": "owls"})
     assert result.output == "3 owls" and after.text == "Found 3."
-    code = content_to_parts('<details type="code_interpreter" done="true"><summary>Analyzed</summary>```py\nprint(1)\n```</details>', Warnings())
+    code = content_to_parts(
+        '<details type="code_interpreter" done="true"><summary>Analyzed</summary>```py\nprint(1)\n```</details>',
+        Warnings(),
+    )
     assert isinstance(code[0], CodePart) and "print(1)" in code[0].code
 
 
 def test_openwebui_regenerations_are_branches() -> None:
     def node(i, parent, role, content, kids):
-        return {"id": i, "parentId": parent, "childrenIds": kids, "role": role, "content": content, "timestamp": 1700000000}
-    chat = {"id": "c1", "title": "t", "chat": {"history": {"currentId": "a2", "messages": {
-        "a2": node("a2", "u1", "assistant", "second try", []),
-        "u1": node("u1", None, "user", "hi", ["a1", "a2"]),
-        "a1": node("a1", "u1", "assistant", "first try", []),
-    }}}, "created_at": 1700000000, "updated_at": 1700000000}
+        return {
+            "id": i,
+            "parentId": parent,
+            "childrenIds": kids,
+            "role": role,
+            "content": content,
+            "timestamp": 1700000000,
+        }
+
+    chat = {
+        "id": "c1",
+        "title": "t",
+        "chat": {
+            "history": {
+                "currentId": "a2",
+                "messages": {
+                    "a2": node("a2", "u1", "assistant", "second try", []),
+                    "u1": node("u1", None, "user", "hi", ["a1", "a2"]),
+                    "a1": node("a1", "u1", "assistant", "first try", []),
+                },
+            }
+        },
+        "created_at": 1700000000,
+        "updated_at": 1700000000,
+    }
     [conv] = read_bytes("owui.json", json.dumps([chat]).encode())
     assert conv.messages[0].id == "u1"  # parents first even when the export lists a child first
     assert branch_points(conv) == 1 and len(leaves(conv)) == 2
@@ -139,16 +181,47 @@ def test_chatbot_ui_export() -> None:
 
 
 def test_librechat_agent_content_parts() -> None:
-    export = {"conversationId": "c-1", "title": "agents", "recursive": False, "messages": [
-        {"messageId": "u", "parentMessageId": "00000000-0000-0000-0000-000000000000", "isCreatedByUser": True,
-         "sender": "User", "text": "search owls"},
-        {"messageId": "a", "parentMessageId": "u", "isCreatedByUser": False, "sender": "Agent", "text": "", "content": [
-            {"type": "think", "think": "I should search."},
-            {"type": "tool_call", "tool_call": {"id": "t1", "name": "web_search", "args": "{\"q\": \"owls\"}", "output": "3 owls"}},
-            {"type": "text", "text": "There are 3 owls."},
-        ]},
-        {"messageId": "e", "parentMessageId": "missing", "isCreatedByUser": False, "error": True, "text": "rate limited"},
-    ]}
+    export = {
+        "conversationId": "c-1",
+        "title": "agents",
+        "recursive": False,
+        "messages": [
+            {
+                "messageId": "u",
+                "parentMessageId": "00000000-0000-0000-0000-000000000000",
+                "isCreatedByUser": True,
+                "sender": "User",
+                "text": "search owls",
+            },
+            {
+                "messageId": "a",
+                "parentMessageId": "u",
+                "isCreatedByUser": False,
+                "sender": "Agent",
+                "text": "",
+                "content": [
+                    {"type": "think", "think": "I should search."},
+                    {
+                        "type": "tool_call",
+                        "tool_call": {
+                            "id": "t1",
+                            "name": "web_search",
+                            "args": '{"q": "owls"}',
+                            "output": "3 owls",
+                        },
+                    },
+                    {"type": "text", "text": "There are 3 owls."},
+                ],
+            },
+            {
+                "messageId": "e",
+                "parentMessageId": "missing",
+                "isCreatedByUser": False,
+                "error": True,
+                "text": "rate limited",
+            },
+        ],
+    }
     [conv] = read_bytes("lc.json", json.dumps(export).encode())
     answer = next(m for m in conv.messages if m.id == "a")
     assert [type(p) for p in answer.parts] == [ReasoningPart, ToolCallPart, ToolResultPart, TextPart]
@@ -162,9 +235,11 @@ def test_librechat_agent_content_parts() -> None:
 
 
 def test_sillytavern_legacy_chats() -> None:
-    for name, character in (("st_legacy_Aqua_1673181146000.jsonl", "Aqua"),
-                            ("st_legacy_Darkness_1673225255706.jsonl", "Darkness"),
-                            ("st_legacy_Megumin_1673323621108.jsonl", "Megumin")):
+    for name, character in (
+        ("st_legacy_Aqua_1673181146000.jsonl", "Aqua"),
+        ("st_legacy_Darkness_1673225255706.jsonl", "Darkness"),
+        ("st_legacy_Megumin_1673323621108.jsonl", "Megumin"),
+    ):
         [conv] = read("interop_sillytavern", name)
         [greeting] = active_path(conv)
         assert greeting.role == "assistant" and greeting.author == character
@@ -176,15 +251,36 @@ def test_sillytavern_legacy_chats() -> None:
 
 def test_sillytavern_swipes_and_reasoning() -> None:
     lines = [
-        {"user_name": "unused", "character_name": "unused", "create_date": "2025-01-02@10h11m12s",
-         "chat_metadata": {"integrity": "chat-uuid-1"}},
-        {"name": "Seraphina", "is_user": False, "send_date": "January 2, 2025 10:11am", "mes": "Welcome, traveler."},
+        {
+            "user_name": "unused",
+            "character_name": "unused",
+            "create_date": "2025-01-02@10h11m12s",
+            "chat_metadata": {"integrity": "chat-uuid-1"},
+        },
+        {
+            "name": "Seraphina",
+            "is_user": False,
+            "send_date": "January 2, 2025 10:11am",
+            "mes": "Welcome, traveler.",
+        },
         {"name": "Ann", "is_user": True, "send_date": "January 2, 2025 10:12am", "mes": "Where am I?"},
-        {"name": "Seraphina", "is_user": False, "send_date": "January 2, 2025 10:13am", "mes": "In the glade.",
-         "swipe_id": 1, "swipes": ["In the forest.", "In the glade.", "Safe."],
-         "swipe_info": [{"extra": {"reasoning": "forest idea"}}, {"extra": {}}, {"extra": {}}],
-         "extra": {"reasoning": "She is lost.", "reasoning_duration": 1500, "model": "deepseek-r1"}},
-        {"name": "Ann", "is_user": True, "send_date": "January 2, 2025 10:14am", "mes": "Thanks", "is_system": True},
+        {
+            "name": "Seraphina",
+            "is_user": False,
+            "send_date": "January 2, 2025 10:13am",
+            "mes": "In the glade.",
+            "swipe_id": 1,
+            "swipes": ["In the forest.", "In the glade.", "Safe."],
+            "swipe_info": [{"extra": {"reasoning": "forest idea"}}, {"extra": {}}, {"extra": {}}],
+            "extra": {"reasoning": "She is lost.", "reasoning_duration": 1500, "model": "deepseek-r1"},
+        },
+        {
+            "name": "Ann",
+            "is_user": True,
+            "send_date": "January 2, 2025 10:14am",
+            "mes": "Thanks",
+            "is_system": True,
+        },
     ]
     raw = parse_json_bytes("chat.jsonl", "\n".join(json.dumps(x) for x in lines).encode())
     assert detect(raw).NAME == "sillytavern"

@@ -8,7 +8,14 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from mnemosyne.model import AttachmentPart, Conversation, ReasoningPart, TextPart, ToolCallPart, ToolResultPart
+from mnemosyne.model import (
+    AttachmentPart,
+    Conversation,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
 from mnemosyne.readers import load_path, read_raw
 from mnemosyne.readers.base import ReadFailure
 from mnemosyne.readers.loading import parse_json_bytes
@@ -55,9 +62,18 @@ def test_glaive_tool_calling_english() -> None:
     convs = read("llamafactory_glaive_toolcall_en_demo.json")
     assert len(convs) == 300
     first = convs[0]
-    assert [m.role for m in active_path(first)][:6] == ["user", "assistant", "user", "assistant", "tool", "assistant"]
+    assert [m.role for m in active_path(first)][:6] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
     call = parts(first, ToolCallPart)[0]
-    assert call.name == "search_recipes" and call.arguments == {"ingredients": ["chicken", "bell peppers", "rice"]}
+    assert call.name == "search_recipes" and call.arguments == {
+        "ingredients": ["chicken", "bell peppers", "rice"]
+    }
     result = parts(first, ToolResultPart)[0]
     assert result.name == "search_recipes" and "Chicken and Bell Pepper Stir Fry" in result.output
     tools = [i for i in first.instructions if i.title == "tools"]
@@ -110,12 +126,20 @@ def test_reasoning_tool_use_jsonl() -> None:
 
 
 def test_parallel_calls_and_unparsable_call() -> None:
-    item = {"conversations": [
-        {"from": "human", "value": "two things"},
-        {"from": "function_call", "value": json.dumps([{"name": "a", "arguments": {"x": 1}}, {"name": "b", "arguments": "{\"y\": 2}"}])},
-        {"from": "observation", "value": "done"},
-        {"from": "function_call", "value": "call a please"},
-    ], "system": "Be exact."}
+    item = {
+        "conversations": [
+            {"from": "human", "value": "two things"},
+            {
+                "from": "function_call",
+                "value": json.dumps(
+                    [{"name": "a", "arguments": {"x": 1}}, {"name": "b", "arguments": '{"y": 2}'}]
+                ),
+            },
+            {"from": "observation", "value": "done"},
+            {"from": "function_call", "value": "call a please"},
+        ],
+        "system": "Be exact.",
+    }
     [conv] = list(read_raw(parse_json_bytes("one.json", json.dumps(item).encode())))
     calls = parts(conv, ToolCallPart)
     assert [(c.name, c.arguments) for c in calls] == [("a", {"x": 1}), ("b", {"y": 2})]

@@ -8,13 +8,18 @@ from mnemosyne.redact import Redactor, redact
 SECRETS = {
     "openai_key": ["sk-proj-Xb3kLm9QwErTyUiOpAsDfGhJkL1234567890", "sk-4fGh7JkL9mNbVcXzQwErTyUiOp0987654321"],
     "anthropic_key": ["sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1GfEdCbA"],
-    "github_token": ["ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF"],
+    "github_token": [
+        "ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ",
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF",
+    ],
     "aws_access_key": ["AKIAIOSFODNN7EXAMPLE"],
     "google_api_key": ["AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"],
     "slack_token": ["xoxb-2048-1024-aBcDeFgHiJkLmNoP"],
     "stripe_key": ["sk_live_4eC39HqLyjWDarjtT1zdp7dc"],
-    "jwt": ["eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
-            "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"],
+    "jwt": [
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
+        "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    ],
     "email": ["jane.doe@example.co.uk", "ops+alerts@bakery-leeds.com"],
     "phone": ["+44 20 7946 0958", "(555) 123-4567", "555-123-4567", "13812345678"],
 }
@@ -90,6 +95,10 @@ def test_code_and_repository_addresses_are_not_secrets():
 
 def test_aws_secret_access_keys_are_found_by_their_context():
     key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-    for text in (f"aws_secret_access_key = {key}", f'"SecretAccessKey": "{key}"', f"my aws secret key is {key}"):
+    for text in (
+        f"aws_secret_access_key = {key}",
+        f'"SecretAccessKey": "{key}"',
+        f"my aws secret key is {key}",
+    ):
         out, counts = redact(text)
         assert key not in out and sum(counts.values()) == 1, (text, out)

@@ -18,14 +18,16 @@ from mnemosyne.writers import portable
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONVERSATION_FIXTURES = sorted(
-    p for folder in ("chatgpt_api", "chatgpt_export", "chatgpt_synthetic", "claude_export")
+    p
+    for folder in ("chatgpt_api", "chatgpt_export", "chatgpt_synthetic", "claude_export")
     for p in (FIXTURES / folder).rglob("*.json")
 )
 
 
 def test_committed_schema_is_the_generated_one():
     assert committed_text() == schema_text(), (
-        f"{COMMITTED} is stale: regenerate with `mnemo schema > host/mnemosyne/schema/conversation.v1.json`")
+        f"{COMMITTED} is stale: regenerate with `mnemo schema > host/mnemosyne/schema/conversation.v1.json`"
+    )
 
 
 def test_schema_describes_the_format():
@@ -33,13 +35,28 @@ def test_schema_describes_the_format():
     assert schema["title"] == "Conversation" and schema["additionalProperties"] is False
     assert {"id", "source", "provenance"} <= set(schema["required"])
     assert schema["properties"]["format"]["const"] == "mnemosyne.conversation"
-    part_types = {d["properties"]["type"]["const"] for name, d in schema["$defs"].items() if name.endswith("Part")}
-    assert part_types == {"text", "code", "code_output", "attachment", "tool_call", "tool_result", "reasoning",
-                          "citation", "artifact", "system_error", "unknown"}
+    part_types = {
+        d["properties"]["type"]["const"] for name, d in schema["$defs"].items() if name.endswith("Part")
+    }
+    assert part_types == {
+        "text",
+        "code",
+        "code_output",
+        "attachment",
+        "tool_call",
+        "tool_result",
+        "reasoning",
+        "citation",
+        "artifact",
+        "system_error",
+        "unknown",
+    }
 
 
 def test_mnemo_schema_prints_it():
-    done = subprocess.run([sys.executable, "-m", "mnemosyne.cli.main", "schema"], capture_output=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "mnemosyne.cli.main", "schema"], capture_output=True, check=True
+    )
     assert done.stdout.decode("utf-8") == committed_text()
 
 
@@ -54,7 +71,11 @@ def test_unsupported_major_version_names_both_versions():
 
 
 def _a_conversation() -> Conversation:
-    [conv] = [c for raw in load_path(FIXTURES / "chatgpt_export" / "echomine_001_simple_text.json") for c in read_raw(raw)]
+    [conv] = [
+        c
+        for raw in load_path(FIXTURES / "chatgpt_export" / "echomine_001_simple_text.json")
+        for c in read_raw(raw)
+    ]
     return conv
 
 

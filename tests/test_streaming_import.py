@@ -8,8 +8,7 @@ import zipfile
 import pytest
 
 from mnemosyne.errors import InputError
-from mnemosyne.readers import ReadContext, load_path, read_raw
-from mnemosyne.readers import streaming
+from mnemosyne.readers import ReadContext, load_path, read_raw, streaming
 
 FIX = "chatgpt_export/librechat_chatgpt-export.json"
 
@@ -19,7 +18,9 @@ def big_export(fixtures, tmp_path, copies: int = 60):
     items = []
     for n in range(copies):
         for conv in base:
-            items.append(dict(conv, id=f"{conv['id']}-{n}", conversation_id=f"{conv['id']}-{n}", title=f"copy {n}"))
+            items.append(
+                dict(conv, id=f"{conv['id']}-{n}", conversation_id=f"{conv['id']}-{n}", title=f"copy {n}")
+            )
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps(items, ensure_ascii=False, indent=1), encoding="utf-8")
     return path, len(items)
@@ -33,7 +34,9 @@ def test_large_array_is_read_in_batches_with_the_same_result(fixtures, tmp_path,
     path, count = big_export(fixtures, tmp_path)
     monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     batches = list(streaming.iter_inputs(path))
-    assert len(batches) == -(-count // streaming.BATCH) and all(len(b.data) <= streaming.BATCH for b in batches)
+    assert len(batches) == -(-count // streaming.BATCH) and all(
+        len(b.data) <= streaming.BATCH for b in batches
+    )
     assert batches[-1].progress == (batches[-1].progress[1], batches[-1].progress[1])
     streamed = conversations(batches)
     whole = conversations(load_path(path))

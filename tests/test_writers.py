@@ -17,7 +17,9 @@ from mnemosyne.writers import WRITERS, anthropic, markdown, ollama, openai, port
 FIXTURES = Path(__file__).parent / "fixtures"
 CHATGPT_CODE = FIXTURES / "chatgpt_export" / "echomine_003_with_code.json"
 CLAUDE_TOOLS = FIXTURES / "claude_export" / "echomine_claude_tool_messages.json"
-CHATGPT_PYTHON = FIXTURES / "chatgpt_api" / "elinvoss" / "0198-AI_Origin_Inquiry-6983ee11-711c-832f-a7b6-2a0791c4f38e.json"
+CHATGPT_PYTHON = (
+    FIXTURES / "chatgpt_api" / "elinvoss" / "0198-AI_Origin_Inquiry-6983ee11-711c-832f-a7b6-2a0791c4f38e.json"
+)
 CHATGPT_TREE = FIXTURES / "chatgpt_export" / "librechat_chatgpt-tree.json"
 
 
@@ -28,7 +30,7 @@ def read(path: Path) -> list:
 def front_matter(md: str) -> dict[str, str]:
     """The `key: value` lines between the leading `---` fences."""
     assert md.startswith("---\n")
-    block = md[4:md.index("\n---\n", 4)]
+    block = md[4 : md.index("\n---\n", 4)]
     pairs = [line.split(": ", 1) for line in block.splitlines()]
     assert all(len(p) == 2 and re.fullmatch(r"[a-z_]+", p[0]) for p in pairs), block
     return dict(pairs)
@@ -49,7 +51,7 @@ def check_openai(body: dict) -> None:
             ids = [c["id"] for c in msg["tool_calls"]]
             assert len(set(ids)) == len(ids)
             answers = []
-            for follower in msgs[i + 1:]:
+            for follower in msgs[i + 1 :]:
                 if follower["role"] != "tool":
                     break
                 answers.append(follower["tool_call_id"])
@@ -89,7 +91,7 @@ def check_anthropic(body: dict) -> None:
 def test_registry_lists_every_writer_with_its_metadata():
     assert set(WRITERS) == {"portable", "markdown", "text", "html", "openai", "anthropic", "ollama"}
     for name, mod in WRITERS.items():
-        assert mod.NAME == name
+        assert name == mod.NAME
         assert re.fullmatch(r"\.[a-z]+", mod.EXTENSION)
         assert "/" in mod.MEDIA_TYPE
     assert WRITERS["markdown"].EXTENSION == ".md" and WRITERS["html"].EXTENSION == ".html"
@@ -107,13 +109,23 @@ def test_markdown_renders_every_part_of_the_active_path():
     assert meta["title"] == '"Primes: \\"plots\\" #1 and more"'
     assert meta["tags"] == '["mnemosyne", "chatgpt"]' and meta["mnemosyne_id"] == '"abcdefghijkl"'
     assert meta["created"] == "2025-03-01T09:30:00Z"
-    assert headings(md) == ["Instructions", "Custom instructions", "User", "Assistant", "Tool (python)",
-                            "Assistant", "Tool (web_search)", "Assistant"]
+    assert headings(md) == [
+        "Instructions",
+        "Custom instructions",
+        "User",
+        "Assistant",
+        "Tool (python)",
+        "Assistant",
+        "Tool (web_search)",
+        "Assistant",
+    ]
     assert "hidden system context" not in md and "Old answer" not in md
-    assert "````python\nprint([2, 3, 5, 7])\n# ```inside```\n````" in md  # fence outlasts the backticks inside
+    assert (
+        "````python\nprint([2, 3, 5, 7])\n# ```inside```\n````" in md
+    )  # fence outlasts the backticks inside
     assert "- Image: `primes.png` (image/png, 20.0 KB)\n- File: `notes.txt` (text/plain)" in md
     assert "> [!abstract]- Thinking (4 s)\n> Planning\n>\n> The user wants primes." in md
-    assert "**Tool call:** `web_search`\n\n```json\n{\n  \"query\": \"largest known prime\"\n}\n```" in md
+    assert '**Tool call:** `web_search`\n\n```json\n{\n  "query": "largest known prime"\n}\n```' in md
     assert "```python\nPRIMES = [2, 3]\n```" in md and "> [!error] ToolError\n> sandbox restarted" in md
     assert "*(content of type `brand_new_type` is not shown)*" in md
     assert "[^1]: [Prime number](<https://en.wikipedia.org/wiki/Prime_number>)" in md
@@ -165,8 +177,15 @@ def test_text_is_a_labelled_transcript_without_added_markup():
     out = text.write(samples.every_part())
     assert out.startswith('Primes: "plots" #1 and more\nSource: chatgpt <https://chatgpt.com/c/x1>\n')
     labels = re.findall(r"^(?:===|---) (.+?) (?:===|---)$", out, flags=re.M)
-    assert labels == ["Custom instructions", "User", "Assistant", "Tool (python)", "Assistant",
-                      "Tool (web_search)", "Assistant"]
+    assert labels == [
+        "Custom instructions",
+        "User",
+        "Assistant",
+        "Tool (python)",
+        "Assistant",
+        "Tool (web_search)",
+        "Assistant",
+    ]
     assert "[code: python]\nprint([2, 3, 5, 7])" in out and "[tool call: web_search]" in out
     assert "[image: primes.png, image/png, 20.0 KB]" in out and "[unsupported content: brand_new_type]" in out
     assert "**" not in out and "> [!" not in out and "```python" not in out
@@ -180,7 +199,9 @@ def test_openai_body_from_hand_built_tree():
     assert body["messages"][0]["content"] == "Answer briefly."
     assert "[image attached: primes.png (image/png, 20.0 KB)]" in body["messages"][1]["content"]
     assert body["messages"][2]["tool_calls"][0]["function"] == {
-        "name": "web_search", "arguments": '{"query": "largest known prime"}'}
+        "name": "web_search",
+        "arguments": '{"query": "largest known prime"}',
+    }
     assert body["messages"][3] == {"role": "tool", "tool_call_id": "call_1", "content": "2^136279841 - 1"}
     assert "The user wants primes" not in json.dumps(body), "earlier reasoning is not sent back"
 
@@ -193,7 +214,9 @@ def test_anthropic_alternates_opens_with_user_and_answers_every_tool_use():
     results = body["messages"][4]["content"]
     assert [r["tool_use_id"] for r in results] == ["toolu_01", "toolu_02"]
     assert results[1]["content"].startswith("[no tool result")
-    assert body["messages"][3]["content"][2]["input"] == {"cmd": "python fib.py"}  # JSON string args -> object
+    assert body["messages"][3]["content"][2]["input"] == {
+        "cmd": "python fib.py"
+    }  # JSON string args -> object
     assert body["messages"][-1]["content"][-1]["text"] == "Done."
 
 
@@ -266,17 +289,33 @@ def test_claude_tool_fixture_keeps_tool_use_pairs():
         oa, an = json.loads(openai.write(conv)), json.loads(anthropic.write(conv))
         check_openai(oa)
         check_anthropic(an)
-        assert not any(MISSING in json.dumps(x) for x in (oa, an) for MISSING in ["no tool result was recorded"])
+        assert not any(
+            MISSING in json.dumps(x) for x in (oa, an) for MISSING in ["no tool result was recorded"]
+        )
     first = convs[0]
     an = json.loads(anthropic.write(first))
     uses = [b for t in an["messages"] for b in t["content"] if b["type"] == "tool_use"]
     assert [u["name"] for u in uses] == ["write_file", "execute_code"]
     assert uses[0]["id"] == "toolu_01A2B3C4D5E6F7" and uses[0]["input"]["path"] == "fibonacci.py"
     oa = json.loads(openai.write(first))
-    assert [m["role"] for m in oa["messages"]] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert [m["role"] for m in oa["messages"]] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
     assert oa["messages"][4]["content"] == "[0, 1, 1, 2, 3, 5, 8, 13, 21, 34]"
     md = markdown.write(first)
-    assert headings(md) == ["User", "Assistant", "Tool (write_file)", "Assistant", "Tool (execute_code)", "Assistant"]
+    assert headings(md) == [
+        "User",
+        "Assistant",
+        "Tool (write_file)",
+        "Assistant",
+        "Tool (execute_code)",
+        "Assistant",
+    ]
     assert "```\n[0, 1, 1, 2, 3, 5, 8, 13, 21, 34]\n```" in md
 
 

@@ -41,9 +41,9 @@ def to_dict(conv: Conversation) -> dict[str, Any]:
 def dumps(conv: Conversation, *, indent: int | None = 2) -> str:
     data = _clean(to_dict(conv))
     seps = (",", ": ") if indent else (",", ":")
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=indent, separators=seps, allow_nan=False) + (
-        "\n" if indent else ""
-    )
+    return json.dumps(
+        data, ensure_ascii=False, sort_keys=True, indent=indent, separators=seps, allow_nan=False
+    ) + ("\n" if indent else "")
 
 
 def is_document(data: Any) -> bool:
@@ -62,7 +62,7 @@ def check_version(data: dict[str, Any]) -> None:
 
 def from_dict(data: Any) -> Conversation:
     if not is_document(data):
-        raise InputError(f"not a Mnemosyne document (expected \"format\": \"{FORMAT}\")")
+        raise InputError(f'not a Mnemosyne document (expected "format": "{FORMAT}")')
     check_version(data)
     try:
         return Conversation.model_validate(data)

@@ -10,8 +10,8 @@ is checked to resolve inside the output folder.
 
 from __future__ import annotations
 
-import hashlib
 import base64
+import hashlib
 import re
 import unicodedata
 from pathlib import Path

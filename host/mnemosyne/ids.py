@@ -25,4 +25,6 @@ def conversation_id(site: str, source_id: str | None, fallback: bytes | str = b"
 
 
 def sha256_hex(data: bytes | str) -> str:
-    return hashlib.sha256(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data).hexdigest()
+    return hashlib.sha256(
+        data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    ).hexdigest()

@@ -10,7 +10,7 @@ so edits and regenerations survive a round trip.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
@@ -20,8 +20,16 @@ SCHEMA_VERSION = "1.0"
 
 Role = Literal["system", "user", "assistant", "tool"]
 Site = Literal[
-    "chatgpt", "claude", "openai", "anthropic", "sharegpt",
-    "openwebui", "librechat", "sillytavern", "ollama", "other",
+    "chatgpt",
+    "claude",
+    "openai",
+    "anthropic",
+    "sharegpt",
+    "openwebui",
+    "librechat",
+    "sillytavern",
+    "ollama",
+    "other",
 ]
 CaptureMethod = Literal["site_api", "page_dom", "official_export", "other_tool", "manual"]
 
@@ -171,10 +179,17 @@ class UnknownPart(Strict):
 
 
 Part = Annotated[
-    Union[
-        TextPart, CodePart, CodeOutputPart, AttachmentPart, ToolCallPart, ToolResultPart,
-        ReasoningPart, CitationPart, ArtifactPart, SystemErrorPart, UnknownPart,
-    ],
+    TextPart
+    | CodePart
+    | CodeOutputPart
+    | AttachmentPart
+    | ToolCallPart
+    | ToolResultPart
+    | ReasoningPart
+    | CitationPart
+    | ArtifactPart
+    | SystemErrorPart
+    | UnknownPart,
     Field(discriminator="type"),
 ]
 

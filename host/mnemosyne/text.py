@@ -5,8 +5,18 @@ from __future__ import annotations
 import json
 
 from .model import (
-    ArtifactPart, AttachmentPart, CitationPart, CodeOutputPart, CodePart, Message, ReasoningPart,
-    SystemErrorPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart,
+    ArtifactPart,
+    AttachmentPart,
+    CitationPart,
+    CodeOutputPart,
+    CodePart,
+    Message,
+    ReasoningPart,
+    SystemErrorPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
 )
 
 
@@ -20,7 +30,11 @@ def part_text(part) -> str:
     if isinstance(part, AttachmentPart):
         return " ".join(x for x in (part.name, part.extracted_text) if x)
     if isinstance(part, ToolCallPart):
-        args = part.arguments if isinstance(part.arguments, str) else json.dumps(part.arguments, ensure_ascii=False)
+        args = (
+            part.arguments
+            if isinstance(part.arguments, str)
+            else json.dumps(part.arguments, ensure_ascii=False)
+        )
         return f"{part.name} {args}" if part.arguments is not None else part.name
     if isinstance(part, ToolResultPart):
         return part.output

@@ -23,7 +23,7 @@ import math
 import os
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -52,17 +52,20 @@ class Estimate:
 # Factors err high on purpose: overcounting only trims a little more.
 ESTIMATES: dict[str, Estimate] = {
     "claude-estimate": Estimate(
-        "o200k_base", 1.35,
+        "o200k_base",
+        1.35,
         "Claude's tokenizer is not public; it counts more tokens than o200k_base on the same text "
         "(newer Claude models up to about a third more), so o200k_base x 1.35",
     ),
     "gemini-estimate": Estimate(
-        "o200k_base", 1.20,
+        "o200k_base",
+        1.20,
         "Gemini uses a 256k-entry SentencePiece vocabulary, close to o200k_base on English and code; "
         "o200k_base x 1.20",
     ),
     "llama3-estimate": Estimate(
-        "o200k_base", 1.30,
+        "o200k_base",
+        1.30,
         "Llama 3 / Qwen style local models use 128k-150k vocabularies that split non-English text "
         "more finely than o200k_base; o200k_base x 1.30",
     ),
@@ -85,7 +88,9 @@ def _bundled_bytes(name: str) -> bytes:
     try:
         return gzip.decompress(packed.read_bytes())
     except (OSError, EOFError, ModuleNotFoundError) as exc:
-        raise MnemosyneError(f"bundled tokenizer file {name} is unreadable ({exc})", code="TOKENIZER_UNAVAILABLE") from None
+        raise MnemosyneError(
+            f"bundled tokenizer file {name} is unreadable ({exc})", code="TOKENIZER_UNAVAILABLE"
+        ) from None
 
 
 def _is_valid(path: Path, sha256: str) -> bool:
@@ -95,7 +100,7 @@ def _is_valid(path: Path, sha256: str) -> bool:
         return False
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ensure_one(folder: str, name: str) -> Path:
     """Unpack one encoding file (once per process and folder); atomic, so a kill never leaves half a file."""
     target = Path(folder) / cache_file_name(name)
@@ -103,8 +108,10 @@ def _ensure_one(folder: str, name: str) -> Path:
         return target
     data = _bundled_bytes(name)
     if hashlib.sha256(data).hexdigest() != EXACT_ENCODINGS[name]:
-        raise MnemosyneError(f"bundled tokenizer file {name} does not match tiktoken's pinned hash",
-                             code="TOKENIZER_UNAVAILABLE")
+        raise MnemosyneError(
+            f"bundled tokenizer file {name} does not match tiktoken's pinned hash",
+            code="TOKENIZER_UNAVAILABLE",
+        )
     paths.ensure_dir(target.parent)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     try:
@@ -115,8 +122,10 @@ def _ensure_one(folder: str, name: str) -> Path:
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise MnemosyneError(f"cannot write tokenizer cache {target.parent} ({exc.strerror or exc})",
-                             code="TOKENIZER_UNAVAILABLE") from None
+        raise MnemosyneError(
+            f"cannot write tokenizer cache {target.parent} ({exc.strerror or exc})",
+            code="TOKENIZER_UNAVAILABLE",
+        ) from None
     return target
 
 
@@ -130,7 +139,7 @@ def ensure_files() -> Path:
         return folder
 
 
-@lru_cache(maxsize=None)
+@cache
 def encoding(name: str) -> Any:
     """The tiktoken Encoding for an exact encoding name (cached per process)."""
     if name not in EXACT_ENCODINGS:

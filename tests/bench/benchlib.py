@@ -9,15 +9,15 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import shutil
 import platform
+import shutil
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 BENCH_DIR = Path(__file__).resolve().parent
 TESTS_DIR = BENCH_DIR.parent
@@ -130,8 +130,14 @@ def emit(figures: list[Figure], notes: list[str] | None = None) -> None:
         print(f"  note: {note}")
     if "--json" in sys.argv:
         path = Path(sys.argv[sys.argv.index("--json") + 1])
-        path.write_text(json.dumps({"figures": [f.as_dict() for f in figures], "notes": notes or []},
-                                   ensure_ascii=False, indent=1), encoding="utf-8")
+        path.write_text(
+            json.dumps(
+                {"figures": [f.as_dict() for f in figures], "notes": notes or []},
+                ensure_ascii=False,
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
 
 
 # ---------------------------------------------------------------- the machine
@@ -153,8 +159,13 @@ def machine() -> dict[str, str]:
                 ram = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
     except OSError:
         pass
-    return {"cpu": cpu, "cores": str(os.cpu_count()), "ram": ram, "python": platform.python_version(),
-            "os": f"{platform.system()} {platform.release()}"}
+    return {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "ram": ram,
+        "python": platform.python_version(),
+        "os": f"{platform.system()} {platform.release()}",
+    }
 
 
 # ---------------------------------------------------------------- processes
@@ -232,8 +243,9 @@ class BenchHost(HostProcess):
         return peak
 
 
-def run_in_fresh_host(name: str, run_with: Callable[["BenchHost"], tuple[list[Figure], list[str]]],
-                      phase: str) -> tuple[list[Figure], list[str]]:
+def run_in_fresh_host(
+    name: str, run_with: Callable[[BenchHost], tuple[list[Figure], list[str]]], phase: str
+) -> tuple[list[Figure], list[str]]:
     """Run `run_with(host)` against one warm host on a new archive, then add the host's peak memory."""
     host = BenchHost(use_home(fresh_home(name)))
     try:

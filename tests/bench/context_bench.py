@@ -41,8 +41,9 @@ def measure(host: BenchHost, ids: list[str], target: str, extra: dict) -> tuple[
     seconds, floors = [], []
     for _ in range(REPEATS):
         for conv_id in ids:
-            elapsed, text = host.timed_paged({"action": "context", "conversation_id": conv_id, "target": target,
-                                              **extra})
+            elapsed, text = host.timed_paged(
+                {"action": "context", "conversation_id": conv_id, "target": target, **extra}
+            )
             seconds.append(elapsed)
             floors.append(timed(lambda: enc.encode_ordinary(text)))
     return seconds, floors
@@ -59,11 +60,27 @@ def run_with(host: BenchHost) -> tuple[list[Figure], list[str]]:
     for name, target, extra, has_target in CASES:
         small_s, small_floor = measure(host, small_ids, target, extra)
         large_s, large_floor = measure(host, large_ids, target, extra)
-        figures.append(Figure(f"context 50-message conversation, {name} (median)", median(small_s) * 1000, "ms",
-                              None, median(small_floor) * 1000, label))
-        figures.append(Figure(f"context 1.2 MB conversation, {name} (median)", median(large_s), "s",
-                              TARGET_LARGE_S if has_target else None, median(large_floor), label,
-                              extra={"p95_s": p95(large_s)}))
+        figures.append(
+            Figure(
+                f"context 50-message conversation, {name} (median)",
+                median(small_s) * 1000,
+                "ms",
+                None,
+                median(small_floor) * 1000,
+                label,
+            )
+        )
+        figures.append(
+            Figure(
+                f"context 1.2 MB conversation, {name} (median)",
+                median(large_s),
+                "s",
+                TARGET_LARGE_S if has_target else None,
+                median(large_floor),
+                label,
+                extra={"p95_s": p95(large_s)},
+            )
+        )
     notes = [f"{SMALL_CONVS} + {LARGE_CONVS} conversations, each context asked {REPEATS} times"]
     return figures, notes
 

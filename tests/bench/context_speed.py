@@ -31,8 +31,14 @@ def megabyte_conversation() -> Conversation:
     zh, _ = build("zh", 10_000)
     messages = []
     for m in en.messages[:-1] * 2 + zh.messages:  # English then Chinese, ending on the Chinese last question
-        messages.append(m.model_copy(update={"id": f"x{len(messages):05d}",
-                                             "parent": f"x{len(messages) - 1:05d}" if messages else None}))
+        messages.append(
+            m.model_copy(
+                update={
+                    "id": f"x{len(messages):05d}",
+                    "parent": f"x{len(messages) - 1:05d}" if messages else None,
+                }
+            )
+        )
     conv = en.model_copy(update={"messages": messages, "active_leaf": messages[-1].id})
     size = sum(len(render_message(m).encode()) for m in conv.messages)
     while size > TARGET_BYTES and len(messages) > 10:  # trim the English head to about 1 MB
@@ -58,17 +64,27 @@ def main() -> int:
     enc = tokens.encoding("o200k_base")
     enc.encode_ordinary("warm up")
     one_pass = best_of(lambda: enc.encode_ordinary(text))
-    print(f"conversation: {len(conv.messages)} messages, {size / 1e6:.2f} MB, {len(enc.encode_ordinary(text))} o200k tokens")
+    print(
+        f"conversation: {len(conv.messages)} messages, {size / 1e6:.2f} MB, {len(enc.encode_ordinary(text))} o200k tokens"
+    )
     print(f"one tiktoken o200k pass: {one_pass * 1000:.0f} ms")
     counts = count_messages(conv, "o200k_base")
-    rows = [("chatgpt", 16_000, None), ("chatgpt", 16_000, counts), ("chatgpt", 2_000, counts),
-            ("gpt-4o", 96_000, counts), ("claude", 32_000, counts), ("gpt-4.1", 500_000, counts)]
+    rows = [
+        ("chatgpt", 16_000, None),
+        ("chatgpt", 16_000, counts),
+        ("chatgpt", 2_000, counts),
+        ("gpt-4o", 96_000, counts),
+        ("claude", 32_000, counts),
+        ("gpt-4.1", 500_000, counts),
+    ]
     slowest = 0.0
     for target, budget, stored in rows:
         seconds = best_of(lambda: build_context(conv, target, budget=budget, token_counts=stored))
         slowest = max(slowest, seconds)
         label = "stored counts" if stored else "counted now"
-        print(f"{target:8} budget {budget:>7} ({label:13}): {seconds * 1000:6.0f} ms = {seconds / one_pass:5.1f}x one pass")
+        print(
+            f"{target:8} budget {budget:>7} ({label:13}): {seconds * 1000:6.0f} ms = {seconds / one_pass:5.1f}x one pass"
+        )
     print(f"slowest build: {slowest * 1000:.0f} ms ({slowest / one_pass:.1f}x one pass)")
     return 0
 

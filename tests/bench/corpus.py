@@ -15,13 +15,15 @@ import json
 import random
 import re
 import uuid
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ENGLISH_SOURCES = ("chatgpt_api/**/*.json", "chatgpt_export/*.json", "chatgpt_synthetic/*.json")
 CHINESE_SOURCES = ("chatgpt_api/llmfarm_dialog-data_mapping.json", "interop_sharegpt/*zh*.json")
-LARGEST_FIXTURE = "chatgpt_api/elinvoss/0001-Matthew_McConaughey_voice-688c4d3b-add4-8326-838d-ab64ce7962d6.json"
+LARGEST_FIXTURE = (
+    "chatgpt_api/elinvoss/0001-Matthew_McConaughey_voice-688c4d3b-add4-8326-838d-ab64ce7962d6.json"
+)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _EN_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*#-])")
 _ZH_SENTENCE = re.compile(r"(?<=[。！？；\n])")
@@ -51,7 +53,7 @@ def _texts(patterns: tuple[str, ...]) -> list[str]:
     return [s.strip() for s in out if len(s.strip()) >= 20]
 
 
-@lru_cache(maxsize=None)
+@cache
 def sentences() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(English sentences, Chinese sentences) from the fixtures."""
     english, chinese = [], []
@@ -64,14 +66,16 @@ def sentences() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(dict.fromkeys(english)), tuple(dict.fromkeys(chinese))
 
 
-@lru_cache(maxsize=None)
+@cache
 def rare_words() -> tuple[str, ...]:
     """Pseudo-words absent from the fixtures: each lands in only a handful of messages."""
     rng = random.Random(7)
     words: set[str] = set()
     while len(words) < RARE_WORD_COUNT:
         syllables = rng.randint(3, 4)
-        words.add("".join(rng.choice(CONSONANTS) + rng.choice(VOWELS) for _ in range(syllables)) + rng.choice("xqz"))
+        words.add(
+            "".join(rng.choice(CONSONANTS) + rng.choice(VOWELS) for _ in range(syllables)) + rng.choice("xqz")
+        )
     return tuple(sorted(words))
 
 
@@ -86,8 +90,10 @@ class TextMaker:
 
     def _run(self, pool: tuple[str, ...], count: int, joiner: str) -> str:
         start = self.rng.randrange(len(pool))
-        picked = [pool[(start + i) % len(pool)] if self.rng.random() < 0.7 else self.rng.choice(pool)
-                  for i in range(count)]
+        picked = [
+            pool[(start + i) % len(pool)] if self.rng.random() < 0.7 else self.rng.choice(pool)
+            for i in range(count)
+        ]
         if self.rng.random() < self.rare_rate * count:
             at = self.rng.randrange(len(picked))
             picked[at] = f"{picked[at]} ({self.rng.choice(self.rare)})"
@@ -101,20 +107,32 @@ class TextMaker:
         return "\n\n".join(paragraphs)
 
 
-def _node(mid: str, parent: str | None, child: str | None, role: str, text: str, when: float, model: str) -> dict:
+def _node(
+    mid: str, parent: str | None, child: str | None, role: str, text: str, when: float, model: str
+) -> dict:
     return {
-        "id": mid, "parent": parent, "children": [child] if child else [],
+        "id": mid,
+        "parent": parent,
+        "children": [child] if child else [],
         "message": {
-            "id": mid, "author": {"role": role, "name": None, "metadata": {}}, "create_time": when,
-            "update_time": None, "content": {"content_type": "text", "parts": [text]},
-            "status": "finished_successfully", "end_turn": role == "assistant" or None, "weight": 1.0,
-            "metadata": {"model_slug": model} if role == "assistant" else {}, "recipient": "all", "channel": None,
+            "id": mid,
+            "author": {"role": role, "name": None, "metadata": {}},
+            "create_time": when,
+            "update_time": None,
+            "content": {"content_type": "text", "parts": [text]},
+            "status": "finished_successfully",
+            "end_turn": role == "assistant" or None,
+            "weight": 1.0,
+            "metadata": {"model_slug": model} if role == "assistant" else {},
+            "recipient": "all",
+            "channel": None,
         },
     }
 
 
-def chatgpt_conversation(seed: int, messages: int = 50, chinese: bool | None = None,
-                         rare_rate: float = 0.02) -> dict:
+def chatgpt_conversation(
+    seed: int, messages: int = 50, chinese: bool | None = None, rare_rate: float = 0.02
+) -> dict:
     """A linear ChatGPT /backend-api/conversation/{id} payload with `messages` user/assistant turns."""
     maker = TextMaker(seed, rare_rate)
     rng = maker.rng
@@ -128,14 +146,29 @@ def chatgpt_conversation(seed: int, messages: int = 50, chinese: bool | None = N
     for i, mid in enumerate(ids):
         role = "user" if i % 2 == 0 else "assistant"
         child = ids[i + 1] if i + 1 < len(ids) else None
-        mapping[mid] = _node(mid, root if i == 0 else ids[i - 1], child, role, maker.message(role, chinese),
-                             start + 40.0 * i, model)
+        mapping[mid] = _node(
+            mid,
+            root if i == 0 else ids[i - 1],
+            child,
+            role,
+            maker.message(role, chinese),
+            start + 40.0 * i,
+            model,
+        )
     first_user = mapping[ids[0]]["message"]["content"]["parts"][0]
     title = first_user.split("\n")[0][:60].strip() or "Untitled"
     return {
-        "title": title, "create_time": float(start), "update_time": start + 40.0 * messages, "mapping": mapping,
-        "moderation_results": [], "current_node": ids[-1], "conversation_id": conv_id, "id": conv_id,
-        "default_model_slug": model, "is_archived": False, "safe_urls": [],
+        "title": title,
+        "create_time": float(start),
+        "update_time": start + 40.0 * messages,
+        "mapping": mapping,
+        "moderation_results": [],
+        "current_node": ids[-1],
+        "conversation_id": conv_id,
+        "id": conv_id,
+        "default_model_slug": model,
+        "is_archived": False,
+        "safe_urls": [],
     }
 
 
@@ -169,8 +202,13 @@ def large_fixture_conversation(min_bytes: int = 1_100_000, seed: int = 1) -> dic
         round_no += 1
         size = len(json.dumps(mapping, ensure_ascii=False).encode("utf-8"))
     out = {k: v for k, v in fixture.items() if k != "mapping"}
-    out.update(mapping=mapping, current_node=previous, conversation_id=conv_id, id=conv_id,
-               title=f"{fixture.get('title') or 'Long chat'} (long)")
+    out.update(
+        mapping=mapping,
+        current_node=previous,
+        conversation_id=conv_id,
+        id=conv_id,
+        title=f"{fixture.get('title') or 'Long chat'} (long)",
+    )
     return out
 
 

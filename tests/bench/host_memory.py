@@ -51,7 +51,7 @@ def phases(host: BenchHost, queries: dict[str, list[str]]) -> list[tuple[str, fl
     host.timed_paged({"action": "get", "conversation_id": large_ids[0], "format": "markdown"})
     host.timed_call({"action": "list", "limit": 100})
     mark("get + list")
-    for kind, words in queries.items():
+    for _kind, words in queries.items():
         for query in words:
             host.timed_call({"action": "search", "query": query})
     mark("searches")
@@ -76,8 +76,10 @@ def run() -> tuple[list[Figure], list[str]]:
         host.kill()
         shutil.rmtree(home, ignore_errors=True)
     before_cl100k = marks[-2][1]
-    figures = [Figure("host peak memory serving all of the above (VmHWM)", before_cl100k, "MB", TARGET_MB),
-               Figure("host peak memory, plus a context for a cl100k target", marks[-1][1], "MB")]
+    figures = [
+        Figure("host peak memory serving all of the above (VmHWM)", before_cl100k, "MB", TARGET_MB),
+        Figure("host peak memory, plus a context for a cl100k target", marks[-1][1], "MB"),
+    ]
     notes = ["VmHWM after each phase: " + ", ".join(f"{label} {mb:.1f} MB" for label, mb in marks)]
     return figures, notes
 

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import Figure, HostProcess, emit, fresh_home, frame, median, p95, use_home
+from benchlib import Figure, HostProcess, emit, frame, fresh_home, median, p95, use_home
 
 RUNS = 21
 TARGET_MS = 150.0
@@ -41,7 +41,9 @@ def caller_origin() -> str:
 def one_start(argv: list[str], env: dict[str, str]) -> float:
     """Seconds from spawning the host to having its hello reply."""
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
     host = HostProcess.__new__(HostProcess)
     host.proc, host._next_id = proc, 0
     host.send_raw(HELLO)
@@ -60,13 +62,20 @@ def floor_run(env: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
-KEY_MODULES = re.compile(r"^(mnemosyne(\.|$)|pydantic$|pydantic_core$|sqlcipher3|keyring$|tiktoken$|certifi$|logging)")
+KEY_MODULES = re.compile(
+    r"^(mnemosyne(\.|$)|pydantic$|pydantic_core$|sqlcipher3|keyring$|tiktoken$|certifi$|logging)"
+)
 
 
 def import_profile(env: dict[str, str], min_ms: float = 2.0) -> list[tuple[str, float, float]]:
     """(module, self ms, cumulative ms) of the imports on the hello path that matter, costliest first."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "mnemosyne.nativehost"], input=HELLO,
-                          capture_output=True, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mnemosyne.nativehost"],
+        input=HELLO,
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
     rows = []
     for line in proc.stderr.decode("utf-8", "replace").splitlines():
         m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
@@ -88,10 +97,15 @@ def hello_timings(env: dict[str, str]) -> dict[str, float]:
         "t3=time.perf_counter()\n"
         "print((t1-t0)*1000, (t2-t1)*1000, (t3-t2)*1000)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout
     server_ms, archive_import_ms, open_ms = (float(x) for x in out.split())
-    return {"server imports": server_ms, "archive imports (keys, sqlcipher, migrations)": archive_import_ms,
-            "open archive (key file, connect, migrations check)": open_ms}
+    return {
+        "server imports": server_ms,
+        "archive imports (keys, sqlcipher, migrations)": archive_import_ms,
+        "open archive (key file, connect, migrations check)": open_ms,
+    }
 
 
 def run() -> tuple[list[Figure], list[str]]:
@@ -113,19 +127,40 @@ def run() -> tuple[list[Figure], list[str]]:
         floor_s.append(floor_run(env))
     floor_ms = median(floor_s) * 1000
     figures = [
-        Figure("host cold start to first hello (launcher, median)", median(launcher_s) * 1000, "ms", TARGET_MS,
-               floor_ms, "python -c pass", extra={"p95_ms": p95(launcher_s) * 1000, "runs": RUNS}),
-        Figure("host cold start, python -m mnemosyne.nativehost", median(direct_s) * 1000, "ms", None,
-               floor_ms, "python -c pass"),
-        Figure("host cold start without bytecode cache (PYTHONDONTWRITEBYTECODE=1)", median(source_s) * 1000, "ms",
-               None, floor_ms, "python -c pass"),
+        Figure(
+            "host cold start to first hello (launcher, median)",
+            median(launcher_s) * 1000,
+            "ms",
+            TARGET_MS,
+            floor_ms,
+            "python -c pass",
+            extra={"p95_ms": p95(launcher_s) * 1000, "runs": RUNS},
+        ),
+        Figure(
+            "host cold start, python -m mnemosyne.nativehost",
+            median(direct_s) * 1000,
+            "ms",
+            None,
+            floor_ms,
+            "python -c pass",
+        ),
+        Figure(
+            "host cold start without bytecode cache (PYTHONDONTWRITEBYTECODE=1)",
+            median(source_s) * 1000,
+            "ms",
+            None,
+            floor_ms,
+            "python -c pass",
+        ),
     ]
     notes = [f"cold start p95 {p95(launcher_s) * 1000:.1f} ms over {RUNS} runs"]
     phases = hello_timings(env)
     notes.append("hello path phases: " + "; ".join(f"{k} {v:.1f} ms" for k, v in phases.items()))
     profile = import_profile(env)
-    notes.append("imports on the hello path (-X importtime, cumulative / self ms): "
-                 + ", ".join(f"{name} {cum:.1f}/{own:.1f}" for name, own, cum in profile))
+    notes.append(
+        "imports on the hello path (-X importtime, cumulative / self ms): "
+        + ", ".join(f"{name} {cum:.1f}/{own:.1f}" for name, own, cum in profile)
+    )
     return figures, notes
 
 

@@ -35,7 +35,11 @@ def templates() -> list[dict]:
         for path in sorted(corpus.FIXTURES.glob(pattern)):
             data = json.loads(path.read_text(encoding="utf-8"))
             for item in data if isinstance(data, list) else [data]:
-                if isinstance(item, dict) and isinstance(item.get("mapping"), dict) and item.get("current_node"):
+                if (
+                    isinstance(item, dict)
+                    and isinstance(item.get("mapping"), dict)
+                    and item.get("current_node")
+                ):
                     found.append(item)
     return found
 
@@ -64,8 +68,10 @@ def variant(template: dict, maker: corpus.TextMaker, rng: random.Random) -> dict
             role = (msg.get("author") or {}).get("role")
             content = msg.get("content") or {}
             if role in ("user", "assistant") and content.get("content_type") == "text":
-                content["parts"] = [maker.message(role, chinese) if isinstance(p, str) and p.strip() else p
-                                    for p in content.get("parts") or []]
+                content["parts"] = [
+                    maker.message(role, chinese) if isinstance(p, str) and p.strip() else p
+                    for p in content.get("parts") or []
+                ]
         mapping[ids[old]] = node
     conv["mapping"] = mapping
     conv["current_node"] = ids.get(conv["current_node"], conv["current_node"])
@@ -73,8 +79,15 @@ def variant(template: dict, maker: corpus.TextMaker, rng: random.Random) -> dict
     for key in ("create_time", "update_time"):
         if isinstance(conv.get(key), (int, float)):
             conv[key] += shift
-    first = next((p for n in mapping.values() for p in ((n.get("message") or {}).get("content") or {}).get("parts") or []
-                  if isinstance(p, str) and (n["message"].get("author") or {}).get("role") == "user" and p.strip()), "")
+    first = next(
+        (
+            p
+            for n in mapping.values()
+            for p in ((n.get("message") or {}).get("content") or {}).get("parts") or []
+            if isinstance(p, str) and (n["message"].get("author") or {}).get("role") == "user" and p.strip()
+        ),
+        "",
+    )
     conv["title"] = re.sub(r"\s+", " ", first)[:60].strip() or conv.get("title") or "Untitled"
     return conv
 
@@ -144,12 +157,21 @@ def run() -> tuple[list[Figure], list[str]]:
     messages = sum(1 for c in conversations for n in c["mapping"].values() if n.get("message"))
     label = "json.loads + o200k pass"
     figures = [
-        Figure(f"import {len(conversations):,}-conversation export (with token counts)", created / seconds, "conv/s",
-               None, created / floor, label, extra={"seconds": seconds}),
+        Figure(
+            f"import {len(conversations):,}-conversation export (with token counts)",
+            created / seconds,
+            "conv/s",
+            None,
+            created / floor,
+            label,
+            extra={"seconds": seconds},
+        ),
         Figure("import peak memory (VmHWM of mnemo import)", peak, "MB"),
     ]
-    notes = [f"export {export.stat().st_size / 1e6:.1f} MB, {len(conversations)} conversations, {messages:,} nodes "
-             f"with a message, from {len(templates())} fixture templates; import took {seconds:.1f} s: {summary}"]
+    notes = [
+        f"export {export.stat().st_size / 1e6:.1f} MB, {len(conversations)} conversations, {messages:,} nodes "
+        f"with a message, from {len(templates())} fixture templates; import took {seconds:.1f} s: {summary}"
+    ]
     return figures, notes
 
 

@@ -30,8 +30,13 @@ def run_script(name: str) -> tuple[list[Figure], list[str], float]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "figures.json"
         started = time.perf_counter()
-        proc = subprocess.run([sys.executable, str(BENCH_DIR / f"{name}.py"), "--json", str(out)], cwd=BENCH_DIR,
-                              capture_output=True, text=True, timeout=TIMEOUT_S)
+        proc = subprocess.run(
+            [sys.executable, str(BENCH_DIR / f"{name}.py"), "--json", str(out)],
+            cwd=BENCH_DIR,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+        )
         elapsed = time.perf_counter() - started
         sys.stderr.write(proc.stderr[-3000:] if proc.returncode else "")
         if proc.returncode or not out.exists():
@@ -40,7 +45,9 @@ def run_script(name: str) -> tuple[list[Figure], list[str], float]:
         data = json.loads(out.read_text(encoding="utf-8"))
     figures = []
     for raw in data["figures"]:
-        fields = {k: raw[k] for k in ("name", "value", "unit", "target", "floor", "floor_label", "note", "extra")}
+        fields = {
+            k: raw[k] for k in ("name", "value", "unit", "target", "floor", "floor_label", "note", "extra")
+        }
         figures.append(Figure(**fields))
     return figures, data["notes"], elapsed
 
@@ -52,8 +59,15 @@ def load_average() -> str:
         return "n/a"
 
 
-def write_markdown(figures: list[Figure], notes: dict[str, list[str]], info: dict[str, str], started: datetime,
-                   seconds: float, load_before: str, load_after: str) -> None:
+def write_markdown(
+    figures: list[Figure],
+    notes: dict[str, list[str]],
+    info: dict[str, str],
+    started: datetime,
+    seconds: float,
+    load_before: str,
+    load_after: str,
+) -> None:
     lines = [
         "# Benchmark results",
         "",
@@ -90,7 +104,9 @@ def main(argv: list[str]) -> int:
     seconds = time.perf_counter() - t0
     info = machine()
     print()
-    print(f"{started:%Y-%m-%d %H:%M} UTC, {info['cpu']}, {info['cores']} cores, {info['ram']}, Python {info['python']}")
+    print(
+        f"{started:%Y-%m-%d %H:%M} UTC, {info['cpu']}, {info['cores']} cores, {info['ram']}, Python {info['python']}"
+    )
     print(text_table(figures))
     for name, items in notes.items():
         for item in items:

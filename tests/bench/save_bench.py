@@ -28,8 +28,12 @@ def payload_text(payload: dict) -> str:
 
 def save_request(payload: dict) -> dict:
     conv_id = payload["conversation_id"]
-    return {"action": "save", "kind": "chatgpt_api", "source_url": f"https://chatgpt.com/c/{conv_id}",
-            "payload": payload}
+    return {
+        "action": "save",
+        "kind": "chatgpt_api",
+        "source_url": f"https://chatgpt.com/c/{conv_id}",
+        "payload": payload,
+    }
 
 
 def floor_seconds(payloads: list[dict]) -> list[float]:
@@ -84,16 +88,46 @@ def run_with(host: BenchHost) -> tuple[list[Figure], list[str]]:
     big_mb = corpus.json_size(big[0]) / 1e6
     floor_label = "json.loads + o200k pass"
     figures = [
-        Figure("save 50-message conversation, new (median)", median(small_s) * 1000, "ms", TARGET_50_MS,
-               small_floor * 1000, floor_label),
-        Figure("save 50-message conversation, new (p95)", p95(small_s) * 1000, "ms", None, small_floor * 1000,
-               floor_label),
-        Figure("re-save 50-message conversation, unchanged (median)", median(resave_s) * 1000, "ms", None,
-               small_floor * 1000, floor_label),
-        Figure(f"save {big_mb:.1f} MB conversation, new (median)", median(big_s) * 1000, "ms", None,
-               big_floor * 1000, floor_label),
-        Figure(f"re-save {big_mb:.1f} MB conversation, unchanged (median)", median(big_resave_s) * 1000, "ms", None,
-               big_floor * 1000, floor_label),
+        Figure(
+            "save 50-message conversation, new (median)",
+            median(small_s) * 1000,
+            "ms",
+            TARGET_50_MS,
+            small_floor * 1000,
+            floor_label,
+        ),
+        Figure(
+            "save 50-message conversation, new (p95)",
+            p95(small_s) * 1000,
+            "ms",
+            None,
+            small_floor * 1000,
+            floor_label,
+        ),
+        Figure(
+            "re-save 50-message conversation, unchanged (median)",
+            median(resave_s) * 1000,
+            "ms",
+            None,
+            small_floor * 1000,
+            floor_label,
+        ),
+        Figure(
+            f"save {big_mb:.1f} MB conversation, new (median)",
+            median(big_s) * 1000,
+            "ms",
+            None,
+            big_floor * 1000,
+            floor_label,
+        ),
+        Figure(
+            f"re-save {big_mb:.1f} MB conversation, unchanged (median)",
+            median(big_resave_s) * 1000,
+            "ms",
+            None,
+            big_floor * 1000,
+            floor_label,
+        ),
     ]
     sizes = [corpus.json_size(p) for p in small]
     notes = [

@@ -65,23 +65,31 @@ def _build(folder: Path, conversations: int, messages: int, progress: bool) -> d
         arc.conn.execute("PRAGMA synchronous = OFF")  # a crash here only costs a rebuild
         for n, count in enumerate(message_counts(conversations, messages)):
             payload = corpus.chatgpt_conversation(n, messages=count)
-            raw = RawInput(name="payload", data=payload, raw=json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+            raw = RawInput(
+                name="payload", data=payload, raw=json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            )
             read_ctx = ReadContext(source_url=f"https://chatgpt.com/c/{payload['id']}", method="site_api")
             conv = next(iter(read_raw(raw, read_ctx, "chatgpt")))
             arc.save(conv)
             if progress and n % 500 == 499:
-                print(f"  search archive: {n + 1:,}/{conversations:,} conversations, "
-                      f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+                print(
+                    f"  search archive: {n + 1:,}/{conversations:,} conversations, "
+                    f"{time.perf_counter() - started:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
         arc.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         stats = arc.stats()
     stats.pop("path")
-    stats.update(seconds=round(time.perf_counter() - started, 1),
-                 bytes=(folder / "archive.db").stat().st_size)
+    stats.update(
+        seconds=round(time.perf_counter() - started, 1), bytes=(folder / "archive.db").stat().st_size
+    )
     return stats
 
 
-def ensure(conversations: int = CONVERSATIONS, messages: int = MESSAGES, progress: bool = True,
-           prune: bool = True) -> tuple[Path, dict]:
+def ensure(
+    conversations: int = CONVERSATIONS, messages: int = MESSAGES, progress: bool = True, prune: bool = True
+) -> tuple[Path, dict]:
     """The cached archive's folder (built when missing) and its build stats; points this process at it."""
     folder = archive_dir(conversations, messages)
     ready = folder / "READY.json"

@@ -21,9 +21,69 @@ from benchlib import BenchHost, Figure, emit, median, p95, timed, use_home
 
 TARGET_MS = 10.0
 REPEATS = 3
-STOPWORDS = set("""that this with have from your what they will would there their about which when like just more some
-into than then them were been also only here could should these those because other make want need even still does
-doesn where while after before being over such very much most each every both through really thing things know""".split())
+STOPWORDS = set(
+    [
+        "that",
+        "this",
+        "with",
+        "have",
+        "from",
+        "your",
+        "what",
+        "they",
+        "will",
+        "would",
+        "there",
+        "their",
+        "about",
+        "which",
+        "when",
+        "like",
+        "just",
+        "more",
+        "some",
+        "into",
+        "than",
+        "then",
+        "them",
+        "were",
+        "been",
+        "also",
+        "only",
+        "here",
+        "could",
+        "should",
+        "these",
+        "those",
+        "because",
+        "other",
+        "make",
+        "want",
+        "need",
+        "even",
+        "still",
+        "does",
+        "doesn",
+        "where",
+        "while",
+        "after",
+        "before",
+        "being",
+        "over",
+        "such",
+        "very",
+        "much",
+        "most",
+        "each",
+        "every",
+        "both",
+        "through",
+        "really",
+        "thing",
+        "things",
+        "know",
+    ]
+)
 
 
 def _fts_expr(query: str) -> str:
@@ -34,7 +94,9 @@ def _fts_expr(query: str) -> str:
 
 
 def hits(conn, word: str) -> int:
-    return conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (f'"{word}"',)).fetchone()[0]
+    return conn.execute(
+        "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (f'"{word}"',)
+    ).fetchone()[0]
 
 
 def word_frequencies() -> Counter:
@@ -51,8 +113,13 @@ def word_pairs() -> Counter:
     counts: Counter = Counter()
     for sentence in english:
         words = re.findall(r"[a-z]+", sentence.lower())
-        counts.update({f"{a} {b}" for a, b in zip(words, words[1:])
-                       if len(a) >= 4 and len(b) >= 4 and a not in STOPWORDS and b not in STOPWORDS})
+        counts.update(
+            {
+                f"{a} {b}"
+                for a, b in zip(words, words[1:])
+                if len(a) >= 4 and len(b) >= 4 and a not in STOPWORDS and b not in STOPWORDS
+            }
+        )
     return counts
 
 
@@ -60,8 +127,13 @@ def cjk_ngrams(n: int) -> Counter:
     _, chinese = corpus.sentences()
     counts: Counter = Counter()
     for sentence in chinese:
-        counts.update({sentence[i:i + n] for i in range(len(sentence) - n + 1)
-                       if all("\u4e00" <= ch <= "\u9fff" for ch in sentence[i:i + n])})
+        counts.update(
+            {
+                sentence[i : i + n]
+                for i in range(len(sentence) - n + 1)
+                if all("\u4e00" <= ch <= "\u9fff" for ch in sentence[i : i + n])
+            }
+        )
     return counts
 
 
@@ -89,23 +161,40 @@ def pick_queries(conn, messages: int) -> dict[str, list[str]]:
             rare.append(word)
         if len(rare) == 20:
             break
-    pairs = [p for p in ranked(word_pairs(), 40)
-             if 0.0002 * messages <= hits(conn, p.replace(" ", '" AND "')) <= 0.02 * messages]
+    pairs = [
+        p
+        for p in ranked(word_pairs(), 40)
+        if 0.0002 * messages <= hits(conn, p.replace(" ", '" AND "')) <= 0.02 * messages
+    ]
     pairs = _spread(pairs, 8)
     prefixes = list(dict.fromkeys(w[:4] for w in ordinary))[:12]
     bigrams = ranked(cjk_ngrams(2), 300)[20::28][:8]
     longer = ranked(cjk_ngrams(3), 200)[5::20][:6] + ranked(cjk_ngrams(4), 200)[5::30][:6]
-    return {"ordinary": ordinary, "two-word": pairs, "frequent": _spread(frequent, 8), "very common": ["the", "and"],
-            "rare": rare, "prefix": prefixes, "cjk2": bigrams, "cjk3+": longer}
+    return {
+        "ordinary": ordinary,
+        "two-word": pairs,
+        "frequent": _spread(frequent, 8),
+        "very common": ["the", "and"],
+        "rare": rare,
+        "prefix": prefixes,
+        "cjk2": bigrams,
+        "cjk3+": longer,
+    }
 
 
 def floor_call(conn, kind: str, query: str) -> float:
     if kind.startswith("cjk"):
         from mnemosyne.archive.cjk import query as cjk_query
 
-        sql, arg = "SELECT rowid FROM messages_cjk WHERE messages_cjk MATCH ? ORDER BY rank LIMIT 20", cjk_query(query)
+        sql, arg = (
+            "SELECT rowid FROM messages_cjk WHERE messages_cjk MATCH ? ORDER BY rank LIMIT 20",
+            cjk_query(query),
+        )
     else:
-        sql, arg = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20", _fts_expr(query)
+        sql, arg = (
+            "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20",
+            _fts_expr(query),
+        )
     return timed(lambda: conn.execute(sql, (arg,)).fetchall())
 
 
@@ -147,31 +236,58 @@ def host_figure(folder, queries: dict[str, list[str]], arc) -> Figure:
     finally:
         host.kill()
     inproc = [timed(lambda: arc.search(q, limit=20)) for q in picked for _ in range(REPEATS)]
-    return Figure("host search action round trip (ordinary, Chinese 3-4, rare; median)", median(seconds) * 1000, "ms",
-                  None, median(inproc) * 1000, "Archive.search in-process", extra={"host_peak_mb": peak})
+    return Figure(
+        "host search action round trip (ordinary, Chinese 3-4, rare; median)",
+        median(seconds) * 1000,
+        "ms",
+        None,
+        median(inproc) * 1000,
+        "Archive.search in-process",
+        extra={"host_peak_mb": peak},
+    )
 
 
-def run(conversations: int = search_archive.CONVERSATIONS, messages: int = search_archive.MESSAGES,
-        prune: bool = True) -> tuple[list[Figure], list[str]]:
+def run(
+    conversations: int = search_archive.CONVERSATIONS,
+    messages: int = search_archive.MESSAGES,
+    prune: bool = True,
+) -> tuple[list[Figure], list[str]]:
     from mnemosyne.archive import open_archive
 
     folder, info = search_archive.ensure(conversations, messages, prune=prune)
     figures: list[Figure] = []
-    notes = [f"archive: {info['conversations']:,} conversations, {info['messages']:,} messages, "
-             f"{info['bytes'] / 1e9:.2f} GB encrypted (built in {info['seconds']:.0f} s, cached in {folder.name})"]
+    notes = [
+        f"archive: {info['conversations']:,} conversations, {info['messages']:,} messages, "
+        f"{info['bytes'] / 1e9:.2f} GB encrypted (built in {info['seconds']:.0f} s, cached in {folder.name})"
+    ]
     with open_archive(folder / "archive.db", create=False) as arc:
         queries = pick_queries(arc.conn, info["messages"])
         for kind, label, has_target, repeats in ROWS:
             seconds, floors, empty = measure(arc, kind, queries[kind], repeats)
             floor_label = "bare FTS5 query" if not kind.startswith("cjk") else "bare bigram FTS5 query"
-            figures.append(Figure(f"search {label}, median", median(seconds) * 1000, "ms",
-                                  TARGET_MS if has_target else None, median(floors) * 1000, floor_label))
-            figures.append(Figure(f"search {label}, p95", p95(seconds) * 1000, "ms", None, p95(floors) * 1000,
-                                  floor_label))
-            notes.append(f"{kind}: {', '.join(queries[kind])}" + (f" ({empty} found nothing)" if empty else ""))
+            figures.append(
+                Figure(
+                    f"search {label}, median",
+                    median(seconds) * 1000,
+                    "ms",
+                    TARGET_MS if has_target else None,
+                    median(floors) * 1000,
+                    floor_label,
+                )
+            )
+            figures.append(
+                Figure(
+                    f"search {label}, p95", p95(seconds) * 1000, "ms", None, p95(floors) * 1000, floor_label
+                )
+            )
+            notes.append(
+                f"{kind}: {', '.join(queries[kind])}" + (f" ({empty} found nothing)" if empty else "")
+            )
         host = host_figure(folder, queries, arc)
     figures.append(host)
-    figures.append(Figure("host peak memory after the search runs (VmHWM)", host.extra["host_peak_mb"] or 0.0, "MB"))
+    figures.append(
+        Figure("host peak memory after the search runs (VmHWM)", host.extra["host_peak_mb"] or 0.0, "MB")
+    )
     return figures, notes
 
 

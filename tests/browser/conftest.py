@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from ext_fakesite import FakeSites
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,13 +46,15 @@ def extension_dir() -> Path:
 def env(tmp_path) -> dict[str, str]:
     """Environment of the browser, the host it starts, and the `mnemo` commands of the test."""
     values = dict(os.environ)
-    values.update({
-        "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
-        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
-        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
-        "MNEMOSYNE_HOME": str(tmp_path / "mnemosyne-home"),
-        "MNEMOSYNE_KEY_FILE": str(tmp_path / "archive.key"),
-    })
+    values.update(
+        {
+            "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
+            "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+            "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+            "MNEMOSYNE_HOME": str(tmp_path / "mnemosyne-home"),
+            "MNEMOSYNE_KEY_FILE": str(tmp_path / "archive.key"),
+        }
+    )
     return values
 
 
@@ -61,7 +62,9 @@ def mnemo(env: dict[str, str], *args: str, check: bool = True) -> subprocess.Com
     exe = shutil.which("mnemo") or str(Path(sys.executable).with_name("mnemo"))
     result = subprocess.run([exe, *args], env=env, capture_output=True, text=True, timeout=120)
     if check and result.returncode != 0:
-        raise AssertionError(f"mnemo {' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+        raise AssertionError(
+            f"mnemo {' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
+        )
     return result
 
 
@@ -101,7 +104,9 @@ def sites() -> FakeSites:
     return FakeSites()
 
 
-def launch(playwright_instance, profile_dir: Path, env: dict[str, str], sites: FakeSites, *, locale: str = "en-US"):
+def launch(
+    playwright_instance, profile_dir: Path, env: dict[str, str], sites: FakeSites, *, locale: str = "en-US"
+):
     ctx = playwright_instance.chromium.launch_persistent_context(
         str(profile_dir),
         executable_path=CHROMIUM,
@@ -116,8 +121,11 @@ def launch(playwright_instance, profile_dir: Path, env: dict[str, str], sites: F
             "--disable-quic",
             f"--lang={locale}",
             # MNEMOSYNE_CHROMIUM_LOG=/path/file.log keeps Chromium's own log when a browser test misbehaves
-            *(["--enable-logging", f"--log-file={os.environ['MNEMOSYNE_CHROMIUM_LOG']}", "--v=0"]
-              if os.environ.get("MNEMOSYNE_CHROMIUM_LOG") else []),
+            *(
+                ["--enable-logging", f"--log-file={os.environ['MNEMOSYNE_CHROMIUM_LOG']}", "--v=0"]
+                if os.environ.get("MNEMOSYNE_CHROMIUM_LOG")
+                else []
+            ),
         ],
     )
     sites.install(ctx)
@@ -128,7 +136,9 @@ def launch(playwright_instance, profile_dir: Path, env: dict[str, str], sites: F
 def browser(playwright_instance, profile_dir, env, sites, installed_host, extension_id):
     """Chromium with the extension loaded and the real host registered for its profile."""
     ctx = launch(playwright_instance, profile_dir, env, sites)
-    worker = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker", timeout=15_000)
+    worker = (
+        ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker", timeout=15_000)
+    )
     assert worker.url.startswith(f"chrome-extension://{extension_id}/"), worker.url
     yield ctx
     ctx.close()
@@ -138,7 +148,9 @@ def browser(playwright_instance, profile_dir, env, sites, installed_host, extens
 def browser_without_host(playwright_instance, profile_dir, env, sites, extension_id):
     """Chromium with the extension but no native host registered (the "not installed" case)."""
     ctx = launch(playwright_instance, profile_dir, env, sites)
-    worker = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker", timeout=15_000)
+    worker = (
+        ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker", timeout=15_000)
+    )
     assert worker.url.startswith(f"chrome-extension://{extension_id}/"), worker.url
     yield ctx
     ctx.close()

@@ -30,13 +30,21 @@ def strip_scripts(html: str) -> str:
 def shell(body: str, title: str, head: str = "") -> str:
     """A minimal page around a saved DOM fragment: a header for the site's actions and a scroll root."""
     return (
-        "<!doctype html><html><head><meta charset='utf-8'><title>" + title + "</title>" + head + "</head><body>"
+        "<!doctype html><html><head><meta charset='utf-8'><title>"
+        + title
+        + "</title>"
+        + head
+        + "</head><body>"
         "<header id='page-header'><div id='conversation-header-actions'><button data-testid='share-chat-button'>Share</button></div>"
-        "</header><main><div data-scroll-root style='height:600px;overflow-y:auto'>" + body + "</div></main></body></html>"
+        "</header><main><div data-scroll-root style='height:600px;overflow-y:auto'>"
+        + body
+        + "</div></main></body></html>"
     )
 
 
-def chatgpt_api_fixture(name: str = "0119-Tide_anneal_crucible_explanation-6925e174-6714-832f-8946-84bdb22f6d2e.json") -> dict:
+def chatgpt_api_fixture(
+    name: str = "0119-Tide_anneal_crucible_explanation-6925e174-6714-832f-8946-84bdb22f6d2e.json",
+) -> dict:
     return json.loads((FIXTURES / "chatgpt_api" / "elinvoss" / name).read_text(encoding="utf-8"))
 
 
@@ -78,7 +86,12 @@ class FakeSites:
         # registered first, so it runs last: every web request nobody serves fails (offline). Extension
         # pages' own files (chrome-extension://) are not web requests and must load.
         ctx.route(re.compile(r"^(https?|wss?)://"), lambda route: route.abort())
-        for origin in ("https://chatgpt.com/**", "https://claude.ai/**", "https://gemini.google.com/**", "https://example.com/**"):
+        for origin in (
+            "https://chatgpt.com/**",
+            "https://claude.ai/**",
+            "https://gemini.google.com/**",
+            "https://example.com/**",
+        ):
             ctx.route(origin, self._handle)
 
     def _handle(self, route) -> None:
@@ -108,20 +121,27 @@ class FakeSites:
         return None
 
     # --- ChatGPT ---------------------------------------------------------------------------------
-    def chatgpt_conversation(self, conversation_id: str, html: str, api: dict | None, *, api_status: int = 200) -> str:
+    def chatgpt_conversation(
+        self, conversation_id: str, html: str, api: dict | None, *, api_status: int = 200
+    ) -> str:
         url = f"https://chatgpt.com/c/{conversation_id}"
         self.pages[url] = html
         expires = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 3600))
         if api_status == 200:
-            self.json_routes["https://chatgpt.com/api/auth/session$"] = (200, {"accessToken": ACCESS_TOKEN, "expires": expires,
-                                                                             "user": {"id": "user-test"}})
+            self.json_routes["https://chatgpt.com/api/auth/session$"] = (
+                200,
+                {"accessToken": ACCESS_TOKEN, "expires": expires, "user": {"id": "user-test"}},
+            )
 
             def conversation(request):
                 if request.headers.get("authorization") != f"Bearer {ACCESS_TOKEN}":
                     return 401, {"detail": "unauthorized"}
                 return 200, api
 
-            self.json_routes[f"https://chatgpt.com/backend-api/conversation/{conversation_id}"] = (200, conversation)
+            self.json_routes[f"https://chatgpt.com/backend-api/conversation/{conversation_id}"] = (
+                200,
+                conversation,
+            )
         else:
             self.json_routes["https://chatgpt.com/api/auth/session"] = (api_status, {"error": "blocked"})
             self.json_routes["https://chatgpt.com/backend-api/"] = (api_status, {"detail": "blocked"})
@@ -133,10 +153,13 @@ class FakeSites:
         url = f"https://claude.ai/chat/{conversation_id}"
         self.pages[url] = html
         if api_status == 200:
-            self.json_routes["https://claude.ai/api/organizations$"] = (200, [
-                {"uuid": "api-only-org", "capabilities": ["api"]},
-                {"uuid": CLAUDE_ORG, "capabilities": ["chat", "claude_pro"]},
-            ])
+            self.json_routes["https://claude.ai/api/organizations$"] = (
+                200,
+                [
+                    {"uuid": "api-only-org", "capabilities": ["api"]},
+                    {"uuid": CLAUDE_ORG, "capabilities": ["chat", "claude_pro"]},
+                ],
+            )
 
             def conversation(request):
                 wanted = ("tree=True", "rendering_mode=messages", "render_all_tools=true")
@@ -144,7 +167,9 @@ class FakeSites:
                     return 400, {"error": "missing query"}
                 return 200, api
 
-            self.json_routes[f"https://claude.ai/api/organizations/{CLAUDE_ORG}/chat_conversations/{conversation_id}"] = (200, conversation)
+            self.json_routes[
+                f"https://claude.ai/api/organizations/{CLAUDE_ORG}/chat_conversations/{conversation_id}"
+            ] = (200, conversation)
         else:
             self.json_routes["https://claude.ai/api/"] = (api_status, {"error": "blocked"})
         return url

@@ -4,8 +4,14 @@ without sending; copy targets put the context on the clipboard."""
 from __future__ import annotations
 
 import pytest
-
-from ext_fakesite import FIXTURES, chatgpt_api_fixture, claude_api_from_export, claude_export_conversation, shell, strip_scripts
+from ext_fakesite import (
+    FIXTURES,
+    chatgpt_api_fixture,
+    claude_api_from_export,
+    claude_export_conversation,
+    shell,
+    strip_scripts,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +29,9 @@ CLAUDE_COMPOSER_PAGE = (
 
 def open_chatgpt_conversation(browser, sites):
     api = chatgpt_api_fixture()
-    html = strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+    html = strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
     page = browser.new_page()
     page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
     return page

@@ -8,8 +8,14 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from ext_fakesite import FIXTURES, chatgpt_api_fixture, claude_api_from_export, claude_export_conversation, shell, strip_scripts
+from ext_fakesite import (
+    FIXTURES,
+    chatgpt_api_fixture,
+    claude_api_from_export,
+    claude_export_conversation,
+    shell,
+    strip_scripts,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -17,7 +23,9 @@ TOAST_DONE = "[data-mnemosyne='toast'][data-state='success'], [data-mnemosyne='t
 
 
 def chatgpt_page() -> str:
-    return strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+    return strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
 
 
 def claude_page() -> str:
@@ -29,8 +37,12 @@ def export(page) -> dict:
     page.locator("[data-mnemosyne='export']").click(timeout=15_000)
     toast = page.locator(TOAST_DONE)
     toast.wait_for(timeout=30_000)
-    return {"state": toast.get_attribute("data-state"), "text": toast.inner_text(),
-            "id": toast.get_attribute("data-conversation-id"), "path": toast.get_attribute("data-path")}
+    return {
+        "state": toast.get_attribute("data-state"),
+        "text": toast.inner_text(),
+        "id": toast.get_attribute("data-conversation-id"),
+        "path": toast.get_attribute("data-path"),
+    }
 
 
 def archived(mnemo_cli) -> list[dict]:
@@ -49,7 +61,12 @@ def test_chatgpt_export_through_api_saves_to_archive(browser, sites, mnemo_cli, 
     button = page.locator("[data-mnemosyne='export']")
     button.wait_for(timeout=15_000)
     # placed in the site's header actions, not floating
-    assert page.locator("[data-testid='thread-header-right-actions'] mnemosyne-ui[data-mnemosyne-host='bar']").count() == 1
+    assert (
+        page.locator(
+            "[data-testid='thread-header-right-actions'] mnemosyne-ui[data-mnemosyne-host='bar']"
+        ).count()
+        == 1
+    )
     screenshot(page.locator("header").first, "chatgpt-export-button")
     result = export(page)
     assert result["state"] == "success", result["text"]
@@ -63,8 +80,12 @@ def test_chatgpt_export_through_api_saves_to_archive(browser, sites, mnemo_cli, 
     assert {m["role"] for m in conversation["messages"]} >= {"user", "assistant"}
     # the token went to chatgpt.com only, as a bearer header on the conversation request
     conv_requests = [r for r in sites.seen if "/backend-api/conversation/" in r["url"]]
-    assert conv_requests and all(r["headers"].get("authorization", "").startswith("Bearer ") for r in conv_requests)
-    assert all(r["url"].startswith("https://chatgpt.com/") for r in sites.seen if "authorization" in r["headers"])
+    assert conv_requests and all(
+        r["headers"].get("authorization", "").startswith("Bearer ") for r in conv_requests
+    )
+    assert all(
+        r["url"].startswith("https://chatgpt.com/") for r in sites.seen if "authorization" in r["headers"]
+    )
     # saving again is idempotent
     again = export(page)
     assert again["id"] == result["id"]
@@ -89,7 +110,9 @@ def test_claude_export_through_api_uses_chat_org(browser, sites, mnemo_cli):
 
 
 def test_chatgpt_dom_fallback_when_api_forbidden(browser, sites, mnemo_cli):
-    url = sites.chatgpt_conversation("68b0f1c2-aaaa-bbbb-cccc-0123456789ab", chatgpt_page(), None, api_status=403)
+    url = sites.chatgpt_conversation(
+        "68b0f1c2-aaaa-bbbb-cccc-0123456789ab", chatgpt_page(), None, api_status=403
+    )
     page = browser.new_page()
     page.goto(url)
     result = export(page)
@@ -136,7 +159,9 @@ def test_missing_host_says_how_to_install(browser_without_host, sites):
 def test_dom_fallback_marks_a_thread_with_missing_turns_partial(browser, sites, mnemo_cli):
     # a saved fragment holding only conversation-turn-9 and -10: turns 1..8 were never seen
     body = strip_scripts((FIXTURES / "dom_chatgpt" / "ys_chatgpt.html").read_text(encoding="utf-8"))
-    url = sites.chatgpt_conversation("68b0f1c2-dddd-eeee-ffff-0123456789ab", shell(body, "Fragment - ChatGPT"), None, api_status=500)
+    url = sites.chatgpt_conversation(
+        "68b0f1c2-dddd-eeee-ffff-0123456789ab", shell(body, "Fragment - ChatGPT"), None, api_status=500
+    )
     page = browser.new_page()
     page.goto(url)
     result = export(page)
@@ -145,15 +170,22 @@ def test_dom_fallback_marks_a_thread_with_missing_turns_partial(browser, sites, 
     conversation = portable(mnemo_cli, archived(mnemo_cli)[0]["id"])
     assert conversation["provenance"]["partial"] is True
     code = [p for m in conversation["messages"] for p in m["parts"] if p["type"] == "code"]
-    texts = "".join(p.get("text", "") for m in conversation["messages"] for p in m["parts"]) + "".join(p["code"] for p in code)
+    texts = "".join(p.get("text", "") for m in conversation["messages"] for p in m["parts"]) + "".join(
+        p["code"] for p in code
+    )
     assert any(p.get("language") == "html" for p in code) or "```html" in texts
     assert "나의 말" not in texts  # screen-reader labels are not content
 
 
 def test_dom_fallback_markdown_keeps_math_tables_and_emphasis(browser, sites, mnemo_cli):
     cases = FIXTURES / "dom_chatgpt" / "jsh9_test_cases"
-    body = "".join(strip_scripts((cases / name).read_text(encoding="utf-8")) for name in ("2023_08_new_format.html", "table_and_list.html"))
-    url = sites.chatgpt_conversation("68b0f1c2-1111-2222-3333-0123456789ab", shell(body, "Math and tables - ChatGPT"), None, api_status=403)
+    body = "".join(
+        strip_scripts((cases / name).read_text(encoding="utf-8"))
+        for name in ("2023_08_new_format.html", "table_and_list.html")
+    )
+    url = sites.chatgpt_conversation(
+        "68b0f1c2-1111-2222-3333-0123456789ab", shell(body, "Math and tables - ChatGPT"), None, api_status=403
+    )
     page = browser.new_page()
     page.goto(url)
     result = export(page)
@@ -162,7 +194,10 @@ def test_dom_fallback_markdown_keeps_math_tables_and_emphasis(browser, sites, mn
     assert [m["role"] for m in conversation["messages"]] == ["user", "assistant"] * 5
     text = "\n".join(p.get("text", "") for m in conversation["messages"] for p in m["parts"])
     expected = (cases / "table_and_list.md").read_text(encoding="utf-8")
-    for line in ("| Keyword | Scope | Mutability | Hoisting |", "| `const` | Block-scoped | Immutable | Not hoisted |"):
+    for line in (
+        "| Keyword | Scope | Mutability | Hoisting |",
+        "| `const` | Block-scoped | Immutable | Not hoisted |",
+    ):
         assert line in expected and line in text
     assert "$1234^{5678}$" in text and "$5678^{1234}$" in text  # KaTeX kept as its TeX annotation
     assert "- **Scope**: Refers to the part of the program" in text

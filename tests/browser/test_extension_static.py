@@ -36,17 +36,33 @@ def test_manifest_loads_in_chromium_and_firefox():
 
     assert m["key"] == CHROMIUM_PUBLIC_KEY
     assert m["content_security_policy"]["extension_pages"] == CSP
-    assert set(m["permissions"]) == {"nativeMessaging", "storage", "contextMenus", "clipboardWrite", "scripting", "activeTab"}
-    assert m["host_permissions"] == ["https://chatgpt.com/*", "https://chat.openai.com/*", "https://claude.ai/*",
-                                     "https://gemini.google.com/*"]
+    assert set(m["permissions"]) == {
+        "nativeMessaging",
+        "storage",
+        "contextMenus",
+        "clipboardWrite",
+        "scripting",
+        "activeTab",
+    }
+    assert m["host_permissions"] == [
+        "https://chatgpt.com/*",
+        "https://chat.openai.com/*",
+        "https://claude.ai/*",
+        "https://gemini.google.com/*",
+    ]
     assert "externally_connectable" not in m and "web_accessible_resources" not in m
     assert m["default_locale"] == "en"
 
 
 def test_every_file_the_manifest_names_exists():
     m = manifest()
-    named = [m["background"]["service_worker"], m["action"]["default_popup"], m["options_ui"]["page"],
-             *m["icons"].values(), *m["action"]["default_icon"].values()]
+    named = [
+        m["background"]["service_worker"],
+        m["action"]["default_popup"],
+        m["options_ui"]["page"],
+        *m["icons"].values(),
+        *m["action"]["default_icon"].values(),
+    ]
     for script in m["content_scripts"]:
         named += script["js"]
         assert all(match.startswith("https://") for match in script["matches"])
@@ -61,7 +77,9 @@ def test_every_file_the_manifest_names_exists():
 def test_module_imports_resolve():
     for path in JS_FILES:
         for target in re.findall(r'^import .* from "(\.[^"]+)";', path.read_text(encoding="utf-8"), re.M):
-            assert (path.parent / target).resolve().is_file(), f"{path.relative_to(EXT)} imports missing {target}"
+            assert (path.parent / target).resolve().is_file(), (
+                f"{path.relative_to(EXT)} imports missing {target}"
+            )
 
 
 def used_locale_keys() -> set[str]:
@@ -74,7 +92,11 @@ def used_locale_keys() -> set[str]:
         if role_keys:
             keys |= set(re.findall(r'"([A-Za-z0-9_]+)"', role_keys.group(1)))
     for path in HTML_FILES:
-        keys |= set(re.findall(r'data-i18n(?:-placeholder|-title)?="([A-Za-z0-9_]+)"', path.read_text(encoding="utf-8")))
+        keys |= set(
+            re.findall(
+                r'data-i18n(?:-placeholder|-title)?="([A-Za-z0-9_]+)"', path.read_text(encoding="utf-8")
+            )
+        )
     keys |= set(re.findall(r"__MSG_([A-Za-z0-9_]+)__", (EXT / "manifest.json").read_text(encoding="utf-8")))
     return keys
 
@@ -90,19 +112,27 @@ def test_locales_have_the_same_keys_and_placeholders():
     en, zh = messages("en"), messages("zh_CN")
     assert set(en) == set(zh)
     for key in en:
-        assert sorted(re.findall(r"\$\d", en[key]["message"])) == sorted(re.findall(r"\$\d", zh[key]["message"])), key
+        assert sorted(re.findall(r"\$\d", en[key]["message"])) == sorted(
+            re.findall(r"\$\d", zh[key]["message"])
+        ), key
     assert zh["exportButton"]["message"] == "导出"
     unused = set(en) - used_locale_keys() - {"extName", "extDescription"}
     assert unused == set(), f"locale keys nothing uses: {sorted(unused)}"
 
 
-SINKS = re.compile(r"\.innerHTML\b|\.outerHTML\b|insertAdjacentHTML|\beval\s*\(|new\s+Function\s*\(|document\.write|"
-                   r"setTimeout\(\s*[\"'`]|setInterval\(\s*[\"'`]|createContextualFragment|DOMParser")
+SINKS = re.compile(
+    r"\.innerHTML\b|\.outerHTML\b|insertAdjacentHTML|\beval\s*\(|new\s+Function\s*\(|document\.write|"
+    r"setTimeout\(\s*[\"'`]|setInterval\(\s*[\"'`]|createContextualFragment|DOMParser"
+)
 
 
 def test_no_html_parsing_or_eval_sinks_in_extension_js():
-    offenders = [f"{p.relative_to(EXT)}:{n}" for p in JS_FILES
-                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if SINKS.search(line)]
+    offenders = [
+        f"{p.relative_to(EXT)}:{n}"
+        for p in JS_FILES
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if SINKS.search(line)
+    ]
     assert offenders == []
 
 
@@ -119,15 +149,24 @@ def test_content_script_setting_defaults_match_the_options():
     shared = (EXT / "shared" / "settings.js").read_text(encoding="utf-8")
     content = (EXT / "content" / "output.js").read_text(encoding="utf-8")
     pairs = lambda text: dict(re.findall(r"(\w+): (\"\w+\"|\d+|true|false)", text))  # noqa: E731
-    shared_defaults = pairs(shared[shared.index("DEFAULT_SETTINGS"): shared.index("});")])
-    content_defaults = pairs(content[content.index("const DEFAULTS"):])
+    shared_defaults = pairs(shared[shared.index("DEFAULT_SETTINGS") : shared.index("});")])
+    content_defaults = pairs(content[content.index("const DEFAULTS") :])
     assert shared_defaults == {k: v for k, v in content_defaults.items() if k in shared_defaults}
-    assert set(shared_defaults) == {"exportFormat", "downloadOnExport", "copyMarkdownOnExport", "defaultTarget", "budget", "redact"}
+    assert set(shared_defaults) == {
+        "exportFormat",
+        "downloadOnExport",
+        "copyMarkdownOnExport",
+        "defaultTarget",
+        "budget",
+        "redact",
+    }
 
 
 def test_router_checks_the_sender():
     router = (EXT / "background" / "router.js").read_text(encoding="utf-8")
     assert "sender.id !== api.runtime.id" in router
-    assert re.search(r"save: \{\s*from: \[SOURCE_TAB\]", router), "save must come only from chatgpt.com / claude.ai tabs"
+    assert re.search(r"save: \{\s*from: \[SOURCE_TAB\]", router), (
+        "save must come only from chatgpt.com / claude.ai tabs"
+    )
     main = (EXT / "content" / "main.js").read_text(encoding="utf-8")
     assert "sender.id !== M.api.runtime.id" in main

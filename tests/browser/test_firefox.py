@@ -17,10 +17,19 @@ import uuid
 from types import SimpleNamespace
 
 import pytest
+from ext_fakesite import (
+    ACCESS_TOKEN,
+    CLAUDE_ORG,
+    FIXTURES,
+    FakeSites,
+    chatgpt_api_fixture,
+    claude_api_from_export,
+    claude_export_conversation,
+    shell,
+    strip_scripts,
+)
 
 from conftest import EXTENSION_DIR, mnemo
-from ext_fakesite import (ACCESS_TOKEN, CLAUDE_ORG, FIXTURES, FakeSites, chatgpt_api_fixture, claude_api_from_export,
-                          claude_export_conversation, shell, strip_scripts)
 
 pytestmark = pytest.mark.browser
 FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
@@ -59,8 +68,15 @@ class Bidi:
         raise TimeoutError(method)
 
     def evaluate(self, context: str, expression: str):
-        result = self.call("script.evaluate", {"expression": expression, "target": {"context": context},
-                                               "awaitPromise": True, "resultOwnership": "none"})
+        result = self.call(
+            "script.evaluate",
+            {
+                "expression": expression,
+                "target": {"context": context},
+                "awaitPromise": True,
+                "resultOwnership": "none",
+            },
+        )
         if result.get("type") == "exception":
             raise AssertionError(result["exceptionDetails"].get("text"))
         return result["result"]
@@ -90,18 +106,34 @@ def firefox(tmp_path, env):
     profile.mkdir(parents=True)
     ff_env = {**env, "HOME": str(home)}
     mnemo(ff_env, "install", "--browser", "firefox")
-    host_manifest = json.loads((home / ".mozilla" / "native-messaging-hosts" / "org.mnemosyne.host.json").read_text())
+    host_manifest = json.loads(
+        (home / ".mozilla" / "native-messaging-hosts" / "org.mnemosyne.host.json").read_text()
+    )
     assert host_manifest["allowed_extensions"] == [ADDON_ID] and "allowed_origins" not in host_manifest
 
     internal = str(uuid.uuid4())
     (profile / "user.js").write_text(
         f'user_pref("extensions.webextensions.uuids", {json.dumps(json.dumps({ADDON_ID: internal}))});\n'
         'user_pref("browser.shell.checkDefaultBrowser", false);\n'
-        'user_pref("datareporting.policy.dataSubmissionEnabled", false);\n', encoding="utf-8")
+        'user_pref("datareporting.policy.dataSubmissionEnabled", false);\n',
+        encoding="utf-8",
+    )
     port = free_port()
-    process = subprocess.Popen([FIREFOX, "--headless", "--no-remote", "--profile", str(profile),
-                                "--remote-debugging-port", str(port), "--remote-allow-system-access"],
-                               env=ff_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            FIREFOX,
+            "--headless",
+            "--no-remote",
+            "--profile",
+            str(profile),
+            "--remote-debugging-port",
+            str(port),
+            "--remote-allow-system-access",
+        ],
+        env=ff_env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         from websockets.sync.client import connect
 
@@ -116,7 +148,9 @@ def firefox(tmp_path, env):
         with connection as ws:
             bidi = Bidi(ws)
             bidi.call("session.new", {"capabilities": {}})
-            installed = bidi.call("webExtension.install", {"extensionData": {"type": "path", "path": str(EXTENSION_DIR)}})
+            installed = bidi.call(
+                "webExtension.install", {"extensionData": {"type": "path", "path": str(EXTENSION_DIR)}}
+            )
             assert installed["extension"] == ADDON_ID
             yield bidi, internal, ff_env
     finally:
@@ -131,13 +165,21 @@ def firefox(tmp_path, env):
 def test_firefox_addon_installs_and_background_talks_to_host(tmp_path, env):
     with firefox(tmp_path, env) as (bidi, internal, _):
         context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
-        bidi.call("browsingContext.navigate", {"context": context, "url": f"moz-extension://{internal}/popup/popup.html",
-                                               "wait": "complete"})
-        hello = bidi.evaluate(context, "browser.runtime.sendMessage({type: 'hello'}).then(r => JSON.stringify(r))")
+        bidi.call(
+            "browsingContext.navigate",
+            {"context": context, "url": f"moz-extension://{internal}/popup/popup.html", "wait": "complete"},
+        )
+        hello = bidi.evaluate(
+            context, "browser.runtime.sendMessage({type: 'hello'}).then(r => JSON.stringify(r))"
+        )
         reply = json.loads(hello["value"])
         assert reply["ok"] is True, reply
         assert reply["data"]["protocol"] == 1 and reply["data"]["archive"]["state"] == "ready"
-        listing = json.loads(bidi.evaluate(context, "browser.runtime.sendMessage({type: 'list'}).then(r => JSON.stringify(r))")["value"])
+        listing = json.loads(
+            bidi.evaluate(
+                context, "browser.runtime.sendMessage({type: 'list'}).then(r => JSON.stringify(r))"
+            )["value"]
+        )
         assert listing == {"ok": True, "data": {"items": [], "next_cursor": None}}
         # the popup rendered from the host's answer, in the page's own text
         status = bidi.evaluate(context, "document.getElementById('status').textContent")["value"]
@@ -159,15 +201,26 @@ def serve_intercepts(bidi: Bidi, sites: FakeSites) -> None:
             bidi.answer("network.failRequest", {"request": request["request"]})
             return
         status, content_type, body = answer
-        bidi.answer("network.provideResponse", {
-            "request": request["request"], "statusCode": status, "reasonPhrase": "OK" if status == 200 else "Error",
-            "headers": [{"name": "content-type", "value": {"type": "string", "value": content_type}}],
-            "body": {"type": "string", "value": body}})
+        bidi.answer(
+            "network.provideResponse",
+            {
+                "request": request["request"],
+                "statusCode": status,
+                "reasonPhrase": "OK" if status == 200 else "Error",
+                "headers": [{"name": "content-type", "value": {"type": "string", "value": content_type}}],
+                "body": {"type": "string", "value": body},
+            },
+        )
 
     bidi.on_event = on_event
     bidi.call("session.subscribe", {"events": ["network.beforeRequestSent"]})
-    bidi.call("network.addIntercept", {"phases": ["beforeRequestSent"],
-                                       "urlPatterns": [{"type": "pattern", "protocol": scheme} for scheme in ("https", "http")]})
+    bidi.call(
+        "network.addIntercept",
+        {
+            "phases": ["beforeRequestSent"],
+            "urlPatterns": [{"type": "pattern", "protocol": scheme} for scheme in ("https", "http")],
+        },
+    )
 
 
 SHADOW = "document.querySelector(\"mnemosyne-ui[data-mnemosyne-host='{host}']\")?.shadowRoot"
@@ -188,7 +241,9 @@ def export_in_page(bidi: Bidi, context: str) -> dict:
     # the button lives in an open shadow root: a click from the page reaches the content script's listener
     bidi.evaluate(context, f"{BAR}.querySelector(\"[data-mnemosyne='export']\").click()")
     state = bidi.wait_for(context, f"{TOAST}?.dataset.state === 'progress' ? '' : {TOAST}?.dataset.state")
-    detail = json.loads(bidi.evaluate(context, f"JSON.stringify({{...{TOAST}.dataset, text: {TOAST}.textContent}})")["value"])
+    detail = json.loads(
+        bidi.evaluate(context, f"JSON.stringify({{...{TOAST}.dataset, text: {TOAST}.textContent}})")["value"]
+    )
     assert state == "success", detail
     return detail
 
@@ -201,17 +256,24 @@ def shown_json(env: dict[str, str], conversation_id: str) -> dict:
 def test_firefox_export_button_saves_a_served_chatgpt_conversation(tmp_path, env):
     sites = FakeSites()
     api = chatgpt_api_fixture()
-    html = strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+    html = strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
     url = sites.chatgpt_conversation(api["conversation_id"], html, api)
     with firefox(tmp_path, env) as (bidi, _, ff_env):
         serve_intercepts(bidi, sites)
         detail = open_and_export(bidi, url)
         assert detail["path"] == "api" and detail["status"] == "created", detail
 
-    assert any(seen["url"].endswith(f"/backend-api/conversation/{api['conversation_id']}") and
-               seen["headers"].get("authorization") == f"Bearer {ACCESS_TOKEN}" for seen in sites.seen)
+    assert any(
+        seen["url"].endswith(f"/backend-api/conversation/{api['conversation_id']}")
+        and seen["headers"].get("authorization") == f"Bearer {ACCESS_TOKEN}"
+        for seen in sites.seen
+    )
     listing = json.loads(mnemo(ff_env, "list", "--json").stdout)
-    assert [(item["site"], item["title"], item["id"]) for item in listing] == [("chatgpt", api["title"], detail["conversationId"])]
+    assert [(item["site"], item["title"], item["id"]) for item in listing] == [
+        ("chatgpt", api["title"], detail["conversationId"])
+    ]
     assert listing[0]["message_count"] >= 2
     shown = json.loads(mnemo(ff_env, "show", detail["conversationId"], "--format", "portable").stdout)
     assert shown["source"]["site"] == "chatgpt"
@@ -233,12 +295,18 @@ def test_firefox_exports_a_claude_conversation_through_the_api_with_the_org_cook
         assert detail["path"] == "api" and detail["status"] == "created", detail
 
     asked = [seen["url"] for seen in sites.seen if "/chat_conversations/" in seen["url"]]
-    assert asked and asked[0].startswith(f"https://claude.ai/api/organizations/{CLAUDE_ORG}/chat_conversations/{api['uuid']}?")
+    assert asked and asked[0].startswith(
+        f"https://claude.ai/api/organizations/{CLAUDE_ORG}/chat_conversations/{api['uuid']}?"
+    )
     assert "tree=True" in asked[0] and "rendering_mode=messages" in asked[0]
     # the cookie named the org: no organizations listing was needed
-    assert not [seen for seen in sites.seen if seen["url"].split("?")[0] == "https://claude.ai/api/organizations"]
+    assert not [
+        seen for seen in sites.seen if seen["url"].split("?")[0] == "https://claude.ai/api/organizations"
+    ]
     listing = json.loads(mnemo(ff_env, "list", "--json").stdout)
-    assert [(item["site"], item["title"], item["id"]) for item in listing] == [("claude", "Code Execution with Tools", detail["conversationId"])]
+    assert [(item["site"], item["title"], item["id"]) for item in listing] == [
+        ("claude", "Code Execution with Tools", detail["conversationId"])
+    ]
     assert listing[0]["message_count"] > 0
     conversation = shown_json(ff_env, detail["conversationId"])
     assert conversation["provenance"]["method"] == "site_api"
@@ -251,14 +319,18 @@ def test_firefox_chatgpt_dom_fallback_when_api_forbidden_keeps_code_language(tmp
     # the page of the Chromium partial-thread test: conversation-turn-9 and -10 only, with html code blocks
     sites = FakeSites()
     body = strip_scripts((FIXTURES / "dom_chatgpt" / "ys_chatgpt.html").read_text(encoding="utf-8"))
-    url = sites.chatgpt_conversation("68b0f1c2-dddd-eeee-ffff-0123456789ab", shell(body, "Fragment - ChatGPT"), None, api_status=403)
+    url = sites.chatgpt_conversation(
+        "68b0f1c2-dddd-eeee-ffff-0123456789ab", shell(body, "Fragment - ChatGPT"), None, api_status=403
+    )
     with firefox(tmp_path, env) as (bidi, _, ff_env):
         serve_intercepts(bidi, sites)
         detail = open_and_export(bidi, url)
         assert detail["path"] == "dom" and detail["status"] == "created", detail
         assert "page" in detail["text"].lower() and "missing" in detail["text"], detail["text"]
 
-    assert any(seen["url"].startswith("https://chatgpt.com/api/auth/session") for seen in sites.seen)  # API tried first
+    assert any(
+        seen["url"].startswith("https://chatgpt.com/api/auth/session") for seen in sites.seen
+    )  # API tried first
     listing = json.loads(mnemo(ff_env, "list", "--json").stdout)
     assert [(item["site"], item["id"]) for item in listing] == [("chatgpt", detail["conversationId"])]
     conversation = shown_json(ff_env, detail["conversationId"])
@@ -266,6 +338,8 @@ def test_firefox_chatgpt_dom_fallback_when_api_forbidden_keeps_code_language(tmp
     assert conversation["provenance"]["partial"] is True
     assert [m["role"] for m in conversation["messages"]] == ["user", "assistant"]
     code = [p for m in conversation["messages"] for p in m["parts"] if p["type"] == "code"]
-    texts = "".join(p.get("text", "") for m in conversation["messages"] for p in m["parts"]) + "".join(p["code"] for p in code)
+    texts = "".join(p.get("text", "") for m in conversation["messages"] for p in m["parts"]) + "".join(
+        p["code"] for p in code
+    )
     assert any(p.get("language") == "html" for p in code) or "```html" in texts
     assert "나의 말" not in texts  # screen-reader labels are not content

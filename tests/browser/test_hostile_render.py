@@ -17,17 +17,37 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from ext_fakesite import FIXTURES, chatgpt_api_fixture, strip_scripts
 from hostile_corpus import chunks, payloads
+
 from robustness.figures import record
 
 pytestmark = pytest.mark.browser
 EXTENSION_DIR = Path(__file__).resolve().parents[2] / "extension"
 CHECK = "hostile render"
 CONVERSATIONS = 4
-DANGEROUS = ["script", "img", "svg", "iframe", "object", "embed", "style", "link", "meta", "base", "form",
-             "input", "video", "audio", "math", "template", "noscript", "frame", "source", "marquee"]
+DANGEROUS = [
+    "script",
+    "img",
+    "svg",
+    "iframe",
+    "object",
+    "embed",
+    "style",
+    "link",
+    "meta",
+    "base",
+    "form",
+    "input",
+    "video",
+    "audio",
+    "math",
+    "template",
+    "noscript",
+    "frame",
+    "source",
+    "marquee",
+]
 
 # Runs before any page script (CDP, not subject to the page's CSP): logs CSP violations and every element of
 # a dangerous kind ever inserted, so one that is inserted and removed again still counts.
@@ -65,10 +85,15 @@ MEASURE = """() => {
 def chatgpt_api(title: str, texts: list[str], index: int) -> dict:
     """A ChatGPT API reply (the fixture's shape) whose title and alternating user/assistant turns are `texts`."""
     api = copy.deepcopy(chatgpt_api_fixture())
-    template = next(node["message"] for node in api["mapping"].values()
-                    if node.get("message") and node["message"]["author"]["role"] == "user")
+    template = next(
+        node["message"]
+        for node in api["mapping"].values()
+        if node.get("message") and node["message"]["author"]["role"] == "user"
+    )
     conversation_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"hostile-render/{index}"))
-    mapping = {"client-created-root": {"id": "client-created-root", "message": None, "parent": None, "children": []}}
+    mapping = {
+        "client-created-root": {"id": "client-created-root", "message": None, "parent": None, "children": []}
+    }
     parent = "client-created-root"
     for turn, text in enumerate(texts):
         node_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"hostile-render/{index}/{turn}"))
@@ -79,15 +104,19 @@ def chatgpt_api(title: str, texts: list[str], index: int) -> dict:
         mapping[node_id] = {"id": node_id, "message": message, "parent": parent, "children": []}
         mapping[parent]["children"].append(node_id)
         parent = node_id
-    api.update(title=title, mapping=mapping, current_node=parent, conversation_id=conversation_id, id=conversation_id)
+    api.update(
+        title=title, mapping=mapping, current_node=parent, conversation_id=conversation_id, id=conversation_id
+    )
     return api
 
 
 def hostile_conversations() -> list[dict]:
     """Each conversation: its share of the payloads as the title, then one turn per payload of that share,
     then all of them in one turn."""
-    return [chatgpt_api(" ".join(group), group + ["\n\n".join(group)], index)
-            for index, group in enumerate(chunks(payloads(), CONVERSATIONS))]
+    return [
+        chatgpt_api(" ".join(group), group + ["\n\n".join(group)], index)
+        for index, group in enumerate(chunks(payloads(), CONVERSATIONS))
+    ]
 
 
 def measure(page) -> dict:
@@ -107,8 +136,18 @@ def static_markup(page_file: str) -> set[str]:
     class Collect(HTMLParser):
         def handle_starttag(self, tag, attrs):
             a = {k: v or "" for k, v in attrs}
-            found.add("|".join([tag, a.get("id", ""), a.get("class", ""), a.get("src", ""), a.get("href", ""),
-                                a.get("rel", "")]))
+            found.add(
+                "|".join(
+                    [
+                        tag,
+                        a.get("id", ""),
+                        a.get("class", ""),
+                        a.get("src", ""),
+                        a.get("href", ""),
+                        a.get("rel", ""),
+                    ]
+                )
+            )
 
     Collect().feed((EXTENSION_DIR / page_file).read_text(encoding="utf-8"))
     return found
@@ -129,7 +168,9 @@ def site_icons(popup) -> Counter:
     return Counter(f"img||site-icon|../icons/site-{site}.png||" for site in sites)
 
 
-def test_hostile_corpus_renders_inert_in_popup_search_and_view(browser, sites, ext_url, mnemo_cli, screenshot):
+def test_hostile_corpus_renders_inert_in_popup_search_and_view(
+    browser, sites, ext_url, mnemo_cli, screenshot
+):
     corpus = payloads()
     assert len(corpus) >= 40
     record(CHECK, "payloads (in titles and in messages)", len(corpus), ">= 40")
@@ -145,11 +186,16 @@ def test_hostile_corpus_renders_inert_in_popup_search_and_view(browser, sites, e
     view.goto(ext_url("view/view.html?id=no-such-conversation"))
     view.locator("#status.error").wait_for(timeout=15_000)
     view_baseline = measure(view)
-    assert "script|||popup.js||" in popup_baseline["inserted"] and "script|||view.js||" in view_baseline["inserted"]
+    assert (
+        "script|||popup.js||" in popup_baseline["inserted"]
+        and "script|||view.js||" in view_baseline["inserted"]
+    )
 
     # save every hostile conversation through the real Export button and host
     site_page = browser.new_page()
-    html = strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+    html = strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
     conversations = hostile_conversations()
     for api in conversations:
         site_page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
@@ -163,7 +209,9 @@ def test_hostile_corpus_renders_inert_in_popup_search_and_view(browser, sites, e
     items = popup.locator("[data-mnemosyne='conversation']")
     items.first.wait_for(timeout=15_000)
     assert items.count() == CONVERSATIONS
-    assert sorted(popup.locator(".item-title").all_text_contents()) == sorted(api["title"] for api in conversations)
+    assert sorted(popup.locator(".item-title").all_text_contents()) == sorted(
+        api["title"] for api in conversations
+    )
     own = site_icons(popup)  # the popup's log keeps the list's icons when the search re-renders
     state = measure(popup)
     pages["popup list"] = {**state, "live": live_elements(state, popup_baseline, own, "popup/popup.html")}
@@ -189,8 +237,10 @@ def test_hostile_corpus_renders_inert_in_popup_search_and_view(browser, sites, e
         assert title == item["title"]
         shown.update(payload for payload in corpus if payload in transcript and payload in title)
         state = measure(view)
-        pages[f"view {item['id'][:8]}"] = {**state, "live": live_elements(state, view_baseline, Counter(),
-                                                                          "view/view.html")}
+        pages[f"view {item['id'][:8]}"] = {
+            **state,
+            "live": live_elements(state, view_baseline, Counter(), "view/view.html"),
+        }
     screenshot(view, "view-hostile-corpus")
 
     report(pages, len(corpus), len(shown))
@@ -210,7 +260,9 @@ def report(pages: dict[str, dict], corpus_size: int, shown: int) -> None:
     record(CHECK, "javascript:/data:/vbscript: links", bad_links, "0")
     record(CHECK, "payloads shown verbatim as text (title and transcript)", shown, str(corpus_size))
     assert ran == [], ran
-    assert violations == 0, {name: state["violations"] for name, state in pages.items() if state["violations"]}
+    assert violations == 0, {
+        name: state["violations"] for name, state in pages.items() if state["violations"]
+    }
     assert live == {}, live
     assert on_attributes == {}, on_attributes
     assert bad_links == 0

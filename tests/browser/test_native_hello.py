@@ -18,8 +18,10 @@ import pytest
 from mnemosyne.extension_ids import CHROMIUM_EXTENSION_ID, CHROMIUM_PUBLIC_KEY
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed"),
+]
 
 PAGE_JS = """
 const out = document.getElementById('out');
@@ -35,10 +37,18 @@ chrome.runtime.sendNativeMessage('org.mnemosyne.host', {id: 'oneshot', action: '
 
 def make_extension(folder: Path) -> Path:
     folder.mkdir()
-    (folder / "manifest.json").write_text(json.dumps({
-        "manifest_version": 3, "name": "native hello", "version": "1.0", "key": CHROMIUM_PUBLIC_KEY,
-        "permissions": ["nativeMessaging"], "background": {"service_worker": "sw.js"},
-    }))
+    (folder / "manifest.json").write_text(
+        json.dumps(
+            {
+                "manifest_version": 3,
+                "name": "native hello",
+                "version": "1.0",
+                "key": CHROMIUM_PUBLIC_KEY,
+                "permissions": ["nativeMessaging"],
+                "background": {"service_worker": "sw.js"},
+            }
+        )
+    )
     (folder / "sw.js").write_text("// keeps the extension registered\n")
     (folder / "page.html").write_text('<!doctype html><pre id="out"></pre><script src="page.js"></script>')
     (folder / "page.js").write_text(PAGE_JS)
@@ -59,11 +69,30 @@ def wait_for(page, expression: str, timeout: float = 30.0):
 
 
 def test_installed_host_answers_hello_in_real_chromium(tmp_path, monkeypatch, playwright_instance):
-    env = dict(os.environ, MNEMOSYNE_HOME=str(tmp_path / "data"), MNEMOSYNE_KEY_FILE=str(tmp_path / "data" / "key"),
-               XDG_CONFIG_HOME=str(tmp_path / "xdg-config"), XDG_CACHE_HOME=str(tmp_path / "xdg-cache"))
+    env = dict(
+        os.environ,
+        MNEMOSYNE_HOME=str(tmp_path / "data"),
+        MNEMOSYNE_KEY_FILE=str(tmp_path / "data" / "key"),
+        XDG_CONFIG_HOME=str(tmp_path / "xdg-config"),
+        XDG_CACHE_HOME=str(tmp_path / "xdg-cache"),
+    )
     profile = tmp_path / "profile"
-    subprocess.run([sys.executable, "-m", "mnemosyne.cli.main", "install", "--browser", "chromium",
-                    "--user-data-dir", str(profile)], env=env, check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mnemosyne.cli.main",
+            "install",
+            "--browser",
+            "chromium",
+            "--user-data-dir",
+            str(profile),
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     manifest = json.loads((profile / "NativeMessagingHosts" / "org.mnemosyne.host.json").read_text())
     assert manifest["allowed_origins"] == [f"chrome-extension://{CHROMIUM_EXTENSION_ID}/"]
 
@@ -72,8 +101,15 @@ def test_installed_host_answers_hello_in_real_chromium(tmp_path, monkeypatch, pl
         monkeypatch.setenv(k, env[k])  # Chromium starts the host with its own environment
     # one Playwright per session: the sync API owns the test thread's event loop
     ctx = playwright_instance.chromium.launch_persistent_context(
-        str(profile), executable_path=CHROMIUM, headless=True,
-        args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}", "--disable-gpu", "--disable-quic"],
+        str(profile),
+        executable_path=CHROMIUM,
+        headless=True,
+        args=[
+            f"--disable-extensions-except={ext}",
+            f"--load-extension={ext}",
+            "--disable-gpu",
+            "--disable-quic",
+        ],
     )
     try:
         worker = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker")

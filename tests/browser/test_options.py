@@ -3,17 +3,21 @@ tab's reading paths and the host's doctor checks; the UI follows the browser lan
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from ext_fakesite import FIXTURES, chatgpt_api_fixture, strip_scripts
 
 from conftest import launch
-from ext_fakesite import FIXTURES, chatgpt_api_fixture, strip_scripts
 
 pytestmark = pytest.mark.browser
 
 
 def open_chatgpt(browser, sites):
     api = chatgpt_api_fixture()
-    html = strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+    html = strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
     page = browser.new_page()
     page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
     page.locator("[data-mnemosyne='export']").wait_for(timeout=15_000)
@@ -36,7 +40,7 @@ def test_settings_persist_and_download_on_export(browser, sites, ext_url):
         page.locator("[data-mnemosyne='export']").click()
     download = download_info.value
     assert download.suggested_filename.endswith(".json")
-    body = open(download.path(), encoding="utf-8").read()
+    body = Path(download.path()).read_text(encoding="utf-8")
     assert '"format": "mnemosyne.conversation"' in body or '"format":"mnemosyne.conversation"' in body
     assert "Tide anneal crucible explanation" in body
 
@@ -48,8 +52,10 @@ def test_health_check_shows_page_paths_and_doctor(browser, sites, ext_url, scree
     options.locator("[data-mnemosyne='health']").click()
     page_checks = options.locator("[data-mnemosyne='health-page'] [data-check]")
     page_checks.first.wait_for(timeout=30_000)
-    status = {page_checks.nth(i).get_attribute("data-check"): page_checks.nth(i).get_attribute("data-status")
-              for i in range(page_checks.count())}
+    status = {
+        page_checks.nth(i).get_attribute("data-check"): page_checks.nth(i).get_attribute("data-status")
+        for i in range(page_checks.count())
+    }
     assert status["api"] == "ok" and status["api.conversation"] == "ok"
     assert status["dom.turns"] == "ok" and status["anchor"] == "ok"
     assert status["dom [data-testid^='conversation-turn-']"] == "ok"
@@ -68,7 +74,9 @@ def test_ui_in_simplified_chinese(playwright_instance, profile_dir, env, sites, 
         assert popup.locator("h1").inner_text() == "存档"
         assert popup.locator("[data-mnemosyne='search']").get_attribute("placeholder") == "搜索存档"
         api = chatgpt_api_fixture()
-        html = strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+        html = strip_scripts(
+            (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+        )
         page = ctx.new_page()
         page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
         assert page.locator("[data-mnemosyne='export']").inner_text(timeout=15_000) == "导出"

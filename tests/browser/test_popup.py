@@ -5,23 +5,30 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
-
-from ext_fakesite import FIXTURES, chatgpt_api_fixture, claude_api_from_export, claude_export_conversation, shell, strip_scripts
+from ext_fakesite import (
+    FIXTURES,
+    chatgpt_api_fixture,
+    claude_api_from_export,
+    claude_export_conversation,
+    shell,
+    strip_scripts,
+)
 
 pytestmark = pytest.mark.browser
 
 PAYLOADS = [
     "<script>window.__pwned = 1</script>",
-    "<img src=x onerror=\"window.__pwned = 1\">",
-    "<a href=\"javascript:window.__pwned = 1\">click me</a>",
+    '<img src=x onerror="window.__pwned = 1">',
+    '<a href="javascript:window.__pwned = 1">click me</a>',
     "[markdown link](javascript:window.__pwned=1)",
-    "\"><svg onload=window.__pwned=1>",
+    '"><svg onload=window.__pwned=1>',
     "$' and $& replacement patterns",
-    "```html\n<iframe srcdoc=\"<script>parent.__pwned=1</script>\"></iframe>\n```",
+    '```html\n<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>\n```',
 ]
-HOSTILE_TITLE = "<img src=x onerror=\"window.__pwned=1\"> Hostile title"
+HOSTILE_TITLE = '<img src=x onerror="window.__pwned=1"> Hostile title'
 
 INERT_CHECK = """() => ({
   pwned: window.__pwned,
@@ -53,7 +60,9 @@ def seed_archive(browser, sites):
     """Two conversations saved through the extension: a hostile ChatGPT one and a Claude one."""
     page = browser.new_page()
     api = hostile_chatgpt_api()
-    html = strip_scripts((FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8"))
+    html = strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
     save_via_export(browser, page, sites.chatgpt_conversation(api["conversation_id"], html, api))
     claude = claude_api_from_export(claude_export_conversation())
     body = strip_scripts((FIXTURES / "dom_claude" / "ys_edges_claude_001.html").read_text(encoding="utf-8"))
@@ -90,7 +99,9 @@ def test_popup_lists_searches_and_opens(browser, sites, ext_url, mnemo_cli, scre
     view = opened.value
     view.locator("[data-mnemosyne='transcript'] article").first.wait_for(timeout=15_000)
     assert view.locator("[data-mnemosyne='title']").inner_text() == "Code Execution with Tools"
-    roles = view.locator("[data-mnemosyne='transcript'] article").evaluate_all("els => els.map(e => e.dataset.role)")
+    roles = view.locator("[data-mnemosyne='transcript'] article").evaluate_all(
+        "els => els.map(e => e.dataset.role)"
+    )
     assert roles[0] == "user" and "assistant" in roles
     assert "fibonacci" in view.locator("[data-mnemosyne='transcript']").inner_text().lower()
     assert view.evaluate(INERT_CHECK)["onAttributes"] == []
@@ -105,13 +116,21 @@ def test_hostile_transcript_renders_as_inert_text(browser, sites, ext_url, mnemo
     assert state["pwned"] is None and state["onAttributes"] == [] and state["jsLinks"] == 0
     assert HOSTILE_TITLE in popup.locator(".item-title").all_inner_texts()
 
-    hostile_id = next(item["id"] for item in json.loads(mnemo_cli("list", "--json").stdout) if item["site"] == "chatgpt")
+    hostile_id = next(
+        item["id"] for item in json.loads(mnemo_cli("list", "--json").stdout) if item["site"] == "chatgpt"
+    )
     view = browser.new_page()
     view.goto(ext_url(f"view/view.html?id={hostile_id}"))
     view.locator("[data-mnemosyne='transcript'] article").first.wait_for(timeout=15_000)
     text = view.locator("[data-mnemosyne='transcript']").inner_text()
-    for payload in ("<script>window.__pwned = 1</script>", "onerror=\"window.__pwned = 1\"", "javascript:window.__pwned=1",
-                    "<svg onload=window.__pwned=1>", "$' and $& replacement patterns", "parent.__pwned=1"):
+    for payload in (
+        "<script>window.__pwned = 1</script>",
+        'onerror="window.__pwned = 1"',
+        "javascript:window.__pwned=1",
+        "<svg onload=window.__pwned=1>",
+        "$' and $& replacement patterns",
+        "parent.__pwned=1",
+    ):
         assert payload in text, payload
     assert view.locator("[data-mnemosyne='title']").inner_text() == HOSTILE_TITLE
     view.wait_for_timeout(300)  # give any (wrongly) live payload a chance to run
@@ -128,7 +147,7 @@ def test_hostile_transcript_renders_as_inert_text(browser, sites, ext_url, mnemo
         view.locator("[data-mnemosyne='download-markdown']").click()
     download = download_info.value
     assert download.suggested_filename.endswith(".md")
-    assert "Hostile title" in open(download.path(), encoding="utf-8").read()
+    assert "Hostile title" in Path(download.path()).read_text(encoding="utf-8")
 
     view.on("dialog", lambda dialog: dialog.accept())
     view.locator("[data-mnemosyne='delete']").click()

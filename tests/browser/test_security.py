@@ -12,10 +12,22 @@ SEND = "(message) => chrome.runtime.sendMessage(message)"
 def test_extension_pages_cannot_save_and_unknown_types_are_refused(browser, ext_url, mnemo_cli):
     page = browser.new_page()
     page.goto(ext_url("options/options.html"))
-    capture = {"format": "mnemosyne.capture", "version": 1, "site": "chatgpt", "url": "https://chatgpt.com/c/x",
-               "conversation_id": "x", "title": "forged", "captured_at": "2026-01-01T00:00:00Z", "complete": True,
-               "turns": [{"key": "1", "order": 0, "role": "user", "model": None, "markdown": "hi", "attachments": []}]}
-    reply = page.evaluate(SEND, {"type": "save", "kind": "capture", "payload": capture, "source_url": "https://chatgpt.com/c/x"})
+    capture = {
+        "format": "mnemosyne.capture",
+        "version": 1,
+        "site": "chatgpt",
+        "url": "https://chatgpt.com/c/x",
+        "conversation_id": "x",
+        "title": "forged",
+        "captured_at": "2026-01-01T00:00:00Z",
+        "complete": True,
+        "turns": [
+            {"key": "1", "order": 0, "role": "user", "model": None, "markdown": "hi", "attachments": []}
+        ],
+    }
+    reply = page.evaluate(
+        SEND, {"type": "save", "kind": "capture", "payload": capture, "source_url": "https://chatgpt.com/c/x"}
+    )
     assert reply["ok"] is False and reply["error"]["code"] == "FORBIDDEN"
     assert page.evaluate(SEND, {"type": "toString"})["error"]["code"] == "UNKNOWN_MESSAGE"
     assert page.evaluate(SEND, {"type": "__proto__"})["error"]["code"] == "UNKNOWN_MESSAGE"
@@ -24,8 +36,10 @@ def test_extension_pages_cannot_save_and_unknown_types_are_refused(browser, ext_
 
 
 def test_content_scripts_stay_off_other_sites(browser, sites):
-    sites.pages["https://example.com/c/123"] = "<!doctype html><html><body><main><article data-testid='conversation-turn-1'>" \
+    sites.pages["https://example.com/c/123"] = (
+        "<!doctype html><html><body><main><article data-testid='conversation-turn-1'>"
         "<div data-message-author-role='user'>hello</div></article></main></body></html>"
+    )
     page = browser.new_page()
     page.goto("https://example.com/c/123")
     page.wait_for_timeout(800)

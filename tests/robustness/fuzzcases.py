@@ -16,9 +16,13 @@ ACTIONS = ["hello", "save", "list", "search", "get", "context", "delete", "targe
 JUNK_ACTIONS = ["", "HELLO", "hello ", "__init__", "../save", "params", "dispatch", "eval", "x" * 300]
 # Actions cheap enough for thousands of calls; doctor (~0.2 s) only with low weight.
 VALID = [
-    {"action": "hello"}, {"action": "targets"}, {"action": "list", "limit": 5},
-    {"action": "search", "query": "hello"}, {"action": "search", "query": "数据库"},
-    {"action": "get", "conversation_id": "zzzzzzzzzzzz"}, {"action": "list", "source": "claude"},
+    {"action": "hello"},
+    {"action": "targets"},
+    {"action": "list", "limit": 5},
+    {"action": "search", "query": "hello"},
+    {"action": "search", "query": "数据库"},
+    {"action": "get", "conversation_id": "zzzzzzzzzzzz"},
+    {"action": "list", "source": "claude"},
 ]
 
 
@@ -38,7 +42,7 @@ def _value(rng: random.Random, depth: int = 0):
     if pick == 1:
         return rng.choice([True, False])
     if pick == 2:
-        return rng.choice([0, -1, 1, 2**31, 2**63, -(2**64), rng.randrange(-10**6, 10**6)])
+        return rng.choice([0, -1, 1, 2**31, 2**63, -(2**64), rng.randrange(-(10**6), 10**6)])
     if pick == 3:
         return rng.choice([0.5, -1e308, 1e-300, 3.0, rng.random()])
     if pick in (4, 5, 6):
@@ -48,8 +52,22 @@ def _value(rng: random.Random, depth: int = 0):
     return {_text(rng, rng.randrange(0, 8)): _value(rng, depth + 1) for _ in range(rng.randrange(0, 4))}
 
 
-PARAM_NAMES = ["payload", "kind", "source_url", "limit", "cursor", "source", "query", "conversation_id",
-               "format", "branch", "target", "budget", "include", "redact"]
+PARAM_NAMES = [
+    "payload",
+    "kind",
+    "source_url",
+    "limit",
+    "cursor",
+    "source",
+    "query",
+    "conversation_id",
+    "format",
+    "branch",
+    "target",
+    "budget",
+    "include",
+    "redact",
+]
 
 
 def json_request(rng: random.Random) -> bytes:
@@ -78,7 +96,7 @@ def mutated(rng: random.Random) -> bytes:
         elif op == 2:
             body.insert(pos, rng.choice(b'{}[]",:\\0123456789eE+-.tfn \x00\xff\xc3'))
         elif op == 3 and body:
-            body[pos:pos] = body[pos:pos + rng.randrange(1, 20)]
+            body[pos:pos] = body[pos : pos + rng.randrange(1, 20)]
         else:
             del body[pos:]
     return bytes(body)
@@ -98,7 +116,7 @@ def _split(rng: random.Random, data: bytes) -> list[bytes]:
     pieces, pos = [], 0
     while pos < len(data):
         step = rng.randrange(1, 8)
-        pieces.append(data[pos:pos + step])
+        pieces.append(data[pos : pos + step])
         pos += step
     return pieces
 

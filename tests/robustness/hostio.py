@@ -22,7 +22,7 @@ def parse_frames(data: bytes) -> tuple[list[Any], int]:
         if len(data) - pos < 4:
             return replies, len(data) - pos
         (length,) = HEADER.unpack_from(data, pos)
-        body = data[pos + 4:pos + 4 + length]
+        body = data[pos + 4 : pos + 4 + length]
         if length > MAX_OUT or len(body) < length:
             return replies, len(data) - pos
         try:
@@ -69,11 +69,23 @@ def capture_payload(key: str, title: str, texts: list[str], site: str = "claude"
     """A page capture (kind "capture"): the simplest payload the host saves."""
     host = "claude.ai/chat" if site == "claude" else "chatgpt.com/c"
     return {
-        "format": "mnemosyne.capture", "version": 1, "site": site, "url": f"https://{host}/{key}",
-        "conversation_id": key, "title": title, "captured_at": "2026-11-30T10:00:00Z", "complete": True,
+        "format": "mnemosyne.capture",
+        "version": 1,
+        "site": site,
+        "url": f"https://{host}/{key}",
+        "conversation_id": key,
+        "title": title,
+        "captured_at": "2026-11-30T10:00:00Z",
+        "complete": True,
         "turns": [
-            {"key": f"{key}-t{i}", "order": i, "role": "user" if i % 2 == 0 else "assistant", "model": None,
-             "markdown": text, "attachments": []}
+            {
+                "key": f"{key}-t{i}",
+                "order": i,
+                "role": "user" if i % 2 == 0 else "assistant",
+                "model": None,
+                "markdown": text,
+                "attachments": [],
+            }
             for i, text in enumerate(texts)
         ],
     }

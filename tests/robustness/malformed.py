@@ -30,18 +30,37 @@ def _chatgpt(mapping, current="a", title="t"):
 
 
 def _node(role="user", parts=("hi",), parent=None, children=()):
-    return {"id": "a", "parent": parent, "children": list(children),
-            "message": {"id": "a", "author": {"role": role}, "content": {"content_type": "text", "parts": list(parts)}}}
+    return {
+        "id": "a",
+        "parent": parent,
+        "children": list(children),
+        "message": {
+            "id": "a",
+            "author": {"role": role},
+            "content": {"content_type": "text", "parts": list(parts)},
+        },
+    }
 
 
 def _claude(messages, **extra):
-    return {"uuid": "11111111-2222-4333-8444-555555555555", "name": "t", "created_at": "2025-01-01T00:00:00Z",
-            "chat_messages": messages, **extra}
+    return {
+        "uuid": "11111111-2222-4333-8444-555555555555",
+        "name": "t",
+        "created_at": "2025-01-01T00:00:00Z",
+        "chat_messages": messages,
+        **extra,
+    }
 
 
 def _claude_msg(**over):
-    msg = {"uuid": "m1", "sender": "human", "text": "hi", "content": [{"type": "text", "text": "hi"}],
-           "parent_message_uuid": "00000000-0000-4000-8000-000000000000", "created_at": "2025-01-01T00:00:00Z"}
+    msg = {
+        "uuid": "m1",
+        "sender": "human",
+        "text": "hi",
+        "content": [{"type": "text", "text": "hi"}],
+        "parent_message_uuid": "00000000-0000-4000-8000-000000000000",
+        "created_at": "2025-01-01T00:00:00Z",
+    }
     msg.update(over)
     return msg
 
@@ -69,19 +88,52 @@ def json_level() -> list[tuple[str, bytes, str]]:
         ("lone low surrogate escape", b'{"id":1,"action":"hello","x":"\\udc00"}', "INVALID_JSON"),
         ("reversed surrogate pair", b'{"id":1,"action":"hello","x":"\\udc00\\ud800"}', "INVALID_JSON"),
         ("two high surrogates", b'{"id":1,"action":"hello","x":"\\ud800\\ud800"}', "INVALID_JSON"),
-        ("lone surrogate in a save payload", _save(_capture(title="x")).replace(b'"x"', b'"\\ud83d"'), "INVALID_JSON"),
+        (
+            "lone surrogate in a save payload",
+            _save(_capture(title="x")).replace(b'"x"', b'"\\ud83d"'),
+            "INVALID_JSON",
+        ),
         ("valid surrogate pair (emoji)", b'{"id":1,"action":"hello","x":"\\ud83d\\ude00"}', "OK"),
         ("escaped backslash then 'ud800' text", b'{"id":1,"action":"hello","x":"\\\\ud800"}', "OK"),
-        ("JS escape text in a saved message", _save(_capture(turns=capture_payload("k2", "t", ["JS: '\\ud83d\\ude00' is one emoji", "yes"])["turns"]), "capture"), "OK"),
+        (
+            "JS escape text in a saved message",
+            _save(
+                _capture(
+                    turns=capture_payload("k2", "t", ["JS: '\\ud83d\\ude00' is one emoji", "yes"])["turns"]
+                ),
+                "capture",
+            ),
+            "OK",
+        ),
         ("100,000-deep arrays", b"[" * deep + b"]" * deep, "INVALID_JSON"),
-        ("100,000-deep objects in a param", b'{"id":1,"action":"hello","x":' + b'{"a":' * deep + b"1" + b"}" * deep + b"}", "INVALID_JSON"),
-        ("100,000-deep payload", b'{"id":1,"action":"save","payload":' + b"[" * deep + b"]" * deep + b"}", "INVALID_JSON"),
-        ("900-deep payload (parses, readers recurse)", _save({"format": "mnemosyne.capture", "x": json.loads("[" * 900 + "]" * 900)}, "capture"), "BAD_INPUT"),
+        (
+            "100,000-deep objects in a param",
+            b'{"id":1,"action":"hello","x":' + b'{"a":' * deep + b"1" + b"}" * deep + b"}",
+            "INVALID_JSON",
+        ),
+        (
+            "100,000-deep payload",
+            b'{"id":1,"action":"save","payload":' + b"[" * deep + b"]" * deep + b"}",
+            "INVALID_JSON",
+        ),
+        (
+            "900-deep payload (parses, readers recurse)",
+            _save({"format": "mnemosyne.capture", "x": json.loads("[" * 900 + "]" * 900)}, "capture"),
+            "BAD_INPUT",
+        ),
         ("5,000-digit integer", b'{"id":1,"action":"list","limit":' + b"9" * 5000 + b"}", "INVALID_JSON"),
-        ("5,000-digit negative integer", b'{"id":1,"action":"hello","x":-' + b"1" * 5000 + b"}", "INVALID_JSON"),
+        (
+            "5,000-digit negative integer",
+            b'{"id":1,"action":"hello","x":-' + b"1" * 5000 + b"}",
+            "INVALID_JSON",
+        ),
         ("5,000-digit float", b'{"id":1,"action":"list","limit":1.' + b"5" * 5000 + b"}", "BAD_REQUEST"),
         ("1e5000 (overflows to inf)", b'{"id":1,"action":"list","limit":1e5000}', "BAD_REQUEST"),
-        ("1e5000 inside a payload", b'{"id":1,"action":"save","kind":"capture","payload":{"format":"mnemosyne.capture","version":1e5000}}', "BAD_INPUT"),
+        (
+            "1e5000 inside a payload",
+            b'{"id":1,"action":"save","kind":"capture","payload":{"format":"mnemosyne.capture","version":1e5000}}',
+            "BAD_INPUT",
+        ),
         ("NaN", b'{"id":1,"action":"list","limit":NaN}', "INVALID_JSON"),
         ("Infinity", b'{"id":1,"action":"list","limit":Infinity}', "INVALID_JSON"),
         ("-Infinity", b'{"id":1,"action":"hello","x":-Infinity}', "INVALID_JSON"),
@@ -129,18 +181,46 @@ def site_shapes() -> list[tuple[str, bytes, str]]:
         # a page may not save Mnemosyne documents at all (they choose their own id), whatever their version
         ("Mnemosyne document, schema_version 2.0", _save(doc2), "BAD_INPUT"),
         ("Mnemosyne document, schema_version 'one'", _save(dict(doc2, schema_version="one")), "BAD_INPUT"),
-        ("Mnemosyne document, no schema_version", _save({k: v for k, v in doc2.items() if k != "schema_version"}), "BAD_INPUT"),
-        ("Mnemosyne document 1.0 with wrong types", _save(dict(doc2, schema_version="1.0", messages="none")), "BAD_INPUT"),
-        ("Claude conversation of a newer shape", _save({"uuid": "u1", "chat_messages": "later"}, "claude_api"), "BAD_INPUT"),
+        (
+            "Mnemosyne document, no schema_version",
+            _save({k: v for k, v in doc2.items() if k != "schema_version"}),
+            "BAD_INPUT",
+        ),
+        (
+            "Mnemosyne document 1.0 with wrong types",
+            _save(dict(doc2, schema_version="1.0", messages="none")),
+            "BAD_INPUT",
+        ),
+        (
+            "Claude conversation of a newer shape",
+            _save({"uuid": "u1", "chat_messages": "later"}, "claude_api"),
+            "BAD_INPUT",
+        ),
         ("ChatGPT mapping is a number", _save({"mapping": 5}, "chatgpt_api"), "BAD_INPUT"),
         ("ChatGPT mapping is a list", _save(_chatgpt([_node()]), "chatgpt_api"), "BAD_INPUT"),
         ("ChatGPT node is a string", _save(_chatgpt({"a": "node"}), "chatgpt_api"), TOLERATED),
         ("ChatGPT parts are numbers", _save(_chatgpt({"a": _node(parts=(1, 2))}), "chatgpt_api"), TOLERATED),
         ("ChatGPT role is a number", _save(_chatgpt({"a": _node(role=5)}), "chatgpt_api"), TOLERATED),
-        ("ChatGPT children is a string", _save(_chatgpt({"a": _node(children="b")}), "chatgpt_api"), TOLERATED),
-        ("ChatGPT current_node is a list", _save(_chatgpt({"a": _node()}, current=["a"]), "chatgpt_api"), TOLERATED),
-        ("ChatGPT parent cycle", _save(_chatgpt({"a": dict(_node(parent="a"), children=["a"])}), "chatgpt_api"), TOLERATED),
-        ("ChatGPT title is an object", _save(_chatgpt({"a": _node()}, title={"x": 1}), "chatgpt_api"), TOLERATED),
+        (
+            "ChatGPT children is a string",
+            _save(_chatgpt({"a": _node(children="b")}), "chatgpt_api"),
+            TOLERATED,
+        ),
+        (
+            "ChatGPT current_node is a list",
+            _save(_chatgpt({"a": _node()}, current=["a"]), "chatgpt_api"),
+            TOLERATED,
+        ),
+        (
+            "ChatGPT parent cycle",
+            _save(_chatgpt({"a": dict(_node(parent="a"), children=["a"])}), "chatgpt_api"),
+            TOLERATED,
+        ),
+        (
+            "ChatGPT title is an object",
+            _save(_chatgpt({"a": _node()}, title={"x": 1}), "chatgpt_api"),
+            TOLERATED,
+        ),
         ("Claude chat_messages is a string", _save(_claude("not a list"), "claude_api"), "BAD_INPUT"),
         ("Claude chat_messages holds numbers", _save(_claude([1, 2]), "claude_api"), TOLERATED),
         ("Claude content is a string", _save(_claude([_claude_msg(content="hi")]), "claude_api"), TOLERATED),
@@ -151,7 +231,11 @@ def site_shapes() -> list[tuple[str, bytes, str]]:
         ("capture order is a string", _save(_turn(order="1"), "capture"), "BAD_INPUT"),
         ("capture turns is an object", _save(_capture(turns={"a": 1}), "capture"), "BAD_INPUT"),
         ("capture version 2", _save(_capture(version=2), "capture"), "UNSUPPORTED_SCHEMA_VERSION"),
-        ("Claude chat_messages of non-objects", _save({"uuid": "u1", "chat_messages": [1, 2]}, "claude_api"), "BAD_INPUT"),
+        (
+            "Claude chat_messages of non-objects",
+            _save({"uuid": "u1", "chat_messages": [1, 2]}, "claude_api"),
+            "BAD_INPUT",
+        ),
         ("capture site 'gemini'", _save(_capture(site="gemini"), "capture"), "BAD_INPUT"),
         ("capture unknown field", _save(_capture(extra_field=1), "capture"), "BAD_INPUT"),
         ("capture turn unknown field", _save(_turn(onclick="x"), "capture"), "BAD_INPUT"),

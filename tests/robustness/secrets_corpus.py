@@ -25,33 +25,58 @@ def _b64url(data: bytes) -> str:
 
 def _jwt(rng: random.Random) -> str:
     head = _b64url(json.dumps({"alg": rng.choice(["HS256", "RS256"]), "typ": "JWT"}).encode())
-    body = _b64url(json.dumps({"sub": str(rng.randrange(10**9)), "name": "Jane Doe", "iat": 1516239022,
-                               "exp": 1900000000 + rng.randrange(10**6)}).encode())
+    body = _b64url(
+        json.dumps(
+            {
+                "sub": str(rng.randrange(10**9)),
+                "name": "Jane Doe",
+                "iat": 1516239022,
+                "exp": 1900000000 + rng.randrange(10**6),
+            }
+        ).encode()
+    )
     return f"{head}.{body}.{_b64url(rng.randbytes(rng.choice([32, 256])))}"
 
 
 def _pem(rng: random.Random) -> tuple[str, str]:
-    label = rng.choice(["RSA PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY"])
+    label = rng.choice(
+        ["RSA PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]
+    )
     body = base64.b64encode(rng.randbytes(rng.choice([121, 1190, 1700]))).decode()
-    lines = "\n".join(body[i:i + 64] for i in range(0, len(body), 64))
+    lines = "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
     return f"-----BEGIN {label}-----\n{lines}\n-----END {label}-----", body[:64]
 
 
 # type -> function(rng) -> (secret as pasted, the part that must disappear)
 def generators():
     return {
-        "openai sk-proj": lambda r: (k := "sk-proj-" + _s(r, URLSAFE, 74) + "T3BlbkFJ" + _s(r, URLSAFE, 74), k),
+        "openai sk-proj": lambda r: (
+            k := "sk-proj-" + _s(r, URLSAFE, 74) + "T3BlbkFJ" + _s(r, URLSAFE, 74),
+            k,
+        ),
         "openai sk- (legacy)": lambda r: (k := "sk-" + _s(r, ALNUM, 20) + "T3BlbkFJ" + _s(r, ALNUM, 20), k),
         "openai sk-svcacct": lambda r: (k := "sk-svcacct-" + _s(r, URLSAFE, 156), k),
         "anthropic sk-ant-api03": lambda r: (k := "sk-ant-api03-" + _s(r, URLSAFE, 93) + "AA", k),
         "github ghp_": lambda r: (k := "ghp_" + _s(r, ALNUM, 36), k),
-        "github github_pat_": lambda r: (k := "github_pat_11" + _s(r, string.ascii_uppercase + string.digits, 20) + "_" + _s(r, ALNUM, 59), k),
+        "github github_pat_": lambda r: (
+            k := "github_pat_11" + _s(r, string.ascii_uppercase + string.digits, 20) + "_" + _s(r, ALNUM, 59),
+            k,
+        ),
         "github gho_/ghs_": lambda r: (k := r.choice(["gho_", "ghs_", "ghu_"]) + _s(r, ALNUM, 36), k),
-        "aws access key id": lambda r: (k := r.choice(["AKIA", "ASIA"]) + _s(r, string.ascii_uppercase + "234567", 16), k),
+        "aws access key id": lambda r: (
+            k := r.choice(["AKIA", "ASIA"]) + _s(r, string.ascii_uppercase + "234567", 16),
+            k,
+        ),
         "aws secret access key": lambda r: (k := _s(r, B64, 40), k),
         "google AIza": lambda r: (k := "AIza" + _s(r, URLSAFE, 35), k),
-        "slack xoxb-": lambda r: (k := f"xoxb-{r.randrange(10**11, 10**12)}-{r.randrange(10**12, 10**13)}-{_s(r, ALNUM, 24)}", k),
-        "stripe sk_live_": lambda r: (k := r.choice(["sk_live_", "rk_live_"]) + _s(r, ALNUM, r.choice([24, 99])), k),
+        "slack xoxb-": lambda r: (
+            k := f"xoxb-{r.randrange(10**11, 10**12)}-{r.randrange(10**12, 10**13)}-{_s(r, ALNUM, 24)}",
+            k,
+        ),
+        "stripe sk_live_": lambda r: (
+            k := r.choice(["sk_live_", "rk_live_"]) + _s(r, ALNUM, r.choice([24, 99])),
+            k,
+        ),
         "jwt": lambda r: (k := _jwt(r), k),
         "pem private key": _pem,
         "password in url": lambda r: _url_password(r),
@@ -61,27 +86,41 @@ def generators():
 def _url_password(rng: random.Random) -> tuple[str, str]:
     password = _s(rng, ALNUM + "!$^*~-_", rng.randrange(10, 32))
     user = rng.choice(["admin", "postgres", "app_user", "deploy", "root"])
-    template = rng.choice([
-        "postgres://{u}:{p}@db.internal.example.com:5432/app", "postgresql://{u}:{p}@10.0.3.17/prod",
-        "mongodb+srv://{u}:{p}@cluster0.ab1cd.mongodb.net/test?retryWrites=true",
-        "mysql://{u}:{p}@localhost:3306/shop", "redis://:{p}@cache.example.com:6379/0",
-        "https://{u}:{p}@git.example.com/team/repo.git", "amqp://{u}:{p}@rabbit:5672/%2f",
-    ])
+    template = rng.choice(
+        [
+            "postgres://{u}:{p}@db.internal.example.com:5432/app",
+            "postgresql://{u}:{p}@10.0.3.17/prod",
+            "mongodb+srv://{u}:{p}@cluster0.ab1cd.mongodb.net/test?retryWrites=true",
+            "mysql://{u}:{p}@localhost:3306/shop",
+            "redis://:{p}@cache.example.com:6379/0",
+            "https://{u}:{p}@git.example.com/team/repo.git",
+            "amqp://{u}:{p}@rabbit:5672/%2f",
+        ]
+    )
     return template.format(u=user, p=password), password
 
 
 CONTEXTS = {
     "default": [
         "Here is my key {} and it keeps failing with 401, why?",
-        "export API_KEY={}", "API_KEY=\"{}\"", "config = {{\"token\": \"{}\"}}", "Authorization: Bearer {}",
-        "I pasted `{}` into the settings page.", "client = Client(key='{}')", "(key: {}).", "{}",
+        "export API_KEY={}",
+        'API_KEY="{}"',
+        'config = {{"token": "{}"}}',
+        "Authorization: Bearer {}",
+        "I pasted `{}` into the settings page.",
+        "client = Client(key='{}')",
+        "(key: {}).",
+        "{}",
     ],
     "aws secret access key": [
-        "aws_secret_access_key = {}", "AWS_SECRET_ACCESS_KEY={}", "export AWS_SECRET_ACCESS_KEY=\"{}\"",
-        "\"SecretAccessKey\": \"{}\",", "my aws secret key is {}",
+        "aws_secret_access_key = {}",
+        "AWS_SECRET_ACCESS_KEY={}",
+        'export AWS_SECRET_ACCESS_KEY="{}"',
+        '"SecretAccessKey": "{}",',
+        "my aws secret key is {}",
     ],
     "pem private key": ["Here is the key file:\n{}\nWhy does ssh reject it?", "```\n{}\n```", "{}"],
-    "password in url": ["DATABASE_URL={}", "conn = connect(\"{}\")", "The URL is {} and it times out.", "{}"],
+    "password in url": ["DATABASE_URL={}", 'conn = connect("{}")', "The URL is {} and it times out.", "{}"],
 }
 
 
@@ -108,7 +147,7 @@ def technical_text(seed: int) -> list[str]:
             f"sha256: {hashlib.sha256(rng.randbytes(8)).hexdigest()}",
             f"The request id is {uuid.UUID(int=rng.getrandbits(128), version=4)}.",
             f"![plot](data:image/png;base64,{base64.b64encode(rng.randbytes(600)).decode()})",
-            f"\"integrity\": \"sha512-{base64.b64encode(rng.randbytes(64)).decode()}\"",
+            f'"integrity": "sha512-{base64.b64encode(rng.randbytes(64)).decode()}"',
             f"docker pull nginx@sha256:{hashlib.sha256(rng.randbytes(4)).hexdigest()}",
             f"Listening on 192.168.{rng.randrange(256)}.{rng.randrange(256)}:{rng.randrange(1024, 65535)}",
             f"timestamp {rng.randrange(1_600_000_000_000, 1_800_000_000_000)} ms, pid {rng.randrange(99999)}",
@@ -120,14 +159,21 @@ def technical_text(seed: int) -> list[str]:
             f"Use the flag --skip-{_s(rng, string.ascii_lowercase, 8)}-checks and sk-learn's API.",
         ]
     texts += [
-        "password = getpass.getpass('Password: ')", "api_key = os.environ[\"OPENAI_API_KEY\"]",
-        "token = request.headers.get('Authorization')", "if password == confirm_password:",
-        "secret = None  # filled in at runtime", "private_key = load_pem_private_key(data, password=None)",
-        "Set the password: field to your own value in settings.yaml.", "const apiKey = process.env.API_KEY;",
+        "password = getpass.getpass('Password: ')",
+        'api_key = os.environ["OPENAI_API_KEY"]',
+        "token = request.headers.get('Authorization')",
+        "if password == confirm_password:",
+        "secret = None  # filled in at runtime",
+        "private_key = load_pem_private_key(data, password=None)",
+        "Set the password: field to your own value in settings.yaml.",
+        "const apiKey = process.env.API_KEY;",
         "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
         "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ\n-----END CERTIFICATE-----",
-        "Call +1 is not a phone number; version 1.2.3.4 is not either.", "Run: ssh git@github.com",
-        "The regex is ^sk-[A-Za-z0-9]{48}$ for legacy OpenAI keys.", "eyJ is how a base64 JSON object starts.",
-        "https://user@example.com/path has a user but no password.", "ftp://ftp.example.com:21/pub",
+        "Call +1 is not a phone number; version 1.2.3.4 is not either.",
+        "Run: ssh git@github.com",
+        "The regex is ^sk-[A-Za-z0-9]{48}$ for legacy OpenAI keys.",
+        "eyJ is how a base64 JSON object starts.",
+        "https://user@example.com/path has a user but no password.",
+        "ftp://ftp.example.com:21/pub",
     ]
     return texts

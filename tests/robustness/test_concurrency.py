@@ -30,10 +30,17 @@ def saver(env, index: int, count: int, latencies: list[float], errors: list[str]
         host.data("hello")
         for n in range(count):
             key = f"h{index}c{n}"
-            texts = [f"{WORDS[index]} question {n} about {key}", f"{WORDS[(index + n) % 8]} answer {n} " * 20] * 3
+            texts = [
+                f"{WORDS[index]} question {n} about {key}",
+                f"{WORDS[(index + n) % 8]} answer {n} " * 20,
+            ] * 3
             started = time.perf_counter()
-            reply = host.call("save", timeout=120, payload=capture_payload(key, f"{WORDS[index]} {n}", texts),
-                              kind="capture")
+            reply = host.call(
+                "save",
+                timeout=120,
+                payload=capture_payload(key, f"{WORDS[index]} {n}", texts),
+                kind="capture",
+            )
             latencies.append(time.perf_counter() - started)
             if not reply["ok"] or reply["data"]["status"] != "created":
                 errors.append(f"host {index} save {n}: {json.dumps(reply)[:300]}")
@@ -46,12 +53,16 @@ def saver(env, index: int, count: int, latencies: list[float], errors: list[str]
 
 
 def cli_loop(env, stop: threading.Event, runs: list[int], errors: list[str]) -> None:
-    commands = [["search", "orbit"], ["list", "--json", "--limit", "0"], ["search", "cobalt answer"], ["search", "h3c1"]]
+    commands = [
+        ["search", "orbit"],
+        ["list", "--json", "--limit", "0"],
+        ["search", "cobalt answer"],
+        ["search", "h3c1"],
+    ]
     n = 0
     while not stop.is_set():
         args = commands[n % len(commands)]
-        done = subprocess.run([MNEMO, *args], env=env,
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run([MNEMO, *args], env=env, capture_output=True, text=True, timeout=120)
         n += 1
         runs[0] += 1
         if done.returncode not in (0, 1) or "locked" in done.stderr.lower() or "Traceback" in done.stderr:
@@ -70,7 +81,9 @@ def run_concurrency(env, home, monkeypatch, label: str, per_host: int) -> None:
     runs = [0]
     stop = threading.Event()
     reader = threading.Thread(target=cli_loop, args=(env, stop, runs, cli_errors))
-    savers = [threading.Thread(target=saver, args=(env, i, per_host, latencies, errors)) for i in range(HOSTS)]
+    savers = [
+        threading.Thread(target=saver, args=(env, i, per_host, latencies, errors)) for i in range(HOSTS)
+    ]
     started = time.perf_counter()
     reader.start()
     for t in savers:

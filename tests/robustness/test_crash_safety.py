@@ -34,17 +34,35 @@ MIN_ACKED = 500
 def texts_for(key: str, count: int) -> list[str]:
     """The same key always gets the same turns, so a longer capture extends a shorter one."""
     rng = random.Random(key)
-    words = ["archive", "crucible", "anneal", "kernel", "tide", "vector", "lattice", "ember", "quartz", "delta"]
-    return [f"{key} turn {i}: " + " ".join(rng.choice(words) for _ in range(rng.randrange(20, 120)))
-            for i in range(count)]
+    words = [
+        "archive",
+        "crucible",
+        "anneal",
+        "kernel",
+        "tide",
+        "vector",
+        "lattice",
+        "ember",
+        "quartz",
+        "delta",
+    ]
+    return [
+        f"{key} turn {i}: " + " ".join(rng.choice(words) for _ in range(rng.randrange(20, 120)))
+        for i in range(count)
+    ]
 
 
 class Run:
     """One host process fed saves until it is killed."""
 
     def __init__(self, env, rng: random.Random, known: dict[str, int], tag: int):
-        self.proc = subprocess.Popen([sys.executable, "-m", "mnemosyne.nativehost"], env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mnemosyne.nativehost"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         self.rng, self.known, self.tag = rng, known, tag
         self.sent: dict[int, tuple[str, int]] = {}
         self.replies: list[dict] = []
@@ -60,8 +78,8 @@ class Run:
             buf += chunk
             while len(buf) >= 4 and len(buf) >= 4 + HEADER.unpack_from(buf)[0]:
                 length = HEADER.unpack_from(buf)[0]
-                reply = json.loads(buf[4:4 + length])
-                buf = buf[4 + length:]
+                reply = json.loads(buf[4 : 4 + length])
+                buf = buf[4 + length :]
                 with self.got:
                     self.replies.append(reply)
                     self.got.notify_all()
@@ -81,13 +99,19 @@ class Run:
         try:
             for n in range(10_000):
                 key, turns = self.next_save(n)
-                body = json.dumps({"id": n, "action": "save", "kind": "capture",
-                                   "payload": capture_payload(key, f"Title {key}", texts_for(key, turns))}).encode()
+                body = json.dumps(
+                    {
+                        "id": n,
+                        "action": "save",
+                        "kind": "capture",
+                        "payload": capture_payload(key, f"Title {key}", texts_for(key, turns)),
+                    }
+                ).encode()
                 self.sent[n] = (key, turns)
                 data, pos = frame(body), 0
                 while pos < len(data):
                     step = self.rng.choice([3, 64, 4096, len(data)])
-                    self.proc.stdin.write(data[pos:pos + step])
+                    self.proc.stdin.write(data[pos : pos + step])
                     self.proc.stdin.flush()
                     pos += step
                     if self.rng.random() < 0.05:
@@ -116,7 +140,9 @@ def check_archive(acked: dict[str, tuple[str, int]], fresh: set[str]) -> tuple[b
         stored = dict(c.execute("SELECT id, message_count FROM conversations").fetchall())
         lost = 0
         for key, (conv_id, messages) in acked.items():
-            if stored.get(conv_id, -1) < messages or (key in fresh and len(arc.get(conv_id).messages) != stored[conv_id]):
+            if stored.get(conv_id, -1) < messages or (
+                key in fresh and len(arc.get(conv_id).messages) != stored[conv_id]
+            ):
                 lost += 1
         half = c.execute("""
             SELECT count(*) FROM conversations c
@@ -126,8 +152,12 @@ def check_archive(acked: dict[str, tuple[str, int]], fresh: set[str]) -> tuple[b
             WHERE coalesce(k.n, 0) != c.message_count OR coalesce(k.nf, 0) != c.message_count
                OR coalesce(k.nt, 0) != c.message_count
                OR json_array_length(c.document, '$.messages') != c.message_count""").fetchone()[0]
-        half += c.execute("SELECT count(*) FROM messages_fts WHERE rowid NOT IN (SELECT rowid FROM messages)").fetchone()[0]
-        half += c.execute("SELECT count(*) FROM messages_tri WHERE rowid NOT IN (SELECT rowid FROM messages)").fetchone()[0]
+        half += c.execute(
+            "SELECT count(*) FROM messages_fts WHERE rowid NOT IN (SELECT rowid FROM messages)"
+        ).fetchone()[0]
+        half += c.execute(
+            "SELECT count(*) FROM messages_tri WHERE rowid NOT IN (SELECT rowid FROM messages)"
+        ).fetchone()[0]
     return sound, lost, half
 
 

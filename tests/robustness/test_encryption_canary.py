@@ -22,8 +22,13 @@ MNEMO = str(Path(sys.executable).with_name("mnemo"))
 
 
 def needles(canary: str) -> list[bytes]:
-    return [canary.encode("utf-8"), canary.encode("utf-16-le"), canary.encode("utf-16-be"),
-            json.dumps(canary).encode()[1:-1], canary[: len(canary) // 2].encode("utf-8")]
+    return [
+        canary.encode("utf-8"),
+        canary.encode("utf-16-le"),
+        canary.encode("utf-16-be"),
+        json.dumps(canary).encode()[1:-1],
+        canary[: len(canary) // 2].encode("utf-8"),
+    ]
 
 
 def scan(folders: list[Path], canary: str) -> tuple[int, int, list[str]]:
@@ -45,19 +50,40 @@ def scan(folders: list[Path], canary: str) -> tuple[int, int, list[str]]:
 
 def chatgpt_export(canary: str) -> list[dict]:
     """A minimal official-export conversation with the canary in its text."""
-    return [{
-        "title": f"Import {canary}", "create_time": 1732549284.5, "update_time": 1732549290.1,
-        "conversation_id": "6925e174-6714-832f-8946-84bdb22f6d2f", "current_node": "b",
-        "mapping": {
-            "root": {"id": "root", "message": None, "parent": None, "children": ["a"]},
-            "a": {"id": "a", "parent": "root", "children": ["b"], "message": {
-                "id": "a", "author": {"role": "user"}, "create_time": 1732549284.5,
-                "content": {"content_type": "text", "parts": [f"my secret is {canary}"]}}},
-            "b": {"id": "b", "parent": "a", "children": [], "message": {
-                "id": "b", "author": {"role": "assistant"}, "create_time": 1732549290.1,
-                "content": {"content_type": "text", "parts": [f"noted: {canary}"]}}},
-        },
-    }]
+    return [
+        {
+            "title": f"Import {canary}",
+            "create_time": 1732549284.5,
+            "update_time": 1732549290.1,
+            "conversation_id": "6925e174-6714-832f-8946-84bdb22f6d2f",
+            "current_node": "b",
+            "mapping": {
+                "root": {"id": "root", "message": None, "parent": None, "children": ["a"]},
+                "a": {
+                    "id": "a",
+                    "parent": "root",
+                    "children": ["b"],
+                    "message": {
+                        "id": "a",
+                        "author": {"role": "user"},
+                        "create_time": 1732549284.5,
+                        "content": {"content_type": "text", "parts": [f"my secret is {canary}"]},
+                    },
+                },
+                "b": {
+                    "id": "b",
+                    "parent": "a",
+                    "children": [],
+                    "message": {
+                        "id": "b",
+                        "author": {"role": "assistant"},
+                        "create_time": 1732549290.1,
+                        "content": {"content_type": "text", "parts": [f"noted: {canary}"]},
+                    },
+                },
+            },
+        }
+    ]
 
 
 def test_canary_never_reaches_the_disk_in_plain_text(env, home, tmp_path):
@@ -65,8 +91,13 @@ def test_canary_never_reaches_the_disk_in_plain_text(env, home, tmp_path):
     temp = Path(env["TMPDIR"])
     host = HostProcess(env)
     try:
-        saved = host.data("save", kind="capture",
-                          payload=capture_payload("canary1", f"Title {canary}", [f"question {canary}", f"answer {canary} " * 50]))
+        saved = host.data(
+            "save",
+            kind="capture",
+            payload=capture_payload(
+                "canary1", f"Title {canary}", [f"question {canary}", f"answer {canary} " * 50]
+            ),
+        )
         hits = host.data("search", query=canary)["items"]
         page = host.data("get", conversation_id=saved["conversation_id"], format="markdown")["chunk"]
         for _ in range(20):  # more traffic so the WAL holds several frames
@@ -78,12 +109,18 @@ def test_canary_never_reaches_the_disk_in_plain_text(env, home, tmp_path):
     export = tmp_path / "in" / "conversations.json"
     export.parent.mkdir()
     export.write_text(json.dumps(chatgpt_export(canary)), encoding="utf-8")
-    done = subprocess.run([MNEMO, "import", str(export)], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [MNEMO, "import", str(export)], env=env, capture_output=True, text=True, timeout=120
+    )
     assert scan([export.parent], canary)[1] > 0, "the scanner finds the canary in plain text"
     export.unlink()  # the plain input file is the user's; only Mnemosyne's files are scanned
-    found = subprocess.run([MNEMO, "search", canary, "--json"], env=env, capture_output=True, text=True, timeout=120)
+    found = subprocess.run(
+        [MNEMO, "search", canary, "--json"], env=env, capture_output=True, text=True, timeout=120
+    )
     files_after, after_hits, after_where = scan([home, temp], canary)
-    record("encryption canary", "files scanned while the host ran (db, WAL, SHM, logs, key, TMPDIR)", files_live)
+    record(
+        "encryption canary", "files scanned while the host ran (db, WAL, SHM, logs, key, TMPDIR)", files_live
+    )
     record("encryption canary", "files scanned after host exit and `mnemo import`", files_after)
     record("encryption canary", "canary occurrences on disk", live_hits + after_hits, "0")
     assert hits and canary in page, "the canary must really be in the archive"

@@ -126,11 +126,17 @@ def run_ending(env, case) -> dict:
     replies, stray = parse_frames(out)
     codes = [r.get("error", {}).get("code") for r in replies if isinstance(r, dict)]
     replies_due, too_large, exit_due = case.expected()
-    outcome.update(code=host.proc.returncode, stray=stray, crashed=crashed(host.proc.returncode, err),
-                   well_formed=all(well_formed_reply(r) for r in replies), codes=codes,
-                   as_expected=len(replies) == replies_due and host.proc.returncode == exit_due
-                   and (codes[-1:] == ["FRAME_TOO_LARGE"]) == too_large,
-                   stderr=err[-300:])
+    outcome.update(
+        code=host.proc.returncode,
+        stray=stray,
+        crashed=crashed(host.proc.returncode, err),
+        well_formed=all(well_formed_reply(r) for r in replies),
+        codes=codes,
+        as_expected=len(replies) == replies_due
+        and host.proc.returncode == exit_due
+        and (codes[-1:] == ["FRAME_TOO_LARGE"]) == too_large,
+        stderr=err[-300:],
+    )
     return outcome
 
 
@@ -148,7 +154,9 @@ def run_ending_cases(count: int, rng: random.Random, env, tally: Tally) -> int:
         if o["exit_s"] > HANG_S:
             tally.hangs += 1
         if o["crashed"] or o["stray"] or not o["as_expected"] or o["exit_s"] > HANG_S:
-            tally.note(f"{o['kind']}: exit {o['code']} in {o['exit_s']:.2f}s, codes {o['codes']}, stderr {o['stderr']!r}")
+            tally.note(
+                f"{o['kind']}: exit {o['code']} in {o['exit_s']:.2f}s, codes {o['codes']}, stderr {o['stderr']!r}"
+            )
     unexpected = sum(not o["as_expected"] for o in outcomes)
     tally.malformed_replies += unexpected
     return sum(o["hello_before"] for o in outcomes)
@@ -174,7 +182,13 @@ def fuzz(tmp_path, label: str, long_lived: int, ending: int, seed: int) -> None:
     for line in tally.notes:
         print(f"[robustness] {label}: note: {line}")
     assert ready == ending, "a fresh host did not answer hello"
-    assert (tally.crashes, tally.hangs, tally.stray_bytes, tally.malformed_replies, tally.internal_errors) == (0, 0, 0, 0, 0), tally.notes
+    assert (
+        tally.crashes,
+        tally.hangs,
+        tally.stray_bytes,
+        tally.malformed_replies,
+        tally.internal_errors,
+    ) == (0, 0, 0, 0, 0), tally.notes
     assert hello_after
 
 

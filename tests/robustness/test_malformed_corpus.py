@@ -31,8 +31,15 @@ ACTION_PARAMS = {
     "list": {"limit": "int", "cursor": "string", "source": "string"},
     "search": {"query": "required_string", "limit": "int", "source": "string"},
     "get": {"conversation_id": "required_string", "format": "choice", "branch": "string", "cursor": "string"},
-    "context": {"conversation_id": "required_string", "target": "required_string", "budget": "int",
-                "branch": "string", "include": "list", "redact": "bool", "cursor": "string"},
+    "context": {
+        "conversation_id": "required_string",
+        "target": "required_string",
+        "budget": "int",
+        "branch": "string",
+        "include": "list",
+        "redact": "bool",
+        "cursor": "string",
+    },
     "delete": {"conversation_id": "required_string"},
 }
 
@@ -40,8 +47,10 @@ ACTION_PARAMS = {
 def wrong_type_cases(conv_id: str) -> list[tuple[str, bytes, str]]:
     valid = {
         "save": {"payload": capture_payload("w1", "wrong types", ["q", "a"]), "kind": "capture"},
-        "list": {}, "search": {"query": "hello"},
-        "get": {"conversation_id": conv_id}, "context": {"conversation_id": conv_id, "target": "chatgpt"},
+        "list": {},
+        "search": {"query": "hello"},
+        "get": {"conversation_id": conv_id},
+        "context": {"conversation_id": conv_id, "target": "chatgpt"},
         "delete": {"conversation_id": conv_id},
     }
     cases = []
@@ -50,23 +59,53 @@ def wrong_type_cases(conv_id: str) -> list[tuple[str, bytes, str]]:
             for value in WRONG[kind]:
                 body = json.dumps({"id": 1, "action": action, **valid[action], name: value}).encode()
                 cases.append((f"{action}.{name} = {str(value)[:24]!r}", body, "BAD_REQUEST"))
-    cases.append(("context.target unknown", json.dumps(
-        {"id": 1, "action": "context", "conversation_id": conv_id, "target": "nope"}).encode(), "UNKNOWN_TARGET"))
-    cases.append(("get.cursor forged", json.dumps(
-        {"id": 1, "action": "get", "conversation_id": conv_id, "cursor": "OTk5OTk5OmFiYw"}).encode(), "BAD_CURSOR"))
+    cases.append(
+        (
+            "context.target unknown",
+            json.dumps({"id": 1, "action": "context", "conversation_id": conv_id, "target": "nope"}).encode(),
+            "UNKNOWN_TARGET",
+        )
+    )
+    cases.append(
+        (
+            "get.cursor forged",
+            json.dumps(
+                {"id": 1, "action": "get", "conversation_id": conv_id, "cursor": "OTk5OTk5OmFiYw"}
+            ).encode(),
+            "BAD_CURSOR",
+        )
+    )
     cases.append(("list.cursor forged", b'{"id":1,"action":"list","cursor":"WzEsMiwzXQ"}', "BAD_CURSOR"))
-    cases.append(("get.conversation_id unknown", b'{"id":1,"action":"get","conversation_id":"qqqqqqqqqqqq"}', "NOT_FOUND"))
-    cases.append(("delete.conversation_id unknown", b'{"id":1,"action":"delete","conversation_id":"qqqqqqqqqqqq"}', "NOT_FOUND"))
+    cases.append(
+        (
+            "get.conversation_id unknown",
+            b'{"id":1,"action":"get","conversation_id":"qqqqqqqqqqqq"}',
+            "NOT_FOUND",
+        )
+    )
+    cases.append(
+        (
+            "delete.conversation_id unknown",
+            b'{"id":1,"action":"delete","conversation_id":"qqqqqqqqqqqq"}',
+            "NOT_FOUND",
+        )
+    )
     return cases
 
 
 def test_malformed_corpus(env):
     host = HostProcess(env)
     try:
-        conv_id = host.data("save", payload=capture_payload("base", "Base", ["question", "answer"]),
-                            kind="capture")["conversation_id"]
-        cases = (malformed.json_level() + malformed.envelope_level() + malformed.site_shapes()
-                 + wrong_type_cases(conv_id) + malformed.huge())
+        conv_id = host.data(
+            "save", payload=capture_payload("base", "Base", ["question", "answer"]), kind="capture"
+        )["conversation_id"]
+        cases = (
+            malformed.json_level()
+            + malformed.envelope_level()
+            + malformed.site_shapes()
+            + wrong_type_cases(conv_id)
+            + malformed.huge()
+        )
         outcomes: Counter = Counter()
         wrong: list[str] = []
         for name, body, expected in cases:
@@ -92,11 +131,15 @@ def test_malformed_corpus(env):
                 kept = reply["data"]
                 outcomes["silent"] += kept.get("warnings", 0) == 0 and kept.get("messages", 0) == 0
             if code not in allowed:
-                wrong.append(f"{name}: got {code} ({reply.get('error', {}).get('message', '')[:120]}), expected {expected}")
+                wrong.append(
+                    f"{name}: got {code} ({reply.get('error', {}).get('message', '')[:120]}), expected {expected}"
+                )
         hello_after = host.call("hello")["ok"] is True
         still_there = host.data("get", conversation_id=conv_id)["conversation_id"] == conv_id
     finally:
-        code, _, err = host.close(timeout=60) if host.proc.poll() is None else (host.proc.returncode, b"", b"")
+        code, _, err = (
+            host.close(timeout=60) if host.proc.poll() is None else (host.proc.returncode, b"", b"")
+        )
     outcomes["crash"] += crashed(code, err)
     label = "malformed corpus"
     record(label, "cases", len(cases))

@@ -21,8 +21,14 @@ FAMILY_TARGET = 0.90
 # A false positive costs readability, not safety (code that reads a key from the
 # environment gets its right-hand side replaced): allowed, but rare.
 FP_RATE_TARGET = 0.02
-FIXTURE_FOLDERS = ["chatgpt_api", "chatgpt_export", "chatgpt_synthetic", "claude_export", "interop_openai_messages",
-                   "interop_anthropic_messages"]
+FIXTURE_FOLDERS = [
+    "chatgpt_api",
+    "chatgpt_export",
+    "chatgpt_synthetic",
+    "claude_export",
+    "interop_openai_messages",
+    "interop_anthropic_messages",
+]
 CONTACT_TYPES = {"email", "phone"}  # personal data, redacted on purpose; judged separately from secrets
 
 
@@ -64,13 +70,25 @@ def test_redaction_recall_and_false_positives(fixtures):
         fixture_hits.update(redact(text)[1])
     secret_fp = sum(n for k, n in fixture_hits.items() if k not in CONTACT_TYPES)
     record("redaction", "technical snippets checked", len(synthetic))
-    record("redaction", "false positives in technical snippets", sum(synthetic_fp.values()),
-           f"<= {FP_RATE_TARGET:.0%} of snippets")
+    record(
+        "redaction",
+        "false positives in technical snippets",
+        sum(synthetic_fp.values()),
+        f"<= {FP_RATE_TARGET:.0%} of snippets",
+    )
     record("redaction", "  by type", dict(synthetic_fp) or "-")
     record("redaction", "fixture messages checked", len(texts))
-    record("redaction", "secret-type redactions (false positives) in fixture messages", secret_fp,
-           f"<= {FP_RATE_TARGET:.0%} of messages")
-    record("redaction", "e-mail/phone redactions in fixture messages", sum(fixture_hits[k] for k in CONTACT_TYPES))
+    record(
+        "redaction",
+        "secret-type redactions (false positives) in fixture messages",
+        secret_fp,
+        f"<= {FP_RATE_TARGET:.0%} of messages",
+    )
+    record(
+        "redaction",
+        "e-mail/phone redactions in fixture messages",
+        sum(fixture_hits[k] for k in CONTACT_TYPES),
+    )
     for line in missed[:40]:
         print(f"[robustness] redaction: missed {line}")
     assert len(texts) > 500

@@ -34,7 +34,10 @@ class HostProcess:
     def __init__(self, env: dict[str, str], args: list[str] | None = None):
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mnemosyne.nativehost", *(args or [])],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
         )
         self._next_id = 0
 

@@ -20,7 +20,7 @@ def has_cjk(text: str) -> bool:
 def _bigrams(run: str) -> str:
     if len(run) == 1:
         return run
-    return " ".join(run[i:i + 2] for i in range(len(run) - 1))
+    return " ".join(run[i : i + 2] for i in range(len(run) - 1))
 
 
 def index_text(text: str) -> str:
@@ -36,7 +36,7 @@ def query(text: str) -> str | None:
     terms: list[str] = []
     pos = 0
     for match in CJK_RUN.finditer(text):
-        terms += _words(text[pos:match.start()])
+        terms += _words(text[pos : match.start()])
         run = match.group(0)
         if len(run) < 2:
             return None

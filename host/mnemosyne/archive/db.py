@@ -22,7 +22,9 @@ OperationalError = sqlite.OperationalError
 
 
 def connect(path: Path, key: bytes) -> sqlite.Connection:
-    conn = sqlite.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    conn = sqlite.connect(
+        str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
     try:
         conn.execute(f"PRAGMA key = \"x'{key.hex()}'\"")
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

@@ -33,7 +33,9 @@ def _parse(hex_key: str, where: str) -> bytes:
     except ValueError:
         key = b""
     if len(key) != KEY_BYTES:
-        raise ArchiveError(f"the archive key in {where} is not {KEY_BYTES} bytes of hex", code="ARCHIVE_KEY_INVALID")
+        raise ArchiveError(
+            f"the archive key in {where} is not {KEY_BYTES} bytes of hex", code="ARCHIVE_KEY_INVALID"
+        )
     return key
 
 
@@ -95,7 +97,9 @@ def _from_keyring(create: bool) -> bytes | None:
     except ArchiveError:
         raise
     except Exception as exc:  # keyring backends raise many types (InitError, PasswordSetError, dbus errors)
-        raise KeyringUnavailableError(f"the OS keyring refused ({type(exc).__name__}: {exc}); {NO_KEYRING_HELP}") from None
+        raise KeyringUnavailableError(
+            f"the OS keyring refused ({type(exc).__name__}: {exc}); {NO_KEYRING_HELP}"
+        ) from None
 
 
 def load_key(create: bool) -> bytes | None:

@@ -7,8 +7,8 @@ it. Append new migrations at the end; never edit a released one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Callable
 
 from .db import Transaction
 
@@ -21,7 +21,8 @@ def _run(conn, script: str) -> None:
 
 
 def m001_initial(conn) -> None:
-    _run(conn, 
+    _run(
+        conn,
         """
         CREATE TABLE conversations (
             id TEXT PRIMARY KEY,
@@ -47,13 +48,14 @@ def m001_initial(conn) -> None:
             UNIQUE (conversation_id, message_id)
         );
         CREATE VIRTUAL TABLE messages_fts USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');
-        """
+        """,
     )
 
 
 def m002_recency_and_trigram(conn) -> None:
     """Sort key for newest-first paging, a trigram index for CJK and substring search."""
-    _run(conn, 
+    _run(
+        conn,
         """
         ALTER TABLE conversations ADD COLUMN sort_key TEXT NOT NULL DEFAULT '';
         UPDATE conversations SET sort_key = coalesce(updated_at, created_at, saved_at);
@@ -61,13 +63,14 @@ def m002_recency_and_trigram(conn) -> None:
         CREATE INDEX conversations_site ON conversations(site, sort_key DESC);
         CREATE VIRTUAL TABLE messages_tri USING fts5(body, tokenize = 'trigram', detail = 'none');
         INSERT INTO messages_tri(rowid, body) SELECT rowid, body FROM messages_fts;
-        """
+        """,
     )
 
 
 def m003_token_counts(conn) -> None:
     """Per-message token counts, stored at save time so contexts need no re-tokenising."""
-    _run(conn, 
+    _run(
+        conn,
         """
         CREATE TABLE token_counts (
             conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
@@ -76,7 +79,7 @@ def m003_token_counts(conn) -> None:
             tokens INTEGER NOT NULL,
             PRIMARY KEY (conversation_id, encoding, message_id)
         );
-        """
+        """,
     )
 
 
@@ -84,7 +87,9 @@ def m004_cjk_bigrams(conn) -> None:
     """A bigram index for CJK text: 2-character and longer CJK queries through the index instead of a scan."""
     from .cjk import has_cjk, index_text
 
-    conn.execute("CREATE VIRTUAL TABLE messages_cjk USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')")
+    conn.execute(
+        "CREATE VIRTUAL TABLE messages_cjk USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')"
+    )
     rows = conn.execute("SELECT rowid, title, body FROM messages_fts").fetchall()
     conn.executemany(
         "INSERT INTO messages_cjk (rowid, body) VALUES (?, ?)",

@@ -19,7 +19,9 @@ from . import cjk
 
 HIT_OPEN, HIT_CLOSE = "\u00ab", "\u00bb"  # « » : plain-text markers, rendered with textContent
 SNIPPET_CHARS = 160
-TOP_MESSAGES = 3  # best messages per wanted conversation, ranked before grouping (more when too few conversations)
+TOP_MESSAGES = (
+    3  # best messages per wanted conversation, ranked before grouping (more when too few conversations)
+)
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 _SUMMARY = "SELECT id, title, site, updated_at, message_count FROM conversations WHERE id = ?"
@@ -35,7 +37,9 @@ def _terms(query: str, prefix: bool) -> str | None:
     return " AND ".join(terms)
 
 
-def _best_conversations(conn, table: str, match: str, limit: int, site: str | None) -> list[tuple[str, float, int]]:
+def _best_conversations(
+    conn, table: str, match: str, limit: int, site: str | None
+) -> list[tuple[str, float, int]]:
     """(conversation id, best rank, rowid of its best message) for the top conversations.
 
     Ranks only the best few messages per wanted conversation (each costs a lookup in the
@@ -59,8 +63,17 @@ def _results(conn, best: list[tuple[str, float, int]], snippets: dict[int, str])
     out = []
     for conv_id, rank, rowid in best:
         row = conn.execute(_SUMMARY, (conv_id,)).fetchone()
-        out.append({"id": row[0], "title": row[1], "site": row[2], "updated_at": row[3], "message_count": row[4],
-                    "score": round(-rank, 4), "snippet": snippets.get(rowid, "")})
+        out.append(
+            {
+                "id": row[0],
+                "title": row[1],
+                "site": row[2],
+                "updated_at": row[3],
+                "message_count": row[4],
+                "score": round(-rank, 4),
+                "snippet": snippets.get(rowid, ""),
+            }
+        )
     return out
 
 
@@ -78,9 +91,13 @@ def _word_search(conn, query: str, limit: int, site: str | None) -> list[dict[st
         return []
     rowids = [r[2] for r in best]
     marks = ",".join("?" * len(rowids))
-    snippets = dict(conn.execute(
-        f"SELECT rowid, snippet(messages_fts, -1, '{HIT_OPEN}', '{HIT_CLOSE}', '…', 16) FROM messages_fts "
-        f"WHERE messages_fts MATCH ? AND rowid IN ({marks})", [match, *rowids]).fetchall())
+    snippets = dict(
+        conn.execute(
+            f"SELECT rowid, snippet(messages_fts, -1, '{HIT_OPEN}', '{HIT_CLOSE}', '…', 16) FROM messages_fts "
+            f"WHERE messages_fts MATCH ? AND rowid IN ({marks})",
+            [match, *rowids],
+        ).fetchall()
+    )
     return _results(conn, best, snippets)
 
 
@@ -107,8 +124,15 @@ def _snippet(body: str, needle: str) -> str:
     end = min(len(body), idx + len(needle) + SNIPPET_CHARS // 2)
     prefix = "…" if start else ""
     suffix = "…" if end < len(body) else ""
-    return (prefix + body[start:idx] + HIT_OPEN + body[idx:idx + len(needle)] + HIT_CLOSE
-            + body[idx + len(needle):end] + suffix).replace("\n", " ")
+    return (
+        prefix
+        + body[start:idx]
+        + HIT_OPEN
+        + body[idx : idx + len(needle)]
+        + HIT_CLOSE
+        + body[idx + len(needle) : end]
+        + suffix
+    ).replace("\n", " ")
 
 
 def _glob_escape(text: str) -> str:
@@ -120,7 +144,10 @@ def _substring_search(conn, query: str, limit: int, site: str | None) -> list[di
     if len(needle) >= 3 and not re.search(r"[%_]", needle):
         where, arg = "body LIKE ?", f"%{needle}%"  # no ESCAPE clause: with one, the trigram index is not used
     elif len(needle) >= 3:
-        where, arg = "body GLOB ?", f"*{_glob_escape(needle)}*"  # literal % or _: case-sensitive, still indexed
+        where, arg = (
+            "body GLOB ?",
+            f"*{_glob_escape(needle)}*",
+        )  # literal % or _: case-sensitive, still indexed
     else:
         where, arg = "instr(lower(body), lower(?)) > 0", needle  # under three characters: no index can help
     site_sql = "AND c.site = ?" if site else ""

@@ -6,10 +6,11 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..errors import ArchiveError, InputError, NotFoundError
@@ -18,7 +19,9 @@ from . import keys, migrations
 from .cjk import has_cjk, index_text
 from .db import Transaction, connect, sqlite
 
-if TYPE_CHECKING:  # the format (pydantic) is imported on first save or get: `hello` opens the archive without it
+if (
+    TYPE_CHECKING
+):  # the format (pydantic) is imported on first save or get: `hello` opens the archive without it
     from ..model import Conversation
 
 SUMMARY_COLUMNS = "id, site, title, url, created_at, updated_at, saved_at, message_count, source_id"
@@ -36,13 +39,28 @@ class SaveResult:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "conversation_id": self.id, "status": self.status, "title": self.title, "site": self.site,
-            "messages": self.messages, "warnings": self.warnings, "partial": self.partial,
+            "conversation_id": self.id,
+            "status": self.status,
+            "title": self.title,
+            "site": self.site,
+            "messages": self.messages,
+            "warnings": self.warnings,
+            "partial": self.partial,
         }
 
 
 def _summary(row) -> dict[str, Any]:
-    keys_ = ("id", "site", "title", "url", "created_at", "updated_at", "saved_at", "message_count", "source_id")
+    keys_ = (
+        "id",
+        "site",
+        "title",
+        "url",
+        "created_at",
+        "updated_at",
+        "saved_at",
+        "message_count",
+        "source_id",
+    )
     return dict(zip(keys_, row))
 
 
@@ -89,7 +107,7 @@ class Archive:
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> "Archive":
+    def __enter__(self) -> Archive:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -101,8 +119,12 @@ class Archive:
         """One transaction: insert, or merge into the stored copy of the same conversation."""
         return self.save_many([conv])[0]
 
-    def save_many(self, convs: list[Conversation], counter: Callable[[Conversation], dict[str, int]] | None = None,
-                  encoding: str = "o200k_base") -> list[SaveResult]:
+    def save_many(
+        self,
+        convs: list[Conversation],
+        counter: Callable[[Conversation], dict[str, int]] | None = None,
+        encoding: str = "o200k_base",
+    ) -> list[SaveResult]:
         """Several conversations in one transaction (bulk import: one commit, one fsync, for the batch).
 
         `counter` gives per-message token counts to store with each conversation that changed."""
@@ -122,7 +144,9 @@ class Archive:
         from .. import canonical
         from .merge import merge
 
-        row = c.execute("SELECT document, content_sha256 FROM conversations WHERE id = ?", (conv.id,)).fetchone()
+        row = c.execute(
+            "SELECT document, content_sha256 FROM conversations WHERE id = ?", (conv.id,)
+        ).fetchone()
         status = "created"
         if row is not None:
             conv = merge(canonical.loads(row[0]), conv)
@@ -134,8 +158,13 @@ class Archive:
         else:
             self._write(c, conv, document, digest, replace=row is not None)
         result = SaveResult(
-            id=conv.id, status=status, title=conv.title, site=conv.source.site, messages=len(conv.messages),
-            warnings=sum(w.count for w in conv.warnings), partial=conv.provenance.partial,
+            id=conv.id,
+            status=status,
+            title=conv.title,
+            site=conv.source.site,
+            messages=len(conv.messages),
+            warnings=sum(w.count for w in conv.warnings),
+            partial=conv.provenance.partial,
         )
         return result, conv
 
@@ -152,9 +181,21 @@ class Archive:
             "INSERT INTO conversations (id, site, source_id, title, url, created_at, updated_at, saved_at,"
             " message_count, active_leaf, content_sha256, document, sort_key)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (conv.id, conv.source.site, conv.source.conversation_id, conv.title and _storable(conv.title), conv.source.url,
-             created, updated,
-             now, len(conv.messages), conv.active_leaf, digest, document, updated or created or now),
+            (
+                conv.id,
+                conv.source.site,
+                conv.source.conversation_id,
+                conv.title and _storable(conv.title),
+                conv.source.url,
+                created,
+                updated,
+                now,
+                len(conv.messages),
+                conv.active_leaf,
+                digest,
+                document,
+                updated or created or now,
+            ),
         )
         title = _storable(conv.title or "")
         for seq, msg in enumerate(conv.messages):
@@ -163,16 +204,22 @@ class Archive:
                 (conv.id, msg.id, seq, msg.role, int(msg.hidden)),
             )
             body = _storable(message_text(msg))
-            c.execute("INSERT INTO messages_fts (rowid, title, body) VALUES (?,?,?)", (cur.lastrowid, title if seq == 0 else "", body))
+            c.execute(
+                "INSERT INTO messages_fts (rowid, title, body) VALUES (?,?,?)",
+                (cur.lastrowid, title if seq == 0 else "", body),
+            )
             searchable = (title + "\n" if seq == 0 else "") + body
             c.execute("INSERT INTO messages_tri (rowid, body) VALUES (?,?)", (cur.lastrowid, searchable))
             if has_cjk(searchable):
-                c.execute("INSERT INTO messages_cjk (rowid, body) VALUES (?,?)", (cur.lastrowid, index_text(searchable)))
+                c.execute(
+                    "INSERT INTO messages_cjk (rowid, body) VALUES (?,?)",
+                    (cur.lastrowid, index_text(searchable)),
+                )
 
     def _delete_rows(self, c, conv_id: str) -> None:
         rowids = [r[0] for r in c.execute("SELECT rowid FROM messages WHERE conversation_id = ?", (conv_id,))]
         for start in range(0, len(rowids), 500):
-            chunk = rowids[start:start + 500]
+            chunk = rowids[start : start + 500]
             marks = ",".join("?" * len(chunk))
             c.execute(f"DELETE FROM messages_fts WHERE rowid IN ({marks})", chunk)
             c.execute(f"DELETE FROM messages_tri WHERE rowid IN ({marks})", chunk)
@@ -235,7 +282,9 @@ class Archive:
         )
         return dict(rows.fetchall())
 
-    def list(self, limit: int = 50, cursor: str | None = None, site: str | None = None) -> tuple[list[dict], str | None]:
+    def list(
+        self, limit: int = 50, cursor: str | None = None, site: str | None = None
+    ) -> tuple[list[dict], str | None]:
         """Newest first; keyset paging so page N costs the same as page 1."""
         where, args = [], []
         if site:
@@ -256,13 +305,19 @@ class Archive:
         return [_summary(r[:-1]) for r in rows], next_cursor
 
     def all_ids(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT id FROM conversations ORDER BY sort_key DESC, id DESC")]
+        return [
+            r[0] for r in self.conn.execute("SELECT id FROM conversations ORDER BY sort_key DESC, id DESC")
+        ]
 
     def stats(self) -> dict[str, Any]:
         conversations = self.conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
         messages = self.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
-        return {"path": str(self.path), "conversations": conversations, "messages": messages,
-                "migrations": migrations.applied(self.conn)}
+        return {
+            "path": str(self.path),
+            "conversations": conversations,
+            "messages": messages,
+            "migrations": migrations.applied(self.conn),
+        }
 
     def search(self, query: str, limit: int = 20, site: str | None = None) -> list[dict[str, Any]]:
         from .search import search

@@ -26,9 +26,16 @@ def _archive():
 
 
 def add_import_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files, folders or export zips (ChatGPT, Claude, other tools)")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="files, folders or export zips (ChatGPT, Claude, other tools)",
+    )
     p.add_argument("--from", dest="fmt", metavar="FORMAT", help="input format (default: detect)")
-    p.add_argument("--no-tokens", action="store_true", help="skip storing token counts (faster; contexts count later)")
+    p.add_argument(
+        "--no-tokens", action="store_true", help="skip storing token counts (faster; contexts count later)"
+    )
 
 
 def run_import(args) -> int:
@@ -138,7 +145,9 @@ def run_list(args) -> int:
         return 0
     for it in items:
         date = (it.get("updated_at") or it.get("created_at") or it.get("saved_at") or "")[:10]
-        print(f"{it['id']}  {date:10}  {it['site']:<10} {it['message_count']:>4}  {_oneline(it.get('title'))}")
+        print(
+            f"{it['id']}  {date:10}  {it['site']:<10} {it['message_count']:>4}  {_oneline(it.get('title'))}"
+        )
     return 0
 
 

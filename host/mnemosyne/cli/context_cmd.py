@@ -18,13 +18,21 @@ from ..model import Conversation
 
 
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", metavar="ID|FILE", help="an archived conversation id, or a conversation file")
-    parser.add_argument("--target", "-t", required=True, metavar="NAME", help="where the context goes (see `mnemo targets`)")
+    parser.add_argument(
+        "source", metavar="ID|FILE", help="an archived conversation id, or a conversation file"
+    )
+    parser.add_argument(
+        "--target", "-t", required=True, metavar="NAME", help="where the context goes (see `mnemo targets`)"
+    )
     parser.add_argument("--budget", "-b", type=int, metavar="N", help="token budget (default: the target's)")
     parser.add_argument("--branch", metavar="LEAF", help="build from the branch ending at this message id")
     parser.add_argument("--include", metavar="KINDS", default="", help="also carry: reasoning,tools")
-    parser.add_argument("--redact", action="store_true", help="replace secrets, e-mail addresses and phone numbers")
-    parser.add_argument("--pick", metavar="ID|N", help="which conversation of a file holding several (id or 1-based number)")
+    parser.add_argument(
+        "--redact", action="store_true", help="replace secrets, e-mail addresses and phone numbers"
+    )
+    parser.add_argument(
+        "--pick", metavar="ID|N", help="which conversation of a file holding several (id or 1-based number)"
+    )
     parser.add_argument("--json", action="store_true", help="print {payload, report} as JSON")
 
 
@@ -37,7 +45,9 @@ def _pick(conversations: list[Conversation], choice: str | None, name: str) -> C
         raise InputError(f"{name}: no readable conversation")
     if choice is None:
         if len(conversations) > 1:
-            raise InputError(f"{name} holds {len(conversations)} conversations; choose one with --pick ID or --pick N")
+            raise InputError(
+                f"{name} holds {len(conversations)} conversations; choose one with --pick ID or --pick N"
+            )
         return conversations[0]
     for conv in conversations:
         if choice in (conv.id, conv.source.conversation_id):
@@ -74,8 +84,15 @@ def run_context(args: argparse.Namespace) -> int:
         conv = _from_file(args.source, args.pick)
     else:
         conv, counts = _from_archive(args.source, tokens.base_encoding(target.tokenizer))
-    result = build_context(conv, target, budget=args.budget, branch=args.branch, include=args.include,
-                           redact=args.redact, token_counts=counts)
+    result = build_context(
+        conv,
+        target,
+        budget=args.budget,
+        branch=args.branch,
+        include=args.include,
+        redact=args.redact,
+        token_counts=counts,
+    )
     report = result.report
     if args.json:
         json.dump({"payload": result.payload, "report": report}, sys.stdout, ensure_ascii=False, indent=2)
@@ -84,10 +101,14 @@ def run_context(args: argparse.Namespace) -> int:
     sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
     c = report["counts"]
     note = " (estimate)" if report["estimate"] else ""
-    summary = (f"mnemo context: {report['tokens']}/{report['limit']} tokens{note} with {report['tokenizer']} for "
-               f"{report['target']}; {c['kept']} kept, {c['compressed']} compressed, {c['dropped']} dropped")
+    summary = (
+        f"mnemo context: {report['tokens']}/{report['limit']} tokens{note} with {report['tokenizer']} for "
+        f"{report['target']}; {c['kept']} kept, {c['compressed']} compressed, {c['dropped']} dropped"
+    )
     if "redactions" in report:
-        summary += "; redacted " + (", ".join(f"{k} {v}" for k, v in report["redactions"].items()) or "nothing")
+        summary += "; redacted " + (
+            ", ".join(f"{k} {v}" for k, v in report["redactions"].items()) or "nothing"
+        )
     print(summary, file=sys.stderr)
     return 0
 
@@ -103,6 +124,10 @@ def run_targets(args: argparse.Namespace) -> int:
     print(f"{'name':14} {'window':>9} {'budget':>8}  {'tokenizer':16} {'shape':10} label")
     for r in rows:
         tok = r["tokenizer"] + (" ~" if r["estimate"] else "")
-        print(f"{r['name']:14} {r['window']:>9} {r['default_budget']:>8}  {tok:16} {r['shape']:10} {r['label']}")
-    print("~ estimate: counted as o200k_base x a factor, with a 5% margin held back (see --json for the basis)")
+        print(
+            f"{r['name']:14} {r['window']:>9} {r['default_budget']:>8}  {tok:16} {r['shape']:10} {r['label']}"
+        )
+    print(
+        "~ estimate: counted as o200k_base x a factor, with a 5% margin held back (see --json for the basis)"
+    )
     return 0

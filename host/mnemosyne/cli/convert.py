@@ -25,14 +25,27 @@ PROG = "mnemo convert"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", metavar="INPUT", help="a file, an export zip, a folder, or '-' for stdin")
-    parser.add_argument("--from", dest="from_format", metavar="FORMAT",
-                        help=f"input format, detected when left out ({', '.join(reader_names())})")
+    parser.add_argument(
+        "--from",
+        dest="from_format",
+        metavar="FORMAT",
+        help=f"input format, detected when left out ({', '.join(reader_names())})",
+    )
     parser.add_argument("--to", required=True, choices=writer_names(), help="output format")
-    parser.add_argument("-o", "--output", metavar="OUT",
-                        help="output file (one conversation) or folder (several); stdout when left out")
-    parser.add_argument("--branch", metavar="LEAF",
-                        help="write the branch that ends at this message id instead of the active one")
-    parser.add_argument("--model", default=ollama.DEFAULT_MODEL, help="model name put in --to ollama requests")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="output file (one conversation) or folder (several); stdout when left out",
+    )
+    parser.add_argument(
+        "--branch",
+        metavar="LEAF",
+        help="write the branch that ends at this message id instead of the active one",
+    )
+    parser.add_argument(
+        "--model", default=ollama.DEFAULT_MODEL, help="model name put in --to ollama requests"
+    )
 
 
 def _say(where: str, message: str) -> None:
@@ -64,7 +77,9 @@ def _encode(text: str) -> bytes:
     return text.encode("utf-8", "replace")  # a lone surrogate from page text must not abort the write
 
 
-def _write_folder(out: ModuleType, conversations: list[Conversation], folder: Path, args: argparse.Namespace) -> None:
+def _write_folder(
+    out: ModuleType, conversations: list[Conversation], folder: Path, args: argparse.Namespace
+) -> None:
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder}: exists and is not a folder (several conversations need a folder)")
     folder.mkdir(parents=True, exist_ok=True)
@@ -88,8 +103,10 @@ def _write(out: ModuleType, conversations: list[Conversation], args: argparse.Na
         for conv in conversations:
             sys.stdout.buffer.write(_encode(portable.write_line(conv)))
     else:
-        raise InputError(f"{len(conversations)} conversations: use -o FOLDER to write one {out.NAME} file each "
-                         "(or --to portable for JSON Lines on stdout)")
+        raise InputError(
+            f"{len(conversations)} conversations: use -o FOLDER to write one {out.NAME} file each "
+            "(or --to portable for JSON Lines on stdout)"
+        )
     sys.stdout.flush()
 
 
@@ -102,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
                 return 1
             raise InputError("no conversations in the input")
         if args.branch and len(conversations) > 1:
-            raise InputError(f"--branch needs an input with one conversation, this one has {len(conversations)}")
+            raise InputError(
+                f"--branch needs an input with one conversation, this one has {len(conversations)}"
+            )
         _write(out, conversations, args)
     except MnemosyneError as exc:
         _say(args.input, exc.message)

@@ -6,7 +6,11 @@ import argparse
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("caller", nargs="*", help="what the browser passes: the caller origin (Chrome) or manifest + add-on id (Firefox)")
+    p.add_argument(
+        "caller",
+        nargs="*",
+        help="what the browser passes: the caller origin (Chrome) or manifest + add-on id (Firefox)",
+    )
 
 
 def run(args) -> int:

@@ -15,14 +15,27 @@ BROWSER_CHOICES = [*locations.BROWSERS, plan.ALL]
 
 def _add_target_arguments(p: argparse.ArgumentParser, verb: str) -> None:
     default = "every browser whose profile folder exists" if verb == "install" else "every browser"
-    p.add_argument("--browser", choices=BROWSER_CHOICES, default=plan.ALL,
-                   help=f"which browser to {verb} for (default: all, meaning {default})")
-    p.add_argument("--user-data-dir", type=Path, metavar="DIR",
-                   help="one Chromium profile started with --user-data-dir=DIR (uses DIR/NativeMessagingHosts)")
-    p.add_argument("--system", action="store_true",
-                   help="the machine-wide locations (/etc, /Library, HKLM) instead of your user's; needs admin rights "
-                        "(the launcher stays in your data folder)")
-    p.add_argument("--dry-run", action="store_true", help="print what would be written or removed, change nothing")
+    p.add_argument(
+        "--browser",
+        choices=BROWSER_CHOICES,
+        default=plan.ALL,
+        help=f"which browser to {verb} for (default: all, meaning {default})",
+    )
+    p.add_argument(
+        "--user-data-dir",
+        type=Path,
+        metavar="DIR",
+        help="one Chromium profile started with --user-data-dir=DIR (uses DIR/NativeMessagingHosts)",
+    )
+    p.add_argument(
+        "--system",
+        action="store_true",
+        help="the machine-wide locations (/etc, /Library, HKLM) instead of your user's; needs admin rights "
+        "(the launcher stays in your data folder)",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="print what would be written or removed, change nothing"
+    )
 
 
 def add_install_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,8 +58,11 @@ def _warm_tokenizer(dry_run: bool) -> str:
 
         folder = tokens.ensure_files()
     except Exception as exc:  # the manifests are written already; say clearly what is missing
-        print(f"mnemo install: warning: tokenizer files not ready ({type(exc).__name__}: {exc}); "
-              "token counts will be estimates until `mnemo install` succeeds", file=sys.stderr)
+        print(
+            f"mnemo install: warning: tokenizer files not ready ({type(exc).__name__}: {exc}); "
+            "token counts will be estimates until `mnemo install` succeeds",
+            file=sys.stderr,
+        )
         return "tokenizer files: NOT ready (see the warning above)"
     return f"tokenizer files: ready in {folder}"
 
@@ -63,7 +79,9 @@ def _file_errors(args: argparse.Namespace):
 
 def run_install(args: argparse.Namespace) -> int:
     system = locations.current_os()
-    targets = plan.install_targets(args.browser, system, system_scope=args.system, user_data_dir=args.user_data_dir)
+    targets = plan.install_targets(
+        args.browser, system, system_scope=args.system, user_data_dir=args.user_data_dir
+    )
     launcher_file = launcher.launcher_path(system)
     launcher_text = launcher.render(system, launcher.current_interpreter(), launcher.current_env())
     if args.dry_run:
@@ -89,7 +107,9 @@ def run_install(args: argparse.Namespace) -> int:
 def _uninstall_targets(args: argparse.Namespace, system: str) -> list[plan.Target]:
     if args.user_data_dir is not None:
         return [plan.profile_target(args.browser, args.user_data_dir, system, system_scope=args.system)]
-    browsers = list(locations.BROWSERS.values()) if args.browser == plan.ALL else [locations.browser(args.browser)]
+    browsers = (
+        list(locations.BROWSERS.values()) if args.browser == plan.ALL else [locations.browser(args.browser)]
+    )
     targets = plan.standard_targets(browsers, system, system_scope=args.system)
     if args.browser == plan.ALL:
         # The record also holds --user-data-dir profiles, which no standard place covers.

@@ -20,7 +20,9 @@ class Progress:
             self._last = now
             width = 30
             filled = int(width * self.count / max(self.total, 1))
-            self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.count}/{self.total}")
+            self.stream.write(
+                f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.count}/{self.total}"
+            )
             self.stream.flush()
 
     def done(self) -> None:

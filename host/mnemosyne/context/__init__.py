@@ -6,5 +6,13 @@ from .engine import ContextResult, build_context
 from .targets import TARGETS, Target, describe_all, get_target, target_names
 from .turns import count_messages
 
-__all__ = ["ContextResult", "build_context", "count_messages", "TARGETS", "Target", "describe_all", "get_target",
-           "target_names"]
+__all__ = [
+    "ContextResult",
+    "build_context",
+    "count_messages",
+    "TARGETS",
+    "Target",
+    "describe_all",
+    "get_target",
+    "target_names",
+]

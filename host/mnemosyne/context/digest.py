@@ -50,12 +50,22 @@ def _code_candidate(block: str, pos: int, stats: S.TermStats) -> tuple[str, tupl
     if len(block) <= MAX_CODE_CHARS:
         return block, tuple(names), used, far
     lines = block.split("\n")
-    keep = [lines[0]] + [ln for ln in lines[1:-1] if any(n in ln for n in names)][:40] + ["    ...", lines[-1]]
+    keep = (
+        [lines[0]] + [ln for ln in lines[1:-1] if any(n in ln for n in names)][:40] + ["    ...", lines[-1]]
+    )
     return "\n".join(keep), tuple(names), used, far
 
 
-def _sentence_score(text: str, role: str, pos: int, n_turns: int, found: set[str], stats: S.TermStats,
-                    focus: set[str], first_user: bool) -> tuple[float, str | None]:
+def _sentence_score(
+    text: str,
+    role: str,
+    pos: int,
+    n_turns: int,
+    found: set[str],
+    stats: S.TermStats,
+    focus: set[str],
+    first_user: bool,
+) -> tuple[float, str | None]:
     score = 0.0
     category: str | None = None
     low = text.lower()  # cue patterns expect lower case
@@ -110,7 +120,9 @@ def _sentence_score(text: str, role: str, pos: int, n_turns: int, found: set[str
     return score, category
 
 
-def candidates(turns: list[Turn], focus_text: str, skip: frozenset[int] | set[int] = frozenset()) -> list[Candidate]:
+def candidates(
+    turns: list[Turn], focus_text: str, skip: frozenset[int] | set[int] = frozenset()
+) -> list[Candidate]:
     """Every sentence and code block of `turns` (except those at `skip`), scored, in a deterministic order."""
     # split and term each scored turn once; a turn's terms are the union of its pieces' terms
     split: dict[int, list[tuple[str, str, set[str]]]] = {}
@@ -124,7 +136,9 @@ def candidates(turns: list[Turn], focus_text: str, skip: frozenset[int] | set[in
             if kind == "code":
                 pieces.append((kind, body, S.terms(body)))
             else:
-                pieces.extend(("sentence", sentence, S.terms(sentence)) for sentence in S.split_sentences(body))
+                pieces.extend(
+                    ("sentence", sentence, S.terms(sentence)) for sentence in S.split_sentences(body)
+                )
         split[i] = pieces
         per_turn.append(set().union(*(found for _, _, found in pieces)))
     stats = S.TermStats.build(per_turn)
@@ -139,7 +153,12 @@ def candidates(turns: list[Turn], focus_text: str, skip: frozenset[int] | set[in
         for kind, body, found in pieces:
             if kind == "code":
                 text, names, used, far = _code_candidate(body, i, stats)
-                score = 0.5 + (2.5 if used else 0.0) + (2.0 if far else 0.0) - (1.0 if turn.role == "tool" else 0.0)
+                score = (
+                    0.5
+                    + (2.5 if used else 0.0)
+                    + (2.0 if far else 0.0)
+                    - (1.0 if turn.role == "tool" else 0.0)
+                )
                 out.append(Candidate(i, seq, turn.id, turn.role, "code", text, None, score, names))
                 seq += 1
                 continue
@@ -156,7 +175,7 @@ def artifact_names(turns: list[Turn], chosen_code: list[Candidate], limit: int =
     for turn in turns:
         for line in turn.text.split("\n"):
             if line.startswith("[artifact: "):
-                names.append(line[len("[artifact: "):].rstrip("]"))
+                names.append(line[len("[artifact: ") :].rstrip("]"))
             if "[" in line and " attached: " in line:
                 names.append(line.split(" attached: ", 1)[1].rstrip("]"))
     for cand in chosen_code:

@@ -52,7 +52,9 @@ FLUFF = _lowered(
     r"|as an ai|here(?:'s| is| are)|let me know|feel free|hope this helps|i hope|happy to help|no problem|good luck)\b"
     r"|^(?:好的|当然|没问题|谢谢|不客气|希望这|如果您还有|请告诉我)"
 )
-QUESTION_END = _lowered(r"[?？]\s*$|^(?i:can you|could you|how (?:do|can|would|should)|what|why|is there|are there)\b|吗[？?]?$")
+QUESTION_END = _lowered(
+    r"[?？]\s*$|^(?i:can you|could you|how (?:do|can|would|should)|what|why|is there|are there)\b|吗[？?]?$"
+)
 # a request for a task ("Write a...", "Calculate..."): what the user asked then, not a standing constraint
 REQUEST = _lowered(
     r"(?i)^(?:(?:hi|hello|hey)\b[,!.]?\s*)?(?:now,?\s+)?(?:please\s+)?(?:add|create|write|generate|calculate|explain|give|tell|find|provide|rewrite|describe|compose"
@@ -60,9 +62,13 @@ REQUEST = _lowered(
     r"|classify|edit|name|can you|could you|would you|i need (?:to|you|a|an|some|help)|i want you|help me)\b"
     r"|^(?:请|帮我|你能|能否|可以帮|我需要)"
 )
-FIRST_PERSON = _lowered(r"(?i)^(?:also,? |and |btw,? |oh,? |ok,? |for context,? |one (?:catch|thing)[:,]? )?(?:i|i'm|i've|my|our|we|we're|we've)\b|^(?:我|我们)")
+FIRST_PERSON = _lowered(
+    r"(?i)^(?:also,? |and |btw,? |oh,? |ok,? |for context,? |one (?:catch|thing)[:,]? )?(?:i|i'm|i've|my|our|we|we're|we've)\b|^(?:我|我们)"
+)
 DIGIT = re.compile(r"\d")
-IDENTIFIER = re.compile(r"`[^`\n]{2,60}`|\b[A-Za-z]+_[A-Za-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt)\b")
+IDENTIFIER = re.compile(
+    r"`[^`\n]{2,60}`|\b[A-Za-z]+_[A-Za-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt)\b"
+)
 PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?:[ &][A-Z][a-z]+)*")
 
 # definitions in code blocks: the names later turns may refer to
@@ -86,7 +92,7 @@ def split_blocks(text: str) -> list[tuple[str, str]]:
     pos = 0
     for m in _FENCE.finditer(text):
         if m.start() > pos:
-            out.append(("prose", text[pos:m.start()]))
+            out.append(("prose", text[pos : m.start()]))
         out.append(("code", m.group(0)))
         pos = m.end()
     if pos < len(text):
@@ -113,12 +119,134 @@ def split_sentences(prose: str) -> list[str]:
 
 _TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{2,}|\d[\d.,:/]*\d|[\u3400-\u9fff]{2,}")
 STOPWORDS = frozenset(
-    "the and for that this with you your are was were have has had not but can will would could should what when where "
-    "which who whom how why all any some one two also just like into from about than then them they their there here "
-    "its it's our out use using used get got make made need want sure yes okay thanks thank please let let's i'm you're "
-    "don't can't doesn't isn't won't it's that's more most very much many each other such only well now new good best "
-    "way does did done being been may might must shall able example examples following based help provide information "
-    "below above first second next last time times thing things something anything know think see look sorry".split()
+    [
+        "the",
+        "and",
+        "for",
+        "that",
+        "this",
+        "with",
+        "you",
+        "your",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "had",
+        "not",
+        "but",
+        "can",
+        "will",
+        "would",
+        "could",
+        "should",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "how",
+        "why",
+        "all",
+        "any",
+        "some",
+        "one",
+        "two",
+        "also",
+        "just",
+        "like",
+        "into",
+        "from",
+        "about",
+        "than",
+        "then",
+        "them",
+        "they",
+        "their",
+        "there",
+        "here",
+        "its",
+        "it's",
+        "our",
+        "out",
+        "use",
+        "using",
+        "used",
+        "get",
+        "got",
+        "make",
+        "made",
+        "need",
+        "want",
+        "sure",
+        "yes",
+        "okay",
+        "thanks",
+        "thank",
+        "please",
+        "let",
+        "let's",
+        "i'm",
+        "you're",
+        "don't",
+        "can't",
+        "doesn't",
+        "isn't",
+        "won't",
+        "it's",
+        "that's",
+        "more",
+        "most",
+        "very",
+        "much",
+        "many",
+        "each",
+        "other",
+        "such",
+        "only",
+        "well",
+        "now",
+        "new",
+        "good",
+        "best",
+        "way",
+        "does",
+        "did",
+        "done",
+        "being",
+        "been",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "able",
+        "example",
+        "examples",
+        "following",
+        "based",
+        "help",
+        "provide",
+        "information",
+        "below",
+        "above",
+        "first",
+        "second",
+        "next",
+        "last",
+        "time",
+        "times",
+        "thing",
+        "things",
+        "something",
+        "anything",
+        "know",
+        "think",
+        "see",
+        "look",
+        "sorry",
+    ]
 )
 
 
@@ -130,7 +258,7 @@ def terms(text: str) -> set[str]:
     if cjk:
         found.difference_update(cjk)
         for run in cjk:
-            found.update(run[i:i + 2] for i in range(len(run) - 1))
+            found.update(run[i : i + 2] for i in range(len(run) - 1))
     return found
 
 
@@ -144,7 +272,7 @@ class TermStats:
     rare: frozenset[str] = frozenset()  # terms few turns use: names, numbers, identifiers
 
     @classmethod
-    def build(cls, per_turn: list[set[str]]) -> "TermStats":
+    def build(cls, per_turn: list[set[str]]) -> TermStats:
         df: dict[str, int] = {}
         last: dict[str, int] = {}
         for pos, found in enumerate(per_turn):
@@ -152,7 +280,9 @@ class TermStats:
                 df[t] = df.get(t, 0) + 1
                 last[t] = pos
         limit = max(3, int(math.sqrt(len(per_turn))))
-        return cls(df=df, last=last, turns=len(per_turn), rare=frozenset(t for t, n in df.items() if n <= limit))
+        return cls(
+            df=df, last=last, turns=len(per_turn), rare=frozenset(t for t, n in df.items() if n <= limit)
+        )
 
     def rare_limit(self) -> int:
         return max(3, int(math.sqrt(self.turns)))

@@ -5,8 +5,8 @@ older turns, then more recent turns with whatever is left."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .. import tokens
 from .digest import Candidate
@@ -47,8 +47,11 @@ class Meter:
         while True:
             head, tail = keep - keep // 3, keep // 3
             omitted = len(ids) - head - tail
-            out = (self._enc.decode(ids[:head]).rstrip("\ufffd") + f"\n[… {omitted} tokens omitted …]\n"
-                   + (self._enc.decode(ids[len(ids) - tail:]).lstrip("\ufffd") if tail else ""))
+            out = (
+                self._enc.decode(ids[:head]).rstrip("\ufffd")
+                + f"\n[… {omitted} tokens omitted …]\n"
+                + (self._enc.decode(ids[len(ids) - tail :]).lstrip("\ufffd") if tail else "")
+            )
             if self.count(out) <= limit or keep == 0:
                 return out if self.count(out) <= limit else ""
             keep = max(0, keep - max(4, keep // 10))
@@ -68,8 +71,9 @@ def _turn_cost(turn: Turn, meter: Meter, counts: dict[str, int] | None) -> int:
     return cost + TURN_OVERHEAD
 
 
-def _fit_mandatory(instructions: list[tuple[str, str]], last: Turn, meter: Meter, room: int,
-                   truncated: list[str]) -> tuple[list[tuple[str, str]], Turn, int]:
+def _fit_mandatory(
+    instructions: list[tuple[str, str]], last: Turn, meter: Meter, room: int, truncated: list[str]
+) -> tuple[list[tuple[str, str]], Turn, int]:
     """Instructions and the last user message always go in; cut their middles if they must."""
     costs = [meter.count(t) + TURN_OVERHEAD for _, t in instructions]
     last_cost = meter.count(last.text) + TURN_OVERHEAD
@@ -78,7 +82,9 @@ def _fit_mandatory(instructions: list[tuple[str, str]], last: Turn, meter: Meter
     # the last user message gets at least half the room, the instructions share the rest
     last_limit = max(room // 2, room - sum(costs))
     if last_cost > last_limit:
-        last = Turn(last.index, last.id, last.role, meter.truncate_middle(last.text, last_limit - TURN_OVERHEAD))
+        last = Turn(
+            last.index, last.id, last.role, meter.truncate_middle(last.text, last_limit - TURN_OVERHEAD)
+        )
         truncated.append(last.id)
         last_cost = meter.count(last.text) + TURN_OVERHEAD
     left = room - last_cost
@@ -95,8 +101,14 @@ def _fit_mandatory(instructions: list[tuple[str, str]], last: Turn, meter: Meter
     return fitted, last, used
 
 
-def _pick(pool: list[Candidate], meter: Meter, room: int, chosen: dict[int, Candidate],
-          costs: dict[int, int], min_score: float) -> int:
+def _pick(
+    pool: list[Candidate],
+    meter: Meter,
+    room: int,
+    chosen: dict[int, Candidate],
+    costs: dict[int, int],
+    min_score: float,
+) -> int:
     """Add the best-scoring candidates that fit; returns tokens used."""
     used = 0
     skips = 0
@@ -119,8 +131,16 @@ def _pick(pool: list[Candidate], meter: Meter, room: int, chosen: dict[int, Cand
     return used
 
 
-def plan(turns: list[Turn], last_pos: int, instructions: list[tuple[str, str]],
-         make_candidates: Callable[[set[int]], list[Candidate]], meter: Meter, room: int, recent_share: float, counts: dict[str, int] | None) -> Plan:
+def plan(
+    turns: list[Turn],
+    last_pos: int,
+    instructions: list[tuple[str, str]],
+    make_candidates: Callable[[set[int]], list[Candidate]],
+    meter: Meter,
+    room: int,
+    recent_share: float,
+    counts: dict[str, int] | None,
+) -> Plan:
     truncated: list[str] = []
     instructions, last, used = _fit_mandatory(instructions, turns[last_pos], meter, room, truncated)
     left = room - used if not truncated else 0  # a cut last message leaves nothing for the rest
@@ -149,8 +169,10 @@ def plan(turns: list[Turn], last_pos: int, instructions: list[tuple[str, str]],
         cursor = len(order)
     left -= spent
     cands = make_candidates(set(verbatim))
-    pool = sorted(((k, c) for k, c in enumerate(cands) if c.turn not in verbatim),
-                  key=lambda kc: (-kc[1].score, kc[1].turn, kc[1].seq))
+    pool = sorted(
+        ((k, c) for k, c in enumerate(cands) if c.turn not in verbatim),
+        key=lambda kc: (-kc[1].score, kc[1].turn, kc[1].seq),
+    )
     chosen: dict[int, Candidate] = {}
     costs: dict[int, int] = {}
     left -= _pick(pool, meter, left, chosen, costs, MIN_SCORE)

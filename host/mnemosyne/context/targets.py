@@ -50,44 +50,111 @@ class Target:
 
     def describe(self) -> dict[str, Any]:
         data = asdict(self)
-        data.update(exact=self.exact, estimate=not self.exact, margin=self.margin,
-                    default_budget=self.default_budget)
+        data.update(
+            exact=self.exact, estimate=not self.exact, margin=self.margin, default_budget=self.default_budget
+        )
         if not self.exact:
             data["estimate_basis"] = tokens.ESTIMATES[self.tokenizer].basis
         return {k: v for k, v in data.items() if v not in (None, "")}
 
 
 TARGETS: tuple[Target, ...] = (
-    Target("chatgpt", "ChatGPT (web)", 32_000, "o200k_base", "text", share=0.5, composer_cap=16_000,
-           note="Plus/Team window of GPT-5 Instant is 32k (Free 16k); long pastes stay readable under 16k"),
+    Target(
+        "chatgpt",
+        "ChatGPT (web)",
+        32_000,
+        "o200k_base",
+        "text",
+        share=0.5,
+        composer_cap=16_000,
+        note="Plus/Team window of GPT-5 Instant is 32k (Free 16k); long pastes stay readable under 16k",
+    ),
     Target("gpt-4o", "OpenAI API: GPT-4o / GPT-4o mini", 128_000, "o200k_base", "openai"),
     Target("gpt-4.1", "OpenAI API: GPT-4.1 family", 1_047_576, "o200k_base", "openai", share=0.5),
     Target("gpt-5", "OpenAI API: GPT-5 family", 400_000, "o200k_base", "openai", share=0.6),
-    Target("o-series", "OpenAI API: o1 / o3 / o4-mini", 200_000, "o200k_base", "openai", share=0.6,
-           note="reasoning tokens share the window: more room is left for the reply"),
+    Target(
+        "o-series",
+        "OpenAI API: o1 / o3 / o4-mini",
+        200_000,
+        "o200k_base",
+        "openai",
+        share=0.6,
+        note="reasoning tokens share the window: more room is left for the reply",
+    ),
     Target("gpt-4", "OpenAI API: GPT-4 (8k)", 8_192, "cl100k_base", "openai"),
     Target("gpt-4-turbo", "OpenAI API: GPT-4 Turbo", 128_000, "cl100k_base", "openai"),
     Target("gpt-3.5-turbo", "OpenAI API: GPT-3.5 Turbo", 16_385, "cl100k_base", "openai"),
-    Target("claude", "Claude (web)", 200_000, "claude-estimate", "text", composer_cap=32_000,
-           note="claude.ai turns long pastes into an attachment; 32k keeps room for the chat"),
+    Target(
+        "claude",
+        "Claude (web)",
+        200_000,
+        "claude-estimate",
+        "text",
+        composer_cap=32_000,
+        note="claude.ai turns long pastes into an attachment; 32k keeps room for the chat",
+    ),
     Target("claude-api", "Anthropic API: Claude", 200_000, "claude-estimate", "anthropic"),
-    Target("gemini", "Gemini (web)", 1_000_000, "gemini-estimate", "text", composer_cap=32_000,
-           note="free tier windows are smaller; 32k fits them"),
-    Target("ollama", "Local model via Ollama (8k num_ctx, e.g. llama3.1)", 8_192, "llama3-estimate", "openai",
-           note="raise num_ctx in Ollama and use local-32k or local-128k for longer contexts"),
+    Target(
+        "gemini",
+        "Gemini (web)",
+        1_000_000,
+        "gemini-estimate",
+        "text",
+        composer_cap=32_000,
+        note="free tier windows are smaller; 32k fits them",
+    ),
+    Target(
+        "ollama",
+        "Local model via Ollama (8k num_ctx, e.g. llama3.1)",
+        8_192,
+        "llama3-estimate",
+        "openai",
+        note="raise num_ctx in Ollama and use local-32k or local-128k for longer contexts",
+    ),
     Target("local-32k", "Local model with a 32k context", 32_768, "llama3-estimate", "openai"),
-    Target("local-128k", "Local model with a 128k context (llama3.1 full window)", 131_072, "llama3-estimate", "openai"),
-    Target("agents-md", "AGENTS.md for coding agents (Codex, Cursor, others)", 200_000, "o200k_base",
-           "agents_md", share=0.04, file_name="AGENTS.md",
-           note="the file is read into every session: kept short"),
-    Target("claude-md", "CLAUDE.md for Claude Code", 200_000, "claude-estimate", "agents_md", share=0.04,
-           file_name="CLAUDE.md", note="the file is read into every session: kept short"),
+    Target(
+        "local-128k",
+        "Local model with a 128k context (llama3.1 full window)",
+        131_072,
+        "llama3-estimate",
+        "openai",
+    ),
+    Target(
+        "agents-md",
+        "AGENTS.md for coding agents (Codex, Cursor, others)",
+        200_000,
+        "o200k_base",
+        "agents_md",
+        share=0.04,
+        file_name="AGENTS.md",
+        note="the file is read into every session: kept short",
+    ),
+    Target(
+        "claude-md",
+        "CLAUDE.md for Claude Code",
+        200_000,
+        "claude-estimate",
+        "agents_md",
+        share=0.04,
+        file_name="CLAUDE.md",
+        note="the file is read into every session: kept short",
+    ),
 )
 
 _BY_NAME = {t.name: t for t in TARGETS}
-_ALIASES = {"chatgpt-web": "chatgpt", "claude-web": "claude", "gemini-web": "gemini", "gpt-4o-mini": "gpt-4o",
-            "o3": "o-series", "o4-mini": "o-series", "o1": "o-series", "local": "ollama", "agents": "agents-md",
-            "codex": "agents-md", "claude-code": "claude-md"}
+_ALIASES = {
+    "chatgpt-web": "chatgpt",
+    "claude-web": "claude",
+    "gemini-web": "gemini",
+    "gpt-4o-mini": "gpt-4o",
+    "o3": "o-series",
+    "o4-mini": "o-series",
+    "o1": "o-series",
+    "local": "ollama",
+    "agents": "agents-md",
+    "codex": "agents-md",
+    "claude-code": "claude-md",
+}
 
 
 def get_target(name: str) -> Target:

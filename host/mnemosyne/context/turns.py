@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from .. import tokens
 from ..errors import InputError
@@ -34,11 +34,15 @@ class Turn:
 def parse_include(values: Iterable[str] | str | None) -> frozenset[str]:
     if not values:
         return frozenset()
-    items = values.split(",") if isinstance(values, str) else [v for item in values for v in str(item).split(",")]
+    items = (
+        values.split(",") if isinstance(values, str) else [v for item in values for v in str(item).split(",")]
+    )
     chosen = {v.strip().lower() for v in items if v.strip()}
     unknown = sorted(chosen - set(INCLUDE_CHOICES))
     if unknown:
-        raise InputError(f"unknown --include value {', '.join(unknown)}; choose from {', '.join(INCLUDE_CHOICES)}")
+        raise InputError(
+            f"unknown --include value {', '.join(unknown)}; choose from {', '.join(INCLUDE_CHOICES)}"
+        )
     return frozenset(chosen)
 
 
@@ -66,7 +70,11 @@ def render_message(msg: Message, include: frozenset[str] = frozenset()) -> str:
         if kind == "text":
             pieces.append(part.text)
         elif kind == "artifact":
-            head = f"[artifact: {part.title or part.artifact_id or 'untitled'}" + (f" v{part.version}" if part.version else "") + "]"
+            head = (
+                f"[artifact: {part.title or part.artifact_id or 'untitled'}"
+                + (f" v{part.version}" if part.version else "")
+                + "]"
+            )
             pieces.append(head + ("\n" + _fence(part.content, part.language) if part.content else ""))
         elif kind == "attachment":
             label = part.name or part.asset_pointer or "unnamed"
@@ -91,7 +99,9 @@ def render_message(msg: Message, include: frozenset[str] = frozenset()) -> str:
         elif kind == "tool_call":
             pieces.append(f"[tool call {part.name}] {_args_text(part.arguments)}".rstrip())
         elif kind == "tool_result":
-            pieces.append(f"[tool result{' ' + part.name if part.name else ''}{' (error)' if part.is_error else ''}]\n{part.output}")
+            pieces.append(
+                f"[tool result{' ' + part.name if part.name else ''}{' (error)' if part.is_error else ''}]\n{part.output}"
+            )
         elif kind == "system_error":
             pieces.append(f"[error] {part.text}")
     text = "\n\n".join(p.strip("\n") for p in pieces if p and p.strip())

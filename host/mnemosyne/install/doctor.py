@@ -43,7 +43,9 @@ def _is_executable(path: Path, system: str) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
-def _manifest_problems(data: dict, family: str, manifest: Path, expected: Path, system: str) -> list[tuple[str, str]]:
+def _manifest_problems(
+    data: dict, family: str, manifest: Path, expected: Path, system: str
+) -> list[tuple[str, str]]:
     """(status, problem) pairs; empty when the manifest is exactly what install writes."""
     problems: list[tuple[str, str]] = []
     if data.get("name") != manifests.HOST_NAME:
@@ -95,7 +97,9 @@ def check_manifest(target: plan.Target, system: str) -> Check:
         data = manifests.read(target.manifest)
     except InputError as exc:
         return Check(name, FAIL, exc.message, fix)
-    problems = _manifest_problems(data, target.family, target.manifest, launcher.launcher_path(system), system)
+    problems = _manifest_problems(
+        data, target.family, target.manifest, launcher.launcher_path(system), system
+    )
     if not problems:
         return Check(name, OK, str(target.manifest))
     status = max((s for s, _ in problems), key=_RANK.__getitem__)
@@ -121,10 +125,14 @@ def installed_targets(system: str) -> list[plan.Target]:
         candidates = [t for t in candidates if not t.registry] + _registered_targets(system)
     else:
         for system_scope in (False, True):
-            for t in plan.standard_targets(list(locations.BROWSERS.values()), system, system_scope=system_scope):
+            for t in plan.standard_targets(
+                list(locations.BROWSERS.values()), system, system_scope=system_scope
+            ):
                 if t.manifest.exists():
                     scope = "system" if system_scope else "user"
-                    candidates.append(plan.Target(t.family, t.manifest, tuple(f"{b} ({scope})" for b in t.browsers)))
+                    candidates.append(
+                        plan.Target(t.family, t.manifest, tuple(f"{b} ({scope})" for b in t.browsers))
+                    )
     seen, unique = set(), []
     for t in candidates:
         key = (os.path.normcase(os.path.abspath(t.manifest)), t.registry)
@@ -140,20 +148,36 @@ def check_manifests(system: str) -> list[Check]:
     covered = {entry.split(" (")[0] for t in targets for entry in t.browsers}
     for b in locations.BROWSERS.values():
         if locations.is_present(b, system) and b.label not in covered:
-            checks.append(Check(f"manifest: {b.label}", WARN,
-                                f"{b.label} is installed but has no Mnemosyne host manifest",
-                                f"run `mnemo install --browser {b.name}`"))
+            checks.append(
+                Check(
+                    f"manifest: {b.label}",
+                    WARN,
+                    f"{b.label} is installed but has no Mnemosyne host manifest",
+                    f"run `mnemo install --browser {b.name}`",
+                )
+            )
     if not targets:
-        checks.append(Check("manifests", FAIL, "no Mnemosyne host manifest is installed for any browser",
-                            "run `mnemo install` (or `mnemo install --browser chrome`)"))
+        checks.append(
+            Check(
+                "manifests",
+                FAIL,
+                "no Mnemosyne host manifest is installed for any browser",
+                "run `mnemo install` (or `mnemo install --browser chrome`)",
+            )
+        )
     return checks
 
 
 def _imports_mnemosyne(interpreter: str) -> str | None:
     """None when the interpreter imports mnemosyne, else why not."""
     try:
-        done = subprocess.run([interpreter, "-c", "import mnemosyne.nativehost"], capture_output=True,
-                              text=True, timeout=30, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [interpreter, "-c", "import mnemosyne.nativehost"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"cannot run {interpreter}: {exc}"
     if done.returncode != 0:
@@ -174,7 +198,9 @@ def check_launcher(system: str) -> Check:
     except (OSError, UnicodeDecodeError) as exc:
         return Check("launcher", FAIL, f"cannot read {path}: {exc}", fix)
     if not interpreter:
-        return Check("launcher", FAIL, f"{path} was not written by `mnemo install` (no interpreter line)", fix)
+        return Check(
+            "launcher", FAIL, f"{path} was not written by `mnemo install` (no interpreter line)", fix
+        )
     if not Path(interpreter).is_file():
         return Check("launcher", FAIL, f"{path} starts {interpreter}, which does not exist", fix)
     failure = _imports_mnemosyne(interpreter)
@@ -189,7 +215,9 @@ def check_launcher(system: str) -> Check:
         elif not env.get(name):
             notes.append(f"this shell sets {name} but the launcher does not")
     if notes:
-        return Check("launcher", WARN, f"{path}: " + "; ".join(notes), "run `mnemo install` again from this shell")
+        return Check(
+            "launcher", WARN, f"{path}: " + "; ".join(notes), "run `mnemo install` again from this shell"
+        )
     return Check("launcher", OK, f"{path} -> {interpreter}")
 
 

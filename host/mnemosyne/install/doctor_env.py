@@ -22,17 +22,24 @@ def check_keyring() -> Check:
     if key_file:
         path = os.path.abspath(os.path.expanduser(key_file))
         if os.path.exists(path) and os.stat(path).st_mode & 0o077:
-            return Check("keyring", WARN, f"MNEMOSYNE_KEY_FILE={path} is readable by other users",
-                         f"chmod 600 {path}")
+            return Check(
+                "keyring", WARN, f"MNEMOSYNE_KEY_FILE={path} is readable by other users", f"chmod 600 {path}"
+            )
         state = "exists" if os.path.exists(path) else "will be created on first save"
-        return Check("keyring", OK, f"using the key file MNEMOSYNE_KEY_FILE={path} ({state}), not the OS keyring")
+        return Check(
+            "keyring", OK, f"using the key file MNEMOSYNE_KEY_FILE={path} ({state}), not the OS keyring"
+        )
     try:
         import keyring
 
         from ..archive import keys
     except Exception as exc:  # an ImportError or a backend that breaks at import time
-        return Check("keyring", FAIL, f"cannot load the keyring: {type(exc).__name__}: {exc}",
-                     "reinstall mnemosyne (pip install mnemosyne) to get the keyring package")
+        return Check(
+            "keyring",
+            FAIL,
+            f"cannot load the keyring: {type(exc).__name__}: {exc}",
+            "reinstall mnemosyne (pip install mnemosyne) to get the keyring package",
+        )
     try:
         backend = keyring.get_keyring()
     except Exception as exc:
@@ -56,18 +63,27 @@ def check_archive() -> Check:
     except MnemosyneError as exc:
         return Check("archive", FAIL, f"{path}: {exc.message} [{exc.code}]", _archive_fix(exc.code))
     except Exception as exc:  # a damaged file or a driver error must still give a report
-        return Check("archive", FAIL, f"{path}: {type(exc).__name__}: {exc}",
-                     "check the file; restore it from a backup if it is damaged")
-    return Check("archive", OK, f"{path}: {stats.get('conversations', 0)} conversations, "
-                                f"{stats.get('messages', 0)} messages")
+        return Check(
+            "archive",
+            FAIL,
+            f"{path}: {type(exc).__name__}: {exc}",
+            "check the file; restore it from a backup if it is damaged",
+        )
+    return Check(
+        "archive",
+        OK,
+        f"{path}: {stats.get('conversations', 0)} conversations, {stats.get('messages', 0)} messages",
+    )
 
 
 def _archive_fix(code: str) -> str:
     if code == "KEYRING_UNAVAILABLE":
         return KEY_FILE_FIX
     if code in ("ARCHIVE_KEY_MISMATCH", "ARCHIVE_KEY_MISSING", "ARCHIVE_KEY_INVALID"):
-        return ("the archive needs the key it was created with: restore it in the OS keyring or MNEMOSYNE_KEY_FILE; "
-                "nothing was changed")
+        return (
+            "the archive needs the key it was created with: restore it in the OS keyring or MNEMOSYNE_KEY_FILE; "
+            "nothing was changed"
+        )
     return "see the message above; the archive was not modified"
 
 
@@ -83,8 +99,11 @@ def check_tokenizer() -> Check:
     files = status.get("files", {})
     if status.get("ok"):
         return Check("tokenizer", OK, f"{', '.join(files)} ready in {status.get('dir')}")
-    bad = [f"{name} ({'invalid' if info.get('present') else 'missing'})"
-           for name, info in files.items() if not (info.get("present") and info.get("valid"))]
+    bad = [
+        f"{name} ({'invalid' if info.get('present') else 'missing'})"
+        for name, info in files.items()
+        if not (info.get("present") and info.get("valid"))
+    ]
     why = "; ".join(filter(None, [", ".join(bad), status.get("error")])) or "the tokenizer does not load"
     # The host still works without them: token counts become estimates (bytes/4).
     return Check("tokenizer", WARN, f"{why}; token counts fall back to estimates", fix)

@@ -78,12 +78,16 @@ def profile_target(choice: str, user_data_dir: Path, system: str, *, system_scop
     return Target(CHROMIUM_FAMILY, folder / manifests.FILE_NAME, (f"{chosen.label} profile {folder.parent}",))
 
 
-def install_targets(choice: str, system: str, *, system_scope: bool, user_data_dir: Path | None) -> list[Target]:
+def install_targets(
+    choice: str, system: str, *, system_scope: bool, user_data_dir: Path | None
+) -> list[Target]:
     if user_data_dir is not None:
         return [profile_target(choice, user_data_dir, system, system_scope=system_scope)]
     browsers = select_browsers(choice, system)
     if not browsers:
-        raise InputError("no supported browser profile folder found; name one with --browser (e.g. --browser chrome)")
+        raise InputError(
+            "no supported browser profile folder found; name one with --browser (e.g. --browser chrome)"
+        )
     return standard_targets(browsers, system, system_scope=system_scope)
 
 
@@ -108,16 +112,26 @@ def remove_target(target: Target, keep_files: set[Path]) -> bool:
 
 
 def _to_json(t: Target) -> dict:
-    return {"family": t.family, "manifest": str(t.manifest), "browsers": list(t.browsers),
-            "registry": list(t.registry) if t.registry else None, "system": t.system_scope}
+    return {
+        "family": t.family,
+        "manifest": str(t.manifest),
+        "browsers": list(t.browsers),
+        "registry": list(t.registry) if t.registry else None,
+        "system": t.system_scope,
+    }
 
 
 def read_record() -> list[Target]:
     try:
         data = json.loads(record_path().read_text("utf-8"))
         return [
-            Target(d["family"], Path(d["manifest"]), tuple(d["browsers"]),
-                   tuple(d["registry"]) if d["registry"] else None, bool(d.get("system")))
+            Target(
+                d["family"],
+                Path(d["manifest"]),
+                tuple(d["browsers"]),
+                tuple(d["registry"]) if d["registry"] else None,
+                bool(d.get("system")),
+            )
             for d in data["targets"]
         ]
     except (OSError, ValueError, KeyError, TypeError):

@@ -17,7 +17,9 @@ from .framing import MAX_OUT
 
 PROTOCOL_VERSION = 1
 # an escaped backslash is matched first, so the JSON string "\\ud800" (the text \ud800) is not read as an escape
-_SURROGATE_ESCAPE = re.compile(rb"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?|\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+_SURROGATE_ESCAPE = re.compile(
+    rb"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?|\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
 
 
 class RequestError(Exception):
@@ -55,7 +57,9 @@ def _check_surrogates(body: bytes) -> None:
     for match in _SURROGATE_ESCAPE.finditer(body):
         token = match.group(0)
         if token != b"\\\\" and len(token) != 12:
-            raise RequestError("INVALID_JSON", "lone surrogate in a string (normalise text with toWellFormed())")
+            raise RequestError(
+                "INVALID_JSON", "lone surrogate in a string (normalise text with toWellFormed())"
+            )
 
 
 def parse_json(body: bytes) -> Any:
@@ -98,10 +102,14 @@ def ok(request_id: Any, data: dict[str, Any]) -> bytes:
 
 
 def error(request_id: Any, code: str, message: str) -> bytes:
-    return encode({
-        "id": request_id, "ok": False, "protocol": PROTOCOL_VERSION,
-        "error": {"code": code, "message": message[:2000]},
-    })
+    return encode(
+        {
+            "id": request_id,
+            "ok": False,
+            "protocol": PROTOCOL_VERSION,
+            "error": {"code": code, "message": message[:2000]},
+        }
+    )
 
 
 def fits(reply: bytes) -> bool:

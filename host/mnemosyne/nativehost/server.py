@@ -16,8 +16,8 @@ from typing import BinaryIO
 from ..errors import MnemosyneError
 from . import envelope
 from .actions import dispatch
+from .framing import MAX_IN, FrameError, FrameTooLarge, read_frame, write_frame
 from .session import HostSession
-from .framing import FrameError, FrameTooLarge, MAX_IN, read_frame, write_frame
 
 log = logging.getLogger("mnemosyne.host")
 
@@ -77,8 +77,15 @@ def handle(body: bytes, ctx: HostSession) -> bytes:
         code = "INTERNAL"
         log.exception("internal error in action %s (id %r)", action, request_id)
         reply = envelope.error(request_id, code, f"internal error ({type(exc).__name__}); see the host log")
-    log.info("action=%s id=%r in=%dB out=%dB code=%s ms=%.1f", action[:40], request_id, len(body), len(reply),
-             code, (time.perf_counter() - started) * 1000)
+    log.info(
+        "action=%s id=%r in=%dB out=%dB code=%s ms=%.1f",
+        action[:40],
+        request_id,
+        len(body),
+        len(reply),
+        code,
+        (time.perf_counter() - started) * 1000,
+    )
     return reply
 
 

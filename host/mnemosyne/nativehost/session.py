@@ -6,7 +6,8 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import MnemosyneError
 
@@ -22,7 +23,7 @@ class HostSession:
         self.caller = caller or []
         self._archive = None
         self._archive_error: MnemosyneError | None = None
-        self._jobs: "queue.Queue[Callable[[], None] | None]" = queue.Queue()
+        self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
 
     # ------------------------------------------------------------ caller check
@@ -35,7 +36,9 @@ class HostSession:
         from ..extension_ids import CHROMIUM_EXTENSION_ID, FIREFOX_ADDON_ID, chromium_origin
 
         allowed = {chromium_origin(CHROMIUM_EXTENSION_ID), FIREFOX_ADDON_ID}
-        origin = next((a for a in self.caller if a.startswith(("chrome-extension://", "moz-extension://"))), None)
+        origin = next(
+            (a for a in self.caller if a.startswith(("chrome-extension://", "moz-extension://"))), None
+        )
         firefox_id = self.caller[1] if len(self.caller) >= 2 and "@" in self.caller[1] else None
         if origin and origin not in allowed:
             raise ForbiddenCaller(f"caller {origin[:80]} is not a Mnemosyne extension")

@@ -9,30 +9,37 @@ in READER_MODULES order, most specific first.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from types import ModuleType
-from typing import Iterator
 
 from ..errors import InputError, UnknownFormatError
 from ..model import Conversation
 from .base import RawInput, ReadContext, ReadFailure
-from .loading import load_path, load_bytes
+from .loading import load_bytes, load_path
 
 READER_MODULES = (
-    "portable",     # Mnemosyne documents (single or JSON Lines)
-    "capture",      # the extension's page capture
-    "chatgpt",      # backend-api conversation, official export (json, split, zip)
-    "claude",       # chat_conversations tree JSON, official export
+    "portable",  # Mnemosyne documents (single or JSON Lines)
+    "capture",  # the extension's page capture
+    "chatgpt",  # backend-api conversation, official export (json, split, zip)
+    "claude",  # chat_conversations tree JSON, official export
     "openwebui",
     "librechat",
     "sillytavern",
-    "anthropic",    # Messages API request/response bodies
-    "openai",       # Chat Completions message lists
+    "anthropic",  # Messages API request/response bodies
+    "openai",  # Chat Completions message lists
     "sharegpt",
 )
 
 __all__ = [
-    "RawInput", "ReadContext", "ReadFailure", "reader", "reader_names", "detect",
-    "read_raw", "load_path", "load_bytes",
+    "RawInput",
+    "ReadContext",
+    "ReadFailure",
+    "reader",
+    "reader_names",
+    "detect",
+    "read_raw",
+    "load_path",
+    "load_bytes",
 ]
 
 
@@ -57,7 +64,9 @@ def detect(raw: RawInput) -> ModuleType:
     raise UnknownFormatError(f"{raw.name}: not a conversation format Mnemosyne knows")
 
 
-def read_raw(raw: RawInput, ctx: ReadContext | None = None, fmt: str | None = None) -> Iterator[Conversation | ReadFailure]:
+def read_raw(
+    raw: RawInput, ctx: ReadContext | None = None, fmt: str | None = None
+) -> Iterator[Conversation | ReadFailure]:
     """Every conversation in one input; a broken one is yielded as a ReadFailure."""
     mod = reader(fmt) if fmt else detect(raw)
     ctx = ctx or ReadContext()

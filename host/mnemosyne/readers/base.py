@@ -4,9 +4,10 @@ warning collection and the builder that stamps id and provenance."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any
 
 from .. import __version__
 from ..canonical import _clean
@@ -23,7 +24,9 @@ class RawInput:
     data: Any
     raw: bytes  # the bytes it came from, hashed into provenance
     jsonl: bool = False
-    members: dict[str, Any] = field(default_factory=dict)  # other JSON files of the same zip/folder (projects.json ...)
+    members: dict[str, Any] = field(
+        default_factory=dict
+    )  # other JSON files of the same zip/folder (projects.json ...)
     progress: tuple[int, int] | None = None  # (characters read, total) when a large file is read in batches
 
 
@@ -150,4 +153,6 @@ def build(
 
 def dump_raw(value: Any) -> bytes:
     """Stable bytes of one conversation's JSON, for hashing one item out of a bigger file."""
-    return json.dumps(_clean(value), sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return json.dumps(_clean(value), sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8"
+    )

@@ -4,9 +4,10 @@ Markdown (fenced code with language, $…$ / $$…$$ TeX, GFM tables)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
-from typing import Annotated, Iterator, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -78,9 +79,13 @@ def validate(data: object, name: str = "capture") -> CapturePayload:
     is_capture = isinstance(data, dict) and data.get("format") == FORMAT
     version = data.get("version") if is_capture else VERSION
     if type(version) is not int or version != VERSION:  # True == 1 in Python, so check the type too
-        newer = type(version) is int and version > VERSION  # a newer extension: say so; anything else is bad input
-        raise InputError(f"{name}: page capture version {version!r} is not supported (this host reads {VERSION})",
-                         code="UNSUPPORTED_SCHEMA_VERSION" if newer else "BAD_INPUT")
+        newer = (
+            type(version) is int and version > VERSION
+        )  # a newer extension: say so; anything else is bad input
+        raise InputError(
+            f"{name}: page capture version {version!r} is not supported (this host reads {VERSION})",
+            code="UNSUPPORTED_SCHEMA_VERSION" if newer else "BAD_INPUT",
+        )
     try:
         return CapturePayload.model_validate(data)
     except ValidationError as exc:
@@ -103,8 +108,10 @@ def convert(payload: CapturePayload, raw: bytes, ctx: ReadContext) -> Conversati
     parent: str | None = None
     for turn in turns:
         parts: list[Part] = [TextPart(text=turn.markdown, format="markdown")] if turn.markdown.strip() else []
-        parts.extend(AttachmentPart(kind=a.kind, name=a.name or None, asset_pointer=a.url or None)
-                     for a in turn.attachments)
+        parts.extend(
+            AttachmentPart(kind=a.kind, name=a.name or None, asset_pointer=a.url or None)
+            for a in turn.attachments
+        )
         messages.append(Message(id=turn.key, parent=parent, role=turn.role, model=turn.model, parts=parts))
         parent = turn.key
     models = [t.model for t in turns if t.role == "assistant" and t.model]

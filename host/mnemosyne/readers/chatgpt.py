@@ -10,7 +10,8 @@ and regenerations survive; `current_node` names the active leaf.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..errors import InputError
 from ..model import ArtifactPart, Conversation, Instruction, Message, TextPart
@@ -64,7 +65,9 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     method = "official_export" if export else "site_api"
     if isinstance(data, list):
         count = len(data)
-        items = ((_label(raw.name, i, item), item, lambda item=item: dump_raw(item)) for i, item in enumerate(data))
+        items = (
+            (_label(raw.name, i, item), item, lambda item=item: dump_raw(item)) for i, item in enumerate(data)
+        )
     else:
         count = 1
         items = iter([(raw.name, _single(raw), lambda: raw.raw)])
@@ -72,8 +75,11 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
         try:
             result: Conversation | ReadFailure = _convert(item, item_raw(), method, ctx)
         except (InputError, TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
-            error = exc if isinstance(exc, InputError) else InputError(
-                f"not a valid ChatGPT conversation ({type(exc).__name__}: {exc})")
+            error = (
+                exc
+                if isinstance(exc, InputError)
+                else InputError(f"not a valid ChatGPT conversation ({type(exc).__name__}: {exc})")
+            )
             if count == 1:  # a lone conversation fails the input, as other readers do
                 raise InputError(f"{label}: {error.message}", code=error.code) from None
             result = ReadFailure(label=label, error=error)
@@ -106,7 +112,9 @@ def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext) -> Conversati
     gizmo = _text(conv.get("gizmo_id")) or tree.gizmo_id()
     url = None
     if source_id:
-        url = f"https://chatgpt.com/g/{gizmo}/c/{source_id}" if gizmo else f"https://chatgpt.com/c/{source_id}"
+        url = (
+            f"https://chatgpt.com/g/{gizmo}/c/{source_id}" if gizmo else f"https://chatgpt.com/c/{source_id}"
+        )
     return build(
         site="chatgpt",
         source_id=source_id,
@@ -119,7 +127,8 @@ def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext) -> Conversati
         url=url,
         created_at=parse_time(conv.get("create_time")),
         updated_at=parse_time(conv.get("update_time")),
-        default_model=_text(conv.get("default_model_slug")) or next((m.model for m in messages if m.model), None),
+        default_model=_text(conv.get("default_model_slug"))
+        or next((m.model for m in messages if m.model), None),
         active_leaf=tree.active_leaf(conv.get("current_node"), messages, alias),
         instructions=tree.instructions,
         project=gizmo,
@@ -241,11 +250,16 @@ class _Tree:
         prev_msg = as_dict(prev_node.get("message"))
         if self.kids.get(previous.id) != [key]:
             return None
-        if (_finish(prev_msg) != "max_tokens" or _kind(prev_msg) != "text" or _kind(msg) != "text"
-                or recipient_of(prev_msg) or recipient_of(msg)
-                or as_dict(msg.get("author")).get("role") != "assistant"
-                or prev_msg.get("channel") != msg.get("channel")
-                or as_dict(msg.get("metadata")).get("is_visually_hidden_from_conversation")):
+        if (
+            _finish(prev_msg) != "max_tokens"
+            or _kind(prev_msg) != "text"
+            or _kind(msg) != "text"
+            or recipient_of(prev_msg)
+            or recipient_of(msg)
+            or as_dict(msg.get("author")).get("role") != "assistant"
+            or prev_msg.get("channel") != msg.get("channel")
+            or as_dict(msg.get("metadata")).get("is_visually_hidden_from_conversation")
+        ):
             return None
         texts = [p for p in previous.parts if isinstance(p, TextPart)]
         addition = "".join(p for p in as_list(as_dict(msg.get("content")).get("parts")) if isinstance(p, str))
@@ -282,7 +296,9 @@ class _Tree:
         if isinstance(current, str) and current in alias:
             return alias[current]
         if isinstance(current, str) and current:
-            self.warnings.add("MISSING_CURRENT_NODE", "current_node is not a message in the mapping; newest leaf used")
+            self.warnings.add(
+                "MISSING_CURRENT_NODE", "current_node is not a message in the mapping; newest leaf used"
+            )
         parents = {m.parent for m in messages}
         leaves = [m for m in messages if m.id not in parents]
         if not leaves:

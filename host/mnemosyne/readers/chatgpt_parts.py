@@ -9,16 +9,37 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..model import (
-    CitationPart, CodeOutputPart, CodePart, Part, ReasoningPart, SystemErrorPart, TextPart, ToolCallPart,
-    ToolResultPart, UnknownPart,
+    CitationPart,
+    CodeOutputPart,
+    CodePart,
+    Part,
+    ReasoningPart,
+    SystemErrorPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
 )
 from .base import Warnings, raw_json, text_of
 from .chatgpt_refs import (
-    ASSET_KINDS, CANVAS_COMMANDS, add_uploads, as_dict, as_list, as_str, attachment, canvas_part, deep_research,
-    json_or_text, parts_text, resolve_markers, search_results, text_citations,
+    ASSET_KINDS,
+    CANVAS_COMMANDS,
+    add_uploads,
+    as_dict,
+    as_list,
+    as_str,
+    attachment,
+    canvas_part,
+    deep_research,
+    json_or_text,
+    parts_text,
+    resolve_markers,
+    search_results,
+    text_citations,
 )
 
 _DURATION = re.compile(r"(?:(\d+)\s*m(?:in(?:utes?)?)?\s*)?(\d+)\s*s(?:ec(?:onds?)?)?\b")
@@ -32,7 +53,7 @@ def recipient_of(msg: dict) -> str | None:
 # ---------------------------------------------------------------- content types
 
 
-def _text(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
+def _text(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     text = parts_text(content)
     recipient = recipient_of(msg)
     if ctx.role == "tool":
@@ -43,10 +64,14 @@ def _text(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
         return [CodePart(code=text, language="python")]
     if recipient and ctx.role == "assistant":  # the model addressed a tool (bio, web.run ...) in plain text
         return [ToolCallPart(name=recipient, arguments=json_or_text(text))]
-    return [TextPart(text=resolve_markers(text, ctx.metadata), citations=text_citations(ctx.metadata))] if text else []
+    return (
+        [TextPart(text=resolve_markers(text, ctx.metadata), citations=text_citations(ctx.metadata))]
+        if text
+        else []
+    )
 
 
-def _multimodal(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
+def _multimodal(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     out: list[Part] = []
     for item in as_list(content.get("parts")):
         if isinstance(item, str):
@@ -65,7 +90,7 @@ def _multimodal(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
     return out
 
 
-def _code(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
+def _code(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     code = parts_text(content)
     recipient = recipient_of(msg)
     if ctx.role == "tool":  # a tool answering in a code block (old `web` search) is still its result
@@ -81,7 +106,7 @@ def _code(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
     return [ToolCallPart(name=recipient, arguments=json_or_text(code))]
 
 
-def _execution_output(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
+def _execution_output(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     images = []
     for item in as_list(as_dict(ctx.metadata.get("aggregate_result")).get("messages")):
         url = as_str(as_dict(item).get("image_url"))
@@ -90,27 +115,30 @@ def _execution_output(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
     return [CodeOutputPart(text=parts_text(content), images=images)]
 
 
-def _tether_quote(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
-    cited = [as_dict(i).get("title") for i in as_list(as_dict(ctx.metadata.get("_cite_metadata")).get("metadata_list"))]
+def _tether_quote(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+    cited = [
+        as_dict(i).get("title")
+        for i in as_list(as_dict(ctx.metadata.get("_cite_metadata")).get("metadata_list"))
+    ]
     title = as_str(content.get("title")) or as_str((cited or [None])[0]) or as_str(content.get("domain"))
     return [CitationPart(title=title, url=as_str(content.get("url")), text=parts_text(content))]
 
 
-def _browsing_display(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
+def _browsing_display(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     output = text_of(content.get("result")) or text_of(content.get("summary")) or parts_text(content)
     return [ToolResultPart(name=ctx.author, output=output, citations=search_results(ctx.metadata))]
 
 
-def _sonic_webpage(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
+def _sonic_webpage(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     text = text_of(content.get("text")) or text_of(content.get("snippet"))
     return [CitationPart(title=as_str(content.get("title")), url=as_str(content.get("url")), text=text)]
 
 
-def _system_error(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
+def _system_error(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     return [SystemErrorPart(name=as_str(content.get("name")), text=parts_text(content))]
 
 
-def _thoughts(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
+def _thoughts(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     if "thoughts" not in content:
         return [ReasoningPart(text=parts_text(content))]
     out: list[Part] = []
@@ -118,15 +146,17 @@ def _thoughts(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
         thought = as_dict(thought)
         if not (text_of(thought.get("content")) or as_str(thought.get("summary"))):
             continue
-        out.append(ReasoningPart(
-            text=text_of(thought.get("content")),
-            summary=as_str(thought.get("summary")),
-            truncated=thought.get("finished") is False,
-        ))
+        out.append(
+            ReasoningPart(
+                text=text_of(thought.get("content")),
+                summary=as_str(thought.get("summary")),
+                truncated=thought.get("finished") is False,
+            )
+        )
     return out
 
 
-def _reasoning_recap(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
+def _reasoning_recap(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     summary = text_of(content.get("content")) or parts_text(content)
     duration = ctx.metadata.get("finished_duration_sec")
     if not isinstance(duration, (int, float)) or isinstance(duration, bool) or not math.isfinite(duration):
@@ -148,16 +178,16 @@ def context_texts(content: dict) -> list[tuple[str | None, str]]:
     return found
 
 
-def _editable_context(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
+def _editable_context(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     text = "\n\n".join(f"{title}:\n{text}" if title else text for title, text in context_texts(content))
     return [TextPart(text=text, format="plain")] if text else []
 
 
-def _image_asset(msg: dict, content: dict, ctx: "_Ctx") -> list[Part]:
+def _image_asset(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     return [attachment(content)]
 
 
-_HANDLERS: dict[str, Callable[[dict, dict, "_Ctx"], list[Part]]] = {
+_HANDLERS: dict[str, Callable[[dict, dict, _Ctx], list[Part]]] = {
     "text": _text,
     "multimodal_text": _multimodal,
     "code": _code,
@@ -199,5 +229,3 @@ def message_parts(msg: dict, role: str, author: str | None, warnings: Warnings) 
     if report:
         parts.append(report)
     return parts
-
-

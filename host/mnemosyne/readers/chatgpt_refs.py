@@ -52,10 +52,14 @@ def json_or_text(text: str) -> Any:
 # ---------------------------------------------------------------- citations
 
 
-def make_citation(title: Any, url: Any, snippet: Any = None, start: Any = None, end: Any = None) -> Citation | None:
+def make_citation(
+    title: Any, url: Any, snippet: Any = None, start: Any = None, end: Any = None
+) -> Citation | None:
     if not (as_str(title) or as_str(url)):
         return None
-    return Citation(title=as_str(title), url=as_str(url), snippet=as_str(snippet), start=as_int(start), end=as_int(end))
+    return Citation(
+        title=as_str(title), url=as_str(url), snippet=as_str(snippet), start=as_int(start), end=as_int(end)
+    )
 
 
 def text_citations(metadata: dict) -> list[Citation]:
@@ -64,8 +68,9 @@ def text_citations(metadata: dict) -> list[Citation]:
     for item in as_list(metadata.get("citations")):
         item = as_dict(item)
         meta = as_dict(item.get("metadata"))
-        cite = make_citation(meta.get("title"), meta.get("url"), meta.get("text"), item.get("start_ix"),
-                             item.get("end_ix"))
+        cite = make_citation(
+            meta.get("title"), meta.get("url"), meta.get("text"), item.get("start_ix"), item.get("end_ix")
+        )
         if cite:
             found.append(cite)
     for ref in as_list(metadata.get("content_references")):
@@ -148,11 +153,15 @@ def add_uploads(parts: list[Part], metadata: dict) -> None:
         file_id, mime = as_str(item.get("id")), as_str(item.get("mime_type"))
         if not file_id:
             continue
-        same = (p for p in parts if isinstance(p, AttachmentPart) and (p.asset_pointer or "").endswith(file_id))
+        same = (
+            p for p in parts if isinstance(p, AttachmentPart) and (p.asset_pointer or "").endswith(file_id)
+        )
         known = next(same, None)
         if known is None:
             top = (mime or "").split("/", 1)[0]
-            known = AttachmentPart(kind=top if top in ("image", "audio", "video") else "file", asset_pointer=file_id)
+            known = AttachmentPart(
+                kind=top if top in ("image", "audio", "video") else "file", asset_pointer=file_id
+            )
             parts.append(known)
         known.name = known.name or as_str(item.get("name"))
         known.mime_type = known.mime_type or mime
@@ -194,5 +203,11 @@ def deep_research(metadata: dict) -> ArtifactPart | None:
         return None
     body = as_dict(report).get("content") if isinstance(report, dict) else report
     text = parts_text(body) if isinstance(body, dict) else text_of(body)
-    title = as_str(as_dict(state).get("title")) or as_str(as_dict(as_dict(report).get("metadata")).get("title"))
-    return ArtifactPart(title=title or "Deep research report", kind="text/markdown", content=text) if text else None
+    title = as_str(as_dict(state).get("title")) or as_str(
+        as_dict(as_dict(report).get("metadata")).get("title")
+    )
+    return (
+        ArtifactPart(title=title or "Deep research report", kind="text/markdown", content=text)
+        if text
+        else None
+    )

@@ -4,7 +4,8 @@ JSON (one object, the whole tree) and the official export's conversations.json
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..errors import InputError
 from ..model import Conversation, Instruction, Message, ToolResultPart
@@ -98,7 +99,9 @@ def convert(
 # ---------------------------------------------------------------- tree
 
 
-def build_tree(records: list[dict], part_ctx: PartContext, warnings: Warnings) -> tuple[list[Message], str | None]:
+def build_tree(
+    records: list[dict], part_ctx: PartContext, warnings: Warnings
+) -> tuple[list[Message], str | None]:
     """Messages parents-first, and the fallback active leaf (the last message of the list).
 
     Parent links come from parent_message_uuid; older exports have none, so the
@@ -109,7 +112,9 @@ def build_tree(records: list[dict], part_ctx: PartContext, warnings: Warnings) -
     for record in records:
         uuid = str(record.get("uuid") or "")
         if not uuid or uuid in seen:
-            warnings.add("DUPLICATE_MESSAGE_ID", "a message without a uuid or with a repeated uuid was skipped")
+            warnings.add(
+                "DUPLICATE_MESSAGE_ID", "a message without a uuid or with a repeated uuid was skipped"
+            )
             continue
         seen.add(uuid)
         unique.append(record)

@@ -10,8 +10,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import (
-    ArtifactPart, AttachmentPart, Citation, Message, Part, ReasoningPart, TextPart,
-    ToolCallPart, ToolResultPart, UnknownPart,
+    ArtifactPart,
+    AttachmentPart,
+    Citation,
+    Message,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
 )
 from .base import Warnings, parse_time, raw_json, text_of
 
@@ -28,7 +36,9 @@ class PartContext:
 
     warnings: Warnings
     tool_names: dict[str, str] = field(default_factory=dict)  # tool_use id -> tool name, to name results
-    artifact_edits: dict[int, tuple[ArtifactPart, dict]] = field(default_factory=dict)  # id(part) -> update input
+    artifact_edits: dict[int, tuple[ArtifactPart, dict]] = field(
+        default_factory=dict
+    )  # id(part) -> update input
 
 
 def _str(value: Any) -> str | None:
@@ -96,18 +106,20 @@ def inline_tag_parts(text: str) -> list[Part]:
             parts.append(TextPart(text=chunk.strip()))
 
     for match in _INLINE_TAG.finditer(text):
-        add_text(text[position:match.start()])
+        add_text(text[position : match.start()])
         tag, attributes, body = match.group(1), dict(_ATTRIBUTE.findall(match.group(2))), match.group(3)
         if tag == "antThinking":
             parts.append(ReasoningPart(text=body.strip()))
         else:
-            parts.append(ArtifactPart(
-                artifact_id=_str(attributes.get("identifier")),
-                title=_str(attributes.get("title")),
-                kind=_str(attributes.get("type")),
-                language=_str(attributes.get("language")),
-                content=body.strip("\n"),
-            ))
+            parts.append(
+                ArtifactPart(
+                    artifact_id=_str(attributes.get("identifier")),
+                    title=_str(attributes.get("title")),
+                    kind=_str(attributes.get("type")),
+                    language=_str(attributes.get("language")),
+                    content=body.strip("\n"),
+                )
+            )
         position = match.end()
     add_text(text[position:])
     return parts
@@ -137,7 +149,10 @@ def citations(items: Any) -> list[Citation]:
 
 def thinking_parts(block: dict) -> list[Part]:
     summaries = block.get("summaries") if isinstance(block.get("summaries"), list) else []
-    lines = [s if isinstance(s, str) else text_of(s.get("summary")) if isinstance(s, dict) else "" for s in summaries]
+    lines = [
+        s if isinstance(s, str) else text_of(s.get("summary")) if isinstance(s, dict) else ""
+        for s in summaries
+    ]
     summary = "\n".join(line for line in lines if line) or None
     text = block.get("thinking") if isinstance(block.get("thinking"), str) else ""
     truncated = bool(block.get("cut_off") or block.get("truncated"))
@@ -181,8 +196,11 @@ def tool_result_part(block: dict, ctx: PartContext) -> ToolResultPart:
     found: list[Citation] = []
     for item in content if isinstance(content, list) else [content]:
         if isinstance(item, dict) and item.get("type") == "knowledge":  # web search / fetch result stub
-            found.append(Citation(title=_str(item.get("title")), url=_str(item.get("url")),
-                                  snippet=_str(item.get("text"))))
+            found.append(
+                Citation(
+                    title=_str(item.get("title")), url=_str(item.get("url")), snippet=_str(item.get("text"))
+                )
+            )
         else:
             outputs.append(text_of(item))
     return ToolResultPart(
@@ -219,19 +237,23 @@ def attachment_parts(msg: dict) -> list[Part]:
             continue
         name = _str(item.get("file_name"))
         names.add(name or "")
-        parts.append(AttachmentPart(
-            kind="file",
-            name=name,
-            mime_type=_mime(item.get("file_type"), name),
-            size_bytes=_int(item.get("file_size")),
-            extracted_text=_str(item.get("extracted_content")),
-        ))
+        parts.append(
+            AttachmentPart(
+                kind="file",
+                name=name,
+                mime_type=_mime(item.get("file_type"), name),
+                size_bytes=_int(item.get("file_size")),
+                extracted_text=_str(item.get("extracted_content")),
+            )
+        )
     seen_uuids: set[str] = set()
     for item in list(msg.get("files_v2") or []) + list(msg.get("files") or []):
         if isinstance(item, str):  # some exports list plain file names, repeating attachments[]
             if item not in names:
                 names.add(item)
-                parts.append(AttachmentPart(kind=file_kind(None, item), name=item, mime_type=_mime(None, item)))
+                parts.append(
+                    AttachmentPart(kind=file_kind(None, item), name=item, mime_type=_mime(None, item))
+                )
             continue
         if not isinstance(item, dict):
             continue
@@ -256,8 +278,12 @@ def file_part(item: dict, file_uuid: str | None) -> AttachmentPart:
     name = _str(item.get("file_name"))
     preview = item.get("preview_asset") if isinstance(item.get("preview_asset"), dict) else {}
     thumbnail = item.get("thumbnail_asset") if isinstance(item.get("thumbnail_asset"), dict) else {}
-    url = (_str(preview.get("url")) or _str(item.get("preview_url")) or _str(thumbnail.get("url"))
-           or _str(item.get("thumbnail_url")))
+    url = (
+        _str(preview.get("url"))
+        or _str(item.get("preview_url"))
+        or _str(thumbnail.get("url"))
+        or _str(item.get("thumbnail_url"))
+    )
     return AttachmentPart(
         kind=file_kind(item.get("file_kind"), name),
         asset_pointer=file_uuid or url,
@@ -291,11 +317,19 @@ def resolve_artifact_edits(messages: list[Message], ctx: PartContext) -> None:
                 continue
             spec = edit[1]
             base, old, new = state.get(part.artifact_id), spec.get("old_str"), spec.get("new_str")
-            if isinstance(base, str) and isinstance(old, str) and isinstance(new, str) and old and old in base:
+            if (
+                isinstance(base, str)
+                and isinstance(old, str)
+                and isinstance(new, str)
+                and old
+                and old in base
+            ):
                 part.content = base.replace(old, new, 1)
                 state = {**state, part.artifact_id: part.content}
             else:
-                ctx.warnings.add("ARTIFACT_EDIT_UNRESOLVED",
-                                 "an artifact update did not match an earlier version; kept as a tool call")
+                ctx.warnings.add(
+                    "ARTIFACT_EDIT_UNRESOLVED",
+                    "an artifact update did not match an earlier version; kept as a tool call",
+                )
                 msg.parts[index] = ToolCallPart(name=ARTIFACT_TOOL, arguments=raw_json(spec))
         state_after[msg.id] = state

@@ -5,7 +5,8 @@ of multi-conversation files, loosely typed JSON values."""
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -30,7 +31,9 @@ def each_item(
                 raise InputError(f"{label}: {exc.message}", code=exc.code) from None
             yield ReadFailure(label=label, error=exc)
         except ITEM_ERRORS as exc:
-            error = InputError(f"{label}: not a valid {fmt} conversation ({type(exc).__name__}: {_short(exc)})")
+            error = InputError(
+                f"{label}: not a valid {fmt} conversation ({type(exc).__name__}: {_short(exc)})"
+            )
             if len(items) == 1:
                 raise error from None
             yield ReadFailure(label=label, error=error)
@@ -94,7 +97,9 @@ def link_tree(messages: Iterable[Message], warnings: Warnings, root_ids: Iterabl
         if msg.parent in roots:
             msg.parent = None
         elif msg.parent is not None and msg.parent not in seen:
-            warnings.add("DANGLING_PARENT", "a message pointed at a parent that is not in the input; it became a root")
+            warnings.add(
+                "DANGLING_PARENT", "a message pointed at a parent that is not in the input; it became a root"
+            )
             msg.parent = None
         elif msg.parent == msg.id:
             warnings.add("PARENT_CYCLE", "a message was its own parent; it became a root")

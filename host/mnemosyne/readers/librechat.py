@@ -5,9 +5,22 @@ LibreChat also imports."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from ..model import AttachmentPart, Conversation, Instruction, Message, Part, ReasoningPart, SystemErrorPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart
+from ..model import (
+    AttachmentPart,
+    Conversation,
+    Instruction,
+    Message,
+    Part,
+    ReasoningPart,
+    SystemErrorPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
+)
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time, raw_json
 from .interop_common import as_text, chain, each_item, link_tree, parse_json_text, require, str_or_none
 
@@ -67,7 +80,9 @@ def _content_parts(content: list[Any], warnings: Warnings) -> list[Part]:
             if as_text(text):
                 parts.append(TextPart(text=as_text(text)))
         elif kind == "think":
-            parts.append(ReasoningPart(text=as_text(value.get("value") if isinstance(value, dict) else value)))
+            parts.append(
+                ReasoningPart(text=as_text(value.get("value") if isinstance(value, dict) else value))
+            )
         elif kind == "tool_call" and isinstance(value, dict):
             call_id = str_or_none(value.get("id"))
             name = str(value.get("name") or value.get("type") or "tool")
@@ -77,8 +92,14 @@ def _content_parts(content: list[Any], warnings: Warnings) -> list[Part]:
                 parts.append(ToolResultPart(call_id=call_id, name=name, output=as_text(value.get("output"))))
         elif kind in ("image_file", "image_url"):
             spec = value if isinstance(value, dict) else {}
-            parts.append(AttachmentPart(kind="image", asset_pointer=str_or_none(spec.get("filepath") or spec.get("url")),
-                                        width=spec.get("width"), height=spec.get("height")))
+            parts.append(
+                AttachmentPart(
+                    kind="image",
+                    asset_pointer=str_or_none(spec.get("filepath") or spec.get("url")),
+                    width=spec.get("width"),
+                    height=spec.get("height"),
+                )
+            )
         elif kind == "error":
             parts.append(SystemErrorPart(text=as_text(value)))
         else:
@@ -91,12 +112,15 @@ def _files(files: Any) -> list[Part]:
     return [
         AttachmentPart(
             kind="image" if str(f.get("type", "")).startswith("image/") else "file",
-            asset_pointer=str_or_none(f.get("filepath") or f.get("file_id")), name=str_or_none(f.get("filename")),
-            mime_type=str_or_none(f.get("type")), size_bytes=f.get("bytes") if isinstance(f.get("bytes"), int) else None,
+            asset_pointer=str_or_none(f.get("filepath") or f.get("file_id")),
+            name=str_or_none(f.get("filename")),
+            mime_type=str_or_none(f.get("type")),
+            size_bytes=f.get("bytes") if isinstance(f.get("bytes"), int) else None,
             width=f.get("width") if isinstance(f.get("width"), int) else None,
             height=f.get("height") if isinstance(f.get("height"), int) else None,
         )
-        for f in (files if isinstance(files, list) else []) if isinstance(f, dict)
+        for f in (files if isinstance(files, list) else [])
+        if isinstance(f, dict)
     ]
 
 
@@ -110,10 +134,14 @@ def _message(node: dict[str, Any], warnings: Warnings) -> Message:
         parts = [SystemErrorPart(text=text)] if node.get("error") else [TextPart(text=text)] if text else []
     status = "error" if node.get("error") else "interrupted" if node.get("unfinished") else None
     return Message(
-        id=str(node["messageId"]), parent=str_or_none(node.get("parentMessageId")),
-        role="user" if user else "assistant", author=str_or_none(node.get("sender")),
-        model=None if user else str_or_none(node.get("model")), status=status,
-        created_at=parse_time(node.get("createdAt")), updated_at=parse_time(node.get("updatedAt")),
+        id=str(node["messageId"]),
+        parent=str_or_none(node.get("parentMessageId")),
+        role="user" if user else "assistant",
+        author=str_or_none(node.get("sender")),
+        model=None if user else str_or_none(node.get("model")),
+        status=status,
+        created_at=parse_time(node.get("createdAt")),
+        updated_at=parse_time(node.get("updatedAt")),
         parts=_files(node.get("files")) + parts,
     )
 
@@ -143,12 +171,23 @@ def _convert_librechat(data: dict[str, Any], raw: bytes, ctx: ReadContext) -> Co
         if isinstance(options.get(key), str) and options[key].strip():
             instructions.append(Instruction(kind="system_prompt", text=options[key]))
     return build(
-        site=NAME, source_id=str_or_none(data.get("conversationId")), reader=f"{NAME}.export", method="other_tool",
-        raw=raw, ctx=ctx, messages=messages, active_leaf=_latest_leaf(messages), title=str_or_none(data.get("title")),
-        default_model=str_or_none(options.get("model")), instructions=instructions, warnings=warnings,
+        site=NAME,
+        source_id=str_or_none(data.get("conversationId")),
+        reader=f"{NAME}.export",
+        method="other_tool",
+        raw=raw,
+        ctx=ctx,
+        messages=messages,
+        active_leaf=_latest_leaf(messages),
+        title=str_or_none(data.get("title")),
+        default_model=str_or_none(options.get("model")),
+        instructions=instructions,
+        warnings=warnings,
         project=str_or_none(options.get("chatGptLabel") or options.get("modelLabel")),
         created_at=min((m.created_at for m in messages if m.created_at), default=None),
-        updated_at=max((m.updated_at or m.created_at for m in messages if m.updated_at or m.created_at), default=None),
+        updated_at=max(
+            (m.updated_at or m.created_at for m in messages if m.updated_at or m.created_at), default=None
+        ),
     )
 
 
@@ -163,23 +202,46 @@ def _convert_chatbot_ui(conv: dict[str, Any], raw: bytes, ctx: ReadContext) -> C
         if role not in ("user", "assistant", "system"):
             raise ValueError(f"unknown role {role!r}")
         text = as_text(msg.get("content"))
-        messages.append(Message(id=f"m{i}", role=role, hidden=role == "system",
-                                model=str_or_none(model.get("id")) if role == "assistant" else None,
-                                parts=[TextPart(text=text)] if text else []))
+        messages.append(
+            Message(
+                id=f"m{i}",
+                role=role,
+                hidden=role == "system",
+                model=str_or_none(model.get("id")) if role == "assistant" else None,
+                parts=[TextPart(text=text)] if text else [],
+            )
+        )
     prompt = conv.get("prompt")
-    instructions = [Instruction(kind="system_prompt", text=prompt)] if isinstance(prompt, str) and prompt.strip() else []
-    return build(site=NAME, source_id=str_or_none(conv.get("id")), reader=f"{NAME}.chatbot_ui", method="other_tool",
-                 raw=raw, ctx=ctx, messages=chain(messages), title=str_or_none(conv.get("name")),
-                 default_model=str_or_none(model.get("id")), instructions=instructions)
+    instructions = (
+        [Instruction(kind="system_prompt", text=prompt)] if isinstance(prompt, str) and prompt.strip() else []
+    )
+    return build(
+        site=NAME,
+        source_id=str_or_none(conv.get("id")),
+        reader=f"{NAME}.chatbot_ui",
+        method="other_tool",
+        raw=raw,
+        ctx=ctx,
+        messages=chain(messages),
+        title=str_or_none(conv.get("name")),
+        default_model=str_or_none(model.get("id")),
+        instructions=instructions,
+    )
 
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
     require(raw, detect(raw), NAME, DESCRIPTION)
     data = raw.data
     if _is_chatbot_ui(data):
-        yield from each_item(raw.name, data["history"],
-                             lambda conv, _i: _convert_chatbot_ui(conv, dump_raw(conv), ctx), "Chatbot UI")
+        yield from each_item(
+            raw.name,
+            data["history"],
+            lambda conv, _i: _convert_chatbot_ui(conv, dump_raw(conv), ctx),
+            "Chatbot UI",
+        )
     elif isinstance(data, dict):
         yield _convert_librechat(data, raw.raw, ctx)
     else:
-        yield from each_item(raw.name, data, lambda conv, _i: _convert_librechat(conv, dump_raw(conv), ctx), NAME)
+        yield from each_item(
+            raw.name, data, lambda conv, _i: _convert_librechat(conv, dump_raw(conv), ctx), NAME
+        )

@@ -7,8 +7,8 @@ import json
 import os
 import re
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from ..canonical import _clean
 from ..errors import InputError
@@ -47,7 +47,7 @@ def parse_json_bytes(name: str, data: bytes) -> RawInput:
         raise InputError(f"{name}: JSON nested too deeply") from None
     except ValueError as first:
         records = []
-        for lineno, line in enumerate(text.splitlines(), 1):
+        for _lineno, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:

@@ -5,9 +5,20 @@ bodies {model, input, instructions?}, response bodies {object: response, output}
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from ..model import Conversation, Instruction, Message, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart
+from ..model import (
+    Conversation,
+    Instruction,
+    Message,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
+)
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time, raw_json
 from .interop_common import as_text, each_item, parse_json_text, require, str_or_none
 from .openai_parts import content_parts, function_call_part, function_output_part, reasoning_part
@@ -18,9 +29,22 @@ DESCRIPTION = "OpenAI Chat Completions / Responses API message lists and request
 _ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
 # Responses items that are not messages; the first three are what conversations carry.
 _ITEM_TYPES = {
-    "function_call", "function_call_output", "reasoning", "message", "custom_tool_call", "custom_tool_call_output",
-    "web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call",
-    "local_shell_call", "local_shell_call_output", "computer_call", "computer_call_output", "item_reference",
+    "function_call",
+    "function_call_output",
+    "reasoning",
+    "message",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "web_search_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "image_generation_call",
+    "mcp_call",
+    "local_shell_call",
+    "local_shell_call_output",
+    "computer_call",
+    "computer_call_output",
+    "item_reference",
 }
 _FINETUNE_KEYS = {"messages", "tools", "functions", "parallel_tool_calls", "metadata", "tool_choice"}
 
@@ -69,9 +93,15 @@ def _is_body(data: Any) -> bool:
     if isinstance(messages, list) and messages and all(_is_message(m) for m in messages):
         return "model" in data or set(data) <= _FINETUNE_KEYS
     inputs = data.get("input")
-    if "model" in data and (isinstance(inputs, str) or isinstance(inputs, list) and inputs and all(_is_item(i) for i in inputs)):
-        return True
-    return False
+    return bool(
+        "model" in data
+        and (
+            isinstance(inputs, str)
+            or isinstance(inputs, list)
+            and inputs
+            and all(_is_item(i) for i in inputs)
+        )
+    )
 
 
 def _is_item_list(data: Any) -> bool:
@@ -82,7 +112,9 @@ def detect(raw: RawInput) -> bool:
     data = raw.data
     if _is_body(data) or _is_item_list(data):
         return True
-    return isinstance(data, list) and bool(data) and _is_body(data[0])  # JSON Lines of bodies; bad lines fail alone
+    return (
+        isinstance(data, list) and bool(data) and _is_body(data[0])
+    )  # JSON Lines of bodies; bad lines fail alone
 
 
 # ---------------------------------------------------------------- reading
@@ -99,8 +131,13 @@ class _Builder:
         self._grouped: str | None = None  # id of the assistant message typed items are joining
 
     def _new(self, role: str, parts: list[Part], **extra: Any) -> Message:
-        msg = Message(id=f"m{len(self.messages) + 1}", parent=self.messages[-1].id if self.messages else None,
-                      role=role, parts=parts, **extra)
+        msg = Message(
+            id=f"m{len(self.messages) + 1}",
+            parent=self.messages[-1].id if self.messages else None,
+            role=role,
+            parts=parts,
+            **extra,
+        )
         self.messages.append(msg)
         self._grouped = None
         return msg
@@ -125,14 +162,22 @@ class _Builder:
             part = function_call_part(item)
             self.call_names[part.call_id or ""] = part.name
             self._assistant_group(model).parts.append(part)
-        elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output", "computer_call_output"):
+        elif kind in (
+            "function_call_output",
+            "custom_tool_call_output",
+            "local_shell_call_output",
+            "computer_call_output",
+        ):
             result = function_output_part(item, self.call_names)
             self._new("tool", [result], author=result.name)
         elif kind == "reasoning":
             self._assistant_group(model).parts.append(reasoning_part(item))
         elif isinstance(kind, str) and kind.endswith("_call"):
-            call = ToolCallPart(name=kind[: -len("_call")], call_id=str_or_none(item.get("id")),
-                                arguments=raw_json(item.get("action") or item.get("arguments") or item.get("queries")))
+            call = ToolCallPart(
+                name=kind[: -len("_call")],
+                call_id=str_or_none(item.get("id")),
+                arguments=raw_json(item.get("action") or item.get("arguments") or item.get("queries")),
+            )
             self._assistant_group(model).parts.append(call)
         else:
             self.warnings.add("UNKNOWN_CONTENT_TYPE", f"responses item {kind!r} kept as unknown")
@@ -142,41 +187,68 @@ class _Builder:
         role = item["role"]
         where = f"{role} message"
         if role in ("system", "developer"):
-            self.system(as_text(item.get("content")) if isinstance(item.get("content"), str)
-                        else "\n\n".join(p.text for p in content_parts(item.get("content"), self.warnings, where)
-                                         if isinstance(p, TextPart)),
-                        author="developer" if role == "developer" else None)
+            self.system(
+                as_text(item.get("content"))
+                if isinstance(item.get("content"), str)
+                else "\n\n".join(
+                    p.text
+                    for p in content_parts(item.get("content"), self.warnings, where)
+                    if isinstance(p, TextPart)
+                ),
+                author="developer" if role == "developer" else None,
+            )
             return
         if role in ("tool", "function"):
             call_id = str_or_none(item.get("tool_call_id"))
             name = str_or_none(item.get("name")) or self.call_names.get(call_id or "")
             output = item.get("content")
-            text = output if isinstance(output, str) else "\n".join(
-                p.text for p in content_parts(output, self.warnings, where) if isinstance(p, TextPart))
+            text = (
+                output
+                if isinstance(output, str)
+                else "\n".join(
+                    p.text for p in content_parts(output, self.warnings, where) if isinstance(p, TextPart)
+                )
+            )
             self._new("tool", [ToolResultPart(call_id=call_id, name=name, output=text)], author=name)
             return
         parts: list[Part] = []
-        if role == "assistant" and isinstance(item.get("reasoning_content"), str) and item["reasoning_content"]:
+        if (
+            role == "assistant"
+            and isinstance(item.get("reasoning_content"), str)
+            and item["reasoning_content"]
+        ):
             parts.append(ReasoningPart(text=item["reasoning_content"]))  # DeepSeek-style reasoning field
         parts.extend(content_parts(item.get("content"), self.warnings, where))
         if isinstance(item.get("refusal"), str) and item["refusal"]:
             parts.append(TextPart(text=item["refusal"]))
         for call in item.get("tool_calls") or []:
             fn = call.get("function") or {}
-            part = ToolCallPart(name=str(fn.get("name") or call.get("type") or "function"),
-                                call_id=str_or_none(call.get("id")), arguments=parse_json_text(fn.get("arguments")))
+            part = ToolCallPart(
+                name=str(fn.get("name") or call.get("type") or "function"),
+                call_id=str_or_none(call.get("id")),
+                arguments=parse_json_text(fn.get("arguments")),
+            )
             self.call_names[part.call_id or ""] = part.name
             parts.append(part)
         if isinstance(item.get("function_call"), dict):  # the legacy single function call
             fn = item["function_call"]
-            parts.append(ToolCallPart(name=str(fn.get("name") or "function"), arguments=parse_json_text(fn.get("arguments"))))
+            parts.append(
+                ToolCallPart(
+                    name=str(fn.get("name") or "function"), arguments=parse_json_text(fn.get("arguments"))
+                )
+            )
         if role == "assistant" and grouped:
             self._assistant_group(model).parts.extend(parts)
             return
         if role not in ("user", "assistant"):
             raise ValueError(f"unknown role {role!r}")
-        self._new(role, parts, author=str_or_none(item.get("name")), model=model if role == "assistant" else None,
-                  status=str_or_none(item.get("status")))
+        self._new(
+            role,
+            parts,
+            author=str_or_none(item.get("name")),
+            model=model if role == "assistant" else None,
+            status=str_or_none(item.get("status")),
+        )
 
 
 def _convert(body: Any, raw: bytes, ctx: ReadContext) -> Conversation:
@@ -203,9 +275,18 @@ def _convert(body: Any, raw: bytes, ctx: ReadContext) -> Conversation:
         out.add(item, model)
     active = _add_choices(out, choices or [], model)
     return build(
-        site=NAME, source_id=source_id, reader=f"{NAME}.messages", method="other_tool", raw=raw, ctx=ctx,
-        messages=out.messages, default_model=model, instructions=out.instructions, warnings=warnings,
-        created_at=parse_time(body.get("created") or body.get("created_at")), active_leaf=active,
+        site=NAME,
+        source_id=source_id,
+        reader=f"{NAME}.messages",
+        method="other_tool",
+        raw=raw,
+        ctx=ctx,
+        messages=out.messages,
+        default_model=model,
+        instructions=out.instructions,
+        warnings=warnings,
+        created_at=parse_time(body.get("created") or body.get("created_at")),
+        active_leaf=active,
     )
 
 

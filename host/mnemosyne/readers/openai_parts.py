@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import AttachmentPart, Citation, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart
+from ..model import (
+    AttachmentPart,
+    Citation,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
+)
 from .base import Warnings, raw_json
 from .interop_common import as_text, parse_json_text, str_or_none
 
@@ -18,7 +27,9 @@ def data_url_mime(url: str) -> str | None:
     return head.split(";", 1)[0] or None
 
 
-def image_part(url: Any, warnings: Warnings, *, file_id: Any = None, mime: str | None = None) -> AttachmentPart:
+def image_part(
+    url: Any, warnings: Warnings, *, file_id: Any = None, mime: str | None = None
+) -> AttachmentPart:
     """An image by URL or file id; inline bytes are not copied into the document."""
     pointer = str_or_none(file_id)
     if isinstance(url, str) and url.startswith("data:"):
@@ -37,7 +48,9 @@ def file_part(spec: dict[str, Any], warnings: Warnings) -> AttachmentPart:
     if data:
         warnings.add("INLINE_DATA_DROPPED", _DROPPED_BYTES)
     pointer = str_or_none(inner.get("file_id")) or str_or_none(inner.get("file_url"))
-    return AttachmentPart(kind="file", asset_pointer=pointer, name=str_or_none(inner.get("filename")), mime_type=mime)
+    return AttachmentPart(
+        kind="file", asset_pointer=pointer, name=str_or_none(inner.get("filename")), mime_type=mime
+    )
 
 
 def audio_part(spec: dict[str, Any], warnings: Warnings) -> AttachmentPart:
@@ -52,11 +65,14 @@ def url_citations(annotations: Any) -> list[Citation]:
     out: list[Citation] = []
     for note in annotations if isinstance(annotations, list) else []:
         if isinstance(note, dict) and note.get("type") == "url_citation":
-            out.append(Citation(
-                title=str_or_none(note.get("title")), url=str_or_none(note.get("url")),
-                start=note.get("start_index") if isinstance(note.get("start_index"), int) else None,
-                end=note.get("end_index") if isinstance(note.get("end_index"), int) else None,
-            ))
+            out.append(
+                Citation(
+                    title=str_or_none(note.get("title")),
+                    url=str_or_none(note.get("url")),
+                    start=note.get("start_index") if isinstance(note.get("start_index"), int) else None,
+                    end=note.get("end_index") if isinstance(note.get("end_index"), int) else None,
+                )
+            )
     return out
 
 
@@ -75,7 +91,9 @@ def content_parts(content: Any, warnings: Warnings, where: str) -> list[Part]:
             continue
         kind = piece.get("type")
         if kind in ("text", "input_text", "output_text"):
-            parts.append(TextPart(text=as_text(piece.get("text")), citations=url_citations(piece.get("annotations"))))
+            parts.append(
+                TextPart(text=as_text(piece.get("text")), citations=url_citations(piece.get("annotations")))
+            )
         elif kind == "refusal":
             parts.append(TextPart(text=as_text(piece.get("refusal"))))
         elif kind == "image_url":
@@ -99,8 +117,11 @@ def reasoning_part(item: dict[str, Any]) -> ReasoningPart:
     summary = "\n\n".join(as_text(s.get("text")) for s in item.get("summary") or [] if isinstance(s, dict))
     duration = item.get("duration")
     return ReasoningPart(
-        text=text, summary=summary or None,
-        duration_sec=float(duration) if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None,
+        text=text,
+        summary=summary or None,
+        duration_sec=float(duration)
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool)
+        else None,
         truncated=not text and bool(item.get("encrypted_content")),
     )
 

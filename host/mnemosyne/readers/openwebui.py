@@ -7,11 +7,21 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..model import (
-    AttachmentPart, CodePart, Conversation, Instruction, Message, Part, ReasoningPart, TextPart, ToolCallPart,
-    ToolResultPart, UnknownPart,
+    AttachmentPart,
+    CodePart,
+    Conversation,
+    Instruction,
+    Message,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
 )
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time, raw_json
 from .interop_common import as_text, each_item, leaf_of, link_tree, parse_json_text, require, str_or_none
@@ -56,8 +66,10 @@ def _attrs(text: str) -> dict[str, str]:
 
 def _unquote(body: str) -> str:
     """Reasoning bodies are HTML-escaped markdown quotes ('> ' on every line)."""
-    lines = [line[2:] if line.startswith("> ") else line[1:] if line.startswith(">") else line
-             for line in html.unescape(body).strip("\n").split("\n")]
+    lines = [
+        line[2:] if line.startswith("> ") else line[1:] if line.startswith(">") else line
+        for line in html.unescape(body).strip("\n").split("\n")
+    ]
     return "\n".join(lines).strip()
 
 
@@ -74,28 +86,39 @@ def content_to_parts(content: str, warnings: Warnings) -> list[Part]:
     think = _THINK.match(content)
     if think:  # models whose <think> the UI did not parse
         parts.append(ReasoningPart(text=think.group(1).strip()))
-        content = content[think.end():]
+        content = content[think.end() :]
     pos = 0
     for match in _DETAILS.finditer(content):
         attrs = _attrs(match.group(1))
         kind = attrs.get("type")
         if kind not in ("reasoning", "tool_calls", "code_interpreter"):
             continue
-        _text(parts, content[pos:match.start()])
+        _text(parts, content[pos : match.start()])
         pos = match.end()
         body = _SUMMARY.sub("", match.group(2), count=1)
         if kind == "reasoning":
             parts.append(ReasoningPart(text=_unquote(body), duration_sec=_duration(attrs.get("duration"))))
         elif kind == "code_interpreter":
-            parts.append(CodePart(code=html.unescape(body).strip().strip("`").strip(),
-                                  language=attrs.get("lang") or "python"))
+            parts.append(
+                CodePart(
+                    code=html.unescape(body).strip().strip("`").strip(),
+                    language=attrs.get("lang") or "python",
+                )
+            )
         else:
             name = attrs.get("name")
             if name:
-                parts.append(ToolCallPart(name=name, call_id=attrs.get("id"),
-                                          arguments=parse_json_text(parse_json_text(attrs.get("arguments")))))
+                parts.append(
+                    ToolCallPart(
+                        name=name,
+                        call_id=attrs.get("id"),
+                        arguments=parse_json_text(parse_json_text(attrs.get("arguments"))),
+                    )
+                )
             result = attrs.get("result", html.unescape(body).strip())
-            parts.append(ToolResultPart(call_id=attrs.get("id"), name=name, output=as_text(parse_json_text(result))))
+            parts.append(
+                ToolResultPart(call_id=attrs.get("id"), name=name, output=as_text(parse_json_text(result)))
+            )
     _text(parts, content[pos:])
     return parts
 
@@ -137,12 +160,15 @@ def _files(files: Any) -> list[Part]:
         pointer = None if isinstance(url, str) and url.startswith("data:") else str_or_none(url)
         inner = f.get("file") if isinstance(f.get("file"), dict) else {}
         meta = inner.get("meta") if isinstance(inner.get("meta"), dict) else {}
-        parts.append(AttachmentPart(
-            kind=kind, asset_pointer=pointer or str_or_none(f.get("id")),
-            name=str_or_none(f.get("name") or inner.get("filename") or meta.get("name")),
-            mime_type=str_or_none(meta.get("content_type")),
-            size_bytes=f.get("size") if isinstance(f.get("size"), int) else None,
-        ))
+        parts.append(
+            AttachmentPart(
+                kind=kind,
+                asset_pointer=pointer or str_or_none(f.get("id")),
+                name=str_or_none(f.get("name") or inner.get("filename") or meta.get("name")),
+                mime_type=str_or_none(meta.get("content_type")),
+                size_bytes=f.get("size") if isinstance(f.get("size"), int) else None,
+            )
+        )
     return parts
 
 
@@ -159,10 +185,13 @@ def _message(key: str, node: dict[str, Any], warnings: Warnings) -> Message:
     else:
         parts = content_to_parts(as_text(node.get("content")), warnings)
     return Message(
-        id=str(node.get("id") or key), parent=str_or_none(node.get("parentId")), role=role,
+        id=str(node.get("id") or key),
+        parent=str_or_none(node.get("parentId")),
+        role=role,
         model=str_or_none(node.get("model")) if role == "assistant" else None,
         author=str_or_none(node.get("modelName")) if role == "assistant" else None,
-        created_at=parse_time(node.get("timestamp")), hidden=role == "system",
+        created_at=parse_time(node.get("timestamp")),
+        hidden=role == "system",
         parts=_files(node.get("files")) + parts,
     )
 
@@ -185,12 +214,20 @@ def _convert(item: dict[str, Any], raw: bytes, ctx: ReadContext) -> Conversation
     active = leaf_of(messages, current) if current in ids else None
     models = chat.get("models") if isinstance(chat.get("models"), list) else []
     return build(
-        site=NAME, source_id=str_or_none(item.get("id")) or str_or_none(chat.get("id")), reader=f"{NAME}.export",
-        method="other_tool", raw=raw, ctx=ctx, messages=messages, active_leaf=active,
-        title=str_or_none(item.get("title") or chat.get("title")), instructions=instructions,
+        site=NAME,
+        source_id=str_or_none(item.get("id")) or str_or_none(chat.get("id")),
+        reader=f"{NAME}.export",
+        method="other_tool",
+        raw=raw,
+        ctx=ctx,
+        messages=messages,
+        active_leaf=active,
+        title=str_or_none(item.get("title") or chat.get("title")),
+        instructions=instructions,
         default_model=str_or_none(models[0]) if models else None,
         created_at=parse_time(item.get("created_at") or chat.get("timestamp")),
-        updated_at=parse_time(item.get("updated_at")), warnings=warnings,
+        updated_at=parse_time(item.get("updated_at")),
+        warnings=warnings,
     )
 
 

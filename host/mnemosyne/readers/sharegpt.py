@@ -6,9 +6,21 @@ images[] for <image> placeholders). One item, a list of items, or JSON Lines."""
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from ..model import AttachmentPart, Conversation, Instruction, Message, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart
+from ..model import (
+    AttachmentPart,
+    Conversation,
+    Instruction,
+    Message,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
+)
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, raw_json
 from .interop_common import as_text, each_item, require, str_or_none
 
@@ -16,10 +28,22 @@ NAME = "sharegpt"
 DESCRIPTION = "ShareGPT / LLaMA-Factory training conversations (JSON, list or JSON Lines)"
 
 _ROLES = {
-    "human": "user", "user": "user",
-    "gpt": "assistant", "assistant": "assistant", "chatgpt": "assistant", "bing": "assistant", "bard": "assistant",
-    "model": "assistant", "function_call": "assistant", "tool_call": "assistant", "tool_calls": "assistant",
-    "observation": "tool", "tool": "tool", "function": "tool", "ipython": "tool", "function_response": "tool",
+    "human": "user",
+    "user": "user",
+    "gpt": "assistant",
+    "assistant": "assistant",
+    "chatgpt": "assistant",
+    "bing": "assistant",
+    "bard": "assistant",
+    "model": "assistant",
+    "function_call": "assistant",
+    "tool_call": "assistant",
+    "tool_calls": "assistant",
+    "observation": "tool",
+    "tool": "tool",
+    "function": "tool",
+    "ipython": "tool",
+    "function_response": "tool",
     "system": "system",
 }
 # keys of other formats whose items also hold a `messages` list (Mnemosyne, ChatGPT, Claude, Open WebUI, LibreChat)
@@ -27,7 +51,11 @@ _FOREIGN_KEYS = ("format", "mapping", "chat_messages", "history", "conversationI
 _CALL_ROLES = {"function_call", "tool_call", "tool_calls"}
 # placeholder in the text -> (item field listing the files, attachment kind)
 _MEDIA = {"<image>": ("images", "image"), "<video>": ("videos", "video"), "<audio>": ("audios", "audio")}
-_MEDIA_TYPES = {"image": "<image>", "video": "<video>", "audio": "<audio>"}  # typed parts that stand for a placeholder
+_MEDIA_TYPES = {
+    "image": "<image>",
+    "video": "<video>",
+    "audio": "<audio>",
+}  # typed parts that stand for a placeholder
 
 
 # ---------------------------------------------------------------- detection
@@ -82,7 +110,9 @@ def _calls(value: Any, warnings: Warnings) -> list[Part]:
                     args = json.loads(args)
                 except ValueError:
                     pass
-            parts.append(ToolCallPart(name=str(call["name"]), call_id=str_or_none(call.get("id")), arguments=args))
+            parts.append(
+                ToolCallPart(name=str(call["name"]), call_id=str_or_none(call.get("id")), arguments=args)
+            )
         else:
             warnings.add("UNPARSED_TOOL_CALL", "a function_call turn had no tool name; kept as text")
             parts.append(TextPart(text=as_text(call)))
@@ -106,7 +136,7 @@ class _Media:
             if rest[:pos]:
                 parts.append(TextPart(text=rest[:pos]))
             parts.append(self.take(tag))
-            rest = rest[pos + len(tag):]
+            rest = rest[pos + len(tag) :]
         if rest:
             parts.append(TextPart(text=rest))
         return parts
@@ -147,7 +177,6 @@ def _typed_parts(content: list[Any], role_key: str, media: _Media, warnings: War
     return parts
 
 
-
 def _convert(item: dict[str, Any], raw: bytes, ctx: ReadContext) -> Conversation:
     warnings = Warnings()
     media = _Media(item)
@@ -170,31 +199,54 @@ def _convert(item: dict[str, Any], raw: bytes, ctx: ReadContext) -> Conversation
         else:
             parts = media.split(as_text(value))
         if role == "tool":
-            text = as_text(value) if not isinstance(value, list) else "\n".join(
-                p.text for p in parts if isinstance(p, TextPart))
+            text = (
+                as_text(value)
+                if not isinstance(value, list)
+                else "\n".join(p.text for p in parts if isinstance(p, TextPart))
+            )
             parts = [ToolResultPart(name=last_call, output=text)]
         calls = [p.name for p in parts if isinstance(p, ToolCallPart)]
         last_call = calls[-1] if calls else last_call
         if role == "system":
             text = "\n".join(p.text for p in parts if isinstance(p, TextPart))
             instructions.append(Instruction(kind="system_prompt", text=text))
-        messages.append(Message(
-            id=f"m{len(messages) + 1}", parent=messages[-1].id if messages else None, role=role, parts=parts,
-            hidden=role == "system", author=last_call if role == "tool" else None,
-        ))
+        messages.append(
+            Message(
+                id=f"m{len(messages) + 1}",
+                parent=messages[-1].id if messages else None,
+                role=role,
+                parts=parts,
+                hidden=role == "system",
+                author=last_call if role == "tool" else None,
+            )
+        )
     if item.get("tools"):  # the function definitions the model was given, as the dataset spells them
-        tools = item["tools"] if isinstance(item["tools"], str) else json.dumps(item["tools"], ensure_ascii=False)
+        tools = (
+            item["tools"] if isinstance(item["tools"], str) else json.dumps(item["tools"], ensure_ascii=False)
+        )
         instructions.append(Instruction(kind="system_prompt", title="tools", text=tools))
     extra = media.leftovers()
     if extra:
-        warnings.add("UNPLACED_MEDIA", "media files without an <image>/<video>/<audio> placeholder were attached to the first user turn")
+        warnings.add(
+            "UNPLACED_MEDIA",
+            "media files without an <image>/<video>/<audio> placeholder were attached to the first user turn",
+        )
         first_user = next((m for m in messages if m.role == "user"), None)
         if first_user is None:
             raise ValueError("media files but no user turn to attach them to")
         first_user.parts = extra + first_user.parts
     source_id = str_or_none(item.get("id"))
-    return build(site=NAME, source_id=source_id, reader=f"{NAME}.dataset", method="other_tool", raw=raw, ctx=ctx,
-                 messages=messages, instructions=instructions, warnings=warnings)
+    return build(
+        site=NAME,
+        source_id=source_id,
+        reader=f"{NAME}.dataset",
+        method="other_tool",
+        raw=raw,
+        ctx=ctx,
+        messages=messages,
+        instructions=instructions,
+        warnings=warnings,
+    )
 
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:

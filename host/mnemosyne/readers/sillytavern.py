@@ -6,8 +6,9 @@ one on the active path."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timezone
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import InputError
 from ..model import AttachmentPart, Conversation, Message, Part, ReasoningPart, TextPart
@@ -18,16 +19,24 @@ NAME = "sillytavern"
 DESCRIPTION = "SillyTavern chat (JSON Lines: header line, then messages)"
 
 _UNUSED = "unused"  # what newer SillyTavern versions write into the header's name fields
-_DATE_FORMATS = ("%B %d, %Y %I:%M%p", "%B %d, %Y %I:%M %p", "%Y-%m-%d@%Hh%Mm%Ss", "%Y-%m-%d @%Hh %Mm %Ss %fms",
-                 "%Y-%m-%d @%Hh %Mm %Ss")
+_DATE_FORMATS = (
+    "%B %d, %Y %I:%M%p",
+    "%B %d, %Y %I:%M %p",
+    "%Y-%m-%d@%Hh%Mm%Ss",
+    "%Y-%m-%d @%Hh %Mm %Ss %fms",
+    "%Y-%m-%d @%Hh %Mm %Ss",
+)
 
 
 # ---------------------------------------------------------------- detection
 
 
 def _is_header(record: Any) -> bool:
-    return isinstance(record, dict) and ("chat_metadata" in record or "user_name" in record and "character_name" in record) \
+    return (
+        isinstance(record, dict)
+        and ("chat_metadata" in record or "user_name" in record and "character_name" in record)
         and "mes" not in record
+    )
 
 
 def _is_message(record: Any) -> bool:
@@ -38,7 +47,12 @@ def detect(raw: RawInput) -> bool:
     data = raw.data
     if isinstance(data, dict):  # a chat with no messages yet is a single header line
         return _is_header(data) and "create_date" in data
-    return isinstance(data, list) and bool(data) and _is_header(data[0]) and all(_is_message(r) for r in data[1:2])
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and _is_header(data[0])
+        and all(_is_message(r) for r in data[1:2])
+    )
 
 
 # ---------------------------------------------------------------- reading
@@ -64,21 +78,29 @@ def _parts(text: Any, extra: Any) -> list[Part]:
     reasoning = extra.get("reasoning")
     if isinstance(reasoning, str) and reasoning:
         duration = extra.get("reasoning_duration")
-        parts.append(ReasoningPart(
-            text=reasoning,
-            duration_sec=duration / 1000 if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None,
-        ))
+        parts.append(
+            ReasoningPart(
+                text=reasoning,
+                duration_sec=duration / 1000
+                if isinstance(duration, (int, float)) and not isinstance(duration, bool)
+                else None,
+            )
+        )
     if isinstance(extra.get("image"), str) and extra["image"]:
         image = extra["image"]
         parts.append(AttachmentPart(kind="image", asset_pointer=None if image.startswith("data:") else image))
     files = extra.get("files") if isinstance(extra.get("files"), list) else [extra.get("file")]
     for f in files:
         if isinstance(f, dict):
-            parts.append(AttachmentPart(
-                kind="file", asset_pointer=str_or_none(f.get("url")), name=str_or_none(f.get("name")),
-                size_bytes=f.get("size") if isinstance(f.get("size"), int) else None,
-                extracted_text=str_or_none(f.get("text")),
-            ))
+            parts.append(
+                AttachmentPart(
+                    kind="file",
+                    asset_pointer=str_or_none(f.get("url")),
+                    name=str_or_none(f.get("name")),
+                    size_bytes=f.get("size") if isinstance(f.get("size"), int) else None,
+                    extracted_text=str_or_none(f.get("text")),
+                )
+            )
     body = as_text(text)
     if body:
         parts.append(TextPart(text=body))
@@ -99,10 +121,19 @@ def _message_nodes(index: int, record: dict[str, Any], parent: str | None) -> tu
     extra = record.get("extra") if isinstance(record.get("extra"), dict) else {}
     role = _role(record)
     chosen_id = f"m{index}"
-    common = dict(parent=parent, role=role, author=str_or_none(record.get("name")),
-                  hidden=bool(record.get("is_system")) or extra.get("type") == "comment")
-    chosen = Message(id=chosen_id, model=str_or_none(extra.get("model")), created_at=send_time(record.get("send_date")),
-                     parts=_parts(record.get("mes"), extra), **common)
+    common = dict(
+        parent=parent,
+        role=role,
+        author=str_or_none(record.get("name")),
+        hidden=bool(record.get("is_system")) or extra.get("type") == "comment",
+    )
+    chosen = Message(
+        id=chosen_id,
+        model=str_or_none(extra.get("model")),
+        created_at=send_time(record.get("send_date")),
+        parts=_parts(record.get("mes"), extra),
+        **common,
+    )
     swipes = record.get("swipes") if isinstance(record.get("swipes"), list) else []
     picked = record.get("swipe_id") if isinstance(record.get("swipe_id"), int) else 0
     if len(swipes) < 2 or not 0 <= picked < len(swipes):
@@ -115,8 +146,15 @@ def _message_nodes(index: int, record: dict[str, Any], parent: str | None) -> tu
             continue
         info = infos[k] if k < len(infos) and isinstance(infos[k], dict) else {}
         info_extra = info.get("extra") if isinstance(info.get("extra"), dict) else {}
-        nodes.append(Message(id=f"{chosen_id}.swipe{k}", model=str_or_none(info_extra.get("model")),
-                             created_at=send_time(info.get("send_date")), parts=_parts(swipe, info_extra), **common))
+        nodes.append(
+            Message(
+                id=f"{chosen_id}.swipe{k}",
+                model=str_or_none(info_extra.get("model")),
+                created_at=send_time(info.get("send_date")),
+                parts=_parts(swipe, info_extra),
+                **common,
+            )
+        )
     return nodes, chosen_id
 
 
@@ -144,11 +182,22 @@ def _convert(header: dict[str, Any], records: list[Any], raw: RawInput, ctx: Rea
     character = _character(header, records)
     created = str_or_none(header.get("create_date"))
     metadata = header.get("chat_metadata") if isinstance(header.get("chat_metadata"), dict) else {}
-    source_id = str_or_none(metadata.get("integrity")) or (f"{character}/{created}" if character and created else None)
+    source_id = str_or_none(metadata.get("integrity")) or (
+        f"{character}/{created}" if character and created else None
+    )
     return build(
-        site=NAME, source_id=source_id, reader=f"{NAME}.jsonl", method="other_tool", raw=raw.raw, ctx=ctx,
-        messages=messages, active_leaf=parent, title=character, project=character,
-        created_at=send_time(header.get("create_date")), warnings=warnings,
+        site=NAME,
+        source_id=source_id,
+        reader=f"{NAME}.jsonl",
+        method="other_tool",
+        raw=raw.raw,
+        ctx=ctx,
+        messages=messages,
+        active_leaf=parent,
+        title=character,
+        project=character,
+        created_at=send_time(header.get("create_date")),
+        warnings=warnings,
     )
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import InputError
 from .base import RawInput
@@ -109,8 +109,11 @@ def _from_zip(name: str, data: bytes) -> Iterator[RawInput]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         names = archive.namelist()
-        side = {n.rsplit("/", 1)[-1]: json.loads(archive.read(n).decode("utf-8"))
-                for n in names if n.rsplit("/", 1)[-1] in _SIDE_MEMBERS}
+        side = {
+            n.rsplit("/", 1)[-1]: json.loads(archive.read(n).decode("utf-8"))
+            for n in names
+            if n.rsplit("/", 1)[-1] in _SIDE_MEMBERS
+        }
         main = sorted(n for n in names if _MAIN_MEMBER.search(n))
         if not main:
             raise InputError(f"{name}: zip holds no conversations.json (is it a ChatGPT or Claude export?)")

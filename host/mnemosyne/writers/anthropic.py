@@ -14,7 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Conversation
-from .chat_segments import MISSING_RESULT, Call, PendingCalls, Result, arguments_object, dumps, instructions_text, segments
+from .chat_segments import (
+    MISSING_RESULT,
+    Call,
+    PendingCalls,
+    Result,
+    arguments_object,
+    dumps,
+    instructions_text,
+    segments,
+)
 
 NAME = "anthropic"
 EXTENSION = ".json"
@@ -53,7 +62,9 @@ def request(conv: Conversation, branch: str | None = None) -> dict[str, Any]:
 
     for seg in segments(conv, branch):
         if isinstance(seg, Call):
-            assistant({"type": "tool_use", "id": seg.id, "name": seg.name, "input": arguments_object(seg.arguments)})
+            assistant(
+                {"type": "tool_use", "id": seg.id, "name": seg.name, "input": arguments_object(seg.arguments)}
+            )
             pending.add(seg)
         elif isinstance(seg, Result):
             call = pending.take(seg)

@@ -12,11 +12,21 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from ..model import (
-    ArtifactPart, AttachmentPart, CitationPart, CodeOutputPart, CodePart, Conversation, Message,
-    Part, SystemErrorPart, TextPart, ToolCallPart, ToolResultPart,
+    ArtifactPart,
+    AttachmentPart,
+    CitationPart,
+    CodeOutputPart,
+    CodePart,
+    Conversation,
+    Message,
+    Part,
+    SystemErrorPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
 )
 from .common import INSTRUCTION_LABELS, human_size, visible_path
 from .fences import fenced
@@ -48,7 +58,7 @@ class Result:
     as_text: str  # how to say it when no call is waiting for it
 
 
-Segment = Union[Text, Call, Result]
+Segment = Text | Call | Result
 
 
 def safe_name(name: str | None, fallback: str = "tool") -> str:
@@ -119,7 +129,8 @@ def _tool_message(msg: Message) -> list[Segment]:
     out: list[Segment] = []
     rest = [
         fenced(p.text) if isinstance(p, CodeOutputPart) and p.text else part_content(p)
-        for p in msg.parts if not isinstance(p, ToolResultPart)
+        for p in msg.parts
+        if not isinstance(p, ToolResultPart)
     ]
     for part in msg.parts:
         if isinstance(part, ToolResultPart):

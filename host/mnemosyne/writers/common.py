@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from .. import tree
 from ..errors import NotFoundError
 from ..model import Conversation, Message, ToolResultPart
-from .. import tree
 
 UNTITLED = "Untitled conversation"
 

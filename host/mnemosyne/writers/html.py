@@ -15,10 +15,32 @@ import json
 from html import escape
 
 from ..model import (
-    ArtifactPart, AttachmentPart, Citation, CitationPart, CodeOutputPart, CodePart, Conversation, Message, Part,
-    ReasoningPart, SystemErrorPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart, format_time,
+    ArtifactPart,
+    AttachmentPart,
+    Citation,
+    CitationPart,
+    CodeOutputPart,
+    CodePart,
+    Conversation,
+    Message,
+    Part,
+    ReasoningPart,
+    SystemErrorPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
+    format_time,
 )
-from .common import INSTRUCTION_LABELS, human_size, is_tool_turn, is_web_url, role_label, title_of, visible_path
+from .common import (
+    INSTRUCTION_LABELS,
+    human_size,
+    is_tool_turn,
+    is_web_url,
+    role_label,
+    title_of,
+    visible_path,
+)
 from .fences import info_string
 
 NAME = "html"
@@ -96,18 +118,24 @@ def render_part(part: Part) -> str:
     if isinstance(part, ToolCallPart):
         return _label(f"Tool call: <code>{esc(part.name)}</code>") + _arguments(part.arguments)
     if isinstance(part, ToolResultPart):
-        head = ("Tool error" if part.is_error else "Tool result") + (f": <code>{esc(part.name)}</code>" if part.name else "")
+        head = ("Tool error" if part.is_error else "Tool result") + (
+            f": <code>{esc(part.name)}</code>" if part.name else ""
+        )
         return f'<div class="{"error" if part.is_error else "result"}">{_label(head)}{_pre(part.output)}</div>{_sources(part.citations)}'
     if isinstance(part, ReasoningPart):
         title = "Thinking" + (f" ({part.duration_sec:.0f} s)" if part.duration_sec is not None else "")
         body = "\n\n".join(t for t in (part.summary, part.text) if t and t.strip())
         return f'<details class="reasoning"><summary>{esc(title)}</summary><div class="text">{esc(body)}</div></details>'
     if isinstance(part, CitationPart):
-        source = f"<footer>— {link(part.title or part.url, part.url)}</footer>" if part.title or part.url else ""
+        source = (
+            f"<footer>— {link(part.title or part.url, part.url)}</footer>" if part.title or part.url else ""
+        )
         return f'<blockquote><div class="text">{esc(part.text)}</div>{source}</blockquote>'
     if isinstance(part, ArtifactPart):
         details = ", ".join(x for x in (part.kind, f"version {part.version}" if part.version else None) if x)
-        title = f"Artifact: {part.title or part.artifact_id or 'untitled'}" + (f" ({details})" if details else "")
+        title = f"Artifact: {part.title or part.artifact_id or 'untitled'}" + (
+            f" ({details})" if details else ""
+        )
         return f'<details open class="artifact"><summary>{esc(title)}</summary>{_pre(part.content, part.language)}</details>'
     if isinstance(part, SystemErrorPart):
         return f'<div class="error">{_label(esc(part.name or "Error"))}<div class="text">{esc(part.text)}</div></div>'
@@ -125,19 +153,31 @@ def render_message(msg: Message) -> str:
 
 
 def _meta(conv: Conversation) -> str:
-    rows = [("Source", esc(conv.source.site)), ("Link", link(conv.source.url, conv.source.url) if conv.source.url else "")]
-    rows += [("Model", esc(conv.default_model)), ("Created", esc(format_time(conv.created_at)) if conv.created_at else "")]
-    rows += [("Updated", esc(format_time(conv.updated_at)) if conv.updated_at else ""), ("Mnemosyne id", esc(conv.id))]
+    rows = [
+        ("Source", esc(conv.source.site)),
+        ("Link", link(conv.source.url, conv.source.url) if conv.source.url else ""),
+    ]
+    rows += [
+        ("Model", esc(conv.default_model)),
+        ("Created", esc(format_time(conv.created_at)) if conv.created_at else ""),
+    ]
+    rows += [
+        ("Updated", esc(format_time(conv.updated_at)) if conv.updated_at else ""),
+        ("Mnemosyne id", esc(conv.id)),
+    ]
     return '<dl class="meta">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows if v) + "</dl>"
 
 
 def _instructions(conv: Conversation) -> str:
     blocks = [
-        f'<details><summary>{esc(INSTRUCTION_LABELS[i.kind] + (": " + i.title if i.title else ""))}</summary>'
+        f"<details><summary>{esc(INSTRUCTION_LABELS[i.kind] + (': ' + i.title if i.title else ''))}</summary>"
         f'<div class="text">{esc(i.text)}</div></details>'
-        for i in conv.instructions if i.text.strip()
+        for i in conv.instructions
+        if i.text.strip()
     ]
-    return f'<section class="instructions"><h2>Instructions</h2>{"".join(blocks)}</section>\n' if blocks else ""
+    return (
+        f'<section class="instructions"><h2>Instructions</h2>{"".join(blocks)}</section>\n' if blocks else ""
+    )
 
 
 def write(conv: Conversation, *, branch: str | None = None) -> str:

@@ -16,11 +16,34 @@ import re
 from datetime import datetime
 
 from ..model import (
-    ArtifactPart, AttachmentPart, Citation, CitationPart, CodeOutputPart, CodePart, Conversation, Message,
-    Part, ReasoningPart, SystemErrorPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart, format_time,
+    ArtifactPart,
+    AttachmentPart,
+    Citation,
+    CitationPart,
+    CodeOutputPart,
+    CodePart,
+    Conversation,
+    Message,
+    Part,
+    ReasoningPart,
+    SystemErrorPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
+    format_time,
 )
 from . import frontmatter
-from .common import INSTRUCTION_LABELS, human_size, is_tool_turn, is_web_url, role_label, title_of, tool_turn_name, visible_path
+from .common import (
+    INSTRUCTION_LABELS,
+    human_size,
+    is_tool_turn,
+    is_web_url,
+    role_label,
+    title_of,
+    tool_turn_name,
+    visible_path,
+)
 from .fences import close_open_fence, fenced, inline_code
 
 NAME = "markdown"
@@ -28,8 +51,11 @@ EXTENSION = ".md"
 MEDIA_TYPE = "text/markdown"
 
 _ARTIFACT_LANGUAGES = {
-    "text/markdown": "markdown", "text/html": "html", "image/svg+xml": "svg",
-    "application/vnd.ant.mermaid": "mermaid", "application/vnd.ant.react": "jsx",
+    "text/markdown": "markdown",
+    "text/html": "html",
+    "image/svg+xml": "svg",
+    "application/vnd.ant.mermaid": "mermaid",
+    "application/vnd.ant.react": "jsx",
 }
 
 
@@ -136,11 +162,15 @@ def render_part(part: Part, notes: Footnotes, tool_heading: str | None = None) -
 
 
 def _artifact(part: ArtifactPart) -> str:
-    details = ", ".join(x for x in (part.kind, f"version {part.version}" if part.version else None, part.command) if x)
+    details = ", ".join(
+        x for x in (part.kind, f"version {part.version}" if part.version else None, part.command) if x
+    )
     head = f"**Artifact: {' '.join((part.title or part.artifact_id or 'untitled').split())}**"
     head += f" ({details})" if details else ""
     kind = part.kind or ""
-    language = part.language or _ARTIFACT_LANGUAGES.get(kind) or (kind[5:] if kind.startswith("code/") else None)
+    language = (
+        part.language or _ARTIFACT_LANGUAGES.get(kind) or (kind[5:] if kind.startswith("code/") else None)
+    )
     return f"{head}\n\n{fenced(part.content, language)}"
 
 
@@ -153,7 +183,11 @@ def render_message(msg: Message, notes: Footnotes, heading: bool = True) -> str:
         if not rendered.strip():
             continue
         # attachments in a row form one tight list
-        tight = isinstance(part, AttachmentPart) and isinstance(previous, AttachmentPart) and not previous.extracted_text
+        tight = (
+            isinstance(part, AttachmentPart)
+            and isinstance(previous, AttachmentPart)
+            and not previous.extracted_text
+        )
         body += ("\n" if tight else "\n\n") + rendered if body else rendered
         previous = part
     if not body:
@@ -168,19 +202,21 @@ def _front_matter(conv: Conversation, branch: str | None) -> str:
     def time(value: datetime | None) -> str | None:
         return format_time(value) if value else None
 
-    return frontmatter.render([
-        ("title", title_of(conv)),
-        ("source", conv.source.site),
-        ("url", conv.source.url),
-        ("conversation_id", conv.source.conversation_id),
-        ("mnemosyne_id", conv.id),
-        ("created", time(conv.created_at)),
-        ("updated", time(conv.updated_at)),
-        ("model", conv.default_model),
-        ("project", conv.source.project),
-        ("branch", branch),
-        ("tags", ["mnemosyne", conv.source.site]),
-    ])
+    return frontmatter.render(
+        [
+            ("title", title_of(conv)),
+            ("source", conv.source.site),
+            ("url", conv.source.url),
+            ("conversation_id", conv.source.conversation_id),
+            ("mnemosyne_id", conv.id),
+            ("created", time(conv.created_at)),
+            ("updated", time(conv.updated_at)),
+            ("model", conv.default_model),
+            ("project", conv.source.project),
+            ("branch", branch),
+            ("tags", ["mnemosyne", conv.source.site]),
+        ]
+    )
 
 
 def _instructions(conv: Conversation) -> str:

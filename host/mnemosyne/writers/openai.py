@@ -12,7 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Conversation
-from .chat_segments import MISSING_RESULT, Call, PendingCalls, Result, Text, arguments_json, dumps, instructions_text, segments
+from .chat_segments import (
+    MISSING_RESULT,
+    Call,
+    PendingCalls,
+    Result,
+    Text,
+    arguments_json,
+    dumps,
+    instructions_text,
+    segments,
+)
 
 NAME = "openai"
 EXTENSION = ".json"
@@ -20,7 +30,11 @@ MEDIA_TYPE = "application/json"
 
 
 def _tool_call(call: Call) -> dict[str, Any]:
-    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": arguments_json(call.arguments)}}
+    return {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": arguments_json(call.arguments)},
+    }
 
 
 def _tool_message(call_id: str, content: str) -> dict[str, Any]:

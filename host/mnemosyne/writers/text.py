@@ -9,8 +9,21 @@ from __future__ import annotations
 import json
 
 from ..model import (
-    ArtifactPart, AttachmentPart, CitationPart, CodeOutputPart, CodePart, Conversation, Message, Part,
-    ReasoningPart, SystemErrorPart, TextPart, ToolCallPart, ToolResultPart, UnknownPart, format_time,
+    ArtifactPart,
+    AttachmentPart,
+    CitationPart,
+    CodeOutputPart,
+    CodePart,
+    Conversation,
+    Message,
+    Part,
+    ReasoningPart,
+    SystemErrorPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    UnknownPart,
+    format_time,
 )
 from .common import INSTRUCTION_LABELS, human_size, is_tool_turn, role_label, title_of, visible_path
 
@@ -37,29 +50,50 @@ def render_part(part: Part) -> str:
     if isinstance(part, TextPart):
         return "\n\n".join(x for x in (part.text.strip("\n"), _sources(part.citations)) if x)
     if isinstance(part, CodePart):
-        return _labelled(f"code: {_one_line(part.language)}" if part.language else "code", part.code.rstrip("\n"))
+        return _labelled(
+            f"code: {_one_line(part.language)}" if part.language else "code", part.code.rstrip("\n")
+        )
     if isinstance(part, CodeOutputPart):
         images = "\n".join(f"[image: {i}]" for i in part.images)
         return "\n".join(x for x in (_labelled("output", part.text.rstrip("\n")), images) if x)
     if isinstance(part, AttachmentPart):
-        details = ", ".join(x for x in (_one_line(part.name or part.asset_pointer) or "unnamed", part.mime_type,
-                                        human_size(part.size_bytes)) if x)
+        details = ", ".join(
+            x
+            for x in (
+                _one_line(part.name or part.asset_pointer) or "unnamed",
+                part.mime_type,
+                human_size(part.size_bytes),
+            )
+            if x
+        )
         line = f"[{part.kind}: {details}]"
         return f"{line}\n{part.extracted_text.rstrip()}" if part.extracted_text else line
     if isinstance(part, ToolCallPart):
-        args = part.arguments if isinstance(part.arguments, str) else json.dumps(part.arguments, ensure_ascii=False, indent=2)
+        args = (
+            part.arguments
+            if isinstance(part.arguments, str)
+            else json.dumps(part.arguments, ensure_ascii=False, indent=2)
+        )
         return _labelled(f"tool call: {_one_line(part.name)}", args)
     if isinstance(part, ToolResultPart):
-        label = ("tool error" if part.is_error else "tool result") + (f": {_one_line(part.name)}" if part.name else "")
-        return "\n".join(x for x in (_labelled(label, part.output.rstrip("\n")), _sources(part.citations)) if x)
+        label = ("tool error" if part.is_error else "tool result") + (
+            f": {_one_line(part.name)}" if part.name else ""
+        )
+        return "\n".join(
+            x for x in (_labelled(label, part.output.rstrip("\n")), _sources(part.citations)) if x
+        )
     if isinstance(part, ReasoningPart):
         body = "\n\n".join(t.strip("\n") for t in (part.summary, part.text) if t and t.strip())
         return _labelled("thinking" + (", truncated" if part.truncated else ""), body)
     if isinstance(part, CitationPart):
         source = " ".join(x for x in (_one_line(part.title), f"<{part.url}>" if part.url else "") if x)
-        return "\n".join(x for x in (f'"{part.text}"' if part.text else "", f"-- {source}" if source else "") if x)
+        return "\n".join(
+            x for x in (f'"{part.text}"' if part.text else "", f"-- {source}" if source else "") if x
+        )
     if isinstance(part, ArtifactPart):
-        return _labelled(f"artifact: {_one_line(part.title or part.artifact_id) or 'untitled'}", part.content.rstrip("\n"))
+        return _labelled(
+            f"artifact: {_one_line(part.title or part.artifact_id) or 'untitled'}", part.content.rstrip("\n")
+        )
     if isinstance(part, SystemErrorPart):
         return f"[error{': ' + _one_line(part.name) if part.name else ''}] {part.text}".rstrip()
     if isinstance(part, UnknownPart):
@@ -76,7 +110,10 @@ def render_message(msg: Message) -> str:
 
 
 def _header(conv: Conversation) -> str:
-    lines = [title_of(conv), f"Source: {conv.source.site}" + (f" <{conv.source.url}>" if conv.source.url else "")]
+    lines = [
+        title_of(conv),
+        f"Source: {conv.source.site}" + (f" <{conv.source.url}>" if conv.source.url else ""),
+    ]
     if conv.default_model:
         lines.append(f"Model: {conv.default_model}")
     if conv.created_at:

@@ -24,8 +24,9 @@ def run(params: dict, ctx) -> dict:
     if len(counts) < len(conv.messages):  # saved before its counts were stored: count once, keep them
         counts = count_messages(conv, COUNTED_ENCODING)
         arc.store_token_counts(conv.id, COUNTED_ENCODING, counts)
-    result = build_context(conv, target, budget=budget, branch=branch, include=include, redact=redact,
-                           token_counts=counts)
+    result = build_context(
+        conv, target, budget=budget, branch=branch, include=include, redact=redact, token_counts=counts
+    )
     return {
         "conversation_id": conv.id,
         "target": target.name,

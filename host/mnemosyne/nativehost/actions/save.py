@@ -13,8 +13,12 @@ from ...errors import InputError
 from . import params as p
 
 log = logging.getLogger("mnemosyne.host")
-KINDS = {"chatgpt_api": ("chatgpt", "site_api"), "claude_api": ("claude", "site_api"),
-         "capture": ("capture", "page_dom"), "auto": (None, None)}
+KINDS = {
+    "chatgpt_api": ("chatgpt", "site_api"),
+    "claude_api": ("claude", "site_api"),
+    "capture": ("capture", "page_dom"),
+    "auto": (None, None),
+}
 # what a page may send: never a Mnemosyne document or another tool's file, whose ids a page could choose
 PAGE_READERS = ("chatgpt", "claude", "capture")
 COUNTED_ENCODING = "o200k_base"
@@ -37,7 +41,9 @@ def run(params: dict, ctx) -> dict:
     if fmt is None:
         fmt = detect(raw).NAME
         if fmt not in PAGE_READERS:
-            raise InputError(f"save takes the ChatGPT or Claude conversation JSON or a page capture, not {fmt} input")
+            raise InputError(
+                f"save takes the ChatGPT or Claude conversation JSON or a page capture, not {fmt} input"
+            )
     conversations = list(read_raw(raw, read_ctx, fmt))
     if not conversations:
         raise InputError("the payload holds no conversation")
