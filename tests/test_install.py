@@ -154,15 +154,6 @@ def test_extension_manifest_key_matches_the_host_allow_list():
     assert data["browser_specific_settings"]["gecko"]["id"] == FIREFOX_ADDON_ID
 
 
-def test_packaged_templates_are_the_manifests_folder():
-    packaged = REPO / "host" / "mnemosyne" / "install" / "templates"
-    for family in ("chromium", "firefox"):
-        assert (packaged / f"{family}.json").read_bytes() == (
-            REPO / "manifests" / f"{family}.json"
-        ).read_bytes()
-    assert "allowed_origins" not in json.loads((REPO / "manifests" / "firefox.json").read_text())
-
-
 # --- install per OS --------------------------------------------------------------------
 
 
