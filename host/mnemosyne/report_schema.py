@@ -45,7 +45,9 @@ class ContextReport(_Strict):
     dropped: list[str] = Field(description="ids of messages left out")
     counts: ReportCounts
     truncated: list[str] = Field(description="ids of verbatim messages cut in the middle to fit")
-    instructions: int = Field(ge=0, description="instructions (system prompt, custom instructions...) carried")
+    instructions: int = Field(
+        ge=0, description="instructions (system prompt, custom instructions...) carried"
+    )
     file_name: str | None = Field(default=None, description="for file-shaped targets: the file to write")
     redactions: dict[str, int] | None = Field(
         default=None, description="only when redacting: how many of each type were replaced (never values)"
