@@ -3,28 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from support.cli import mnemo
+
 FIX = Path(__file__).parent / "fixtures"
-
-
-def mnemo(env, *args, check=True, stdin=None):
-    done = subprocess.run(
-        [sys.executable, "-m", "mnemosyne.cli.main", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        input=stdin,
-    )
-    if check and done.returncode != 0:
-        raise AssertionError(f"mnemo {' '.join(args)} -> {done.returncode}\n{done.stderr}")
-    return done
 
 
 @pytest.fixture

@@ -22,10 +22,10 @@ import time
 import pytest
 
 from mnemosyne.archive import open_archive
+from support.hostproc import HEADER, frame
 
 from .figures import record
-from .fuzzcases import frame
-from .hostio import HEADER, capture_payload
+from .hostio import capture_payload
 
 pytestmark = pytest.mark.robustness
 
