@@ -9,6 +9,6 @@ if TYPE_CHECKING:
 
 
 def run(params: dict, session: HostSession) -> dict:
-    from ...install.doctor import report
+    from ...doctor import report
 
     return report()
