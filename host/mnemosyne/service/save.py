@@ -10,9 +10,10 @@ from ..errors import InputError
 
 if TYPE_CHECKING:
     from ..archive import Archive, SaveResult
+    from ..model import CaptureMethod
 
 # kind -> (reader, capture method); "auto" detects, but only among PAGE_READERS
-PAGE_KINDS: dict[str, tuple[str | None, str | None]] = {
+PAGE_KINDS: dict[str, tuple[str | None, CaptureMethod | None]] = {
     "chatgpt_api": ("chatgpt", "site_api"),
     "claude_api": ("claude", "site_api"),
     "capture": ("capture", "page_dom"),
@@ -34,7 +35,7 @@ def save_payload(
     fmt, method = PAGE_KINDS[kind]
     raw_bytes = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     raw = RawInput(name="payload", data=payload, raw=raw_bytes)
-    read_ctx = ReadContext(source_url=source_url, captured_at=datetime.now(timezone.utc), method=method)  # type: ignore[arg-type]
+    read_ctx = ReadContext(source_url=source_url, captured_at=datetime.now(timezone.utc), method=method)
     if fmt is None:
         fmt = detect(raw).NAME
         if fmt not in PAGE_READERS:
