@@ -3,28 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from support.cli import run_cli
+
 FIX = Path(__file__).parent / "fixtures"
-
-
-def mnemo(env, *args, check=True, stdin=None):
-    done = subprocess.run(
-        [sys.executable, "-m", "mnemosyne.cli.main", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        input=stdin,
-    )
-    if check and done.returncode != 0:
-        raise AssertionError(f"mnemo {' '.join(args)} -> {done.returncode}\n{done.stderr}")
-    return done
 
 
 @pytest.fixture
@@ -56,35 +42,35 @@ def test_import_exports_then_search_list_show_delete_export(env, tmp_path):
         "claude-export.zip",
         {"conversations.json": FIX / "claude_export" / "echomine_claude_sample_export.json"},
     )
-    first = mnemo(env, "import", str(chatgpt_zip), str(claude_zip))
+    first = run_cli(env, "import", str(chatgpt_zip), str(claude_zip))
     assert "imported 7, updated 0, unchanged 0, failed 0" in first.stdout
-    again = mnemo(env, "import", str(chatgpt_zip))
+    again = run_cli(env, "import", str(chatgpt_zip))
     assert "imported 0, updated 0, unchanged 2, failed 0" in again.stdout
 
-    items = json.loads(mnemo(env, "list", "--json").stdout)
+    items = json.loads(run_cli(env, "list", "--json").stdout)
     assert len(items) == 7 and {i["site"] for i in items} == {"chatgpt", "claude"}
-    claude_only = json.loads(mnemo(env, "list", "--json", "--source", "claude").stdout)
+    claude_only = json.loads(run_cli(env, "list", "--json", "--source", "claude").stdout)
     assert len(claude_only) == 5
 
-    hits = json.loads(mnemo(env, "search", "--json", "python").stdout)
+    hits = json.loads(run_cli(env, "search", "--json", "python").stdout)
     assert hits and all("«" in h["snippet"] for h in hits)
-    text_hits = mnemo(env, "search", "python").stdout
+    text_hits = run_cli(env, "search", "python").stdout
     assert hits[0]["id"] in text_hits
 
     conv_id = items[0]["id"]
-    shown = mnemo(env, "show", conv_id[:6]).stdout
+    shown = run_cli(env, "show", conv_id[:6]).stdout
     assert shown.startswith("---\n") and "## " in shown
-    portable = json.loads(mnemo(env, "show", conv_id, "--json").stdout)
+    portable = json.loads(run_cli(env, "show", conv_id, "--json").stdout)
     assert portable["id"] == conv_id and portable["format"] == "mnemosyne.conversation"
 
     out = tmp_path / "exported"
-    mnemo(env, "export", "--to", "markdown", str(out))
+    run_cli(env, "export", "--to", "markdown", str(out))
     files = sorted(out.iterdir())
     assert len(files) == 7 and all(f.suffix == ".md" and len(f.name.encode()) <= 255 for f in files)
 
-    mnemo(env, "delete", conv_id)
-    assert len(json.loads(mnemo(env, "list", "--json").stdout)) == 6
-    missing = mnemo(env, "show", conv_id, check=False)
+    run_cli(env, "delete", conv_id)
+    assert len(json.loads(run_cli(env, "list", "--json").stdout)) == 6
+    missing = run_cli(env, "show", conv_id, check=False)
     assert missing.returncode == 2 and "NOT_FOUND" in missing.stderr and "Traceback" not in missing.stderr
 
 
@@ -92,7 +78,7 @@ def test_import_reports_broken_inputs_and_keeps_going(env, tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     good = FIX / "claude_export" / "echomine_claude_sample_export.json"
-    done = mnemo(env, "import", str(broken), str(good), check=False)
+    done = run_cli(env, "import", str(broken), str(good), check=False)
     assert done.returncode == 1
     assert "broken.json" in done.stderr and "Traceback" not in done.stderr
     assert "imported 5" in done.stdout
@@ -103,6 +89,6 @@ def test_every_command_has_help_and_is_in_the_readme(env):
 
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     for name in COMMANDS:
-        done = mnemo(env, name, "--help")
+        done = run_cli(env, name, "--help")
         assert done.stdout.startswith(f"usage: mnemo {name}")
         assert f"mnemo {name}" in readme, f"README does not mention `mnemo {name}`"

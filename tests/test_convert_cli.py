@@ -6,13 +6,13 @@ import io
 import json
 import re
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from mnemosyne import canonical
+from support.cli import mnemo
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHATGPT_ARRAY = FIXTURES / "chatgpt_export" / "librechat_chatgpt-export.json"  # 2 conversations
@@ -22,16 +22,8 @@ CHATGPT_WITH_BROKEN = FIXTURES / "chatgpt_synthetic" / "librechat_chatgpt-modern
 CLAUDE_TOOLS = FIXTURES / "claude_export" / "echomine_claude_tool_messages.json"  # 4 conversations
 
 
-def mnemo(
-    *args: str | Path, stdin: bytes | None = None, cwd: Path | None = None
-) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "mnemosyne.cli.main", "convert", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        cwd=cwd,
-        timeout=60,
-    )
+def convert(*args: str | Path, stdin: bytes | None = None, cwd: Path | None = None):
+    return mnemo(None, "convert", *args, stdin=stdin, cwd=cwd, check=False, text=False, timeout=60)
 
 
 def one_error_line(done: subprocess.CompletedProcess, name: str) -> str:
@@ -43,7 +35,7 @@ def one_error_line(done: subprocess.CompletedProcess, name: str) -> str:
 
 
 def test_chatgpt_export_array_to_a_folder_of_markdown(tmp_path):
-    done = mnemo(CHATGPT_ARRAY, "--to", "markdown", "-o", tmp_path / "out")
+    done = convert(CHATGPT_ARRAY, "--to", "markdown", "-o", tmp_path / "out")
     assert done.returncode == 0, done.stderr
     files = sorted((tmp_path / "out").iterdir())
     assert len(files) == 2
@@ -61,7 +53,7 @@ def test_chatgpt_export_array_to_a_folder_of_markdown(tmp_path):
 
 
 def test_several_conversations_as_json_lines_on_stdout():
-    done = mnemo(CLAUDE_TOOLS, "--to", "portable")
+    done = convert(CLAUDE_TOOLS, "--to", "portable")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.decode("utf-8").splitlines()
     assert len(lines) == 4
@@ -76,20 +68,20 @@ def test_several_conversations_as_json_lines_on_stdout():
 
 
 def test_several_conversations_to_stdout_need_a_folder():
-    done = mnemo(CLAUDE_TOOLS, "--to", "markdown")
+    done = convert(CLAUDE_TOOLS, "--to", "markdown")
     assert done.returncode == 2 and done.stdout == b""
     assert "use -o" in one_error_line(done, str(CLAUDE_TOOLS))
 
 
 def test_stdin_to_stdout_and_to_a_file(tmp_path):
     data = CHATGPT_ONE.read_bytes()
-    done = mnemo("-", "--to", "openai", stdin=data)
+    done = convert("-", "--to", "openai", stdin=data)
     assert done.returncode == 0, done.stderr
     body = json.loads(done.stdout)
     assert body["messages"][0] == {"role": "user", "content": body["messages"][0]["content"]}
     assert "Gmail" in body["messages"][0]["content"]
     target = tmp_path / "conv.html"
-    done = mnemo("-", "--to", "html", "-o", target, stdin=data)
+    done = convert("-", "--to", "html", "-o", target, stdin=data)
     assert done.returncode == 0 and done.stdout == b""
     assert "<title>Gmail API Management in Java</title>" in target.read_text(encoding="utf-8")
 
@@ -98,26 +90,26 @@ def test_export_zip_and_branch(tmp_path):
     archive = tmp_path / "export.zip"
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr("conversations.json", CHATGPT_ARRAY.read_bytes())
-    done = mnemo(archive, "--to", "anthropic", "-o", tmp_path / "api")
+    done = convert(archive, "--to", "anthropic", "-o", tmp_path / "api")
     assert done.returncode == 0, done.stderr
     assert len(list((tmp_path / "api").glob("*.json"))) == 2
 
-    conv = canonical.loads(mnemo(CHATGPT_TREE, "--to", "portable").stdout)
+    conv = canonical.loads(convert(CHATGPT_TREE, "--to", "portable").stdout)
     other_leaf = next(
         m.id
         for m in conv.messages
         if m.id != conv.active_leaf and not any(c.parent == m.id for c in conv.messages)
     )
-    done = mnemo(CHATGPT_TREE, "--to", "portable", "--branch", other_leaf)
+    done = convert(CHATGPT_TREE, "--to", "portable", "--branch", other_leaf)
     assert canonical.loads(done.stdout).active_leaf == other_leaf
     assert (
-        mnemo(CHATGPT_TREE, "--to", "text", "--branch", other_leaf).stdout
-        != mnemo(CHATGPT_TREE, "--to", "text").stdout
+        convert(CHATGPT_TREE, "--to", "text", "--branch", other_leaf).stdout
+        != convert(CHATGPT_TREE, "--to", "text").stdout
     )
 
 
 def test_a_broken_conversation_is_reported_and_the_rest_converted(tmp_path):
-    done = mnemo(CHATGPT_WITH_BROKEN, "--to", "text", "-o", tmp_path / "out")
+    done = convert(CHATGPT_WITH_BROKEN, "--to", "text", "-o", tmp_path / "out")
     assert done.returncode == 1
     assert len(list((tmp_path / "out").iterdir())) == 2
     errors = [line for line in done.stderr.decode().splitlines() if "wrote" not in line]
@@ -154,7 +146,7 @@ def test_bad_inputs_exit_2_with_one_line_naming_the_file(case, tmp_path):
         path = tmp_path / "absent.json"
     else:
         path, extra = CHATGPT_ONE, ["--from", "docx"]
-    done = mnemo(path, "--to", "markdown", *extra)
+    done = convert(path, "--to", "markdown", *extra)
     assert done.returncode == 2
     assert done.stdout == b""
     line = one_error_line(done, str(path))

@@ -204,27 +204,38 @@ def test_stray_prints_never_reach_the_frame_stream(tmp_path):
     assert b"stray print" in done.stderr
 
 
-def test_token_counts_are_stored_after_the_save_reply(tmp_path, fixtures, monkeypatch):
-    """save replies before the tokenizer loads; the counts land in the archive right after."""
+def test_token_counts_are_stored_only_for_a_build_that_reads_them(tmp_path, fixtures, monkeypatch):
+    """save stores no counts (the extension's default context is redacted, so it counts what it builds);
+    a redacted or a cl100k build stores none either; the first plain o200k build counts once and keeps them."""
     env = host_env(tmp_path / "home")
-    proc = HostProcess(env)
-    saved = proc.data("save", payload=load(fixtures, CHATGPT), kind="chatgpt_api")
-    code, _, err = proc.close()
-    assert code == 0, err
     for k in ("MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE"):
         monkeypatch.setenv(k, env[k])
     from mnemosyne.archive import open_archive
-    from mnemosyne.tokens import count
-
-    with open_archive() as arc:
-        conv = arc.get(saved["conversation_id"])
-        counts = arc.token_counts(conv.id, "o200k_base")
-    assert set(counts) == {m.id for m in conv.messages}
-    assert sum(counts.values()) > 100 and all(n >= 0 for n in counts.values())
     from mnemosyne.context import count_messages
 
-    assert counts == count_messages(conv, "o200k_base")
-    assert count("hello world", "o200k_base") == 2
+    def stored(conv_id):
+        with open_archive() as arc:
+            return arc.get(conv_id), arc.token_counts(conv_id, "o200k_base")
+
+    proc = HostProcess(env)
+    conv_id = proc.data("save", payload=load(fixtures, CHATGPT), kind="chatgpt_api")["conversation_id"]
+    redacted = proc.data("context", conversation_id=conv_id, target="chatgpt", redact=True)
+    other_encoding = proc.data("context", conversation_id=conv_id, target="gpt-4")
+    code, _, err = proc.close()
+    assert code == 0, err
+    assert redacted["report"]["tokens"] > 0 and other_encoding["report"]["tokens"] > 0
+    assert stored(conv_id)[1] == {}
+
+    proc = HostProcess(env)
+    plain = proc.data("context", conversation_id=conv_id, target="chatgpt")
+    code, _, err = proc.close()
+    assert code == 0, err
+    conv, counts = stored(conv_id)
+    assert counts == count_messages(conv, "o200k_base") and sum(counts.values()) > 100
+    proc = HostProcess(env)
+    again = proc.data("context", conversation_id=conv_id, target="chatgpt")
+    proc.close()
+    assert again["chunk"] == plain["chunk"]  # stored counts give the same context as counting afresh
 
 
 def test_a_page_cannot_save_a_mnemosyne_document_or_another_tools_file(host, fixtures):
@@ -236,5 +247,6 @@ def test_a_page_cannot_save_a_mnemosyne_document_or_another_tools_file(host, fix
     doc = json.loads(canonical.dumps(next(read_raw(raw, ReadContext()))))
     for payload in (doc, [{"role": "user", "content": "hi"}]):
         reply = host.call("save", payload=payload, kind="auto")
-        assert reply["ok"] is False and reply["error"]["code"] in ("BAD_INPUT", "UNKNOWN_FORMAT"), reply
+        assert reply["ok"] is False and reply["error"]["code"] == "BAD_INPUT", reply
+        assert "ChatGPT or Claude conversation JSON or a page capture" in reply["error"]["message"]
     assert host.data("hello")["archive"]["conversations"] == 0

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemosyne import tokens
+from mnemosyne import doctor, tokens
 from mnemosyne.cli.main import main
 from mnemosyne.extension_ids import (
     CHROMIUM_EXTENSION_ID,
@@ -28,7 +28,7 @@ from mnemosyne.extension_ids import (
     FIREFOX_ADDON_ID,
     chromium_id_from_key,
 )
-from mnemosyne.install import doctor, launcher, locations
+from mnemosyne.install import launcher, locations
 
 REPO = Path(__file__).resolve().parents[1]
 NAME = "org.mnemosyne.host.json"
@@ -152,15 +152,6 @@ def test_extension_manifest_key_matches_the_host_allow_list():
     data = json.loads(manifest.read_text("utf-8"))
     assert data["key"] == CHROMIUM_PUBLIC_KEY
     assert data["browser_specific_settings"]["gecko"]["id"] == FIREFOX_ADDON_ID
-
-
-def test_packaged_templates_are_the_manifests_folder():
-    packaged = REPO / "host" / "mnemosyne" / "install" / "templates"
-    for family in ("chromium", "firefox"):
-        assert (packaged / f"{family}.json").read_bytes() == (
-            REPO / "manifests" / f"{family}.json"
-        ).read_bytes()
-    assert "allowed_origins" not in json.loads((REPO / "manifests" / "firefox.json").read_text())
 
 
 # --- install per OS --------------------------------------------------------------------
@@ -460,7 +451,7 @@ def test_doctor_keyring_without_desktop_session_points_to_key_file(home, monkeyp
     import keyring
     from keyring.backends import fail
 
-    from mnemosyne.install import doctor_env
+    from mnemosyne.doctor import environment as doctor_env
 
     monkeypatch.delenv("MNEMOSYNE_KEY_FILE")
     monkeypatch.setattr(keyring, "get_keyring", lambda: fail.Keyring())
@@ -470,7 +461,7 @@ def test_doctor_keyring_without_desktop_session_points_to_key_file(home, monkeyp
 
 
 def test_doctor_archive_without_its_key_fails_with_the_code(home, monkeypatch):
-    from mnemosyne.install import doctor_env
+    from mnemosyne.doctor import environment as doctor_env
     from mnemosyne.paths import archive_path
 
     archive_path().parent.mkdir(parents=True)

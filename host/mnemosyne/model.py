@@ -10,11 +10,11 @@ so edits and regenerations survive a round trip.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
-FORMAT = "mnemosyne.conversation"
+FORMAT: Final = "mnemosyne.conversation"
 SCHEMA_MAJOR = 1
 SCHEMA_VERSION = "1.0"
 

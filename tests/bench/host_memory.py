@@ -10,7 +10,6 @@ VmHWM (/proc/<pid>/status) is read after each phase.
 from __future__ import annotations
 
 import shutil
-import time
 
 import search_archive
 from benchlib import BenchHost, Figure, emit, fresh_home, use_home
@@ -39,10 +38,8 @@ def phases(host: BenchHost, queries: dict[str, list[str]]) -> list[tuple[str, fl
     host.timed_call({"action": "hello"})
     mark("hello")
     small_ids = [host.timed_call(save_request(p))[1]["conversation_id"] for p in fifty(20, offset=300_000)]
-    time.sleep(2.0)  # deferred token counting (loads the tokenizer)
     mark("50-message saves")
     large_ids = [host.timed_call(save_request(p))[1]["conversation_id"] for p in large(3, offset=300_000)]
-    time.sleep(3.0)
     mark("1.2 MB saves")
     for _, target, extra, _ in CASES:
         for conv_id in small_ids[:5] + large_ids:

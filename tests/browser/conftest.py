@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from ext_fakesite import FakeSites
+
+from support.cli import mnemo
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION_DIR = REPO / "extension"
@@ -56,16 +55,6 @@ def env(tmp_path) -> dict[str, str]:
         }
     )
     return values
-
-
-def mnemo(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    exe = shutil.which("mnemo") or str(Path(sys.executable).with_name("mnemo"))
-    result = subprocess.run([exe, *args], env=env, capture_output=True, text=True, timeout=120)
-    if check and result.returncode != 0:
-        raise AssertionError(
-            f"mnemo {' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
-        )
-    return result
 
 
 @pytest.fixture

@@ -29,7 +29,8 @@ from ext_fakesite import (
     strip_scripts,
 )
 
-from conftest import EXTENSION_DIR, mnemo
+from conftest import EXTENSION_DIR
+from support.cli import mnemo
 
 pytestmark = pytest.mark.browser
 FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")

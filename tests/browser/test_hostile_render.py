@@ -21,6 +21,7 @@ from ext_fakesite import FIXTURES, chatgpt_api_fixture, strip_scripts
 from hostile_corpus import chunks, payloads
 
 from robustness.figures import record
+from support.browser import settle
 
 pytestmark = pytest.mark.browser
 EXTENSION_DIR = Path(__file__).resolve().parents[2] / "extension"
@@ -120,7 +121,7 @@ def hostile_conversations() -> list[dict]:
 
 
 def measure(page) -> dict:
-    page.wait_for_timeout(300)  # give a (wrongly) live payload time to load, error and run its handler
+    settle(page)  # a (wrongly) live payload has loaded or failed and run its handler by now
     return page.evaluate(MEASURE)
 
 

@@ -17,6 +17,8 @@ from ext_fakesite import (
     strip_scripts,
 )
 
+from support.browser import settle
+
 pytestmark = pytest.mark.browser
 
 PAYLOADS = [
@@ -133,7 +135,7 @@ def test_hostile_transcript_renders_as_inert_text(browser, sites, ext_url, mnemo
     ):
         assert payload in text, payload
     assert view.locator("[data-mnemosyne='title']").inner_text() == HOSTILE_TITLE
-    view.wait_for_timeout(300)  # give any (wrongly) live payload a chance to run
+    settle(view)  # any (wrongly) live payload has loaded or failed and run its handler by now
     state = view.evaluate(INERT_CHECK)
     assert state["pwned"] is None
     assert state["onAttributes"] == []

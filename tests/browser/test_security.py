@@ -36,11 +36,17 @@ def test_extension_pages_cannot_save_and_unknown_types_are_refused(browser, ext_
 
 
 def test_content_scripts_stay_off_other_sites(browser, sites):
-    sites.pages["https://example.com/c/123"] = (
+    conversation_page = (
         "<!doctype html><html><body><main><article data-testid='conversation-turn-1'>"
         "<div data-message-author-role='user'>hello</div></article></main></body></html>"
     )
+    sites.pages["https://example.com/c/123"] = conversation_page
+    sites.pages["https://chatgpt.com/c/123"] = conversation_page
     page = browser.new_page()
     page.goto("https://example.com/c/123")
-    page.wait_for_timeout(800)
+    page.wait_for_load_state("load")
+    # the signal: a page on a site we read, loaded after this one, has its content script's UI by now
+    ours = browser.new_page()
+    ours.goto("https://chatgpt.com/c/123")
+    ours.locator("mnemosyne-ui").wait_for(state="attached", timeout=15_000)
     assert page.locator("mnemosyne-ui").count() == 0

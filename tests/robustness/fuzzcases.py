@@ -9,8 +9,7 @@ import string
 from dataclasses import dataclass
 
 from mnemosyne.nativehost.framing import MAX_IN
-
-from .hostio import HEADER
+from support.hostproc import HEADER, frame
 
 ACTIONS = ["hello", "save", "list", "search", "get", "context", "delete", "targets", "doctor"]
 JUNK_ACTIONS = ["", "HELLO", "hello ", "__init__", "../save", "params", "dispatch", "eval", "x" * 300]
@@ -24,10 +23,6 @@ VALID = [
     {"action": "get", "conversation_id": "zzzzzzzzzzzz"},
     {"action": "list", "source": "claude"},
 ]
-
-
-def frame(body: bytes) -> bytes:
-    return HEADER.pack(len(body)) + body
 
 
 def _text(rng: random.Random, n: int) -> str:

@@ -4,13 +4,12 @@ a finished host process, and conversation payloads the host's readers accept."""
 from __future__ import annotations
 
 import json
-import struct
 from dataclasses import dataclass, field
 from typing import Any
 
 from mnemosyne.nativehost.codes import ERROR_CODES
+from support.hostproc import HEADER
 
-HEADER = struct.Struct("=I")
 MAX_OUT = 1024 * 1024
 CLEAN_EXITS = (0, 1)
 

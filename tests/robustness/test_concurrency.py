@@ -19,6 +19,8 @@ from support.hostproc import HostProcess
 from .figures import record
 from .hostio import capture_payload
 
+pytestmark = pytest.mark.robustness
+
 MNEMO = str(Path(sys.executable).with_name("mnemo"))
 HOSTS = 8
 WORDS = ["orbit", "granite", "saffron", "lumen", "cobalt", "fjord", "zephyr", "quill"]

@@ -13,10 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support.hostproc import HostProcess
 
 from .figures import record
 from .hostio import capture_payload
+
+pytestmark = pytest.mark.robustness
 
 MNEMO = str(Path(sys.executable).with_name("mnemo"))
 

@@ -22,6 +22,8 @@ from .figures import record
 from .fuzzcases import body_case, ending_case
 from .hostio import HEADER, MAX_OUT, Tally, crashed, parse_frames, well_formed_reply
 
+pytestmark = pytest.mark.robustness
+
 HANG_S = 1.0
 STUCK_S = 30.0
 HELLO_EVERY = 1000

@@ -10,11 +10,15 @@ import sys
 import unicodedata
 from pathlib import Path
 
+import pytest
+
 from mnemosyne.archive import open_archive
 from support.hostproc import HostProcess
 
 from .figures import record
 from .hostio import capture_payload
+
+pytestmark = pytest.mark.robustness
 
 MNEMO = str(Path(sys.executable).with_name("mnemo"))
 HOSTILE_TITLES = [

@@ -7,12 +7,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import pytest
+
 from mnemosyne.nativehost.codes import ERROR_CODES
 from support.hostproc import HostProcess, frame
 
 from . import malformed
 from .figures import record
 from .hostio import capture_payload, crashed, well_formed_reply
+
+pytestmark = pytest.mark.robustness
 
 LONG = "x" * 20_000
 # Wrong values per parameter type; every one must be BAD_REQUEST.

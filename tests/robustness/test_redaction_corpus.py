@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from mnemosyne.readers import load_path, read_raw
 from mnemosyne.readers.base import ReadFailure
 from mnemosyne.redact import redact
@@ -14,6 +16,8 @@ from mnemosyne.text import message_text
 
 from .figures import record
 from .secrets_corpus import secret_corpus, technical_text
+
+pytestmark = pytest.mark.robustness
 
 PER_TYPE = 40
 RECALL_TARGET = 0.95  # overall, and at least FAMILY_TARGET for every family

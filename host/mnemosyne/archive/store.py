@@ -4,6 +4,7 @@ Search lives in search.py."""
 from __future__ import annotations
 
 import base64
+import builtins
 import json
 import re
 from collections.abc import Callable
@@ -304,7 +305,7 @@ class Archive:
         next_cursor = _encode_cursor([rows[-1][-1], rows[-1][0]]) if more and rows else None
         return [_summary(r[:-1]) for r in rows], next_cursor
 
-    def all_ids(self) -> list[str]:
+    def all_ids(self) -> builtins.list[str]:
         return [
             r[0] for r in self.conn.execute("SELECT id FROM conversations ORDER BY sort_key DESC, id DESC")
         ]
@@ -319,7 +320,7 @@ class Archive:
             "migrations": migrations.applied(self.conn),
         }
 
-    def search(self, query: str, limit: int = 20, site: str | None = None) -> list[dict[str, Any]]:
+    def search(self, query: str, limit: int = 20, site: str | None = None) -> builtins.list[dict[str, Any]]:
         from .search import search
 
         return search(self.conn, query, limit=limit, site=site)

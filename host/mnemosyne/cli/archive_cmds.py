@@ -7,13 +7,10 @@ import json
 import sys
 from pathlib import Path
 
-from ..errors import InputError, MnemosyneError
 from .progress import Progress
 
 SHOW_FORMATS = ("markdown", "text", "html", "portable", "openai", "anthropic", "ollama")
 EXPORT_FORMATS = ("markdown", "portable", "html", "text")
-COUNTED_ENCODING = "o200k_base"
-SAVE_BATCH = 50  # conversations per transaction in `mnemo import`
 
 
 def _archive():
@@ -39,84 +36,21 @@ def add_import_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_import(args) -> int:
-    totals = {"created": 0, "updated": 0, "unchanged": 0, "failed": 0}
-    counter = None if args.no_tokens else _token_counter()
+    from ..service import import_paths
+
+    def warn(line: str) -> None:
+        print(f"mnemo import: {line}", file=sys.stderr)
+
     with _archive() as arc:
-        for path in args.paths:
-            try:
-                _import_path(arc, path, args.fmt, totals, counter)
-            except InputError as exc:
-                print(f"mnemo import: {exc.message}", file=sys.stderr)
-                totals["failed"] += 1
-    print("imported {created}, updated {updated}, unchanged {unchanged}, failed {failed}".format(**totals))
-    return 1 if totals["failed"] else 0
-
-
-def _import_path(arc, path: str, fmt: str | None, totals: dict[str, int], counter) -> None:
-    """Every input under `path`, lazily. A large export arrives in batches (never parsed whole);
-    its progress bar counts the characters read, other files count their conversations."""
-    from ..readers.streaming import iter_inputs
-
-    bar: Progress | None = None
-    for raw in iter_inputs(path):
-        if raw.progress is None:
-            whole = Progress(len(raw.data) if isinstance(raw.data, list) else 1, Path(raw.name).name)
-            _import_raw(arc, raw, fmt, totals, counter, whole.step)
-            whole.done()
-            continue
-        bar = bar or Progress(raw.progress[1], Path(raw.name.split(":")[-1]).name, min_total=0)
-        _import_raw(arc, raw, fmt, totals, counter, lambda: None)
-        bar.step(raw.progress[0] - bar.count)
-        if raw.progress[0] >= raw.progress[1]:
-            bar.done()
-            bar = None
-
-
-def _import_raw(arc, raw, fmt: str | None, totals: dict[str, int], counter, step) -> None:
-    """Convert and save one input; conversations are committed in batches (one fsync per batch)."""
-    from ..readers import ReadContext, ReadFailure, read_raw
-
-    batch: list = []
-    try:
-        for item in read_raw(raw, ReadContext(), fmt):
-            if isinstance(item, ReadFailure):
-                print(f"mnemo import: {item.label}: {item.error.message}", file=sys.stderr)
-                totals["failed"] += 1
-            else:
-                batch.append(item)
-                if len(batch) >= SAVE_BATCH:
-                    _save_batch(arc, batch, totals, counter)
-                    batch = []
-            step()
-    except MnemosyneError as exc:
-        print(f"mnemo import: {raw.name}: {exc.message}", file=sys.stderr)
-        totals["failed"] += 1
-    if batch:
-        _save_batch(arc, batch, totals, counter)
-
-
-def _save_batch(arc, convs: list, totals: dict[str, int], counter) -> None:
-    count = (lambda conv: counter(conv, COUNTED_ENCODING)) if counter else None
-    try:
-        results = arc.save_many(convs, count, COUNTED_ENCODING)
-    except MnemosyneError:
-        results = []
-        for conv in convs:  # find the one that failed; the rest still go in
-            try:
-                results += arc.save_many([conv], count, COUNTED_ENCODING)
-            except MnemosyneError as exc:
-                print(f"mnemo import: {conv.title or conv.id}: {exc.message}", file=sys.stderr)
-                totals["failed"] += 1
-    for result in results:
-        totals[result.status] += 1
-
-
-def _token_counter():
-    try:
-        from ..context import count_messages
-    except ImportError:
-        return None
-    return count_messages
+        totals = import_paths(
+            arc, args.paths, args.fmt, count_tokens=not args.no_tokens, on_failure=warn, progress=Progress
+        )
+    print(
+        "imported {created}, updated {updated}, unchanged {unchanged}, failed {failed}".format(
+            **totals.as_dict()
+        )
+    )
+    return 1 if totals.failed else 0
 
 
 # ---------------------------------------------------------------- list / search

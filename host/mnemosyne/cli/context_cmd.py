@@ -13,9 +13,6 @@ import json
 import sys
 from pathlib import Path
 
-from ..errors import InputError
-from ..model import Conversation
-
 
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -40,59 +37,19 @@ def add_targets_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the registry as JSON")
 
 
-def _pick(conversations: list[Conversation], choice: str | None, name: str) -> Conversation:
-    if not conversations:
-        raise InputError(f"{name}: no readable conversation")
-    if choice is None:
-        if len(conversations) > 1:
-            raise InputError(
-                f"{name} holds {len(conversations)} conversations; choose one with --pick ID or --pick N"
-            )
-        return conversations[0]
-    for conv in conversations:
-        if choice in (conv.id, conv.source.conversation_id):
-            return conv
-    if choice.isdigit() and 1 <= int(choice) <= len(conversations):
-        return conversations[int(choice) - 1]
-    raise InputError(f"{name}: no conversation {choice!r} (it holds {len(conversations)})")
-
-
-def _from_file(path: str, choice: str | None) -> Conversation:
-    from ..readers import ReadFailure, load_path, read_raw
-
-    found: list[Conversation] = []
-    for raw in load_path(path):
-        found.extend(c for c in read_raw(raw) if not isinstance(c, ReadFailure))
-    return _pick(found, choice, path)
-
-
-def _from_archive(conv_id: str, encoding: str) -> tuple[Conversation, dict[str, int]]:
-    from ..archive import open_archive
-
-    with open_archive(create=False) as arc:
-        conv = arc.get(conv_id)
-        return conv, arc.token_counts(conv.id, encoding)
-
-
 def run_context(args: argparse.Namespace) -> int:
-    from .. import tokens
-    from ..context import build_context, get_target
+    from ..context import get_target
+    from ..service import context_for, conversation_from_file
 
     target = get_target(args.target)
-    counts = None
+    options = dict(budget=args.budget, branch=args.branch, include=args.include, redact=args.redact)
     if Path(args.source).exists() or args.source == "-":
-        conv = _from_file(args.source, args.pick)
+        result = context_for(conversation_from_file(args.source, args.pick), target, **options)
     else:
-        conv, counts = _from_archive(args.source, tokens.base_encoding(target.tokenizer))
-    result = build_context(
-        conv,
-        target,
-        budget=args.budget,
-        branch=args.branch,
-        include=args.include,
-        redact=args.redact,
-        token_counts=counts,
-    )
+        from ..archive import open_archive
+
+        with open_archive(create=False) as arc:
+            result = context_for(arc.get(args.source), target, arc=arc, **options)
     report = result.report
     if args.json:
         json.dump({"payload": result.payload, "report": report}, sys.stdout, ensure_ascii=False, indent=2)

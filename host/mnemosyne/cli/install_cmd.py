@@ -158,7 +158,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def run_doctor(args: argparse.Namespace) -> int:
-    from ..install import doctor
+    from .. import doctor
 
     result = doctor.report()
     if args.json:

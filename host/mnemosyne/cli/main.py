@@ -1,32 +1,76 @@
-"""`mnemo` entry point. Commands live in their own modules (cli/<name>.py), each
-with `add_arguments(parser)` and `run(args) -> int`; only the chosen one is
-imported, so `mnemo host` starts without loading what it does not need."""
+"""`mnemo` entry point. COMMANDS names, for each command, the function that adds its arguments and the
+one that runs it (cli/<module>.py); only the chosen command's module is imported, so `mnemo host`
+starts without loading what it does not need."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
+from dataclasses import dataclass
 
 from .. import __version__
 from ..errors import MnemosyneError
+from ..lazy import load
 
-# name -> (module, one-line help)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "convert": ("convert", "convert a conversation file, export or zip to another format"),
-    "schema": ("schema", "print the JSON Schema of the Mnemosyne conversation format"),
-    "import": ("archive_cmds", "import files, folders or export zips into the archive"),
-    "list": ("archive_cmds", "list archived conversations, newest first"),
-    "search": ("archive_cmds", "full-text search the archive"),
-    "show": ("archive_cmds", "show one archived conversation"),
-    "delete": ("archive_cmds", "delete an archived conversation"),
-    "export": ("archive_cmds", "export the whole archive, one file per conversation"),
-    "context": ("context_cmd", "build a token-trimmed context for another tool"),
-    "targets": ("context_cmd", "list the tools a context can be built for"),
-    "host": ("host_cmd", "run the native-messaging host (started by the browser)"),
-    "install": ("install_cmd", "register the native host with your browsers"),
-    "uninstall": ("install_cmd", "remove the native host registrations"),
-    "doctor": ("install_cmd", "check manifests, launcher, keyring, archive and tokenizer"),
+_CLI = "mnemosyne.cli"
+
+
+@dataclass(frozen=True)
+class Command:
+    """One `mnemo` command: its one-line help and the functions that define and run it."""
+
+    help: str
+    add_arguments: str  # "module:function" taking the subparser
+    run: str  # "module:function" taking the parsed args, returning the exit code
+
+
+def _cmd(module: str, help: str, add: str = "add_arguments", run: str = "run") -> Command:
+    return Command(help, f"{_CLI}.{module}:{add}", f"{_CLI}.{module}:{run}")
+
+
+COMMANDS: dict[str, Command] = {
+    "convert": _cmd("convert", "convert a conversation file, export or zip to another format"),
+    "schema": _cmd("schema", "print the JSON Schema of the Mnemosyne conversation format"),
+    "import": _cmd(
+        "archive_cmds",
+        "import files, folders or export zips into the archive",
+        "add_import_arguments",
+        "run_import",
+    ),
+    "list": _cmd(
+        "archive_cmds", "list archived conversations, newest first", "add_list_arguments", "run_list"
+    ),
+    "search": _cmd("archive_cmds", "full-text search the archive", "add_search_arguments", "run_search"),
+    "show": _cmd("archive_cmds", "show one archived conversation", "add_show_arguments", "run_show"),
+    "delete": _cmd("archive_cmds", "delete an archived conversation", "add_delete_arguments", "run_delete"),
+    "export": _cmd(
+        "archive_cmds",
+        "export the whole archive, one file per conversation",
+        "add_export_arguments",
+        "run_export",
+    ),
+    "context": _cmd(
+        "context_cmd",
+        "build a token-trimmed context for another tool",
+        "add_context_arguments",
+        "run_context",
+    ),
+    "targets": _cmd(
+        "context_cmd", "list the tools a context can be built for", "add_targets_arguments", "run_targets"
+    ),
+    "host": _cmd("host_cmd", "run the native-messaging host (started by the browser)"),
+    "install": _cmd(
+        "install_cmd", "register the native host with your browsers", "add_install_arguments", "run_install"
+    ),
+    "uninstall": _cmd(
+        "install_cmd", "remove the native host registrations", "add_uninstall_arguments", "run_uninstall"
+    ),
+    "doctor": _cmd(
+        "install_cmd",
+        "check manifests, launcher, keyring, archive and tokenizer",
+        "add_doctor_arguments",
+        "run_doctor",
+    ),
 }
 
 
@@ -37,11 +81,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"mnemo {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module, help_text) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
+    for name, command in COMMANDS.items():
+        p = sub.add_parser(name, help=command.help, description=command.help)
         if only == name:  # only the chosen command's module is imported
-            mod = importlib.import_module(f"{__package__}.{module}")
-            getattr(mod, f"add_{name}_arguments", getattr(mod, "add_arguments", None))(p)
+            load(command.add_arguments)(p)
     return parser
 
 
@@ -53,8 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
-    module = importlib.import_module(f"{__package__}.{COMMANDS[args.command][0]}")
-    runner = getattr(module, f"run_{args.command}", getattr(module, "run", None))
+    runner = load(COMMANDS[args.command].run)
     try:
         return int(runner(args) or 0)
     except MnemosyneError as exc:

@@ -102,7 +102,7 @@ def _fit_mandatory(
 
 
 def _pick(
-    pool: list[Candidate],
+    pool: list[tuple[int, Candidate]],
     meter: Meter,
     room: int,
     chosen: dict[int, Candidate],

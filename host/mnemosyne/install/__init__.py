@@ -1,9 +1,9 @@
-"""Registering the native host with browsers: `mnemo install`, `uninstall`, `doctor`.
+"""Registering the native host with browsers: `mnemo install` and `uninstall`.
 
 locations: where each browser looks, per OS and scope. launcher: the script that
 pins the interpreter. manifests: templates, rendering, atomic writes. registry:
-Windows. plan: what install writes and uninstall removes. doctor and
-doctor_env: the checks.
+Windows. plan: what install writes and uninstall removes. The checks of what
+these write are in mnemosyne.doctor.
 """
 
 from ..errors import MnemosyneError

@@ -1,8 +1,7 @@
 """Host manifests: rendered from the templates, written atomically, read back for doctor.
 
-The templates ship inside the package (install/templates/) so an installed wheel
-finds them; manifests/ at the top of the repository holds the same two files for
-people reading or packaging by hand, and a test keeps the copies identical.
+The templates ship inside the package (install/templates/, their only copy) so an
+installed wheel finds them; manifests/README.md at the top of the repository explains them.
 Placeholders are whole strings in the template ("{launcher_path}") filled after
 JSON parsing, so a Windows path's backslashes are escaped by json.dumps, not by us.
 """
@@ -29,7 +28,12 @@ HOST_NAME_RULE = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
 def template_text(family: str) -> str:
     if family not in (CHROMIUM_FAMILY, FIREFOX_FAMILY):
         raise InputError(f"no manifest template for {family!r}")
-    return resources.files("mnemosyne.install").joinpath("templates", f"{family}.json").read_text("utf-8")
+    return (
+        resources.files("mnemosyne.install")
+        .joinpath("templates")
+        .joinpath(f"{family}.json")
+        .read_text("utf-8")
+    )
 
 
 def _fill(value: Any, values: dict[str, str]) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,8 +45,7 @@ def _no_constants(name: str) -> Any:
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
-        seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+        dup = next(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
         raise ValueError(f"duplicate key {dup[:40]!r}")
     return obj
 

@@ -49,14 +49,14 @@ def setup_logging() -> None:
     log.setLevel(logging.INFO)
 
 
-def handle(body: bytes, ctx: HostSession) -> bytes:
+def handle(body: bytes, session: HostSession) -> bytes:
     """One request frame in, one reply frame out; never raises."""
     started = time.perf_counter()
     request_id, action, code = None, "?", "OK"
     try:
         request = envelope.parse_request(body)
         request_id, action = request.id, request.action
-        data = dispatch(request, ctx)
+        data = dispatch(request, session)
         reply = envelope.ok(request_id, data)
         if not envelope.fits(reply):
             code = "INTERNAL"
@@ -89,8 +89,8 @@ def handle(body: bytes, ctx: HostSession) -> bytes:
     return reply
 
 
-def serve(stdin: BinaryIO, stdout: BinaryIO, ctx: HostSession | None = None, max_in: int = MAX_IN) -> int:
-    ctx = ctx or HostSession()
+def serve(stdin: BinaryIO, stdout: BinaryIO, session: HostSession | None = None, max_in: int = MAX_IN) -> int:
+    session = session or HostSession()
     try:
         while True:
             try:
@@ -105,16 +105,16 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, ctx: HostSession | None = None, max
                 return 1
             if body is None:
                 return 0
-            write_frame(stdout, handle(body, ctx))
+            write_frame(stdout, handle(body, session))
     except BrokenPipeError:
         return 0
     finally:
-        ctx.close()
+        session.close()
 
 
 def main(argv: list[str] | None = None) -> int:
     frames = claim_stdout()
     setup_logging()
-    ctx = HostSession(caller=list(sys.argv[1:] if argv is None else argv))
-    log.info("host start pid=%d caller=%s", os.getpid(), ctx.caller_label())
-    return serve(sys.stdin.buffer, frames, ctx)
+    session = HostSession(caller=list(sys.argv[1:] if argv is None else argv))
+    log.info("host start pid=%d caller=%s", os.getpid(), session.caller_label())
+    return serve(sys.stdin.buffer, frames, session)

@@ -1,15 +1,14 @@
-"""Per-process state of the host: the archive (opened on first use), the
-caller check, and work deferred until after a reply has been sent."""
+"""Per-process state of the host: the archive (one connection, opened on first use) and the caller check."""
 
 from __future__ import annotations
 
 import logging
-import queue
-import threading
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MnemosyneError
+
+if TYPE_CHECKING:
+    from ..archive import Archive
 
 log = logging.getLogger("mnemosyne.host")
 
@@ -21,10 +20,8 @@ class ForbiddenCaller(MnemosyneError):
 class HostSession:
     def __init__(self, caller: list[str] | None = None):
         self.caller = caller or []
-        self._archive = None
+        self._archive: Archive | None = None
         self._archive_error: MnemosyneError | None = None
-        self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
-        self._worker: threading.Thread | None = None
 
     # ------------------------------------------------------------ caller check
 
@@ -47,7 +44,7 @@ class HostSession:
 
     # ------------------------------------------------------------ archive
 
-    def archive(self):
+    def archive(self) -> Archive:
         if self._archive is None:
             from ..archive import open_archive
 
@@ -62,29 +59,7 @@ class HostSession:
         count = arc.conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
         return {"state": "ready", "conversations": count}
 
-    # ------------------------------------------------------------ deferred work
-
-    def defer(self, job: Callable[[], None]) -> None:
-        """Run `job` on a worker thread, so replies are not held up by it."""
-        if self._worker is None:
-            self._worker = threading.Thread(target=self._run_jobs, name="deferred", daemon=True)
-            self._worker.start()
-        self._jobs.put(job)
-
-    def _run_jobs(self) -> None:
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                return
-            try:
-                job()
-            except Exception:  # a failed background job must not take the host down
-                log.exception("deferred job failed")
-
-    def close(self, timeout: float = 20.0) -> None:
-        if self._worker is not None:
-            self._jobs.put(None)
-            self._worker.join(timeout)
+    def close(self) -> None:
         if self._archive is not None:
             self._archive.close()
             self._archive = None

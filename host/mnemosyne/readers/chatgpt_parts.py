@@ -1,6 +1,6 @@
 """ChatGPT message content -> Mnemosyne parts.
 
-One function per `content.content_type` the site uses (see docs/sites.md 5.1).
+One function per `content.content_type` the site uses (see docs/sites.md, "ChatGPT").
 Anything else is kept whole as an UnknownPart and counted in the warnings, so
 a new site feature never disappears silently.
 """

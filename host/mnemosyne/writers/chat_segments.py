@@ -156,11 +156,12 @@ def segments(conv: Conversation, branch: str | None = None) -> list[Segment]:
         if msg.role == "tool":
             out.extend(_tool_message(msg))
             continue
+        role = msg.role  # narrowed: not "tool"
         texts: list[str] = []  # the prose of one message stays one text until a call or result cuts it
 
         def flush() -> None:
             if texts:
-                out.append(Text(msg.role, "\n\n".join(texts)))
+                out.append(Text(role, "\n\n".join(texts)))
                 texts.clear()
 
         for part in msg.parts:

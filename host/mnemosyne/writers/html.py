@@ -90,9 +90,10 @@ def _label(text: str) -> str:
 def _arguments(arguments: object) -> str:
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            parsed = json.loads(arguments)
         except ValueError:
             return _pre(arguments)
+        arguments = parsed
     return _pre(json.dumps(arguments, ensure_ascii=False, indent=2), "json")
 
 

@@ -98,9 +98,10 @@ class Footnotes:
 def _arguments_block(arguments: object) -> str:
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            parsed = json.loads(arguments)
         except ValueError:
             return fenced(arguments)
+        arguments = parsed
     return fenced(json.dumps(arguments, ensure_ascii=False, indent=2), "json")
 
 

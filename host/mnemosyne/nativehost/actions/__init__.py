@@ -4,28 +4,31 @@ host/PROTOCOL.md documents each; tests/test_protocol_doc.py keeps them equal."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ...lazy import load
 from ..envelope import Request, RequestError
 
+if TYPE_CHECKING:
+    from ..session import HostSession
+
+# action -> the function that runs it: run(params, session) -> reply data
 ACTIONS: dict[str, str] = {
-    "hello": "hello",
-    "save": "save",
-    "list": "listing",
-    "search": "search",
-    "get": "get",
-    "context": "context",
-    "delete": "delete",
-    "targets": "targets",
-    "doctor": "doctor",
+    "hello": "mnemosyne.nativehost.actions.hello:run",
+    "save": "mnemosyne.nativehost.actions.save:run",
+    "list": "mnemosyne.nativehost.actions.listing:run",
+    "search": "mnemosyne.nativehost.actions.search:run",
+    "get": "mnemosyne.nativehost.actions.get:run",
+    "context": "mnemosyne.nativehost.actions.context:run",
+    "delete": "mnemosyne.nativehost.actions.delete:run",
+    "targets": "mnemosyne.nativehost.actions.targets:run",
+    "doctor": "mnemosyne.nativehost.actions.doctor:run",
 }
 
 
-def dispatch(request: Request, ctx) -> dict[str, Any]:
-    module_name = ACTIONS.get(request.action)
-    if module_name is None:
+def dispatch(request: Request, session: HostSession) -> dict[str, Any]:
+    ref = ACTIONS.get(request.action)
+    if ref is None:
         raise RequestError("UNKNOWN_ACTION", f"unknown action {request.action[:60]!r}", request.id)
-    ctx.check_caller()
-    module = importlib.import_module(f"{__name__}.{module_name}")
-    return module.run(request.params, ctx)
+    session.check_caller()
+    return load(ref)(request.params, session)

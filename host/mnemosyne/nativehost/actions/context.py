@@ -1,15 +1,19 @@
-"""context: a context trimmed to a target's budget, built from stored token counts, paged."""
+"""context: a context trimmed to a target's budget, paged. See service.context_for."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from .. import paging
 from . import params as p
 
-COUNTED_ENCODING = "o200k_base"  # what save stores; the engine counts the final result with the target's own
+if TYPE_CHECKING:
+    from ..session import HostSession
 
 
-def run(params: dict, ctx) -> dict:
-    from ...context import build_context, count_messages, get_target
+def run(params: dict, session: HostSession) -> dict:
+    from ...context import get_target
+    from ...service import context_for
 
     conv_id = p.conversation_id(params)
     target = get_target(p.string(params, "target", max_len=60))
@@ -18,15 +22,9 @@ def run(params: dict, ctx) -> dict:
     include = p.string_list(params, "include", ("reasoning", "tools"))
     redact = p.boolean(params, "redact", False)
     cursor = p.string(params, "cursor", default=None, max_len=200)
-    arc = ctx.archive()
+    arc = session.archive()
     conv = arc.get(conv_id)
-    counts = arc.token_counts(conv.id, COUNTED_ENCODING)
-    if len(counts) < len(conv.messages):  # saved before its counts were stored: count once, keep them
-        counts = count_messages(conv, COUNTED_ENCODING)
-        arc.store_token_counts(conv.id, COUNTED_ENCODING, counts)
-    result = build_context(
-        conv, target, budget=budget, branch=branch, include=include, redact=redact, token_counts=counts
-    )
+    result = context_for(conv, target, budget=budget, branch=branch, include=include, redact=redact, arc=arc)
     return {
         "conversation_id": conv.id,
         "target": target.name,

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import params as p
 
+if TYPE_CHECKING:
+    from ..session import HostSession
 
-def run(params: dict, ctx) -> dict:
+
+def run(params: dict, session: HostSession) -> dict:
     conv_id = p.conversation_id(params)
-    ctx.archive().delete(conv_id)
+    session.archive().delete(conv_id)
     return {"deleted": True, "conversation_id": conv_id}

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def run(params: dict, ctx) -> dict:
-    from ...install.doctor import report
+if TYPE_CHECKING:
+    from ..session import HostSession
+
+
+def run(params: dict, session: HostSession) -> dict:
+    from ...doctor import report
 
     return report()

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import paging
 from . import params as p
 
 FORMATS = ("portable", "markdown", "text", "html", "openai", "anthropic", "ollama")
 
+if TYPE_CHECKING:
+    from ..session import HostSession
 
-def run(params: dict, ctx) -> dict:
+
+def run(params: dict, session: HostSession) -> dict:
     from ...filenames import conversation_filename
     from ...writers import writer
 
@@ -16,7 +21,7 @@ def run(params: dict, ctx) -> dict:
     fmt = p.choice(params, "format", FORMATS, default="portable")
     branch = p.string(params, "branch", default=None, max_len=200)
     cursor = p.string(params, "cursor", default=None, max_len=200)
-    arc = ctx.archive()
+    arc = session.archive()
     conv = arc.get(conv_id)
     mod = writer(fmt)
     text = mod.write(conv, branch=branch)

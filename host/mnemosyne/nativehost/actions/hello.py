@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ... import __version__
 from ..envelope import PROTOCOL_VERSION
 from ..framing import MAX_IN, MAX_OUT
 from . import ACTIONS
 
+if TYPE_CHECKING:
+    from ..session import HostSession
 
-def run(params: dict, ctx) -> dict:
+
+def run(params: dict, session: HostSession) -> dict:
     return {
         "host_version": __version__,
         "protocol": PROTOCOL_VERSION,
         "format_version": "1.0",  # mnemosyne.model.SCHEMA_VERSION, not imported to keep hello light
         "limits": {"max_in": MAX_IN, "max_out": MAX_OUT},
-        "archive": ctx.archive_state(),
+        "archive": session.archive_state(),
         "actions": sorted(ACTIONS),
     }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 from ...errors import MnemosyneError
 
@@ -27,6 +27,10 @@ def string(params: dict[str, Any], name: str, default: Any = _MISSING, max_len: 
     return value
 
 
+@overload
+def integer(params: dict[str, Any], name: str, default: int, lo: int, hi: int) -> int: ...
+@overload
+def integer(params: dict[str, Any], name: str, default: None, lo: int, hi: int) -> int | None: ...
 def integer(params: dict[str, Any], name: str, default: int | None, lo: int, hi: int) -> int | None:
     value = params.get(name, default)
     if value is default:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import params as p
 
+if TYPE_CHECKING:
+    from ..session import HostSession
 
-def run(params: dict, ctx) -> dict:
+
+def run(params: dict, session: HostSession) -> dict:
     query = p.string(params, "query", max_len=500)
     limit = p.integer(params, "limit", 20, 1, 100)
     source = p.string(params, "source", default=None, max_len=40)
-    return {"items": ctx.archive().search(query, limit=limit, site=source)}
+    return {"items": session.archive().search(query, limit=limit, site=source)}

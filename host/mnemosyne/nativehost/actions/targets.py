@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def run(params: dict, ctx) -> dict:
+if TYPE_CHECKING:
+    from ..session import HostSession
+
+
+def run(params: dict, session: HostSession) -> dict:
     from ...context.targets import describe_all
 
     return {"targets": describe_all()}

@@ -1,6 +1,6 @@
 """Doctor checks of what the host needs besides its registration: the keyring that
 holds the archive key, the archive itself, and the tokenizer files. Each module
-is imported only here, so a broken one becomes a failed check, not a traceback.
+is imported inside its check, so a broken one becomes a failed check, not a traceback.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import os
 
 from ..errors import MnemosyneError
 from ..paths import archive_path
-from .doctor import FAIL, OK, WARN, Check
+from .checks import FAIL, OK, WARN, Check
 
 KEY_FILE_FIX = (
     "start your desktop keyring, or opt in to a key file: export MNEMOSYNE_KEY_FILE=~/.config/mnemosyne/archive.key "

@@ -1,6 +1,6 @@
-"""`mnemo doctor`: is every manifest ours and pointing at our launcher, does the
-launcher start an interpreter that imports mnemosyne, and (doctor_env) are the
-keyring, the archive and the tokenizer files usable. Each check says what to fix.
+"""Doctor checks of the registration: is every manifest ours and pointing at our
+launcher, and does the launcher start an interpreter that imports mnemosyne.
+Each check says what to fix.
 
 A manifest whose path points elsewhere is how a local attacker would hijack the
 channel (nativemessaging-mitm), so that is a failure, not a warning.
@@ -10,27 +10,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import InputError
 from ..extension_ids import CHROMIUM_EXTENSION_ID, FIREFOX_ADDON_ID, chromium_origin
-from . import launcher, locations, manifests, plan, registry
-from .locations import CHROMIUM_FAMILY, WINDOWS
-
-OK, WARN, FAIL = "ok", "warn", "fail"
-_RANK = {OK: 0, WARN: 1, FAIL: 2}
-
-
-@dataclass
-class Check:
-    name: str
-    status: str
-    detail: str
-    fix: str = ""
-
-    def as_dict(self) -> dict[str, str]:
-        return asdict(self)
+from ..install import launcher, locations, manifests, plan, registry
+from ..install.locations import CHROMIUM_FAMILY, WINDOWS
+from .checks import FAIL, OK, RANK, WARN, Check
 
 
 def _same_path(a: str | Path, b: str | Path) -> bool:
@@ -102,7 +88,7 @@ def check_manifest(target: plan.Target, system: str) -> Check:
     )
     if not problems:
         return Check(name, OK, str(target.manifest))
-    status = max((s for s, _ in problems), key=_RANK.__getitem__)
+    status = max((s for s, _ in problems), key=RANK.__getitem__)
     return Check(name, status, f"{target.manifest}: " + "; ".join(p for _, p in problems), fix)
 
 
@@ -219,19 +205,3 @@ def check_launcher(system: str) -> Check:
             "launcher", WARN, f"{path}: " + "; ".join(notes), "run `mnemo install` again from this shell"
         )
     return Check("launcher", OK, f"{path} -> {interpreter}")
-
-
-def run_checks() -> list[Check]:
-    from . import doctor_env  # keyring, archive and tokenizer checks import heavier modules
-
-    system = locations.current_os()
-    checks = check_manifests(system)
-    checks.append(check_launcher(system))
-    checks += [doctor_env.check_keyring(), doctor_env.check_archive(), doctor_env.check_tokenizer()]
-    return checks
-
-
-def report() -> dict:
-    """What the native host's `doctor` action returns."""
-    checks = run_checks()
-    return {"ok": all(c.status != FAIL for c in checks), "checks": [c.as_dict() for c in checks]}

@@ -1,0 +1,28 @@
+"""`mnemo doctor` and the host's `doctor` action: is Mnemosyne registered with the browsers
+(registration.py: manifests, launcher) and can the host work (environment.py: keyring, archive,
+tokenizer files). checks.py is what both return, so neither imports the other.
+"""
+
+from __future__ import annotations
+
+from .checks import FAIL, OK, WARN, Check
+from .registration import check_launcher, check_manifests
+
+__all__ = ["FAIL", "OK", "WARN", "Check", "check_launcher", "check_manifests", "report", "run_checks"]
+
+
+def run_checks() -> list[Check]:
+    from ..install import locations
+    from . import environment  # keyring, archive and tokenizer checks import heavier modules
+
+    system = locations.current_os()
+    checks = check_manifests(system)
+    checks.append(check_launcher(system))
+    checks += [environment.check_keyring(), environment.check_archive(), environment.check_tokenizer()]
+    return checks
+
+
+def report() -> dict:
+    """What the native host's `doctor` action returns."""
+    checks = run_checks()
+    return {"ok": all(c.status != FAIL for c in checks), "checks": [c.as_dict() for c in checks]}

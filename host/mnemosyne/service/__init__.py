@@ -1,0 +1,26 @@
+"""The service layer: what Mnemosyne does, once, for both front ends.
+
+The CLI (`mnemo ...`) and the native host's actions are thin adapters over these functions: they parse
+their own arguments, call one of these, and render the result their own way. Nothing here prints, reads
+argv or knows about frames.
+
+- save_payload(arc, payload, kind=..., source_url=...)  one page/site payload -> the archive (host `save`)
+- import_paths(arc, paths, fmt=..., ...)                 files, folders, export zips -> the archive (`mnemo import`)
+- conversation_from_file(path, pick)                     one conversation read from a file (`mnemo context FILE`)
+- context_for(conv, target, ..., arc=...)                a token-trimmed context (`mnemo context`, host `context`)
+"""
+
+from __future__ import annotations
+
+from .context import context_for, conversation_from_file
+from .imports import ImportTotals, import_paths
+from .save import PAGE_KINDS, save_payload
+
+__all__ = [
+    "ImportTotals",
+    "PAGE_KINDS",
+    "context_for",
+    "conversation_from_file",
+    "import_paths",
+    "save_payload",
+]

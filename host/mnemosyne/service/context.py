@@ -1,0 +1,62 @@
+"""Building a context from an archived conversation or a file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..archive import Archive
+    from ..context import ContextResult, Target
+    from ..model import Conversation
+
+
+def context_for(
+    conv: Conversation,
+    target: Target | str,
+    *,
+    budget: int | None = None,
+    branch: str | None = None,
+    include: Iterable[str] | str = (),
+    redact: bool = False,
+    arc: Archive | None = None,
+) -> ContextResult:
+    """The context for `target`. With `arc` (the conversation is archived) a plain build reuses, or
+    stores once, the per-message token counts; the token policy decides when counts are used at all."""
+    from ..context import build_context, get_target
+    from ..token_policy import counts_for_context
+
+    target = get_target(target) if isinstance(target, str) else target
+    counts = None if arc is None else counts_for_context(arc, conv, target.tokenizer, include, redact)
+    return build_context(
+        conv, target, budget=budget, branch=branch, include=include, redact=redact, token_counts=counts
+    )
+
+
+def conversation_from_file(path: str, pick: str | None = None) -> Conversation:
+    """The one conversation of a file (or the one `pick` names: its id or a 1-based number)."""
+    from ..readers import ReadFailure, load_path, read_raw
+
+    found: list[Conversation] = []
+    for raw in load_path(path):
+        found.extend(c for c in read_raw(raw) if not isinstance(c, ReadFailure))
+    return _pick(found, pick, path)
+
+
+def _pick(conversations: list[Conversation], choice: str | None, name: str) -> Conversation:
+    if not conversations:
+        raise InputError(f"{name}: no readable conversation")
+    if choice is None:
+        if len(conversations) > 1:
+            raise InputError(
+                f"{name} holds {len(conversations)} conversations; choose one with --pick ID or --pick N"
+            )
+        return conversations[0]
+    for conv in conversations:
+        if choice in (conv.id, conv.source.conversation_id):
+            return conv
+    if choice.isdigit() and 1 <= int(choice) <= len(conversations):
+        return conversations[int(choice) - 1]
+    raise InputError(f"{name}: no conversation {choice!r} (it holds {len(conversations)})")

@@ -1,0 +1,134 @@
+"""Importing files, folders and export zips into the archive, in batches, lazily."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..errors import InputError, MnemosyneError
+
+if TYPE_CHECKING:
+    from ..archive import Archive
+    from ..model import Conversation
+    from ..readers import RawInput
+
+SAVE_BATCH = 50  # conversations per transaction: one commit, one fsync, per batch
+
+
+class Bar(Protocol):
+    count: int
+
+    def step(self, n: int = 1) -> None: ...
+    def done(self) -> None: ...
+
+
+class _NoBar:
+    def __init__(self, total: int = 0, label: str = "", min_total: int = 0):
+        self.count = 0
+
+    def step(self, n: int = 1) -> None:
+        self.count += n
+
+    def done(self) -> None:
+        pass
+
+
+@dataclass
+class ImportTotals:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    failures: list[str] = field(default_factory=list)  # one readable line per failed input or conversation
+
+    def as_dict(self) -> dict[str, int]:
+        return {k: getattr(self, k) for k in ("created", "updated", "unchanged", "failed")}
+
+
+def import_paths(
+    arc: Archive,
+    paths: Iterable[str],
+    fmt: str | None = None,
+    *,
+    count_tokens: bool = True,
+    on_failure: Callable[[str], None] = lambda line: None,
+    progress: Callable[..., Bar] = _NoBar,
+) -> ImportTotals:
+    """Every conversation under `paths` into `arc`. A broken input or conversation is counted and
+    reported through `on_failure`; the rest still go in. `progress(total, label, min_total=)` makes a bar."""
+    from ..token_policy import import_counter
+
+    run = _Import(arc, fmt, import_counter() if count_tokens else None, on_failure, progress)
+    for path in paths:
+        try:
+            run.path(path)
+        except InputError as exc:
+            run.fail(exc.message)
+    return run.totals
+
+
+class _Import:
+    def __init__(self, arc, fmt, counter, on_failure, progress):
+        self.arc, self.fmt, self.counter = arc, fmt, counter
+        self.on_failure, self.progress = on_failure, progress
+        self.totals = ImportTotals()
+
+    def fail(self, line: str) -> None:
+        self.totals.failed += 1
+        self.totals.failures.append(line)
+        self.on_failure(line)
+
+    def path(self, path: str) -> None:
+        """A large export arrives in batches (never parsed whole); its bar counts the characters read,
+        other files count their conversations."""
+        from ..readers.streaming import iter_inputs
+
+        bar: Bar | None = None
+        for raw in iter_inputs(path):
+            if raw.progress is None:
+                whole = self.progress(len(raw.data) if isinstance(raw.data, list) else 1, Path(raw.name).name)
+                self.raw(raw, whole.step)
+                whole.done()
+                continue
+            bar = bar or self.progress(raw.progress[1], Path(raw.name.split(":")[-1]).name, min_total=0)
+            self.raw(raw, lambda: None)
+            bar.step(raw.progress[0] - bar.count)
+            if raw.progress[0] >= raw.progress[1]:
+                bar.done()
+                bar = None
+
+    def raw(self, raw: RawInput, step: Callable[[], Any]) -> None:
+        from ..readers import ReadContext, ReadFailure, read_raw
+
+        batch: list[Conversation] = []
+        try:
+            for item in read_raw(raw, ReadContext(), self.fmt):
+                if isinstance(item, ReadFailure):
+                    self.fail(f"{item.label}: {item.error.message}")
+                else:
+                    batch.append(item)
+                    if len(batch) >= SAVE_BATCH:
+                        self.save(batch)
+                        batch = []
+                step()
+        except MnemosyneError as exc:
+            self.fail(f"{raw.name}: {exc.message}")
+        if batch:
+            self.save(batch)
+
+    def save(self, convs: list[Conversation]) -> None:
+        from ..token_policy import COUNTED_ENCODING
+
+        try:
+            results = self.arc.save_many(convs, self.counter, COUNTED_ENCODING)
+        except MnemosyneError:
+            results = []
+            for conv in convs:  # find the one that failed; the rest still go in
+                try:
+                    results += self.arc.save_many([conv], self.counter, COUNTED_ENCODING)
+                except MnemosyneError as exc:
+                    self.fail(f"{conv.title or conv.id}: {exc.message}")
+        for result in results:
+            setattr(self.totals, result.status, getattr(self.totals, result.status) + 1)
