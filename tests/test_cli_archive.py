@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 import zipfile
@@ -81,6 +83,9 @@ def test_import_exports_then_search_list_show_delete_export(env, tmp_path):
     mnemo(env, "export", "--to", "markdown", str(out))
     files = sorted(out.iterdir())
     assert len(files) == 7 and all(f.suffix == ".md" and len(f.name.encode()) <= 255 for f in files)
+    if os.name == "posix":  # what leaves the encrypted archive stays private to the user
+        assert {stat.S_IMODE(f.stat().st_mode) for f in files} == {0o600}
+        assert stat.S_IMODE(out.stat().st_mode) == 0o700
 
     mnemo(env, "delete", conv_id)
     assert len(json.loads(mnemo(env, "list", "--json").stdout)) == 6

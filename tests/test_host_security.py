@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+
 import pytest
 
 from support.hostproc import HostProcess, host_env
@@ -67,3 +70,18 @@ def test_the_same_id_less_capture_saved_again_is_one_entry(host):
     )
     assert elsewhere["conversation_id"] == first["conversation_id"]  # the URL plays no part in identity
     assert len(host.data("list")["items"]) == 1
+
+
+# ------------------------------------------------------------------ data folder 0700
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
+def test_the_host_creates_its_data_folder_private(tmp_path):
+    home = tmp_path / "new" / "mnemosyne"  # the log folder used to create this as a 0755 parent
+    proc = HostProcess(host_env(home))
+    try:
+        assert proc.data("hello")["archive"]["state"] == "ready"
+    finally:
+        proc.kill()
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    assert stat.S_IMODE((home / "archive.key").stat().st_mode) == 0o600

@@ -218,10 +218,13 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_export(args) -> int:
     from ..filenames import conversation_filename, path_inside
+    from ..paths import write_private
     from ..writers import writer
 
     out = Path(args.folder)
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(
+        parents=True, exist_ok=True, mode=0o700
+    )  # a new folder is private; an existing one is left as is
     mod = writer(args.to)
     written = 0
     with _archive() as arc:
@@ -230,9 +233,7 @@ def run_export(args) -> int:
         for conv_id in ids:
             conv = arc.get(conv_id)
             target = path_inside(out, conversation_filename(conv.title, conv.id, mod.EXTENSION))
-            tmp = target.with_name(target.name + ".part")
-            tmp.write_text(mod.write(conv), encoding="utf-8")
-            tmp.replace(target)
+            write_private(target, mod.write(conv).encode("utf-8", "replace"))  # 0600: archive text is private
             written += 1
             progress.step()
         progress.done()
