@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 import pytest
@@ -85,3 +86,79 @@ def test_the_host_creates_its_data_folder_private(tmp_path):
         proc.kill()
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
     assert stat.S_IMODE((home / "archive.key").stat().st_mode) == 0o600
+
+
+# ------------------------------------------------------------------ caller check
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [
+            "/usr/lib/mozilla/native-messaging-hosts/org.mnemosyne.host.json",
+            "{d10d0bf8-f5b5-c8b4-a8b2-2b9879e08c5d}",
+        ],
+        ["/home/u/.mozilla/native-messaging-hosts/org.mnemosyne.host.json", "other@example.org"],
+        ["chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/", "--parent-window=0"],
+        ["moz-extension://0b3f7a7e-1111-4222-8333-944444444444/"],
+    ],
+    ids=["firefox-guid", "firefox-email", "chromium-windows", "moz-origin"],
+)
+def test_foreign_callers_are_refused_whatever_their_id_form(tmp_path, argv):
+    proc = HostProcess(host_env(tmp_path / "home"), args=argv)
+    try:
+        reply = proc.call("list")
+        assert reply["ok"] is False and reply["error"]["code"] == "FORBIDDEN_CALLER"
+    finally:
+        proc.kill()
+    assert not (tmp_path / "home" / "archive.db").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["/home/u/.mozilla/native-messaging-hosts/org.mnemosyne.host.json", "mnemosyne@mnemosyne.org"],
+        ["chrome-extension://daahbnppmeeecgicdbddgnfjiigeoibb/"],
+        ["chrome-extension://daahbnppmeeecgicdbddgnfjiigeoibb/", "--parent-window=0"],
+        [],
+    ],
+    ids=["firefox-ours", "chromium-ours", "chromium-ours-windows", "cli"],
+)
+def test_our_own_callers_are_served(tmp_path, argv):
+    proc = HostProcess(host_env(tmp_path / "home"), args=argv)
+    try:
+        assert proc.data("list")["items"] == []
+    finally:
+        proc.kill()
+
+
+# ------------------------------------------------------------------ log-line forging
+
+LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (INFO|WARNING|ERROR|DEBUG|CRITICAL) ")
+
+
+def test_control_characters_in_logged_values_cannot_forge_log_lines(tmp_path):
+    home = tmp_path / "home"
+    forged = "2026-12-01 10:00:00,000 INFO forged"
+    proc = HostProcess(host_env(home), args=[f"x\n{forged}", "\r\x1b[2K\u2028"])
+    try:  # the caller arguments are logged at start-up
+        assert proc.call("hello")["error"]["code"] == "FORBIDDEN_CALLER"
+    finally:
+        proc.kill()
+    proc = HostProcess(host_env(home))
+    try:
+        reply = proc.call(f"x\n{forged}")  # an unknown action is logged by name
+        assert reply["error"]["code"] == "UNKNOWN_ACTION"
+        reply = proc.call(f"x\r{forged}")
+        assert reply["error"]["code"] == "UNKNOWN_ACTION"
+        code, _, _ = proc.close()
+        assert code == 0
+    finally:
+        proc.kill()
+    lines = (home / "logs" / "host.log").read_text(encoding="utf-8").splitlines()
+    assert len(lines) >= 5
+    for line in lines:
+        assert LOG_LINE.match(line) or line.startswith("  | "), line
+        assert "forged" not in line or "\\n" in line or "\\r" in line, line
+    assert not any(line.startswith(forged) for line in lines)
+    assert not any(ch in "".join(lines) for ch in "\r\x1b\u2028")

@@ -38,13 +38,14 @@ def setup_logging() -> None:
     from logging.handlers import RotatingFileHandler
 
     from .. import paths
+    from ..logfmt import EscapingFormatter
 
     try:
         folder = paths.ensure_dir(paths.log_dir())
         handler: logging.Handler = RotatingFileHandler(folder / "host.log", maxBytes=1_000_000, backupCount=2)
     except OSError:
         handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    handler.setFormatter(EscapingFormatter("%(asctime)s %(levelname)s %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.INFO)
 
