@@ -162,3 +162,57 @@ def test_control_characters_in_logged_values_cannot_forge_log_lines(tmp_path):
         assert "forged" not in line or "\\n" in line or "\\r" in line, line
     assert not any(line.startswith(forged) for line in lines)
     assert not any(ch in "".join(lines) for ch in "\r\x1b\u2028")
+
+
+# ------------------------------------------------------------------ no local paths in page errors
+
+
+def test_error_replies_carry_no_local_paths(tmp_path):
+    home = tmp_path / "alice-home" / "mnemosyne"
+    first = HostProcess(host_env(home))
+    try:
+        first.data("save", payload=capture("chatgpt", "https://chatgpt.com/", [("t1", "user", "hi")]))
+    finally:
+        first.kill()
+    (
+        home / "archive.key"
+    ).unlink()  # the archive is there, its key is not: ARCHIVE_KEY_MISSING names the file
+    proc = HostProcess(host_env(home))
+    try:
+        archive = proc.data("hello")["archive"]
+        reply = proc.call("list")
+        code, _, _ = proc.close()
+    finally:
+        proc.kill()
+    assert archive["code"] == reply["error"]["code"] == "ARCHIVE_KEY_MISSING"
+    for message in (archive["message"], reply["error"]["message"]):
+        assert "alice-home" not in message and str(tmp_path) not in message, message
+        assert "<local path>" in message
+    log = (home / "logs" / "host.log").read_text(encoding="utf-8")
+    assert str(home) in log  # the detail is kept for the user, in the log
+
+
+@pytest.mark.parametrize(
+    "message,kept",
+    [
+        ("the key file /home/alice/.config/mnemosyne/archive.key is a symbolic link", "is a symbolic link"),
+        ("cannot read C:\\Users\\alice\\AppData\\Local\\mnemosyne\\archive.db: denied", ": denied"),
+        ("cannot read \\\\fileserver\\alice\\archive.key now", " now"),
+        ('open "/Users/alice/Library/Application Support/x": gone', '": gone'),
+    ],
+)
+def test_paths_are_replaced_in_messages_and_the_rest_kept(message, kept):
+    from mnemosyne.nativehost.pathfree import without_paths
+
+    clean = without_paths(message)
+    assert "alice" not in clean and "<local path>" in clean and kept in clean
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["see https://chatgpt.com/c/abc-def for it", "either and/or 1/2 of it", "caller moz-extension://x/"],
+)
+def test_urls_and_ordinary_slashes_are_not_paths(message):
+    from mnemosyne.nativehost.pathfree import without_paths
+
+    assert without_paths(message) == message

@@ -67,6 +67,7 @@ def handle(body: bytes, ctx: HostSession) -> bytes:
         reply = envelope.error(exc.request_id if request_id is None else request_id, exc.code, str(exc))
     except MnemosyneError as exc:
         code = exc.code
+        log.info("action %s failed: %s: %s", action[:40], exc.code, exc.message)  # the reply hides paths
         reply = envelope.error(request_id, exc.code, exc.message)
     except RecursionError:
         code = "BAD_INPUT"

@@ -52,7 +52,10 @@ class HostSession:
         try:
             arc = self.archive()
         except MnemosyneError as exc:
-            return {"state": _state_for(exc.code), "code": exc.code, "message": exc.message}
+            from .pathfree import without_paths
+
+            log.warning("archive unavailable: %s: %s", exc.code, exc.message)
+            return {"state": _state_for(exc.code), "code": exc.code, "message": without_paths(exc.message)}
         count = arc.conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
         return {"state": "ready", "conversations": count}
 
