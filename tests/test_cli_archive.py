@@ -111,3 +111,50 @@ def test_every_command_has_help_and_is_in_the_readme(env):
         done = mnemo(env, name, "--help")
         assert done.stdout.startswith(f"usage: mnemo {name}")
         assert f"mnemo {name}" in readme, f"README does not mention `mnemo {name}`"
+
+
+def test_redact_applies_to_show_export_context_and_convert_title_included(env, tmp_path):
+    title_secret = "glpat-" + "Xy7Kq2Lm9Nb4Vc8Zt1Rw"
+    body = "deploy with DB_PASSWORD=Tr0ub4dor-and-3 and card 4539148803436467"
+    capture = {
+        "format": "mnemosyne.capture",
+        "version": 1,
+        "site": "claude",
+        "url": "https://claude.ai/chat/k1",
+        "conversation_id": "k1",
+        "title": f"rotate {title_secret}",
+        "captured_at": "2026-11-30T10:00:00Z",
+        "complete": True,
+        "turns": [
+            {"key": "a", "order": 0, "role": "user", "model": None, "markdown": body, "attachments": []},
+            {
+                "key": "b",
+                "order": 1,
+                "role": "assistant",
+                "model": None,
+                "markdown": "Done.",
+                "attachments": [],
+            },
+        ],
+    }
+    source = tmp_path / "capture.json"
+    source.write_text(json.dumps(capture), encoding="utf-8")
+    mnemo(env, "import", str(source))
+    conv_id = json.loads(mnemo(env, "list", "--json").stdout)[0]["id"]
+    secrets = (title_secret, "Tr0ub4dor-and-3", "4539148803436467")
+
+    outputs = {
+        "show": mnemo(env, "show", conv_id, "--redact").stdout,
+        "show --json": mnemo(env, "show", conv_id, "--json", "--redact").stdout,
+        "context": mnemo(env, "context", conv_id, "--target", "claude", "--redact").stdout,
+        "convert": mnemo(env, "convert", str(source), "--to", "markdown", "--redact").stdout,
+    }
+    out = tmp_path / "redacted"
+    mnemo(env, "export", "--to", "markdown", "--redact", str(out))
+    [exported] = list(out.iterdir())
+    outputs["export"] = exported.name + "\n" + exported.read_text(encoding="utf-8")
+    for where, text in outputs.items():
+        for value in secrets:
+            assert value not in text, (where, value)
+        assert "[REDACTED:" in text, where
+    assert title_secret in mnemo(env, "show", conv_id).stdout  # without --redact the archive text is shown

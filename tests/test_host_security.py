@@ -216,3 +216,56 @@ def test_urls_and_ordinary_slashes_are_not_paths(message):
     from mnemosyne.nativehost.pathfree import without_paths
 
     assert without_paths(message) == message
+
+
+# ------------------------------------------------------------------ redaction on every path out of the archive
+
+TITLE_SECRET = "ghp_" + "Zq8wN3vR5tY7uI9oP1aS2dF4gH6jK8lM0nB2"
+BODY_SECRETS = {
+    "bearer_token": "Authorization: Bearer k7Hq2mX9vT4pL8sN3wR6yB1cF5gJ0dZe",
+    "password_assignment": "DB_PASSWORD=Tr0ub4dor-and-3",
+    "card_number": "card 4539 1488 0343 6467 please",
+    "us_ssn": "SSN 219-09-9999 on the form",
+    "huggingface_token": "token hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+}
+SECRET_VALUES = [
+    TITLE_SECRET,
+    "k7Hq2mX9vT4pL8sN3wR6yB1cF5gJ0dZe",
+    "Tr0ub4dor-and-3",
+    "4539 1488 0343 6467",
+    "219-09-9999",
+    "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+]
+
+
+@pytest.fixture
+def secret_conversation(host):
+    turns = [("t1", "user", "\n".join(BODY_SECRETS.values())), ("t2", "assistant", "Rotate them all now.")]
+    payload = capture(
+        "chatgpt", "https://chatgpt.com/c/s1", turns, conversation_id="s1", title=f"keys {TITLE_SECRET}"
+    )
+    return host.data("save", payload=payload, kind="capture")["conversation_id"]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "text", "html", "portable", "openai", "anthropic", "ollama"])
+def test_get_with_redact_leaves_no_secret_in_any_format_or_file_name(host, secret_conversation, fmt):
+    text, _ = host.paged("get", conversation_id=secret_conversation, format=fmt, redact=True)
+    first = host.data("get", conversation_id=secret_conversation, format=fmt, redact=True)
+    for value in SECRET_VALUES:
+        assert value not in text and value not in first["filename"], (fmt, value)
+    if fmt in ("markdown", "text", "portable"):
+        assert "[REDACTED:github_token]" in text  # the title is redacted too
+    assert first["redactions"]["github_token"] == 1
+    assert set(BODY_SECRETS) <= set(first["redactions"])
+    plain, _ = host.paged("get", conversation_id=secret_conversation, format=fmt)
+    assert "Tr0ub4dor-and-3" in plain  # the archive keeps the original; only what leaves is redacted
+
+
+def test_context_with_redact_redacts_the_title_in_its_header(host, secret_conversation):
+    text, _ = host.paged("context", conversation_id=secret_conversation, target="chatgpt", redact=True)
+    for value in SECRET_VALUES:
+        assert value not in text, value
+    report = host.data("context", conversation_id=secret_conversation, target="chatgpt", redact=True)[
+        "report"
+    ]
+    assert report["redactions"]["github_token"] == 1 and report["redactions"]["us_ssn"] == 1

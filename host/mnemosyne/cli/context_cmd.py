@@ -84,6 +84,11 @@ def run_context(args: argparse.Namespace) -> int:
         conv = _from_file(args.source, args.pick)
     else:
         conv, counts = _from_archive(args.source, tokens.base_encoding(target.tokenizer))
+    pre = None
+    if args.redact:  # the one redaction policy: the title and instructions too, not only the transcript
+        from ..redact import redact_conversation
+
+        conv, pre = redact_conversation(conv)
     result = build_context(
         conv,
         target,
@@ -94,6 +99,10 @@ def run_context(args: argparse.Namespace) -> int:
         token_counts=counts,
     )
     report = result.report
+    if pre is not None:
+        from ..redact import merge_reports
+
+        report["redactions"] = merge_reports(pre.report(), report.get("redactions", {}))
     if args.json:
         json.dump({"payload": result.payload, "report": report}, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

@@ -24,9 +24,18 @@ def run(params: dict, ctx) -> dict:
     if len(counts) < len(conv.messages):  # saved before its counts were stored: count once, keep them
         counts = count_messages(conv, COUNTED_ENCODING)
         arc.store_token_counts(conv.id, COUNTED_ENCODING, counts)
+    pre = None
+    if redact:  # the one redaction policy: the title and instructions too, not only the transcript
+        from ...redact import redact_conversation
+
+        conv, pre = redact_conversation(conv)
     result = build_context(
         conv, target, budget=budget, branch=branch, include=include, redact=redact, token_counts=counts
     )
+    if pre is not None:
+        from ...redact import merge_reports
+
+        result.report["redactions"] = merge_reports(pre.report(), result.report.get("redactions", {}))
     return {
         "conversation_id": conv.id,
         "target": target.name,
