@@ -21,10 +21,12 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP, appauthor=False))
 
 
-def ensure_private_dir(path: Path) -> Path:
-    """Create `path` (and missing parents) as 0700; tighten it to 0700 when it is ours and others can enter it."""
+def ensure_private_dir(path: Path, tighten_existing: bool = False) -> Path:
+    """Create `path` (and missing parents) as 0700; with `tighten_existing`, also make an existing folder of ours
+    0700 when others can enter it (the data folder of an older install was 0755)."""
+    existed = path.is_dir()
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if os.name == "posix":
+    if os.name == "posix" and (tighten_existing or not existed):
         info = path.stat()
         if info.st_uid == os.geteuid() and info.st_mode & 0o077:
             os.chmod(path, 0o700)
@@ -35,7 +37,7 @@ def ensure_dir(path: Path) -> Path:
     """A folder inside the data folder; the data folder itself is made private (0700) first."""
     root = data_dir()
     if path == root or root in path.parents:
-        ensure_private_dir(root)
+        ensure_private_dir(root, tighten_existing=True)
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
 
