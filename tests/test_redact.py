@@ -134,3 +134,8 @@ def test_context_kept_around_bearer_azure_and_env_values():
 def test_card_numbers_need_a_network_prefix_and_the_luhn_check(number, is_card):
     out, counts = redact(f"pay with {number} today")
     assert (counts == {"card_number": 1}) is is_card and (number not in out) is is_card
+
+
+def test_a_bearer_token_of_a_known_format_is_counted_as_that_format():
+    out, counts = redact("Authorization: Bearer ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ")
+    assert out == "Authorization: Bearer [REDACTED:github_token]" and counts == {"github_token": 1}

@@ -200,6 +200,11 @@ class Redactor:
             self.counts[kind] += 1
             return match.group("url_head") + _placeholder(kind)
         if kind in _HEAD_KEPT:
+            if kind == "bearer_token":  # "Bearer ghp_..." counts as the token's own type
+                value = match.group("bearer_value")
+                kind = next((name for name, rx in _TOKEN_TYPES if rx.fullmatch(value)), kind)
+                self.counts[kind] += 1
+                return match.group("bearer_head") + _placeholder(kind)
             self.counts[kind] += 1
             return match.group(_HEAD_KEPT[kind]) + _placeholder(kind)
         if kind == "card_number" and not is_card_number(match.group(0)):
