@@ -145,6 +145,7 @@ def test_wrong_key_is_an_error_and_changes_nothing(mnemo_home):
     db = mnemo_home / "archive.db"
     before = db.read_bytes()
     (mnemo_home / "archive.key").write_text("11" * 32)
+    os.chmod(mnemo_home / "archive.key", 0o600)
     with pytest.raises(WrongKeyError):
         open_archive()
     assert db.read_bytes() == before

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from support.cli import run_cli
+from support.cli import mnemo, run_cli
 
 FIX = Path(__file__).parent / "fixtures"
 
@@ -67,6 +69,9 @@ def test_import_exports_then_search_list_show_delete_export(env, tmp_path):
     run_cli(env, "export", "--to", "markdown", str(out))
     files = sorted(out.iterdir())
     assert len(files) == 7 and all(f.suffix == ".md" and len(f.name.encode()) <= 255 for f in files)
+    if os.name == "posix":  # what leaves the encrypted archive stays private to the user
+        assert {stat.S_IMODE(f.stat().st_mode) for f in files} == {0o600}
+        assert stat.S_IMODE(out.stat().st_mode) == 0o700
 
     run_cli(env, "delete", conv_id)
     assert len(json.loads(run_cli(env, "list", "--json").stdout)) == 6
@@ -92,3 +97,50 @@ def test_every_command_has_help_and_is_in_the_readme(env):
         done = run_cli(env, name, "--help")
         assert done.stdout.startswith(f"usage: mnemo {name}")
         assert f"mnemo {name}" in readme, f"README does not mention `mnemo {name}`"
+
+
+def test_redact_applies_to_show_export_context_and_convert_title_included(env, tmp_path):
+    title_secret = "glpat-" + "Xy7Kq2Lm9Nb4Vc8Zt1Rw"
+    body = "deploy with DB_PASSWORD=Tr0ub4dor-and-3 and card 4539148803436467"
+    capture = {
+        "format": "mnemosyne.capture",
+        "version": 1,
+        "site": "claude",
+        "url": "https://claude.ai/chat/k1",
+        "conversation_id": "k1",
+        "title": f"rotate {title_secret}",
+        "captured_at": "2026-11-30T10:00:00Z",
+        "complete": True,
+        "turns": [
+            {"key": "a", "order": 0, "role": "user", "model": None, "markdown": body, "attachments": []},
+            {
+                "key": "b",
+                "order": 1,
+                "role": "assistant",
+                "model": None,
+                "markdown": "Done.",
+                "attachments": [],
+            },
+        ],
+    }
+    source = tmp_path / "capture.json"
+    source.write_text(json.dumps(capture), encoding="utf-8")
+    run_cli(env, "import", str(source))
+    conv_id = json.loads(run_cli(env, "list", "--json").stdout)[0]["id"]
+    secrets = (title_secret, "Tr0ub4dor-and-3", "4539148803436467")
+
+    outputs = {
+        "show": run_cli(env, "show", conv_id, "--redact").stdout,
+        "show --json": run_cli(env, "show", conv_id, "--json", "--redact").stdout,
+        "context": run_cli(env, "context", conv_id, "--target", "claude", "--redact").stdout,
+        "convert": mnemo(env, "convert", str(source), "--to", "markdown", "--redact").stdout,  # writes bytes: a real process
+    }
+    out = tmp_path / "redacted"
+    run_cli(env, "export", "--to", "markdown", "--redact", str(out))
+    [exported] = list(out.iterdir())
+    outputs["export"] = exported.name + "\n" + exported.read_text(encoding="utf-8")
+    for where, text in outputs.items():
+        for value in secrets:
+            assert value not in text, (where, value)
+        assert "[REDACTED:" in text, where
+    assert title_secret in run_cli(env, "show", conv_id).stdout  # without --redact the archive text is shown

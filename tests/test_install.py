@@ -100,6 +100,11 @@ def home(tmp_path, monkeypatch):
             for name, b in locations.BROWSERS.items()
         },
     )
+    monkeypatch.setattr(
+        locations,
+        "SYSTEM_LAUNCHER_DIRS",
+        {k: str(system_root) + v for k, v in locations.SYSTEM_LAUNCHER_DIRS.items()},
+    )
     # Copying the 5 MB tokenizer files is tested once, in the subprocess test.
     monkeypatch.setattr(tokens, "ensure_files", lambda: tmp_path / "mnemo-data" / "cache")
     return home
@@ -109,19 +114,19 @@ def use_os(monkeypatch, name):
     monkeypatch.setattr(locations, "current_os", lambda: name)
 
 
-def launcher_file(system=locations.LINUX) -> Path:
-    return launcher.launcher_path(system)
+def launcher_file(system=locations.LINUX, system_scope=False) -> Path:
+    return launcher.launcher_path(system, system_scope)
 
 
 def all_files(root: Path) -> dict[str, bytes]:
     return {str(p): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-def assert_manifest(path: Path, family: str, system=locations.LINUX) -> dict:
+def assert_manifest(path: Path, family: str, system=locations.LINUX, system_scope=False) -> dict:
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     data = json.loads(path.read_text("utf-8"))
     assert data["name"] == "org.mnemosyne.host" and data["type"] == "stdio"
-    assert os.path.isabs(data["path"]) and data["path"] == str(launcher_file(system))
+    assert os.path.isabs(data["path"]) and data["path"] == str(launcher_file(system, system_scope))
     if system != locations.WINDOWS:
         assert os.access(data["path"], os.X_OK)
     if family == "chromium":
@@ -267,14 +272,16 @@ def test_system_scope_writes_the_machine_folders(home, tmp_path, capsys):
     assert not (tmp_path / "system").exists()
     assert main(["install", "--browser", "firefox", "--system"]) == 0
     for lib in ("lib", "lib64"):
-        assert_manifest(tmp_path / f"system/usr/{lib}/mozilla/native-messaging-hosts" / NAME, "firefox")
+        assert_manifest(
+            tmp_path / f"system/usr/{lib}/mozilla/native-messaging-hosts" / NAME, "firefox", system_scope=True
+        )
     assert not (home / ".mozilla").exists()
     assert main(["install", "--browser", "firefox"]) == 0
-    assert main(["uninstall"]) == 0  # user scope only: the machine-wide manifests stay
-    assert not (home / ".mozilla/native-messaging-hosts" / NAME).exists()
-    assert len(list((tmp_path / "system").rglob("*.json"))) == 2 and launcher_file().exists()
+    assert main(["uninstall"]) == 0  # user scope only: the machine-wide manifests and launcher stay
+    assert not (home / ".mozilla/native-messaging-hosts" / NAME).exists() and not launcher_file().exists()
+    assert len(list((tmp_path / "system").rglob("*.json"))) == 2 and launcher_file(system_scope=True).exists()
     assert main(["uninstall", "--system"]) == 0
-    assert not list((tmp_path / "system").rglob("*.json")) and not launcher_file().exists()
+    assert not list((tmp_path / "system").rglob("*.json")) and not launcher_file(system_scope=True).exists()
 
 
 def test_unwritable_location_is_a_typed_error(home, tmp_path, capsys):
@@ -510,3 +517,107 @@ def test_mnemo_install_for_one_profile_in_a_subprocess(tmp_path):
         tokens.cache_file_name(n) for n in ("o200k_base", "cl100k_base")
     )
     assert not (tmp_path / "home").exists()  # only the profile folder and the data folder were touched
+
+
+# --- machine-wide install and tampering (issue 10) --------------------------------------------------
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX owners and modes")
+def test_system_launcher_is_root_owned_and_serves_each_user_their_own_archive(home, tmp_path):
+    """It used to be the installing user's launcher, exporting that user's MNEMOSYNE_HOME to everyone."""
+    assert main(["install", "--browser", "firefox", "--system"]) == 0
+    system_launcher = launcher_file(system_scope=True)
+    info = system_launcher.stat()
+    assert info.st_uid == 0 and stat.S_IMODE(info.st_mode) == 0o755
+    assert stat.S_IMODE(system_launcher.parent.stat().st_mode) == 0o755
+    text = system_launcher.read_text()
+    assert (
+        "MNEMOSYNE_HOME" not in text.replace("# Machine-wide", "")
+        and str(tmp_path / "mnemo-data") not in text
+    )
+    for user in ("alice", "bob"):
+        user_home = tmp_path / "users" / user
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE", "XDG_DATA_HOME")
+        }
+        env.update(HOME=str(user_home), MNEMOSYNE_KEY_FILE=str(user_home / "key"))
+        body = json.dumps({"id": 1, "action": "hello"}).encode()
+        done = subprocess.run(
+            [str(system_launcher)],
+            input=len(body).to_bytes(4, sys.byteorder) + body,
+            capture_output=True,
+            env=env,
+            timeout=60,
+        )
+        reply = json.loads(done.stdout[4:])
+        assert reply["ok"] and reply["data"]["archive"]["state"] == "ready", (reply, done.stderr[-500:])
+        assert (user_home / ".local/share/mnemosyne/archive.db").exists()  # the user's own data folder
+    assert not (tmp_path / "mnemo-data" / "archive.db").exists()  # never the installer's
+
+
+def test_system_install_refuses_without_root(home, monkeypatch, capsys):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert main(["install", "--browser", "firefox", "--system"]) == 2
+    assert "run it as root" in capsys.readouterr().err
+    assert not launcher_file(system_scope=True).exists()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX owners and modes")
+def test_system_install_refuses_a_python_other_users_can_change(home, tmp_path, monkeypatch, capsys):
+    shared = tmp_path / "shared-venv" / "bin"
+    shared.mkdir(parents=True)
+    os.chmod(shared, 0o777)  # anyone could swap the interpreter every user's browser would start
+    (shared / "python").symlink_to(sys.executable)
+    monkeypatch.setattr(launcher, "current_interpreter", lambda: str(shared / "python"))
+    assert main(["install", "--browser", "firefox", "--system"]) == 2
+    err = capsys.readouterr().err
+    assert "root-owned Python" in err and "writable by" in err
+    assert not list((tmp_path / "system").rglob("*.json"))
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX owners and modes")
+@pytest.mark.parametrize(
+    "tamper, expected",
+    [
+        (lambda m, lf: os.chmod(m, 0o666), "writable by its group and every user"),
+        (lambda m, lf: os.chmod(m, 0o664), "writable by its group"),
+        (lambda m, lf: os.chown(m, 65534, -1), "owned by"),
+        (lambda m, lf: os.chmod(m.parent, 0o777), "writable by"),
+        (lambda m, lf: os.chmod(lf, 0o777), "writable by"),
+        (lambda m, lf: os.chown(lf, 65534, -1), "owned by"),
+    ],
+    ids=[
+        "manifest-world",
+        "manifest-group",
+        "manifest-owner",
+        "manifest-folder",
+        "launcher-world",
+        "launcher-owner",
+    ],
+)
+def test_doctor_fails_manifests_and_launchers_others_can_rewrite(home, capsys, tamper, expected):
+    (home / ".config/chromium").mkdir(parents=True)
+    assert main(["install", "--browser", "chromium"]) == 0
+    manifest = home / ".config/chromium/NativeMessagingHosts" / NAME
+    before = [*doctor.check_manifests(locations.LINUX), doctor.check_launcher(locations.LINUX)]
+    assert all(c.status == "ok" for c in before), before
+    tamper(manifest, launcher_file())
+    capsys.readouterr()
+    assert main(["doctor", "--json"]) == 1
+    checks = json.loads(capsys.readouterr().out)["checks"]
+    failed = [c for c in checks if c["status"] == "fail" and c["name"] in ("manifest: Chromium", "launcher")]
+    assert failed and any(expected in c["detail"] for c in failed), checks
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX owners and modes")
+def test_doctor_checks_the_machine_wide_launcher(home):
+    assert main(["install", "--browser", "firefox", "--system"]) == 0
+    checks = {c["name"]: c for c in doctor.report()["checks"]}
+    assert checks["machine-wide launcher"]["status"] == "ok", checks["machine-wide launcher"]
+    assert all(c["status"] == "ok" for n, c in checks.items() if n.startswith("manifest: Firefox"))
+    os.chmod(launcher_file(system_scope=True), 0o775)
+    checks = {c["name"]: c for c in doctor.report()["checks"]}
+    assert checks["machine-wide launcher"]["status"] == "fail"
+    assert any(c["status"] == "fail" for n, c in checks.items() if n.startswith("manifest: Firefox"))

@@ -115,14 +115,18 @@ def test_valid_capture_converts() -> None:
     assert canonical.dumps(canonical.loads(first)) == first
 
 
-def test_complete_capture_without_id_uses_url() -> None:
+def test_capture_without_id_is_identified_by_its_content_never_its_url() -> None:
     data = payload()
-    data.update(complete=True, conversation_id=None, site="chatgpt", url="https://chatgpt.com/c/abc")
+    data.update(complete=True, conversation_id=None, site="chatgpt", url="https://chatgpt.com/")
     [conv] = read(data)
     assert conv.provenance.partial is False
-    assert conv.source.site == "chatgpt" and conv.source.conversation_id == "https://chatgpt.com/c/abc"
-    [again] = read(data)
-    assert again.id == conv.id  # the same page keeps its id
+    assert conv.source.site == "chatgpt" and conv.source.conversation_id is None
+    assert conv.source.url == "https://chatgpt.com/"
+    [again] = read(dict(data, captured_at="2026-12-01T00:00:00Z", url="https://chatgpt.com/?model=x"))
+    assert again.id == conv.id  # the same capture keeps its id wherever it was taken
+    other = dict(data, turns=[dict(data["turns"][0], markdown="a different chat")] + data["turns"][1:])
+    [different] = read(other)
+    assert different.id != conv.id  # same URL, same keys, different chat: another entry
 
 
 def test_detect_and_read_through_loading() -> None:

@@ -102,3 +102,40 @@ def test_aws_secret_access_keys_are_found_by_their_context():
     ):
         out, counts = redact(text)
         assert key not in out and sum(counts.values()) == 1, (text, out)
+
+
+def test_context_kept_around_bearer_azure_and_env_values():
+    text = (
+        "Authorization: Bearer 9xQ2mK7vL4pT8sN3wR6yB1cF5gJ0dZe\n"
+        "AccountName=acme;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;"
+        "EndpointSuffix=core.windows.net\n"
+        "export AWS_DB_PASSWORD=Tr0ub4dor-and-3\n"
+    )
+    out, counts = redact(text)
+    assert out == (
+        "Authorization: Bearer [REDACTED:bearer_token]\n"
+        "AccountName=acme;AccountKey=[REDACTED:azure_account_key];EndpointSuffix=core.windows.net\n"
+        "export AWS_DB_PASSWORD=[REDACTED:password_assignment]\n"
+    )
+    assert counts == {"azure_account_key": 1, "bearer_token": 1, "password_assignment": 1}
+
+
+@pytest.mark.parametrize(
+    "number,is_card",
+    [
+        ("4539 1488 0343 6467", True),  # Visa, Luhn-valid
+        ("4539 1488 0343 6468", False),  # one digit off
+        ("5555-5555-5555-4444", True),  # Mastercard test number
+        ("378282246310005", True),  # Amex test number
+        ("1234567812345670", False),  # Luhn-valid, but no card network issues 1...
+        ("4539 1488-0343 6467", False),  # mixed separators: not how a card is written
+    ],
+)
+def test_card_numbers_need_a_network_prefix_and_the_luhn_check(number, is_card):
+    out, counts = redact(f"pay with {number} today")
+    assert (counts == {"card_number": 1}) is is_card and (number not in out) is is_card
+
+
+def test_a_bearer_token_of_a_known_format_is_counted_as_that_format():
+    out, counts = redact("Authorization: Bearer ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ")
+    assert out == "Authorization: Bearer [REDACTED:github_token]" and counts == {"github_token": 1}

@@ -43,5 +43,11 @@ class KeyringUnavailableError(ArchiveError):
     code = "KEYRING_UNAVAILABLE"
 
 
+class UnsafeKeyFileError(ArchiveError):
+    """The key file is a symlink, not a plain file, or readable by other users: never used."""
+
+    code = "ARCHIVE_KEY_UNSAFE"
+
+
 class WrongKeyError(ArchiveError):
     code = "ARCHIVE_KEY_MISMATCH"

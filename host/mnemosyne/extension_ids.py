@@ -33,3 +33,29 @@ def chromium_id_from_key(public_key_b64: str) -> str:
 def chromium_origin(extension_id: str = CHROMIUM_EXTENSION_ID) -> str:
     """The allowed_origins entry; the trailing slash is required by Chromium."""
     return f"chrome-extension://{extension_id}/"
+
+
+_ORIGIN_SCHEMES = ("chrome-extension://", "moz-extension://")
+
+
+def allowed_callers() -> frozenset[str]:
+    return frozenset({chromium_origin(CHROMIUM_EXTENSION_ID), FIREFOX_ADDON_ID})
+
+
+def caller_id(argv: list[str]) -> str | None:
+    """Who started the host, from its arguments; None when no browser did (the CLI, tests).
+
+    Chromium passes the caller origin first (then --parent-window=N on Windows). Firefox passes the
+    manifest path, then the add-on id, email-like (name@domain) or a GUID in braces ({…}): whatever
+    stands second is taken as the caller, so an id of any shape is checked (the check fails closed)."""
+    origin = next((a for a in argv if a.startswith(_ORIGIN_SCHEMES)), None)
+    if origin is not None:
+        return origin
+    if len(argv) >= 2 and not argv[1].startswith("--parent-window="):
+        return argv[1]
+    return None
+
+
+def is_allowed_caller(argv: list[str]) -> bool:
+    caller = caller_id(argv)
+    return caller is None or caller in allowed_callers()

@@ -10,6 +10,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .model import Conversation
 
 PLACEHOLDER = "[REDACTED:{}]"
 
@@ -30,6 +34,26 @@ _PATTERNS: list[tuple[str, str]] = [
     ("google_api_key", _B + r"AIza[0-9A-Za-z_\-]{35}"),
     ("slack_token", _B + r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
     ("stripe_key", _B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    (
+        "gitlab_token",
+        _B + r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_\-]{20,}(?:\.[0-9a-z.]{2,})?",
+    ),
+    ("huggingface_token", _B + r"(?:hf_|api_org_)[A-Za-z0-9]{30,}" + _E),
+    ("npm_token", _B + r"npm_[A-Za-z0-9]{36}" + _E),
+    ("sendgrid_key", _B + r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,64}"),
+    ("google_oauth_secret", _B + r"GOCSPX-[A-Za-z0-9_\-]{24,40}"),
+    # Azure storage / Service Bus connection strings: only the key is replaced
+    (
+        "azure_account_key",
+        r"(?P<azure_head>(?i:" + _B + r"(?:AccountKey|SharedAccessKey)\s*=\s*))"
+        r"(?P<azure_value>[A-Za-z0-9+/]{30,}={0,2})",
+    ),
+    # Authorization: Bearer <token>; "the bearer of bad news" has no token-shaped word after it
+    (
+        "bearer_token",
+        r"(?P<bearer_head>(?i:" + _B + r"bearer)\s+)"
+        r"(?P<bearer_value>(?=[A-Za-z0-9\-._~+/]*[0-9])(?=[A-Za-z0-9\-._~+/]*[A-Za-z])[A-Za-z0-9\-._~+/]{16,}=*)",
+    ),
     # AWS secret access keys have no prefix of their own: only a 40-character key near "aws ... secret" counts
     (
         "aws_secret_key",
@@ -49,11 +73,18 @@ _PATTERNS: list[tuple[str, str]] = [
         "password_assignment",
         r"(?P<assign_head>(?i:"
         + _B
-        + r"(?:password|passwd|pwd|passphrase|secret(?:_key)?|api[_\-]?key|apikey"
+        + r"(?:[A-Za-z0-9]+[_.\-])*(?:password|passwd|pwd|passphrase|secret(?:_key)?|api[_\-]?key|apikey"
         r"|access[_\-]?token|auth[_\-]?token|client[_\-]?secret|private[_\-]?key|secret[_\-]?access[_\-]?key)"
         + _E
         + r"[\"']?\s*[:=]\s*)[\"']?)"
         r"(?P<assign_value>(?!\[REDACTED)[^\s\"',;)}\]]{4,})",
+    ),
+    # 13-19 digits, whole or in groups; kept unless a card brand's prefix and the Luhn check both hold
+    ("card_number", r"(?<![0-9\-.])[2-6](?:[ \-]?[0-9]){12,18}(?![0-9]|[\-.][0-9])"),
+    # US SSN, dashed: area 001-899 but not 666, group 01-99, serial 0001-9999
+    (
+        "us_ssn",
+        r"(?<![0-9\-.])(?!000|666|9[0-9][0-9])[0-9]{3}-(?!00)[0-9]{2}-(?!0000)[0-9]{4}(?![0-9]|[\-.][0-9])",
     ),
     (
         "email",
@@ -79,6 +110,11 @@ _TOKEN_NAMES = (
     "google_api_key",
     "slack_token",
     "stripe_key",
+    "gitlab_token",
+    "huggingface_token",
+    "npm_token",
+    "sendgrid_key",
+    "google_oauth_secret",
     "jwt",
 )
 _TOKEN_TYPES = [(name, re.compile(pattern)) for name, pattern in _PATTERNS if name in _TOKEN_NAMES]
@@ -86,7 +122,48 @@ _TOKEN_TYPES = [(name, re.compile(pattern)) for name, pattern in _PATTERNS if na
 _CODE_VALUE = re.compile(
     r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:[(\[].*)?|None|null|nil|true|false|undefined", re.IGNORECASE
 )
+# a value that stands for a secret instead of being one: ${VAR}, $VAR, %VAR%, <password>, {{ secret }}, ***, xxxx
+_PLACEHOLDER_VALUE = re.compile(r"[$%<{*]|(?i:x{3,}|\.{3}|your[_\-]|changeme$|example$|redacted)")
+# an environment-style assignment head: upper-case name, "=", no spaces or quotes
+_ENV_HEAD = re.compile(r"[A-Z][A-Z0-9_.\-]*=")
 _GIT_HOSTS = ("git@",)  # SSH remotes such as git@github.com are addresses of repositories, not of people
+
+
+# alternatives whose leading context ("aws secret: ", "AccountKey=", "Bearer ") stays and only the value goes
+_HEAD_KEPT = {"aws_secret_key": "aws_head", "azure_account_key": "azure_head", "bearer_token": "bearer_head"}
+_CARD_SEPARATORS = re.compile(r"[ \-]")
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _card_brand_ok(digits: str) -> bool:
+    """A prefix and length some card network issues (Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay)."""
+    n, two, four = len(digits), int(digits[:2]), int(digits[:4])
+    return (
+        (digits[0] == "4" and n in (13, 16, 19))
+        or ((51 <= two <= 55 or 2221 <= four <= 2720) and n == 16)
+        or (two in (34, 37) and n == 15)
+        or ((digits.startswith(("6011", "65")) or 644 <= int(digits[:3]) <= 649) and n in (16, 19))
+        or (3528 <= four <= 3589 and n == 16)
+        or ((300 <= int(digits[:3]) <= 305 or two in (36, 38, 39)) and n in (14, 16))
+        or (digits.startswith("62") and n in (16, 19))
+    )
+
+
+def is_card_number(text: str) -> bool:
+    """Card-shaped: one kind of separator at most, a card brand's prefix and length, and a valid Luhn digit."""
+    if " " in text and "-" in text:
+        return False
+    digits = _CARD_SEPARATORS.sub("", text)
+    return 13 <= len(digits) <= 19 and _card_brand_ok(digits) and _luhn_ok(digits)
 
 
 def _placeholder(kind: str) -> str:
@@ -122,13 +199,26 @@ class Redactor:
         if kind == "url_password":
             self.counts[kind] += 1
             return match.group("url_head") + _placeholder(kind)
-        if kind == "aws_secret_key":
+        if kind in _HEAD_KEPT:
+            if kind == "bearer_token":  # "Bearer ghp_..." counts as the token's own type
+                value = match.group("bearer_value")
+                kind = next((name for name, rx in _TOKEN_TYPES if rx.fullmatch(value)), kind)
+                self.counts[kind] += 1
+                return match.group("bearer_head") + _placeholder(kind)
             self.counts[kind] += 1
-            return match.group("aws_head") + _placeholder(kind)
+            return match.group(_HEAD_KEPT[kind]) + _placeholder(kind)
+        if kind == "card_number" and not is_card_number(match.group(0)):
+            return match.group(0)
         if kind == "password_assignment":
             value = match.group("assign_value")
-            quoted = match.group("assign_head").rstrip().endswith(('"', "'"))
-            if not quoted and not _looks_secret(value):
+            head = match.group("assign_head")
+            quoted = head.rstrip().endswith(('"', "'"))
+            if _PLACEHOLDER_VALUE.match(value) or value.endswith(("...", "…")):  # "sk-ant-..." is elided
+                return match.group(0)
+            if _ENV_HEAD.fullmatch(head):  # NAME_PASSWORD=value (shell, .env): the value is literal, not code
+                if len(value) < 6:
+                    return match.group(0)
+            elif not quoted and not _looks_secret(value):
                 return match.group(0)
             kind = next((name for name, rx in _TOKEN_TYPES if rx.fullmatch(value)), kind)
             self.counts[kind] += 1
@@ -153,3 +243,60 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
     """The text with secrets replaced, and how many of each type were found."""
     redactor = Redactor()
     return redactor.redact(text), redactor.report()
+
+
+# the free-text fields of a message part; ids, roles, types, languages and MIME types are structure, not text
+_PART_TEXT_FIELDS = frozenset(
+    {"text", "code", "extracted_text", "output", "summary", "content", "title", "snippet", "arguments", "raw"}
+)
+
+
+def _redact_value(value: Any, redactor: Redactor) -> Any:
+    if isinstance(value, str):
+        return redactor.redact(value)
+    if isinstance(value, list):
+        return [_redact_value(v, redactor) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_value(v, redactor) for k, v in value.items()}
+    return value
+
+
+def _redact_part(part: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
+    out = {}
+    for key, value in part.items():
+        if key in _PART_TEXT_FIELDS:
+            out[key] = _redact_value(value, redactor)
+        elif isinstance(value, list):  # citations and other nested parts
+            out[key] = [_redact_part(v, redactor) if isinstance(v, dict) else v for v in value]
+        else:
+            out[key] = value
+    return out
+
+
+def redact_conversation(
+    conv: Conversation, redactor: Redactor | None = None
+) -> tuple[Conversation, Redactor]:
+    """A copy of `conv` with the title, instructions and every message's text redacted.
+
+    The one redaction policy for everything that leaves the archive: context, get (copy, export, download),
+    `mnemo show/export/convert --redact`."""
+    from .model import Conversation
+
+    redactor = redactor or Redactor()
+    data = conv.model_dump(mode="json", exclude_none=False)
+    if data.get("title"):
+        data["title"] = redactor.redact(data["title"])
+    for ins in data.get("instructions", []):
+        ins["text"] = redactor.redact(ins["text"])
+        if ins.get("title"):
+            ins["title"] = redactor.redact(ins["title"])
+    for msg in data.get("messages", []):
+        msg["parts"] = [_redact_part(part, redactor) for part in msg.get("parts", [])]
+    return Conversation.model_validate(data), redactor
+
+
+def merge_reports(*reports: dict[str, int]) -> dict[str, int]:
+    total: Counter = Counter()
+    for report in reports:
+        total.update(report)
+    return {kind: total[kind] for kind in REDACTION_TYPES if total[kind]}

@@ -80,7 +80,69 @@ def generators():
         "jwt": lambda r: (k := _jwt(r), k),
         "pem private key": _pem,
         "password in url": lambda r: _url_password(r),
+        "gitlab glpat-": lambda r: (k := "glpat-" + _s(r, URLSAFE, 20), k),
+        "huggingface hf_": lambda r: (k := "hf_" + _s(r, string.ascii_letters, 34), k),
+        "npm npm_": lambda r: (k := "npm_" + _s(r, ALNUM, 36), k),
+        "sendgrid SG.": lambda r: (k := "SG." + _s(r, URLSAFE, 22) + "." + _s(r, URLSAFE, 43), k),
+        "google oauth GOCSPX-": lambda r: (k := "GOCSPX-" + _s(r, URLSAFE, 28), k),
+        "azure AccountKey=": _azure,
+        "bearer token": lambda r: (
+            k := _s(r, URLSAFE, 12) + r.choice("0123456789") + _s(r, URLSAFE + ".~", 30),
+            k,
+        ),
+        "NAME_PASSWORD= assignment": lambda r: (
+            k := _s(r, ALNUM, 1) + _s(r, ALNUM + "!#^*-_", r.randrange(7, 24)),
+            k,
+        ),
+        "card number (Luhn)": _card,
+        "us ssn": _ssn,
     }
+
+
+def _luhn_digit(body: str) -> str:
+    total = 0
+    for i, ch in enumerate(reversed(body)):
+        d = int(ch)
+        if i % 2 == 0:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return str((10 - total % 10) % 10)
+
+
+def card(rng: random.Random, valid: bool = True) -> str:
+    """A Visa, Mastercard, Amex or Discover number with a valid (or, for near misses, a wrong) check digit."""
+    prefix, length = rng.choice(
+        [("4", 16), ("4", 13), ("5" + str(rng.randrange(1, 6)), 16), ("37", 15), ("6011", 16)]
+    )
+    body = prefix + "".join(rng.choice(string.digits) for _ in range(length - len(prefix) - 1))
+    check = _luhn_digit(body)
+    if not valid:
+        check = str((int(check) + rng.randrange(1, 10)) % 10)
+    return body + check
+
+
+def _card(rng: random.Random) -> tuple[str, str]:
+    digits = card(rng)
+    style = rng.choice(["plain", "spaced", "dashed"])
+    if style == "plain" or len(digits) != 16:
+        return digits, digits
+    sep = " " if style == "spaced" else "-"
+    return sep.join(digits[i : i + 4] for i in range(0, 16, 4)), digits[-8:]
+
+
+def _ssn(rng: random.Random) -> tuple[str, str]:
+    area = rng.choice([a for a in range(1, 900) if a != 666])
+    ssn = f"{area:03d}-{rng.randrange(1, 100):02d}-{rng.randrange(1, 10000):04d}"
+    return ssn, ssn
+
+
+def _azure(rng: random.Random) -> tuple[str, str]:
+    key = base64.b64encode(rng.randbytes(64)).decode()
+    account = rng.choice(["acmeprod", "stdata01", "contosologs"])
+    return (
+        f"DefaultEndpointsProtocol=https;AccountName={account};AccountKey={key};EndpointSuffix=core.windows.net",
+        key[:40],
+    )
 
 
 def _url_password(rng: random.Random) -> tuple[str, str]:
@@ -121,7 +183,95 @@ CONTEXTS = {
     ],
     "pem private key": ["Here is the key file:\n{}\nWhy does ssh reject it?", "```\n{}\n```", "{}"],
     "password in url": ["DATABASE_URL={}", 'conn = connect("{}")', "The URL is {} and it times out.", "{}"],
+    "azure AccountKey=": [
+        'AZURE_STORAGE_CONNECTION_STRING="{}"',
+        'conn_str = "{}"',
+        "It fails with {}",
+        "{}",
+    ],
+    "bearer token": [
+        "Authorization: Bearer {}",
+        "curl -H 'Authorization: Bearer {}' https://api.example.com/v1/items",
+        'headers = {{"Authorization": "Bearer {}"}}',
+        "I send `Bearer {}` and get 403.",
+    ],
+    "NAME_PASSWORD= assignment": [
+        "DB_PASSWORD={}",
+        "export POSTGRES_PASSWORD={}",
+        "      - MYSQL_ROOT_PASSWORD={}",
+        "SMTP_PASSWORD='{}'",
+        "REDIS_PASSWORD={} docker compose up",
+    ],
+    "card number (Luhn)": [
+        "My card is {} exp 04/27, why is it declined?",
+        "charge {} for the order",
+        "Card: {}",
+        "{}",
+    ],
+    "us ssn": ["SSN: {}", "my social security number is {} for the W-9", "Applicant {} (verified)", "{}"],
 }
+
+# family -> realistic near misses: things that look like that family but are not a secret of it
+NEAR_MISSES = {
+    "gitlab glpat-": [
+        "GitLab personal access tokens start with glpat- followed by 20 characters.",
+        "Set GITLAB_TOKEN to your glpat-1234 token.",
+    ],
+    "huggingface hf_": [
+        "from huggingface_hub import hf_hub_download",
+        "path = hf_hub_download(repo_id='gpt2', filename='config.json')",
+        "hf_token = os.environ['HF_TOKEN']",
+        "pip install hf_transfer and set HF_HUB_ENABLE_HF_TRANSFER=1",
+    ],
+    "npm npm_": [
+        "npm_config_registry=https://registry.npmjs.org/",
+        "console.log(process.env.npm_package_version)",
+        "if (process.env.npm_lifecycle_event === 'test') {",
+    ],
+    "sendgrid SG.": ["const msg = SG.mail.send(request);", "See section SG.2.1 of the style guide."],
+    "google oauth GOCSPX-": ["Google OAuth client secrets now start with GOCSPX- instead of a bare string."],
+    "azure AccountKey=": [
+        "AccountKey=<your-account-key>;EndpointSuffix=core.windows.net",
+        "DefaultEndpointsProtocol=https;AccountName=${ACCOUNT};AccountKey=${AZURE_KEY}",
+        "UseDevelopmentStorage=true;AccountName=devstoreaccount1",
+    ],
+    "bearer token": [
+        "I hate to be the bearer of bad news, but the build is red.",
+        "The API uses Bearer token authentication over TLS.",
+        "Authorization: Bearer <token>",
+        "Authorization: Bearer $ACCESS_TOKEN",
+        'curl -H "Authorization: Bearer ${TOKEN}" https://api.example.com',
+        "Send the header as Bearer followed by a space and the token.",
+    ],
+    "NAME_PASSWORD= assignment": [
+        "DB_PASSWORD=${DB_PASSWORD}",
+        "PASSWORD_MIN_LENGTH=12",
+        "DB_PASSWORD=",
+        "POSTGRES_PASSWORD_FILE=/run/secrets/db_password",
+        'echo "$DB_PASSWORD" | docker login --password-stdin',
+        "MYSQL_PASSWORD=<password>",
+        "ADMIN_PASSWORD=*****",
+    ],
+    "us ssn": [
+        "666-12-3456 and 000-12-3456 are never issued, nor is 123-00-4567 or 123-45-0000.",
+        "Call 555-123-4567 or fax 212-555-0188.",
+        "Released on 2024-01-15; part 2024-01-1500-A.",
+        "ISBN 978-3-16-148410-0, ticket PROJ-1234, semver 1.123-45-6789.",
+        "Invoice 900-12-3456 is from the 900 series, not a person.",
+    ],
+}
+
+
+def near_miss_cards(seed: int, n: int) -> list[str]:
+    """Card-shaped numbers with a wrong check digit, and numbers of other kinds that pass Luhn by chance."""
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(n):
+        wrong = card(rng, valid=False)
+        texts.append(f"Order reference {wrong} was shipped.")
+        ms = rng.randrange(1_600_000_000_000, 1_800_000_000_000)
+        texts.append(f"created_at_ms={ms} and id {rng.randrange(10**15, 10**16)}1")
+    return texts
 
 
 def secret_corpus(seed: int, per_type: int) -> list[tuple[str, str, str]]:

@@ -2,7 +2,8 @@
 
 It lives in the OS keyring (service "mnemosyne", user "archive-key"). Machines
 without a desktop keyring (headless Linux, WSL, CI) must opt in to a key file
-named by MNEMOSYNE_KEY_FILE (created 0600). We never fall back to plaintext and
+named by MNEMOSYNE_KEY_FILE (created 0600; one that others can read, or a
+symlink, is refused with ARCHIVE_KEY_UNSAFE). We never fall back to plaintext and
 never prompt: the native host's stdin is the message pipe.
 """
 
@@ -10,9 +11,11 @@ from __future__ import annotations
 
 import os
 import secrets
+import stat
 from pathlib import Path
 
-from ..errors import ArchiveError, KeyringUnavailableError
+from .. import paths
+from ..errors import ArchiveError, KeyringUnavailableError, UnsafeKeyFileError
 
 SERVICE = "mnemosyne"
 USERNAME = "archive-key"
@@ -39,25 +42,53 @@ def _parse(hex_key: str, where: str) -> bytes:
     return key
 
 
+def _read_key_file(path: Path) -> bytes:
+    """Read the key file, refusing one that is a symlink, not a plain file, or readable by anyone else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        if path.is_symlink():
+            raise UnsafeKeyFileError(f"the key file {path} is a symbolic link; refusing to use it") from None
+        raise ArchiveError(f"cannot read the key file {path}: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeKeyFileError(f"the key file {path} is not a regular file; refusing to use it")
+        if os.name == "posix":
+            if info.st_uid != os.geteuid():
+                raise UnsafeKeyFileError(
+                    f"the key file {path} belongs to another user (uid {info.st_uid}); refusing to use it"
+                )
+            if info.st_mode & 0o077:
+                raise UnsafeKeyFileError(
+                    f"the key file {path} has mode {stat.S_IMODE(info.st_mode):04o}: others may read it. "
+                    f"Check nobody else has, then run: chmod 600 {path}"
+                )
+        data = fh.read(4096)
+    return _parse(data.decode("ascii", errors="replace"), str(path))
+
+
 def _from_file(path: Path, create: bool) -> bytes | None:
-    if path.exists():
-        return _parse(path.read_text(encoding="ascii", errors="replace"), str(path))
+    if path.exists() or path.is_symlink():
+        return _read_key_file(path)
     if not create:
         return None
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    paths.ensure_private_dir(path.parent)
     key = secrets.token_bytes(KEY_BYTES)
     # write a private temp file, then link it into place: a kill never leaves an empty key file,
-    # and of two processes creating it at once, the second reads the first one's key
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as fh:
-        fh.write(key.hex() + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    # and of two processes creating it at once, the second reads the first one's key.
+    # O_EXCL|O_NOFOLLOW and a random name: a planted file or symlink is never written through.
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(tmp, flags, 0o600)
     try:
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(key.hex() + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
         os.link(tmp, path)
     except FileExistsError:
-        return _parse(path.read_text(encoding="ascii", errors="replace"), str(path))
+        return _read_key_file(path)
     finally:
         tmp.unlink(missing_ok=True)
     return key

@@ -116,11 +116,23 @@ def _oneline(text: str | None) -> str:
 # ---------------------------------------------------------------- show / delete / export
 
 
+REDACT_HELP = "replace secrets, e-mail addresses and phone numbers (title included) in what is written"
+
+
+def _maybe_redacted(conv, redact: bool):
+    if not redact:
+        return conv
+    from ..redact import redact_conversation
+
+    return redact_conversation(conv)[0]
+
+
 def add_show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id", help="conversation id (or a unique prefix of 4+ characters)")
     p.add_argument("--format", choices=SHOW_FORMATS, default="markdown")
     p.add_argument("--branch", metavar="LEAF", help="show the branch ending at this message id")
     p.add_argument("--json", action="store_true", help="same as --format portable")
+    p.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
 
 def run_show(args) -> int:
@@ -129,6 +141,7 @@ def run_show(args) -> int:
     fmt = "portable" if args.json else args.format
     with _archive() as arc:
         conv = arc.get(args.id)
+    conv = _maybe_redacted(conv, args.redact)
     sys.stdout.write(writer(fmt).write(conv, branch=args.branch))
     return 0
 
@@ -148,25 +161,27 @@ def run_delete(args) -> int:
 def add_export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("folder", metavar="DIR", help="where to write (created if missing)")
     p.add_argument("--to", choices=EXPORT_FORMATS, default="markdown")
+    p.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
 
 def run_export(args) -> int:
     from ..filenames import conversation_filename, path_inside
+    from ..paths import write_private
     from ..writers import writer
 
     out = Path(args.folder)
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(
+        parents=True, exist_ok=True, mode=0o700
+    )  # a new folder is private; an existing one is left as is
     mod = writer(args.to)
     written = 0
     with _archive() as arc:
         ids = arc.all_ids()
         progress = Progress(len(ids), label="export")
         for conv_id in ids:
-            conv = arc.get(conv_id)
+            conv = _maybe_redacted(arc.get(conv_id), args.redact)
             target = path_inside(out, conversation_filename(conv.title, conv.id, mod.EXTENSION))
-            tmp = target.with_name(target.name + ".part")
-            tmp.write_text(mod.write(conv), encoding="utf-8")
-            tmp.replace(target)
+            write_private(target, mod.write(conv).encode("utf-8", "replace"))  # 0600: archive text is private
             written += 1
             progress.step()
         progress.done()

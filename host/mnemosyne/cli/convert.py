@@ -46,6 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model", default=ollama.DEFAULT_MODEL, help="model name put in --to ollama requests"
     )
+    parser.add_argument(
+        "--redact",
+        action="store_true",
+        help="replace secrets, e-mail addresses and phone numbers (title included) in what is written",
+    )
 
 
 def _say(where: str, message: str) -> None:
@@ -64,6 +69,10 @@ def _read_all(args: argparse.Namespace) -> tuple[list[Conversation], int]:
                 failures += 1
             else:
                 conversations.append(item)
+    if args.redact:
+        from ..redact import redact_conversation
+
+        conversations = [redact_conversation(c)[0] for c in conversations]
     return conversations, failures
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,8 +31,8 @@ def _add_target_arguments(p: argparse.ArgumentParser, verb: str) -> None:
     p.add_argument(
         "--system",
         action="store_true",
-        help="the machine-wide locations (/etc, /Library, HKLM) instead of your user's; needs admin rights "
-        "(the launcher stays in your data folder)",
+        help="the machine-wide locations (/etc, /Library, HKLM) instead of your user's; run as root, from a "
+        "root-owned Python. Writes a root-owned launcher that uses each user's own data folder",
     )
     p.add_argument(
         "--dry-run", action="store_true", help="print what would be written or removed, change nothing"
@@ -77,13 +78,49 @@ def _file_errors(args: argparse.Namespace):
         raise InstallError(f"{exc.strerror or exc}: {exc.filename or ''}{hint}") from None
 
 
+def _system_install_refusal(system: str) -> str | None:
+    """Why a machine-wide install would hand other users' transcripts to code someone else controls."""
+    import mnemosyne
+
+    from ..install import ownership
+
+    if system == locations.WINDOWS:
+        return None  # HKLM and %ProgramData% need an elevated prompt; Windows ACLs are not checked here
+    if os.geteuid() != 0:
+        return "--system writes machine-wide manifests and a root-owned launcher: run it as root (sudo)"
+    interpreter = Path(launcher.current_interpreter())
+    package = Path(mnemosyne.__file__).resolve().parent
+    unsafe = ownership.problems(interpreter, {0}) + ownership.problems(package, {0})
+    if unsafe:
+        return (
+            "every user's browser would run this Python and package, but they are not root-only: "
+            + "; ".join(unsafe[:4])
+            + ". Install Mnemosyne into a root-owned Python first (e.g. `sudo python3 -m venv /opt/mnemosyne && "
+            "sudo /opt/mnemosyne/bin/pip install .`), then run `sudo /opt/mnemosyne/bin/mnemo install --system`"
+        )
+    return None
+
+
 def run_install(args: argparse.Namespace) -> int:
     system = locations.current_os()
     targets = plan.install_targets(
         args.browser, system, system_scope=args.system, user_data_dir=args.user_data_dir
     )
-    launcher_file = launcher.launcher_path(system)
-    launcher_text = launcher.render(system, launcher.current_interpreter(), launcher.current_env())
+    if args.system:
+        refusal = _system_install_refusal(system)
+        if refusal:
+            raise InstallError(refusal)
+        ignored = [name for name in launcher.EXPORTED_ENV if os.environ.get(name)]
+        if ignored:
+            print(
+                f"mnemo install: note: {', '.join(ignored)} is not written into the machine-wide launcher; "
+                "each user's host uses that user's own data folder",
+                file=sys.stderr,
+            )
+    launcher_file = launcher.launcher_path(system, args.system)
+    launcher_text = launcher.render(
+        system, launcher.current_interpreter(), launcher.current_env(), system_scope=args.system
+    )
     if args.dry_run:
         print(f"would write the launcher {launcher_file} (mode 755):\n{launcher_text}")
         for t in targets:
@@ -93,7 +130,7 @@ def run_install(args: argparse.Namespace) -> int:
         return 0
     lines = [f"launcher: {launcher_file} -> {launcher.current_interpreter()}"]
     with _file_errors(args):
-        launcher.write(launcher_file, launcher_text)
+        launcher.write(launcher_file, launcher_text, system_scope=args.system)
         for t in targets:
             plan.write_target(t, launcher_file)
             lines.append(f"manifest: {t.describe()}")
@@ -136,12 +173,16 @@ def run_uninstall(args: argparse.Namespace) -> int:
     system = locations.current_os()
     targets = _uninstall_targets(args, system)
     removed_all = args.browser == plan.ALL and args.user_data_dir is None
-    launcher_file = launcher.launcher_path(system)
+    launcher_file = launcher.launcher_path(system, args.system)
+
+    def same_scope(remaining: list[plan.Target]) -> list[plan.Target]:
+        return [t for t in remaining if t.system_scope == args.system]
+
     if args.dry_run:
         for t in targets:
             if t.manifest.exists() or (t.registry and registry.get_manifest_path(*t.registry)):
                 print(f"would remove {t.describe()}")
-        if removed_all and not plan.recorded_minus(targets):
+        if removed_all and not same_scope(plan.recorded_minus(targets)):
             print(f"would remove the launcher {launcher_file}")
         return 0
     with _file_errors(args):
@@ -149,7 +190,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
         lines = [f"removed {t.describe()}" for t in targets if plan.remove_target(t, keep)]
         remaining = plan.recorded_minus(targets)
         plan.write_record(remaining)
-        if removed_all and not remaining and launcher_file.exists():
+        if removed_all and not same_scope(remaining) and launcher_file.exists():
             launcher_file.unlink()
             lines.append(f"removed the launcher {launcher_file}")
     print("\n".join(lines) if lines else "nothing to remove: no Mnemosyne host manifest was found there")

@@ -6,18 +6,21 @@ tokenizer files). checks.py is what both return, so neither imports the other.
 from __future__ import annotations
 
 from .checks import FAIL, OK, WARN, Check
-from .registration import check_launcher, check_manifests
+from .registration import check_launcher, check_manifests, installed_targets
 
 __all__ = ["FAIL", "OK", "WARN", "Check", "check_launcher", "check_manifests", "report", "run_checks"]
 
 
 def run_checks() -> list[Check]:
-    from ..install import locations
+    from ..install import launcher, locations
     from . import environment  # keyring, archive and tokenizer checks import heavier modules
 
     system = locations.current_os()
     checks = check_manifests(system)
     checks.append(check_launcher(system))
+    machine_wide = any(t.system_scope for t in installed_targets(system))
+    if machine_wide or launcher.launcher_path(system, True).exists():
+        checks.append(check_launcher(system, system_scope=True))
     checks += [environment.check_keyring(), environment.check_archive(), environment.check_tokenizer()]
     return checks
 

@@ -2,8 +2,10 @@
 launcher, and does the launcher start an interpreter that imports mnemosyne.
 Each check says what to fix.
 
-A manifest whose path points elsewhere is how a local attacker would hijack the
-channel (nativemessaging-mitm), so that is a failure, not a warning.
+A manifest whose path points elsewhere, or a manifest or launcher that another
+user could rewrite (group/world-writable, owned by someone else, in a folder
+others can write), is how a local attacker would hijack the channel
+(nativemessaging-mitm), so each is a failure, not a warning.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..extension_ids import CHROMIUM_EXTENSION_ID, FIREFOX_ADDON_ID, chromium_origin
-from ..install import launcher, locations, manifests, plan, registry
+from ..install import launcher, locations, manifests, ownership, plan, registry
 from ..install.locations import CHROMIUM_FAMILY, WINDOWS
 from .checks import FAIL, OK, RANK, WARN, Check
 
@@ -71,9 +73,12 @@ def _manifest_problems(
         elif len(allowed) > 1:
             others = [a for a in allowed if a != FIREFOX_ADDON_ID]
             problems.append((FAIL, f"also allows other add-ons: {', '.join(map(str, others))}"))
-    if system != WINDOWS and manifest.exists() and manifest.stat().st_mode & 0o022:
-        problems.append((WARN, "is writable by other users; it should be 0644"))
     return problems
+
+
+def _tamper_problems(path: Path, machine_wide: bool) -> list[tuple[str, str]]:
+    """Another user could rewrite it: FAIL, whatever it says now."""
+    return [(FAIL, p) for p in ownership.problems(path, ownership.trusted_uids(machine_wide=machine_wide))]
 
 
 def check_manifest(target: plan.Target, system: str) -> Check:
@@ -83,9 +88,11 @@ def check_manifest(target: plan.Target, system: str) -> Check:
         data = manifests.read(target.manifest)
     except InputError as exc:
         return Check(name, FAIL, exc.message, fix)
-    problems = _manifest_problems(
-        data, target.family, target.manifest, launcher.launcher_path(system), system
-    )
+    expected = launcher.launcher_path(system, target.system_scope)
+    problems = _manifest_problems(data, target.family, target.manifest, expected, system)
+    problems += _tamper_problems(target.manifest, target.system_scope)
+    if not problems:  # the launcher it names is checked by check_launcher; a writable one is a hijack too
+        problems += _tamper_problems(expected, target.system_scope)
     if not problems:
         return Check(name, OK, str(target.manifest))
     status = max((s for s, _ in problems), key=RANK.__getitem__)
@@ -100,7 +107,9 @@ def _registered_targets(system: str) -> list[plan.Target]:
             root, key = locations.registry_location(b, system_scope=system_scope)
             value = registry.get_manifest_path(root, key)
             if value:
-                found.append(plan.Target(b.family, Path(value), (f"{b.label} ({root})",), (root, key)))
+                found.append(
+                    plan.Target(b.family, Path(value), (f"{b.label} ({root})",), (root, key), system_scope)
+                )
     return plan.merge_targets(found)
 
 
@@ -117,7 +126,12 @@ def installed_targets(system: str) -> list[plan.Target]:
                 if t.manifest.exists():
                     scope = "system" if system_scope else "user"
                     candidates.append(
-                        plan.Target(t.family, t.manifest, tuple(f"{b} ({scope})" for b in t.browsers))
+                        plan.Target(
+                            t.family,
+                            t.manifest,
+                            tuple(f"{b} ({scope})" for b in t.browsers),
+                            system_scope=system_scope,
+                        )
                     )
     seen, unique = set(), []
     for t in candidates:
@@ -172,36 +186,49 @@ def _imports_mnemosyne(interpreter: str) -> str | None:
     return None
 
 
-def check_launcher(system: str) -> Check:
-    path = launcher.launcher_path(system)
+def check_launcher(system: str, system_scope: bool = False) -> Check:
+    path = launcher.launcher_path(system, system_scope)
+    name = "machine-wide launcher" if system_scope else "launcher"
     fix = "run `mnemo install` again from the Python environment where mnemosyne is installed"
+    if system_scope:
+        fix = "run `sudo mnemo install --system` again from a root-owned Python"
     if not path.exists():
-        return Check("launcher", FAIL, f"{path} does not exist", fix)
+        return Check(name, FAIL, f"{path} does not exist", fix)
+    tampered = ownership.problems(path, ownership.trusted_uids(machine_wide=system_scope))
+    if tampered:
+        return Check(name, FAIL, "another user could rewrite it: " + "; ".join(tampered), fix)
     if not _is_executable(path, system):
-        return Check("launcher", FAIL, f"{path} is not executable", fix)
+        return Check(name, FAIL, f"{path} is not executable", fix)
     try:
         interpreter, env = launcher.parse(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        return Check("launcher", FAIL, f"cannot read {path}: {exc}", fix)
+        return Check(name, FAIL, f"cannot read {path}: {exc}", fix)
     if not interpreter:
-        return Check(
-            "launcher", FAIL, f"{path} was not written by `mnemo install` (no interpreter line)", fix
-        )
+        return Check(name, FAIL, f"{path} was not written by `mnemo install` (no interpreter line)", fix)
     if not Path(interpreter).is_file():
-        return Check("launcher", FAIL, f"{path} starts {interpreter}, which does not exist", fix)
+        return Check(name, FAIL, f"{path} starts {interpreter}, which does not exist", fix)
+    if system_scope:
+        import mnemosyne
+
+        runs = ownership.problems(Path(interpreter), {0})
+        runs += ownership.problems(Path(mnemosyne.__file__).resolve().parent, {0})
+        if runs:
+            return Check(name, FAIL, f"{path} starts code other users can change: " + "; ".join(runs), fix)
     failure = _imports_mnemosyne(interpreter)
     if failure:
-        return Check("launcher", FAIL, failure, fix)
+        return Check(name, FAIL, failure, fix)
+    if system_scope:
+        if env:
+            return Check(name, FAIL, f"{path} sets {', '.join(env)} for every user", fix)
+        return Check(name, OK, f"{path} -> {interpreter}")
     notes = []
     if not _same_path(interpreter, launcher.current_interpreter()):
         notes.append(f"it starts {interpreter}, not this mnemo's {launcher.current_interpreter()}")
-    for name, value in launcher.current_env().items():
-        if env.get(name) and not _same_path(env[name], value):
-            notes.append(f"it sets {name}={env[name]} but this shell has {value}")
-        elif not env.get(name):
-            notes.append(f"this shell sets {name} but the launcher does not")
+    for var, value in launcher.current_env().items():
+        if env.get(var) and not _same_path(env[var], value):
+            notes.append(f"it sets {var}={env[var]} but this shell has {value}")
+        elif not env.get(var):
+            notes.append(f"this shell sets {var} but the launcher does not")
     if notes:
-        return Check(
-            "launcher", WARN, f"{path}: " + "; ".join(notes), "run `mnemo install` again from this shell"
-        )
-    return Check("launcher", OK, f"{path} -> {interpreter}")
+        return Check(name, WARN, f"{path}: " + "; ".join(notes), "run `mnemo install` again from this shell")
+    return Check(name, OK, f"{path} -> {interpreter}")

@@ -3,6 +3,10 @@
 Browsers start hosts with a minimal environment (a macOS GUI app does not even
 inherit the shell's PATH), so the launcher names the absolute interpreter that ran
 `mnemo install` and, when MNEMOSYNE_HOME was set then, exports it too.
+
+`mnemo install --system` writes a second, machine-wide launcher (root-owned, in
+locations.system_launcher_dir) that exports nothing: each user's host then finds
+that user's own data folder and key at run time, never the installer's.
 sys.executable is kept as given, not resolved: resolving a venv's python symlink
 would start the base interpreter, which cannot import mnemosyne.
 """
@@ -17,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from ..paths import bin_dir
-from .locations import WINDOWS
+from .locations import WINDOWS, system_launcher_dir
 
 HOST_MODULE = "mnemosyne.nativehost"
 LAUNCHER_NAME = "mnemo-host"
@@ -30,8 +34,9 @@ _BAT_EXEC = re.compile(r'^"([^"]+)" -m ' + re.escape(HOST_MODULE) + r" %\*\s*$",
 _BAT_VAR = re.compile(r'^set "(MNEMOSYNE_[A-Z_]+)=([^"]*)"\s*$', re.M)
 
 
-def launcher_path(system: str) -> Path:
-    return bin_dir() / (LAUNCHER_NAME + ".bat" if system == WINDOWS else LAUNCHER_NAME)
+def launcher_path(system: str, system_scope: bool = False) -> Path:
+    folder = system_launcher_dir(system) if system_scope else bin_dir()
+    return folder / (LAUNCHER_NAME + ".bat" if system == WINDOWS else LAUNCHER_NAME)
 
 
 def current_interpreter() -> str:
@@ -48,10 +53,16 @@ def current_env() -> dict[str, str]:
     return env
 
 
-def render(system: str, interpreter: str, env: dict[str, str]) -> str:
+SYSTEM_NOTE = "Machine-wide: sets no data folder, so each user's host uses that user's own archive and key."
+
+
+def render(system: str, interpreter: str, env: dict[str, str], system_scope: bool = False) -> str:
+    if system_scope:
+        env = {}  # never one user's MNEMOSYNE_HOME / MNEMOSYNE_KEY_FILE for every user
     if system == WINDOWS:
         # In a .bat file % starts a variable, so literal percent signs are doubled.
         lines = ["@echo off", "rem Mnemosyne native-messaging host launcher, written by `mnemo install`."]
+        lines += [f"rem {SYSTEM_NOTE}"] if system_scope else []
         lines += [f'set "{name}={value.replace("%", "%%")}"' for name, value in env.items()]
         lines.append(f'"{interpreter.replace("%", "%%")}" -m {HOST_MODULE} %*')
         return "\r\n".join(lines) + "\r\n"
@@ -60,6 +71,7 @@ def render(system: str, interpreter: str, env: dict[str, str]) -> str:
         "# Mnemosyne native-messaging host launcher, written by `mnemo install`.",
         "# Run `mnemo install` again after moving or upgrading the Python it names.",
     ]
+    lines += [f"# {SYSTEM_NOTE}"] if system_scope else []
     for name, value in env.items():
         lines += [f"{name}={shlex.quote(value)}", f"export {name}"]
     lines.append(f'exec {shlex.quote(interpreter)} -m {HOST_MODULE} "$@"')
@@ -82,7 +94,10 @@ def write_file_atomic(path: Path, content: bytes, mode: int) -> None:
         raise
 
 
-def write(path: Path, text: str) -> None:
+def write(path: Path, text: str, system_scope: bool = False) -> None:
+    if system_scope and not path.parent.exists():
+        path.parent.mkdir(parents=True, mode=0o755)
+        os.chmod(path.parent, 0o755)  # whatever the umask: only root may write the folder
     write_file_atomic(path, text.encode("utf-8"), 0o755)
 
 

@@ -119,6 +119,19 @@ BROWSERS: dict[str, Browser] = {
 }
 
 
+# Where `mnemo install --system` puts the launcher every user's browser starts: root-owned, outside any home.
+SYSTEM_LAUNCHER_DIRS = {
+    LINUX: "/usr/local/lib/mnemosyne",
+    MACOS: "/Library/Application Support/Mnemosyne",
+}
+
+
+def system_launcher_dir(system: str) -> Path:
+    if system == WINDOWS:
+        return _windows_dir("ProgramData", r"C:\ProgramData") / "Mnemosyne"
+    return Path(SYSTEM_LAUNCHER_DIRS[system])
+
+
 def current_os() -> str:
     """linux, macos or windows; the BSDs use the Linux layout. Tests monkeypatch this."""
     if sys.platform == "darwin":

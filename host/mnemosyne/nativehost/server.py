@@ -38,13 +38,14 @@ def setup_logging() -> None:
     from logging.handlers import RotatingFileHandler
 
     from .. import paths
+    from ..logfmt import EscapingFormatter
 
     try:
         folder = paths.ensure_dir(paths.log_dir())
         handler: logging.Handler = RotatingFileHandler(folder / "host.log", maxBytes=1_000_000, backupCount=2)
     except OSError:
         handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    handler.setFormatter(EscapingFormatter("%(asctime)s %(levelname)s %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.INFO)
 
@@ -66,6 +67,7 @@ def handle(body: bytes, session: HostSession) -> bytes:
         reply = envelope.error(exc.request_id if request_id is None else request_id, exc.code, str(exc))
     except MnemosyneError as exc:
         code = exc.code
+        log.info("action %s failed: %s: %s", action[:40], exc.code, exc.message)  # the reply hides paths
         reply = envelope.error(request_id, exc.code, exc.message)
     except RecursionError:
         code = "BAD_INPUT"

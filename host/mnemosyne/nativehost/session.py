@@ -29,18 +29,12 @@ class HostSession:
         return " ".join(a[:80] for a in self.caller[:2]) or "cli"
 
     def check_caller(self) -> None:
-        """Second layer behind the manifest's allow-list: refuse origins that are not ours."""
-        from ..extension_ids import CHROMIUM_EXTENSION_ID, FIREFOX_ADDON_ID, chromium_origin
+        """Second layer behind the manifest's allow-list: refuse callers that are not ours."""
+        from ..extension_ids import caller_id, is_allowed_caller
 
-        allowed = {chromium_origin(CHROMIUM_EXTENSION_ID), FIREFOX_ADDON_ID}
-        origin = next(
-            (a for a in self.caller if a.startswith(("chrome-extension://", "moz-extension://"))), None
-        )
-        firefox_id = self.caller[1] if len(self.caller) >= 2 and "@" in self.caller[1] else None
-        if origin and origin not in allowed:
-            raise ForbiddenCaller(f"caller {origin[:80]} is not a Mnemosyne extension")
-        if firefox_id and firefox_id not in allowed:
-            raise ForbiddenCaller(f"caller {firefox_id[:80]} is not a Mnemosyne extension")
+        if not is_allowed_caller(self.caller):
+            shown = (caller_id(self.caller) or "")[:80].encode("unicode_escape").decode("ascii")
+            raise ForbiddenCaller(f"caller {shown} is not a Mnemosyne extension")
 
     # ------------------------------------------------------------ archive
 
@@ -55,7 +49,10 @@ class HostSession:
         try:
             arc = self.archive()
         except MnemosyneError as exc:
-            return {"state": _state_for(exc.code), "code": exc.code, "message": exc.message}
+            from .pathfree import without_paths
+
+            log.warning("archive unavailable: %s: %s", exc.code, exc.message)
+            return {"state": _state_for(exc.code), "code": exc.code, "message": without_paths(exc.message)}
         count = arc.conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
         return {"state": "ready", "conversations": count}
 

@@ -123,14 +123,17 @@ def build(
     project: str | None = None,
     warnings: Warnings | None = None,
     partial: bool = False,
+    identity: bytes | None = None,
 ) -> Conversation:
-    """Stamp id, source and provenance the same way for every reader."""
+    """Stamp id, source and provenance the same way for every reader.
+
+    Without a source id the id is a hash of `identity` (default: the raw input), never of a URL."""
     ctx = ctx or ReadContext()
     raw_bytes = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     if active_leaf is None and messages:
         active_leaf = messages[-1].id
     return Conversation(
-        id=conversation_id(site, source_id, raw_bytes),
+        id=conversation_id(site, source_id, raw_bytes if identity is None else identity),
         title=title,
         source=Source(site=site, url=ctx.source_url or url, conversation_id=source_id, project=project),
         created_at=created_at,

@@ -4,6 +4,7 @@ Markdown (fenced code with language, $…$ / $$…$$ TeX, GFM tables)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
@@ -98,6 +99,16 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     yield convert(validate(raw.data, raw.name), raw.raw, ctx)
 
 
+def content_identity(turns: list[CaptureTurn]) -> bytes:
+    """What identifies a capture that has no conversation id: everything it says, in order.
+
+    Never the URL (every logged-out or temporary chat shares https://chatgpt.com/) and never the turn keys
+    alone (Claude's index-N keys repeat across chats). The same capture saved again is the same entry;
+    two different chats can never land on one entry and replace each other's messages."""
+    content = [[t.key, t.role, t.model, t.markdown, [a.model_dump() for a in t.attachments]] for t in turns]
+    return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
 def convert(payload: CapturePayload, raw: bytes, ctx: ReadContext) -> Conversation:
     """Turns sorted by order, a repeated key keeps its last capture, each turn the child of the previous."""
     latest: dict[str, tuple[int, CaptureTurn]] = {}
@@ -117,7 +128,8 @@ def convert(payload: CapturePayload, raw: bytes, ctx: ReadContext) -> Conversati
     models = [t.model for t in turns if t.role == "assistant" and t.model]
     return build(
         site=payload.site,
-        source_id=payload.conversation_id or payload.url,
+        source_id=payload.conversation_id,
+        identity=None if payload.conversation_id else content_identity(turns),
         reader="capture.page_dom",
         method="page_dom",
         raw=raw,

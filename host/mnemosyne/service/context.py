@@ -30,9 +30,19 @@ def context_for(
 
     target = get_target(target) if isinstance(target, str) else target
     counts = None if arc is None else counts_for_context(arc, conv, target.tokenizer, include, redact)
-    return build_context(
+    pre = None
+    if redact:  # the one redaction policy: the title and instructions too, not only the transcript
+        from ..redact import redact_conversation
+
+        conv, pre = redact_conversation(conv)
+    result = build_context(
         conv, target, budget=budget, branch=branch, include=include, redact=redact, token_counts=counts
     )
+    if pre is not None:
+        from ..redact import merge_reports
+
+        result.report["redactions"] = merge_reports(pre.report(), result.report.get("redactions", {}))
+    return result
 
 
 def conversation_from_file(path: str, pick: str | None = None) -> Conversation:

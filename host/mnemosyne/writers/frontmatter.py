@@ -13,7 +13,8 @@ import re
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z")
 TIME_KEYS = ("created", "updated")
 
-_SIMPLE_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+# "<" as \x3C: YAML reads it back as "<", and a viewer that shows front matter as Markdown sees no HTML tag
+_SIMPLE_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "<": "\\x3C"}
 
 
 def _printable(code: int) -> bool:

@@ -2,9 +2,11 @@
 
 YAML front matter, `# Title`, the instructions, then one `## User` /
 `## Assistant` section per visible message on the chosen path (tool turns as
-`### Tool` subsections of the assistant turn). Message text is written as is;
-everything Mnemosyne adds around it (fences, code spans, link targets) is
-built so content cannot break out of it. Reasoning and extracted attachment
+`### Tool` subsections of the assistant turn). Message text stays Markdown but is
+made inert by md_safety: HTML escaped, images not loaded, only http(s)/mailto
+links, its headings moved below level 3 so it cannot fake a turn. Everything
+Mnemosyne adds around it (fences, code spans, link targets) is built so content
+cannot break out of it. Reasoning and extracted attachment
 text go in folded Obsidian callouts (plain blockquotes elsewhere). Citation
 links are footnotes collected at the end; only http(s) URLs become links.
 """
@@ -12,7 +14,6 @@ links are footnotes collected at the end; only http(s) URLs become links.
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 
 from ..model import (
@@ -45,6 +46,7 @@ from .common import (
     visible_path,
 )
 from .fences import close_open_fence, fenced, inline_code
+from .md_safety import plain, safe_markdown
 
 NAME = "markdown"
 EXTENSION = ".md"
@@ -61,7 +63,7 @@ _ARTIFACT_LANGUAGES = {
 
 def link(label: str | None, url: str | None) -> str:
     """`[label](<url>)` for http(s) URLs; anything else stays inert text."""
-    text = re.sub(r"([\\\[\]])", r"\\\1", " ".join((label or "").split()))
+    text = plain(label or "")
     if is_web_url(url):
         return f"[{text or 'link'}](<{url}>)"
     if url:
@@ -70,8 +72,8 @@ def link(label: str | None, url: str | None) -> str:
 
 
 def callout(kind: str, title: str, body: str, folded: bool = True) -> str:
-    head = f"> [!{kind}]{'-' if folded else ''} {title}".rstrip()
-    lines = [f"> {line}" if line else ">" for line in body.splitlines()]
+    head = f"> [!{kind}]{'-' if folded else ''} {plain(title) if title else ''}".rstrip()
+    lines = [f"> {line}" if line else ">" for line in safe_markdown(close_open_fence(body)).splitlines()]
     return "\n".join([head, *lines])
 
 
@@ -131,7 +133,7 @@ def render_part(part: Part, notes: Footnotes, tool_heading: str | None = None) -
     """One part; `tool_heading` is the tool named by the section heading, not repeated."""
     if isinstance(part, TextPart):
         refs = notes.refs(part.citations)
-        return "\n\n".join(x for x in (close_open_fence(part.text.strip("\n")), refs) if x)
+        return "\n\n".join(x for x in (safe_markdown(close_open_fence(part.text.strip("\n"))), refs) if x)
     if isinstance(part, CodePart):
         return fenced(part.code, part.language)
     if isinstance(part, CodeOutputPart):
@@ -151,12 +153,12 @@ def render_part(part: Part, notes: Footnotes, tool_heading: str | None = None) -
         return _reasoning(part)
     if isinstance(part, CitationPart):
         ref = notes.ref(part.title, part.url) if (part.title or part.url) else ""
-        source = f"— {' '.join((part.title or 'Source').split())}{ref}" if ref else ""
+        source = f"— {plain(part.title or 'Source')}{ref}" if ref else ""
         return callout("quote", "", "\n".join(x for x in (part.text, source) if x), folded=False)
     if isinstance(part, ArtifactPart):
         return _artifact(part)
     if isinstance(part, SystemErrorPart):
-        return callout("error", " ".join((part.name or "Error").split()), part.text, folded=False)
+        return callout("error", part.name or "Error", part.text, folded=False)
     if isinstance(part, UnknownPart):
         return f"*(content of type {inline_code(part.source_type)} is not shown)*"
     return ""
@@ -166,7 +168,7 @@ def _artifact(part: ArtifactPart) -> str:
     details = ", ".join(
         x for x in (part.kind, f"version {part.version}" if part.version else None, part.command) if x
     )
-    head = f"**Artifact: {' '.join((part.title or part.artifact_id or 'untitled').split())}**"
+    head = f"**Artifact: {plain(part.title or part.artifact_id or 'untitled')}**"
     head += f" ({details})" if details else ""
     kind = part.kind or ""
     language = (
@@ -196,7 +198,7 @@ def render_message(msg: Message, notes: Footnotes, heading: bool = True) -> str:
     if not heading:
         return body
     level = "###" if is_tool_turn(msg) else "##"
-    return f"{level} {role_label(msg)}\n\n{body}"
+    return f"{level} {plain(role_label(msg))}\n\n{body}"
 
 
 def _front_matter(conv: Conversation, branch: str | None) -> str:
@@ -224,14 +226,14 @@ def _instructions(conv: Conversation) -> str:
     blocks = []
     for ins in conv.instructions:
         if ins.text.strip():
-            label = INSTRUCTION_LABELS[ins.kind] + (f": {' '.join(ins.title.split())}" if ins.title else "")
-            blocks.append(f"### {label}\n\n{close_open_fence(ins.text.strip(chr(10)))}")
+            label = INSTRUCTION_LABELS[ins.kind] + (f": {plain(ins.title)}" if ins.title else "")
+            blocks.append(f"### {label}\n\n{safe_markdown(close_open_fence(ins.text.strip(chr(10))))}")
     return "## Instructions\n\n" + "\n\n".join(blocks) if blocks else ""
 
 
 def write(conv: Conversation, *, branch: str | None = None) -> str:
     notes = Footnotes()
-    sections = [f"# {title_of(conv)}", _instructions(conv)]
+    sections = [f"# {plain(title_of(conv))}", _instructions(conv)]
     previous = ""
     for msg in visible_path(conv, branch):
         # one heading for a run of messages from the same role (thinking, code, answer)

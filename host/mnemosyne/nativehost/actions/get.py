@@ -1,4 +1,4 @@
-"""get: one conversation in a writer's format, paged under the 1 MiB limit."""
+"""get: one conversation in a writer's format, paged under the 1 MiB limit; `redact` applies redact.py."""
 
 from __future__ import annotations
 
@@ -21,11 +21,19 @@ def run(params: dict, session: HostSession) -> dict:
     fmt = p.choice(params, "format", FORMATS, default="portable")
     branch = p.string(params, "branch", default=None, max_len=200)
     cursor = p.string(params, "cursor", default=None, max_len=200)
+    redact = p.boolean(params, "redact", False)
     arc = session.archive()
     conv = arc.get(conv_id)
+    extra = {}
+    if redact:  # copy, export and download: the same policy as context, title included
+        from ...redact import redact_conversation
+
+        conv, redactor = redact_conversation(conv)
+        extra["redactions"] = redactor.report()
     mod = writer(fmt)
     text = mod.write(conv, branch=branch)
     return {
+        **extra,
         "conversation_id": conv.id,
         "format": fmt,
         "media_type": mod.MEDIA_TYPE,

@@ -1,0 +1,130 @@
+"""Transcript text made inert inside a Markdown export.
+
+Message text is kept as Markdown (lists, emphasis, tables, code) but cannot act
+on the reader or fake the document's structure:
+- raw HTML is escaped (`<` becomes `&lt;`; `<https://…>` autolinks stay), so no
+  `<img onerror>`, `<script>`, `<iframe>` or hidden `<!-- -->` text;
+- images do not load (`![a](u)` becomes a link to u), so no remote tracking pixels;
+- links and reference definitions keep only http(s), mailto and `#` targets;
+  anything else (`javascript:`, `data:`, entity-spelled schemes) is left as text;
+- headings inside a message move below level 3 (the levels it uses become 4, 5, 6 in
+  order, so `## Assistant` becomes `#### Assistant`): levels 1-3 always belong to
+  Mnemosyne (title, turns, tools), and a setext underline (`===`, `---` under text)
+  is detached from its line.
+Code blocks and code spans are left exactly as written.
+"""
+
+from __future__ import annotations
+
+import re
+
+SHIFT = 3  # writer headings use levels 1-3; message headings start at 4
+
+# container prefix: blockquote markers and list markers before a line's content
+_PREFIX = r"(?P<prefix>(?:[ \t]*(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+))*[ \t]{0,3})"
+# any indentation: a fence nested in list items sits deeper than 3 spaces (and _leaves guards the rest)
+_FENCE = re.compile(_PREFIX + r"[ \t]*(?P<run>`{3,}|~{3,})(?P<rest>.*)$")
+_HEADING = re.compile(_PREFIX + r"(?P<hashes>#{1,6})(?=[ \t]|$)")
+_SETEXT = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
+_PLAIN_LINE = re.compile(
+    r"^[ \t>]*[^\s>#\-*+=|`~]"
+)  # a paragraph line that an underline could turn into a heading
+_REFERENCE = re.compile(_PREFIX + r"\[(?P<label>[^\]\n]+)\]:[ \t]*<?(?P<dest>[^\s>]*)")
+_SAFE_TARGET = re.compile(r"(?:https?://|mailto:|#)", re.IGNORECASE)
+# a code span as CommonMark reads it: not opened by an escaped backtick, closed by a run of the same length
+_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+# kept autolinks hold no backtick: `<https://a/`>` would otherwise swallow the opening of a code span
+_AUTOLINK = re.compile(r"<(?:https?://|mailto:)[^\s<>`]*>", re.IGNORECASE)
+_IMAGE = re.compile(r"(?<!\\)!\[")
+_LINK_TARGET = re.compile(r"\]\([ \t]*<?(?P<dest>[^\s)>]*)")
+
+
+def _inline(segment: str) -> str:
+    """Text outside code spans: escape HTML, disarm images and unsafe link targets."""
+    out, last = [], 0
+    for match in _AUTOLINK.finditer(segment):
+        out.append(segment[last : match.start()].replace("<", "&lt;"))
+        out.append(match.group(0))
+        last = match.end()
+    out.append(segment[last:].replace("<", "&lt;"))
+    text = _IMAGE.sub(r"\\![", "".join(out))
+    return _LINK_TARGET.sub(
+        lambda m: m.group(0) if _SAFE_TARGET.match(m.group("dest")) else "]\\(" + m.group(0)[2:], text
+    )
+
+
+def _line(line: str, levels: dict[int, int]) -> str:
+    ref = _REFERENCE.match(line)
+    if ref and not _SAFE_TARGET.match(ref.group("dest")):
+        line = ref.group("prefix") + "\\" + line[len(ref.group("prefix")) :]
+    heading = _HEADING.match(line)
+    if heading:
+        line = heading.group("prefix") + "#" * levels[len(heading.group("hashes"))] + line[heading.end() :]
+    out, last = [], 0
+    for span in _CODE_SPAN.finditer(line):
+        out.append(_inline(line[last : span.start()]))
+        out.append(span.group(0))
+        last = span.end()
+    out.append(_inline(line[last:]))
+    return "".join(out)
+
+
+def _heading_levels(lines: list[str]) -> dict[int, int]:
+    """Each heading level the text uses, in order, moved to 4, 5, 6: `###`/`####` keep their hierarchy."""
+    used = sorted({len(m.group("hashes")) for line in lines if (m := _HEADING.match(line))})
+    levels = {level: min(6, SHIFT + 1 + rank) for rank, level in enumerate(used)}
+    return {n: levels.get(n, 6) for n in range(1, 7)}
+
+
+def safe_markdown(text: str) -> str:
+    """`text` (Markdown from a transcript) with HTML, images, unsafe links and structural headings disarmed."""
+    lines = text.split("\n")
+    levels = _heading_levels(lines)
+    out: list[str] = []
+    fence: tuple[str, int, int] | None = None  # (run, prefix width, blockquote depth) of the open fence
+    previous_plain = False
+    for line in lines:
+        match = _FENCE.match(line)
+        if fence is not None and not _leaves(line, fence):
+            out.append(line)  # code: exactly as written
+            run = match.group("run") if match else ""
+            if (
+                match
+                and run[:1] == fence[0][0]
+                and len(run) >= len(fence[0])
+                and not match.group("rest").strip()
+            ):
+                fence = None
+            previous_plain = False
+            continue
+        fence = None
+        if match and not (match.group("run")[0] == "`" and "`" in match.group("rest")):
+            prefix = match.group("prefix")
+            fence = (match.group("run"), len(prefix), prefix.count(">"))
+            out.append(line)
+            previous_plain = False
+            continue
+        if _SETEXT.match(line) and previous_plain:
+            out.append("")  # an underline under text would make that text a heading
+        out.append(_line(line, levels))
+        previous_plain = bool(_PLAIN_LINE.match(line)) and not _HEADING.match(line)
+    return "\n".join(out)
+
+
+def _leaves(line: str, fence: tuple[str, int, int]) -> bool:
+    """Whether a line may end the fence's container (less indented, fewer `>`): then it is read as Markdown.
+
+    Erring this way costs at most an escaped `<` shown inside code; erring the other way would let a
+    renderer that closed the container run the line as HTML."""
+    if not line.strip():
+        return False
+    lead = line[: len(line) - len(line.lstrip(" \t>"))]
+    return lead.count(">") < fence[2] or len(lead.expandtabs(4)) < fence[1]
+
+
+_PLAIN_SPECIALS = re.compile(r"([\\`\[\]<])")
+
+
+def plain(text: str) -> str:
+    """One line of plain text (a title, a name): no HTML, link, image or code span can start in it."""
+    return _PLAIN_SPECIALS.sub(r"\\\1", " ".join(text.split()))
