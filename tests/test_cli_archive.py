@@ -133,7 +133,9 @@ def test_redact_applies_to_show_export_context_and_convert_title_included(env, t
         "show": run_cli(env, "show", conv_id, "--redact").stdout,
         "show --json": run_cli(env, "show", conv_id, "--json", "--redact").stdout,
         "context": run_cli(env, "context", conv_id, "--target", "claude", "--redact").stdout,
-        "convert": mnemo(env, "convert", str(source), "--to", "markdown", "--redact").stdout,  # writes bytes: a real process
+        "convert": mnemo(
+            env, "convert", str(source), "--to", "markdown", "--redact"
+        ).stdout,  # writes bytes: a real process
     }
     out = tmp_path / "redacted"
     run_cli(env, "export", "--to", "markdown", "--redact", str(out))
