@@ -1,8 +1,8 @@
-// Right-click menu on the sites we read: Export, and Continue in… with one entry per target.
+// Right-click menu on the sites we read: Export, and Continue in… with one entry per host menu entry.
 // A click is forwarded to that tab's content script, which runs the same flow as its buttons.
 import { api, t } from "../shared/api.js";
-import { SOURCE_PATTERNS } from "../shared/sites.js";
-import { CONTINUE_TARGETS } from "../shared/targets.js";
+import { SOURCE_PATTERNS } from "../sites/index.js";
+import { hostMenu } from "./continue.js";
 
 const EXPORT_ID = "mnemosyne-export";
 const CONTINUE_ID = "mnemosyne-continue";
@@ -12,8 +12,14 @@ export async function createMenus() {
   const common = { contexts: ["page", "selection"], documentUrlPatterns: SOURCE_PATTERNS };
   api.contextMenus.create({ id: EXPORT_ID, title: t("menuExport"), ...common });
   api.contextMenus.create({ id: CONTINUE_ID, title: t("menuContinue"), ...common });
-  for (const entry of CONTINUE_TARGETS) {
-    api.contextMenus.create({ id: `${CONTINUE_ID}:${entry.id}`, parentId: CONTINUE_ID, title: t(entry.labelKey), ...common });
+  let entries = [];
+  try {
+    entries = await hostMenu();
+  } catch {
+    // no host yet: "Continue in…" opens the page's own menu, which says what is missing
+  }
+  for (const entry of entries) {
+    api.contextMenus.create({ id: `${CONTINUE_ID}:${entry.target}`, parentId: CONTINUE_ID, title: entry.label, ...common });
   }
 }
 
@@ -23,6 +29,7 @@ export function installMenuHandler() {
     const id = String(info.menuItemId);
     let message = null;
     if (id === EXPORT_ID) message = { type: "menu-export" };
+    else if (id === CONTINUE_ID) message = { type: "menu-continue", target: null };
     else if (id.startsWith(`${CONTINUE_ID}:`)) message = { type: "menu-continue", target: id.slice(CONTINUE_ID.length + 1) };
     if (message) api.tabs.sendMessage(tab.id, message, { frameId: 0 }).catch(() => {});
   });

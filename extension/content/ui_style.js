@@ -1,8 +1,6 @@
 // Styles of the injected UI. Applied as a constructed stylesheet inside our shadow roots, so
 // the site's CSS cannot reach our elements and ours cannot leak into the site.
-(() => {
-  const M = globalThis.Mnemo;
-  M.UI_CSS = `
+export const UI_CSS = `
 :host { all: initial; }
 * { box-sizing: border-box; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; }
 .bar { display: inline-flex; gap: 6px; align-items: center; }
@@ -31,4 +29,3 @@ button:disabled { opacity: .6; cursor: progress; }
   font: 12px/1.4 ui-monospace, monospace; }
 .panel .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }
 `;
-})();

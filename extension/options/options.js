@@ -4,7 +4,7 @@ import { t } from "../shared/api.js";
 import { el, localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
 import { DEFAULT_SETTINGS, loadSettings, saveSettings } from "../shared/settings.js";
-import { CONTINUE_TARGETS } from "../shared/targets.js";
+import { fillTargetSelect } from "../shared/target_options.js";
 
 const form = document.getElementById("form");
 const saved = document.getElementById("saved");
@@ -65,10 +65,9 @@ async function runHealth() {
 
 async function init() {
   localize();
-  document.getElementById("target").replaceChildren(
-    ...CONTINUE_TARGETS.map((entry) => el("option", { value: entry.id, text: t(entry.labelKey) })),
-  );
-  writeForm(await loadSettings());
+  const settings = await loadSettings();
+  await fillTargetSelect(document.getElementById("target"), settings.defaultTarget);
+  writeForm(settings);
   form.addEventListener("change", async () => {
     writeForm(await saveSettings(readForm()));
     saved.textContent = t("optionsSaved");

@@ -6,6 +6,7 @@ import { describeError, request } from "../shared/messages.js";
 import { activePath, renderMessage } from "../shared/transcript.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { loadSettings } from "../shared/settings.js";
+import { fillTargetSelect } from "../shared/target_options.js";
 
 const id = new URLSearchParams(location.search).get("id");
 const status = document.getElementById("status");
@@ -52,10 +53,11 @@ async function startContinue() {
 async function confirmContinue() {
   if (!pendingContext) return;
   if (pendingContext.fills) {
-    await request("fill-open", { target: pendingContext.menuTarget, text: pendingContext.text });
+    await request("fill-open", { handle: pendingContext.handle });
     say(t("fillOpened"), "ok");
   } else {
-    await navigator.clipboard.writeText(pendingContext.text);
+    const { text } = await request("context-text", { handle: pendingContext.handle });
+    await navigator.clipboard.writeText(text);
     say(t("contextCopied"), "ok");
   }
   $("preview").hidden = true;
@@ -76,9 +78,7 @@ function guard(action) {
 
 async function fillTargets() {
   const settings = await loadSettings();
-  const { targets } = await request("continue-targets");
-  $("target").replaceChildren(...targets.map((entry) => el("option", { value: entry.id, text: t(entry.labelKey) })));
-  $("target").value = settings.defaultTarget;
+  await fillTargetSelect($("target"), settings.defaultTarget);
 }
 
 async function load() {

@@ -53,9 +53,15 @@ def test_continue_in_claude_fills_composer_without_sending(browser, sites, scree
     page.locator("[data-mnemosyne='continue']").click(timeout=15_000)
     menu = page.locator("[data-mnemosyne='continue-menu']")
     menu.wait_for()
-    labels = menu.locator("[data-mnemosyne='continue-target']").all_inner_texts()
-    assert labels[:3] == ["ChatGPT", "Claude", "Gemini"]
-    assert any("AGENTS.md" in label for label in labels) and any("Ollama" in label for label in labels)
+    entries = menu.locator("[data-mnemosyne='continue-target']")
+    # the menu is the host's `targets` menu, rendered as sent: the extension keeps no copy of target data
+    from mnemosyne.nativehost.actions.targets import run as host_targets
+
+    host_menu = host_targets({}, None)["menu"]
+    assert entries.all_inner_texts() == [entry["label"] for entry in host_menu]
+    assert [entries.nth(i).get_attribute("data-target") for i in range(entries.count())] == [
+        entry["target"] for entry in host_menu
+    ]
     screenshot(page, "continue-menu")
     page.locator("[data-mnemosyne='continue-target'][data-target='claude']").click()
     preview = page.locator("[data-mnemosyne='preview']")
@@ -97,9 +103,9 @@ def test_continue_in_chatgpt_from_claude(browser, sites):
 def test_copy_for_coding_agent_puts_context_on_clipboard(browser, sites):
     browser.grant_permissions(["clipboard-read", "clipboard-write"], origin="https://chatgpt.com")
     page = open_chatgpt_conversation(browser, sites)
-    preview = choose(page, "agent")
+    preview = choose(page, "agents-md")
     assert "Copy" in page.locator("[data-mnemosyne='preview-confirm']").inner_text()
-    assert preview.get_attribute("data-target") == "agent"
+    assert preview.get_attribute("data-target") == "agents-md"
     page.locator("[data-mnemosyne='preview-confirm']").click()
     page.locator("[data-mnemosyne='toast'][data-state='success']").wait_for(timeout=10_000)
     copied = page.evaluate("navigator.clipboard.readText()")
