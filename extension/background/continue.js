@@ -71,14 +71,15 @@ export async function contextText({ handle }, tabId) {
 
 /** Open the target's page and leave the kept context for the filler in that tab. */
 export async function openAndFill({ handle }, tabId) {
-  const entry = await keptContext(handle, tabId);
-  if (!entry.fillUrl || !fillSiteOf(entry.fillUrl)) throw new MnemoError("NOT_FILLABLE", "this target is copied, not filled");
+  // registered before anything is awaited: a claim that comes in meanwhile waits for this fill
   let done;
   const pending = new Promise((resolve) => (done = resolve));
   opening.add(pending);
   try {
+    const entry = await keptContext(handle, tabId);
+    if (!entry.fillUrl || !fillSiteOf(entry.fillUrl)) throw new MnemoError("NOT_FILLABLE", "this target is copied, not filled");
     // Open the target directly (a blank tab navigated cross-origin swaps renderer processes, which made
-    // headless runs flaky); its filler may claim before the text is stored, so a claim awaits `opening`.
+    // headless runs flaky); its filler may claim before the text is stored, hence `opening`.
     const tab = await api.tabs.create({ url: entry.fillUrl, active: true });
     const fills = await sessionGet(FILLS_KEY);
     fills[tab.id] = { text: entry.text, target: entry.target, at: Date.now() };

@@ -531,6 +531,11 @@ ${"#".repeat(Number(tag[1]))} ${inline(node, ctx).trim()}
         const text = convert(node, ctx).trim();
         return text ? `*${text}*` : "";
       }
+      case "SUB":
+      case "SUP": {
+        const text = convert(node, ctx).trim();
+        return text ? `<${tag.toLowerCase()}>${text}</${tag.toLowerCase()}>` : "";
+      }
       case "DEL":
       case "S":
         return `~~${convert(node, ctx)}~~`;
@@ -589,6 +594,7 @@ ${text.trim()}
   }
   function toMarkdown(root, { images = false } = {}) {
     const ctx = { blocks: [], depth: 0, images };
+    if (root.classList?.contains("whitespace-pre-wrap")) return wellFormed(root.textContent.trim());
     const text = convert(root, ctx).split("\n").map((line) => line.replace(/[ \t]+$/, "")).join("\n").replace(/\n[ \t]+\n/g, "\n\n").replace(/\n{3,}/g, "\n\n").trim();
     return wellFormed(text.replace(/\u0000(\d+)\u0000/g, (_, i) => ctx.blocks[Number(i)]));
   }

@@ -116,6 +116,11 @@ function element(node, ctx) {
       const text = convert(node, ctx).trim();
       return text ? `*${text}*` : "";
     }
+    case "SUB": case "SUP": {
+      // kept as inline HTML (GFM shows it): H<sub>2</sub>O and E=mc<sup>2</sup> must not become H2O and mc2
+      const text = convert(node, ctx).trim();
+      return text ? `<${tag.toLowerCase()}>${text}</${tag.toLowerCase()}>` : "";
+    }
     case "DEL": case "S":
       return `~~${convert(node, ctx)}~~`;
     case "A": {
@@ -157,10 +162,13 @@ function convert(node, ctx) {
 /** Markdown for one message body. `images`: keep inline images as ![alt](url). */
 export function toMarkdown(root, { images = false } = {}) {
   const ctx = { blocks: [], depth: 0, images };
+  // a user message body is often the pre-wrap element itself: its line breaks are the user's own
+  if (root.classList?.contains("whitespace-pre-wrap")) return wellFormed(root.textContent.trim());
   const text = convert(root, ctx)
     .split("\n").map((line) => line.replace(/[ \t]+$/, "")).join("\n")
     .replace(/\n[ \t]+\n/g, "\n\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
+  // eslint-disable-next-line no-control-regex -- NUL delimits our own placeholders (set in element())
   return wellFormed(text.replace(/\u0000(\d+)\u0000/g, (_, i) => ctx.blocks[Number(i)]));
 }
