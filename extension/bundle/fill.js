@@ -384,7 +384,7 @@ button:disabled { opacity: .6; cursor: progress; }
     return overlayParts;
   }
 
-  // content/output.js
+  // content/clipboard.js
   async function copyText(text) {
     try {
       await navigator.clipboard.writeText(text);

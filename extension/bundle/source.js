@@ -810,16 +810,7 @@ button:disabled { opacity: .6; cursor: progress; }
     return overlayParts;
   }
 
-  // content/output.js
-  function download(text, filename, mediaType) {
-    const url = URL.createObjectURL(new Blob([text], { type: mediaType || "text/plain" }));
-    const { root } = overlay();
-    const anchor = el("a", { href: url, download: filename, dataset: { mnemosyne: "download" } });
-    root.append(anchor);
-    anchor.click();
-    anchor.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 3e4);
-  }
+  // content/clipboard.js
   async function copyText(text) {
     try {
       await navigator.clipboard.writeText(text);
@@ -957,6 +948,16 @@ button:disabled { opacity: .6; cursor: progress; }
     });
   }
 
+  // shared/download.js
+  function download(text, filename, mediaType, parent = document.body) {
+    const url = URL.createObjectURL(new Blob([text], { type: mediaType || "text/plain" }));
+    const anchor = el("a", { href: url, download: filename, dataset: { mnemosyne: "download" } });
+    parent.append(anchor);
+    anchor.click();
+    anchor.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 3e4);
+  }
+
   // content/export.js
   async function afterSave(saved) {
     const settings = await loadSettings();
@@ -967,7 +968,7 @@ button:disabled { opacity: .6; cursor: progress; }
     if (settings.downloadOnExport) {
       const format = settings.exportFormat === "json" ? "portable" : "markdown";
       const data = await request("get", { conversation_id: saved.conversation_id, format });
-      download(data.text, data.filename || `${saved.conversation_id}.${data.extension || "md"}`, data.media_type);
+      download(data.text, data.filename || `${saved.conversation_id}.${data.extension || "md"}`, data.media_type, overlay().root);
       return "downloaded";
     }
     return null;

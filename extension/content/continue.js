@@ -9,7 +9,7 @@ import { MnemoError } from "../shared/errors.js";
 import { request } from "../shared/messages.js";
 import { loadSettings } from "../shared/settings.js";
 import { captureAndSave } from "./capture.js";
-import { copyText } from "./output.js";
+import { copyText } from "./clipboard.js";
 import { overlay } from "./shadow_ui.js";
 import { toast, toastError } from "./toast.js";
 

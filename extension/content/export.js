@@ -7,8 +7,9 @@ import { request } from "../shared/messages.js";
 import { loadSettings } from "../shared/settings.js";
 import { captureAndSave } from "./capture.js";
 import { openContinueMenu } from "./continue.js";
-import { copyText, download } from "./output.js";
-import { shadowHost } from "./shadow_ui.js";
+import { download } from "../shared/download.js";
+import { copyText } from "./clipboard.js";
+import { overlay, shadowHost } from "./shadow_ui.js";
 import { toast, toastError } from "./toast.js";
 
 /** Download or copy per the user's settings, after the archive has the conversation. */
@@ -21,7 +22,7 @@ async function afterSave(saved) {
   if (settings.downloadOnExport) {
     const format = settings.exportFormat === "json" ? "portable" : "markdown";
     const data = await request("get", { conversation_id: saved.conversation_id, format });
-    download(data.text, data.filename || `${saved.conversation_id}.${data.extension || "md"}`, data.media_type);
+    download(data.text, data.filename || `${saved.conversation_id}.${data.extension || "md"}`, data.media_type, overlay().root);
     return "downloaded";
   }
   return null;

@@ -4,7 +4,7 @@
 import { t } from "../shared/api.js";
 import { el } from "../shared/element.js";
 import { request } from "../shared/messages.js";
-import { copyText } from "./output.js";
+import { copyText } from "./clipboard.js";
 import { sleep } from "./page.js";
 import { toast } from "./toast.js";
 

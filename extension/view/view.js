@@ -1,12 +1,13 @@
 // A readable view of one archived conversation with copy / download / continue in / delete.
 // The host's portable JSON is rendered with textContent only (shared/transcript.js).
 import { t } from "../shared/api.js";
-import { el, formatDate, localize } from "../shared/dom.js";
+import { formatDate, localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
 import { activePath, renderMessage } from "../shared/transcript.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { loadSettings } from "../shared/settings.js";
 import { fillTargetSelect } from "../shared/target_options.js";
+import { download } from "../shared/download.js";
 
 const id = new URLSearchParams(location.search).get("id");
 const status = document.getElementById("status");
@@ -16,15 +17,6 @@ let pendingContext = null;
 function say(text, kind = "") {
   status.textContent = text;
   status.className = `status ${kind}`;
-}
-
-function download(text, filename, mediaType) {
-  const url = URL.createObjectURL(new Blob([text], { type: mediaType || "text/plain" }));
-  const anchor = el("a", { href: url, download: filename });
-  document.body.append(anchor);
-  anchor.click();
-  anchor.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 async function exportAs(format) {

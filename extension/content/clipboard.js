@@ -1,17 +1,6 @@
-// Local outputs: download a file (Blob + <a download>, no extra permission) or copy text to the
-// clipboard, with the execCommand fallback for pages without focus.
+// Copy text to the clipboard from a content script, with the execCommand fallback for pages without focus.
 import { el } from "../shared/element.js";
 import { overlay } from "./shadow_ui.js";
-
-export function download(text, filename, mediaType) {
-  const url = URL.createObjectURL(new Blob([text], { type: mediaType || "text/plain" }));
-  const { root } = overlay();
-  const anchor = el("a", { href: url, download: filename, dataset: { mnemosyne: "download" } });
-  root.append(anchor);
-  anchor.click();
-  anchor.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 30_000);
-}
 
 export async function copyText(text) {
   try {
