@@ -85,3 +85,22 @@ def payloads() -> list[str]:
 def chunks(items: list[str], count: int) -> list[list[str]]:
     """Split items into `count` groups, round-robin, so every group mixes kinds of payload."""
     return [items[i::count] for i in range(count)]
+
+
+# Resolves when every image and frame in the page (and open shadow roots) has loaded or failed and the
+# tasks those events queued have run: a (wrongly) live payload's onerror/onload handler would have run by then.
+SETTLED = """async () => {
+  const all = [];
+  const walk = (root) => { for (const e of root.querySelectorAll('*')) { all.push(e); if (e.shadowRoot) walk(e.shadowRoot); } };
+  walk(document);
+  const done = (e) => new Promise((resolve) => {
+    e.addEventListener('load', resolve, { once: true });
+    e.addEventListener('error', resolve, { once: true });
+  });
+  if (document.readyState !== 'complete') await new Promise((resolve) => addEventListener('load', resolve, { once: true }));
+  await Promise.all(all.filter((e) => e.localName === 'img' && !e.complete).map(done));
+  for (let i = 0; i < 3; i += 1) {
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  }
+  return true;
+}"""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from ext_fakesite import FIXTURES, chatgpt_api_fixture, strip_scripts
-from hostile_corpus import chunks, payloads
+from hostile_corpus import SETTLED, chunks, payloads
 
 from robustness.figures import record
 
@@ -120,7 +120,7 @@ def hostile_conversations() -> list[dict]:
 
 
 def measure(page) -> dict:
-    page.wait_for_timeout(300)  # give a (wrongly) live payload time to load, error and run its handler
+    page.evaluate(SETTLED)
     return page.evaluate(MEASURE)
 
 

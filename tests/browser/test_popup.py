@@ -16,6 +16,7 @@ from ext_fakesite import (
     shell,
     strip_scripts,
 )
+from hostile_corpus import SETTLED
 
 pytestmark = pytest.mark.browser
 
@@ -133,7 +134,7 @@ def test_hostile_transcript_renders_as_inert_text(browser, sites, ext_url, mnemo
     ):
         assert payload in text, payload
     assert view.locator("[data-mnemosyne='title']").inner_text() == HOSTILE_TITLE
-    view.wait_for_timeout(300)  # give any (wrongly) live payload a chance to run
+    view.evaluate(SETTLED)  # every image has loaded or failed and its handlers would have run
     state = view.evaluate(INERT_CHECK)
     assert state["pwned"] is None
     assert state["onAttributes"] == []

@@ -42,14 +42,35 @@ def test_extension_pages_cannot_save_and_unknown_types_are_refused(browser, ext_
     assert mnemo_cli("list", "--json").stdout.strip() == "[]"
 
 
+def extension_worlds_after_idle(page, url: str) -> list[dict]:
+    """The extension's content-script worlds created in `page` by loading `url`. Content scripts run at
+    document_idle, at the latest right after the load event; a round trip after load sees their worlds."""
+    cdp = page.context.new_cdp_session(page)
+    contexts: list[dict] = []
+    cdp.on("Runtime.executionContextCreated", lambda event: contexts.append(event["context"]))
+    cdp.send("Runtime.enable")
+    page.goto(url, wait_until="load")
+    page.evaluate(SETTLE_AFTER_LOAD)
+    return [c for c in contexts if c.get("origin", "").startswith("chrome-extension://")]
+
+
+# a task after the load event, then a frame: document_idle injection is done by then
+SETTLE_AFTER_LOAD = (
+    "() => new Promise((resolve) => setTimeout(() => requestAnimationFrame(() => resolve(true)), 0))"
+)
+
+
 def test_content_scripts_stay_off_other_sites(browser, sites):
-    sites.pages["https://example.com/c/123"] = (
+    page_html = (
         "<!doctype html><html><body><main><article data-testid='conversation-turn-1'>"
         "<div data-message-author-role='user'>hello</div></article></main></body></html>"
     )
+    sites.pages["https://example.com/c/123"] = page_html
+    sites.pages["https://chatgpt.com/c/123"] = page_html
+    # the control: the same page on chatgpt.com gets the content script's world, found the same way
+    assert extension_worlds_after_idle(browser.new_page(), "https://chatgpt.com/c/123")
     page = browser.new_page()
-    page.goto("https://example.com/c/123")
-    page.wait_for_timeout(800)
+    assert extension_worlds_after_idle(page, "https://example.com/c/123") == []
     assert page.locator("mnemosyne-ui").count() == 0
 
 
