@@ -15,11 +15,19 @@ const PREVIEW_CHARS = 4000;
 let menuCache = null;
 const opening = new Set(); // fills whose tab is being created: a claim waits for them
 
-/** The host's menu entries; cached for the worker's lifetime. */
+const menuListeners = [];
+
+/** Call `listener(entries)` each time the host's menu is first read in this worker (menus.js builds from it). */
+export function onMenuLoaded(listener) {
+  menuListeners.push(listener);
+}
+
+/** The host's menu entries; cached for the worker's lifetime once the host has answered. */
 export async function hostMenu() {
   if (!menuCache) {
     const data = await hostCall("targets");
     menuCache = Array.isArray(data.menu) ? data.menu : [];
+    for (const listener of menuListeners) listener(menuCache);
   }
   return menuCache;
 }

@@ -2,26 +2,36 @@
 // A click is forwarded to that tab's content script, which runs the same flow as its buttons.
 import { api, t } from "../shared/api.js";
 import { SOURCE_PATTERNS } from "../sites/index.js";
-import { hostMenu } from "./continue.js";
+import { hostMenu, onMenuLoaded } from "./continue.js";
 
 const EXPORT_ID = "mnemosyne-export";
 const CONTINUE_ID = "mnemosyne-continue";
 
-export async function createMenus() {
-  await api.contextMenus.removeAll();
-  const common = { contexts: ["page", "selection"], documentUrlPatterns: SOURCE_PATTERNS };
-  api.contextMenus.create({ id: EXPORT_ID, title: t("menuExport"), ...common });
-  api.contextMenus.create({ id: CONTINUE_ID, title: t("menuContinue"), ...common });
-  let entries = [];
-  try {
-    entries = await hostMenu();
-  } catch {
-    // no host yet: "Continue in…" opens the page's own menu, which says what is missing
-  }
+const common = () => ({ contexts: ["page", "selection"], documentUrlPatterns: SOURCE_PATTERNS });
+
+let loadedEntries = null;
+
+function addTargetEntries(entries) {
   for (const entry of entries) {
-    api.contextMenus.create({ id: `${CONTINUE_ID}:${entry.target}`, parentId: CONTINUE_ID, title: entry.label, ...common });
+    // the callback reads lastError: an entry that already exists is not an error worth a console warning
+    api.contextMenus.create({ id: `${CONTINUE_ID}:${entry.target}`, parentId: CONTINUE_ID, title: entry.label, ...common() },
+      () => void api.runtime.lastError);
   }
 }
+
+export async function createMenus() {
+  await api.contextMenus.removeAll();
+  api.contextMenus.create({ id: EXPORT_ID, title: t("menuExport"), ...common() });
+  api.contextMenus.create({ id: CONTINUE_ID, title: t("menuContinue"), ...common() });
+  if (loadedEntries) addTargetEntries(loadedEntries);
+  else hostMenu().catch(() => {}); // no host yet: the entries come when the host's menu is first read
+}
+
+// the host's menu, whenever this worker first reads it (here, or for a page's Continue menu)
+onMenuLoaded((entries) => {
+  loadedEntries = entries;
+  addTargetEntries(entries);
+});
 
 export function installMenuHandler() {
   api.contextMenus.onClicked.addListener((info, tab) => {
