@@ -314,30 +314,22 @@
   }
 
   // shared/context_preview.js
-  function count(value) {
-    if (Array.isArray(value)) return value.length;
-    if (value && typeof value === "object") return Object.values(value).reduce((sum, v) => sum + (Number(v) || 0), 0);
-    return Number(value) || 0;
-  }
-  function describeDropped(entry) {
-    if (typeof entry !== "object" || entry === null) return String(entry);
-    return [entry.role, entry.kind ?? entry.type, entry.reason, entry.summary ?? entry.text].filter(Boolean).join(" · ");
-  }
+  var sum = (counts) => Object.values(counts ?? {}).reduce((total, n) => total + (Number(n) || 0), 0);
   function previewNodes(context) {
     const report = context.report ?? {};
+    const counts = report.counts ?? {};
     const approx = report.estimate ? "≈" : "";
     const tokens = el("p", { className: "tokens", dataset: { mnemosyne: "preview-tokens", tokens: String(report.tokens ?? "") } }, [
       t("previewTokens", [`${approx}${report.tokens ?? "?"}`, String(report.budget ?? "?"), String(report.tokenizer ?? "")])
     ]);
-    const summary = el("p", { className: "summary", text: t("previewSummary", [
-      String(count(report.kept)),
-      String(count(report.compressed)),
-      String(count(report.dropped)),
-      String(count(report.redactions))
+    const summary = el("p", { className: "summary", dataset: { mnemosyne: "preview-summary" }, text: t("previewSummary", [
+      String(counts.kept ?? 0),
+      String(counts.compressed ?? 0),
+      String(counts.dropped ?? 0),
+      String(sum(report.redactions))
     ]) });
-    const dropped = Array.isArray(report.dropped) && report.dropped.length ? el("ul", { className: "dropped" }, report.dropped.slice(0, 12).map((entry) => el("li", { text: describeDropped(entry) }))) : null;
     const text = el("pre", { className: "preview-text", text: String(context.preview ?? "") });
-    return [tokens, summary, dropped, text];
+    return [tokens, summary, text];
   }
 
   // shared/messages.js
@@ -1090,7 +1082,7 @@ button:disabled { opacity: .6; cursor: progress; }
   }
 
   // content/health.js
-  function count2(selector) {
+  function count(selector) {
     try {
       return document.querySelectorAll(selector).length;
     } catch {
@@ -1116,7 +1108,7 @@ button:disabled { opacity: .6; cursor: progress; }
       }
     }
     for (const selector of site2.probes.turnSelectors) {
-      const n = count2(selector);
+      const n = count(selector);
       checks.push({ name: `dom ${selector}`, status: n ? "ok" : "warn", detail: String(n) });
     }
     const turns = site2.dom.turns().length;
@@ -1124,7 +1116,7 @@ button:disabled { opacity: .6; cursor: progress; }
     const anchor = site2.anchor();
     checks.push({ name: "anchor", status: anchor ? "ok" : "warn", detail: anchor ? anchor.node.tagName.toLowerCase() : t("healthFloating") });
     for (const selector of site2.composer) {
-      checks.push({ name: `composer ${selector}`, status: count2(selector) ? "ok" : "warn", detail: String(count2(selector)) });
+      checks.push({ name: `composer ${selector}`, status: count(selector) ? "ok" : "warn", detail: String(count(selector)) });
     }
     return { site: site2.name, url: `${location.origin}${location.pathname}`, checks };
   }
