@@ -89,11 +89,16 @@ export async function openContinueMenu(site, button) {
     return;
   }
   const rect = button.getBoundingClientRect();
-  const menu = el("div", { className: "menu", role: "menu", dataset: { mnemosyne: "continue-menu" } },
-    entries.map((entry) => el("button", {
-      type: "button", role: "menuitem", dataset: { mnemosyne: "continue-target", target: entry.target, group: entry.group },
+  // the host's groups (web sites filled, agent files and local models copied) are separated by a rule
+  const items = entries.flatMap((entry, i) => [
+    i > 0 && entry.group !== entries[i - 1].group ? el("hr", { role: "separator" }) : null,
+    el("button", {
+      type: "button", role: "menuitem", title: t("menuBudget", [String(entry.budget), entry.tokenizer]),
+      dataset: { mnemosyne: "continue-target", target: entry.target, group: entry.group },
       on: { click: () => continueIn(site, entry.target) },
-    }, [entry.label])));
+    }, [entry.label]),
+  ]);
+  const menu = el("div", { className: "menu", role: "menu", dataset: { mnemosyne: "continue-menu" } }, items);
   menu.style.top = `${Math.min(rect.bottom + 4, innerHeight - 240)}px`;
   menu.style.left = `${Math.max(8, Math.min(rect.left, innerWidth - 280))}px`;
   overlay().layer.append(menu);
