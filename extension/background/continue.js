@@ -7,7 +7,7 @@ import { fillSiteOf } from "../sites/index.js";
 import { hostCall } from "./host.js";
 import { callAllPages } from "./paging.js";
 
-const CONTEXTS_KEY = "mnemosyneContexts"; // handle -> {text, target, fillUrl, tabId, at}
+const CONTEXTS_KEY = "mnemosyneContexts"; // handle -> {text, target, fillUrl, owner, at}
 const FILLS_KEY = "mnemosynePendingFills"; // tab id -> {text, target, at}
 const KEEP_CONTEXTS = 8;
 const CLAIM_WINDOW_MS = 120_000;
@@ -49,8 +49,11 @@ function newHandle() {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Build the context through the host, keep it, and return its report, a preview and a handle. */
-export async function buildContext({ conversation_id, target, budget, redact }, tabId) {
+/**
+ * Build the context through the host, keep it, and return its report, a preview and a handle.
+ * `owner`: the tab id of the content script that asked, or "page" for the extension pages; only it may use the handle.
+ */
+export async function buildContext({ conversation_id, target, budget, redact }, owner) {
   const entry = (await hostMenu()).find((candidate) => candidate.target === target);
   if (!entry) throw new MnemoError("UNKNOWN_TARGET", `unknown target ${target}`);
   const params = { conversation_id, target: entry.target, redact: redact !== false };
@@ -58,33 +61,33 @@ export async function buildContext({ conversation_id, target, budget, redact }, 
   const { report, text, ...meta } = await callAllPages("context", params, { timeoutMs: 120_000 });
   const handle = newHandle();
   const kept = await sessionGet(CONTEXTS_KEY);
-  kept[handle] = { text, target: entry.target, fillUrl: entry.fill_url, tabId: tabId ?? null, at: Date.now() };
+  kept[handle] = { text, target: entry.target, fillUrl: entry.fill_url, owner, at: Date.now() };
   const newest = Object.entries(kept).sort((a, b) => b[1].at - a[1].at).slice(0, KEEP_CONTEXTS);
   await api.storage.session.set({ [CONTEXTS_KEY]: Object.fromEntries(newest) });
   return { ...meta, report, handle, target: entry.target, label: entry.label, fills: Boolean(entry.fill_url),
     preview: text.slice(0, PREVIEW_CHARS), total_chars: text.length };
 }
 
-/** A kept context, for the tab (or extension page) that built it. */
-async function keptContext(handle, tabId) {
+/** A kept context, for its owner only (the tab that built it, or the extension pages). */
+async function keptContext(handle, owner) {
   const entry = typeof handle === "string" ? (await sessionGet(CONTEXTS_KEY))[handle] : undefined;
-  if (!entry || (entry.tabId !== null && entry.tabId !== tabId)) throw new MnemoError("UNKNOWN_HANDLE", "no such context");
+  if (!entry || owner === undefined || entry.owner !== owner) throw new MnemoError("UNKNOWN_HANDLE", "no such context");
   return entry;
 }
 
 /** The full text of a kept context, for targets that are copied (the clipboard is the tab's). */
-export async function contextText({ handle }, tabId) {
-  return { text: (await keptContext(handle, tabId)).text };
+export async function contextText({ handle }, owner) {
+  return { text: (await keptContext(handle, owner)).text };
 }
 
 /** Open the target's page and leave the kept context for the filler in that tab. */
-export async function openAndFill({ handle }, tabId) {
+export async function openAndFill({ handle }, owner) {
   // registered before anything is awaited: a claim that comes in meanwhile waits for this fill
   let done;
   const pending = new Promise((resolve) => (done = resolve));
   opening.add(pending);
   try {
-    const entry = await keptContext(handle, tabId);
+    const entry = await keptContext(handle, owner);
     if (!entry.fillUrl || !fillSiteOf(entry.fillUrl)) throw new MnemoError("NOT_FILLABLE", "this target is copied, not filled");
     // Open the target directly (a blank tab navigated cross-origin swaps renderer processes, which made
     // headless runs flaky); its filler may claim before the text is stored, hence `opening`.

@@ -63,7 +63,7 @@ const HANDLERS = {
     async run(msg, sender, kinds) {
       const id = text(msg.conversation_id, "conversation_id");
       await requireGrant(kinds, sender, id);
-      return buildContext({ conversation_id: id, target: msg.target, budget: msg.budget, redact: msg.redact }, tabOf(kinds, sender));
+      return buildContext({ conversation_id: id, target: msg.target, budget: msg.budget, redact: msg.redact }, ownerOf(kinds, sender));
     },
   },
   list: {
@@ -81,14 +81,14 @@ const HANDLERS = {
   doctor: { from: [PAGE], run: () => hostCall("doctor", {}, { timeoutMs: 60_000 }) },
   health: { from: [PAGE], run: () => healthOfTab() },
   "continue-targets": { from: [PAGE, SOURCE_TAB], run: () => describeTargets() },
-  "context-text": { from: [PAGE, SOURCE_TAB], run: (msg, sender, kinds) => contextText(msg, tabOf(kinds, sender)) },
-  "fill-open": { from: [PAGE, SOURCE_TAB], run: (msg, sender, kinds) => openAndFill(msg, tabOf(kinds, sender)) },
+  "context-text": { from: [PAGE, SOURCE_TAB], run: (msg, sender, kinds) => contextText(msg, ownerOf(kinds, sender)) },
+  "fill-open": { from: [PAGE, SOURCE_TAB], run: (msg, sender, kinds) => openAndFill(msg, ownerOf(kinds, sender)) },
   "fill-claim": { from: [FILL_TAB], run: (msg, sender) => claimFill(sender) },
 };
 
-/** The tab a kept context belongs to: null for extension pages, which may use any. */
-function tabOf(kinds, sender) {
-  return kinds.has(PAGE) ? null : sender.tab.id;
+/** Who owns a context this sender builds or uses: its tab, or "page" for the extension pages. */
+function ownerOf(kinds, sender) {
+  return kinds.has(PAGE) ? "page" : sender.tab.id;
 }
 
 /**

@@ -78,6 +78,10 @@ test("only the tab that built a context may read or fill it", async () => {
   assert.equal((await contextText({ handle }, 7)).text, TEXT);
   await assert.rejects(contextText({ handle }, 8), { code: "UNKNOWN_HANDLE" });
   await assert.rejects(contextText({ handle: "0".repeat(32) }, 7), { code: "UNKNOWN_HANDLE" });
+  await assert.rejects(contextText({ handle }, "page"), { code: "UNKNOWN_HANDLE" }); // a tab's, not the pages'
+  const pages = await buildContext({ conversation_id: "k3v9qz2mx8ta", target: "agents-md" }, "page");
+  assert.equal((await contextText({ handle: pages.handle }, "page")).text, TEXT);
+  await assert.rejects(contextText({ handle: pages.handle }, 7), { code: "UNKNOWN_HANDLE" });
   await assert.rejects(openAndFill({ handle }, 7), { code: "NOT_FILLABLE" }); // a copy target
 });
 

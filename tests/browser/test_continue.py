@@ -3,6 +3,8 @@ without sending; copy targets put the context on the clipboard."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from ext_fakesite import (
     FIXTURES,
@@ -110,3 +112,46 @@ def test_copy_for_coding_agent_puts_context_on_clipboard(browser, sites):
     page.locator("[data-mnemosyne='toast'][data-state='success']").wait_for(timeout=10_000)
     copied = page.evaluate("navigator.clipboard.readText()")
     assert len(copied) > 200 and "crucible" in copied.lower()
+
+
+def test_continue_from_the_view_page_fills_by_handle_and_a_handle_is_the_builders_only(
+    browser, sites, ext_url, mnemo_cli
+):
+    sites.pages["https://claude.ai/new"] = CLAUDE_COMPOSER_PAGE
+    page = open_chatgpt_conversation(browser, sites)
+    page.locator("[data-mnemosyne='export']").click(timeout=15_000)
+    page.locator("[data-mnemosyne='toast'][data-state='success']").wait_for(timeout=30_000)
+    conversation_id = json.loads(mnemo_cli("list", "--json").stdout)[0]["id"]
+
+    view = browser.new_page()
+    view.goto(ext_url(f"view/view.html?id={conversation_id}"))
+    view.locator("#target option[value='claude']").wait_for(state="attached", timeout=15_000)
+    view.select_option("#target", "claude")
+    view.locator("[data-mnemosyne='continue']").click()
+    view.locator("[data-mnemosyne='preview']:not([hidden]) [data-mnemosyne='preview-tokens']").wait_for(
+        timeout=30_000
+    )
+    # the page holds a handle and a preview, never the whole text; the worker keeps the text
+    context = view.evaluate(
+        "(id) => chrome.runtime.sendMessage({type: 'context', conversation_id: id, target: 'claude'})",
+        conversation_id,
+    )["data"]
+    assert len(context["handle"]) == 32 and "text" not in context
+    assert context["preview"] and context["total_chars"] >= len(context["preview"])
+    # another tab cannot use a page's handle... and a tab's handle is refused to other tabs
+    other = open_chatgpt_conversation(browser, sites)
+    other.locator("[data-mnemosyne='export']").wait_for(timeout=15_000)
+    from test_security import content_script_world
+
+    send = content_script_world(other)
+    refused = send({"type": "fill-open", "handle": context["handle"]})
+    assert refused["ok"] is False and refused["error"]["code"] == "UNKNOWN_HANDLE"
+    refused = send({"type": "context-text", "handle": context["handle"]})
+    assert refused["ok"] is False and refused["error"]["code"] == "UNKNOWN_HANDLE"
+
+    with browser.expect_page() as opened:
+        view.locator("[data-mnemosyne='preview-confirm']").click()
+    target = opened.value
+    composer = target.locator(".ProseMirror[data-mnemosyne-filled='true']")
+    composer.wait_for(timeout=20_000)
+    assert "crucible" in composer.inner_text().lower()
