@@ -14,7 +14,7 @@
     }
   };
 
-  // content/page.js
+  // sites/page.js
   function pageFetch(url, init = {}) {
     const fetcher = globalThis.content?.fetch ? globalThis.content.fetch.bind(globalThis.content) : globalThis.fetch.bind(globalThis);
     return fetcher(url, { credentials: "include", ...init });
@@ -31,7 +31,6 @@
     }
     return null;
   }
-  var sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
   // sites/chatgpt.js
   var ID_PATTERN = /^\/(?:share|c|g\/[a-z0-9-]+\/c)\/([a-z0-9-]+)/i;
@@ -1008,6 +1007,7 @@ button:disabled { opacity: .6; cursor: progress; }
 
   // content/fill.js
   var WAIT_MS = 2e4;
+  var sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   function findComposer(adapter) {
     for (const selector of adapter.composer) {
       const node = document.querySelector(selector);

@@ -5,10 +5,10 @@ import { t } from "../shared/api.js";
 import { el } from "../shared/element.js";
 import { request } from "../shared/messages.js";
 import { copyText } from "./clipboard.js";
-import { sleep } from "./page.js";
 import { toast } from "./toast.js";
 
 const WAIT_MS = 20_000;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function findComposer(adapter) {
   for (const selector of adapter.composer) {

@@ -3,7 +3,7 @@
 // stays in this module for the page's lifetime and is never sent anywhere but chatgpt.com itself.
 // DOM path: the selector cascades of docs/sites.md, newest renderer first.
 import { MnemoError } from "../shared/errors.js";
-import { fetchJson, readCookie } from "../content/page.js";
+import { fetchJson, readCookie } from "./page.js";
 
 const ID_PATTERN = /^\/(?:share|c|g\/[a-z0-9-]+\/c)\/([a-z0-9-]+)/i;
 const TURN_CASCADE = [

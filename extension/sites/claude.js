@@ -2,7 +2,7 @@
 // (else /api/organizations, the org that can chat), then chat_conversations/{uuid} with the full tree and
 // all tool blocks. DOM path: message selectors of docs/sites.md; rows keyed by data-index when virtualised.
 import { MnemoError } from "../shared/errors.js";
-import { fetchJson, readCookie } from "../content/page.js";
+import { fetchJson, readCookie } from "./page.js";
 
 const ID_PATTERN = /^\/chat\/([0-9a-f-]{36})/i;
 const USER = "[data-testid='user-message'], .font-user-message, [class*='font-user-message']";

@@ -1,4 +1,4 @@
-// Requests and cookies of the page a content script runs in (chatgpt.com, claude.ai).
+// Requests and cookies of the page an adapter runs in (chatgpt.com, claude.ai), for the site APIs.
 import { MnemoError } from "../shared/errors.js";
 
 /** Page-origin fetch: Firefox content scripts need content.fetch to send the page's cookies. */
@@ -25,5 +25,3 @@ export function readCookie(name) {
   }
   return null;
 }
-
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
