@@ -66,13 +66,14 @@ async function runHealth() {
 async function init() {
   localize();
   const settings = await loadSettings();
-  await fillTargetSelect(document.getElementById("target"), settings.defaultTarget);
+  const targets = fillTargetSelect(document.getElementById("target"), settings.defaultTarget); // the host answers later
   writeForm(settings);
   form.addEventListener("change", async () => {
     writeForm(await saveSettings(readForm()));
     saved.textContent = t("optionsSaved");
   });
   document.getElementById("health").addEventListener("click", runHealth);
+  await targets;
 }
 
 init();
