@@ -1,79 +1,117 @@
-// "Continue in…": build the context for a target (through the host), then open the target site
-// in a new tab and hand the text to that tab's filler content script when it asks for it.
+// "Continue in…": the menu comes from the host's `targets` reply (rendered as sent); a built context stays
+// here, in session storage, and the tab gets a handle to it; filling opens the target's page and hands the
+// text to that tab's filler when it claims it, once.
 import { api } from "../shared/api.js";
-import { isFillSite } from "../shared/sites.js";
-import { CONTINUE_TARGETS, continueTarget, resolveHostTarget } from "../shared/targets.js";
-import { hostCall, HostError } from "./host.js";
+import { MnemoError } from "../shared/errors.js";
+import { fillSiteOf } from "../sites/index.js";
+import { hostCall } from "./host.js";
 import { callAllPages } from "./paging.js";
 
-const PENDING_KEY = "mnemosynePendingFills";
+const CONTEXTS_KEY = "mnemosyneContexts"; // handle -> {text, target, fillUrl, owner, at}
+const FILLS_KEY = "mnemosynePendingFills"; // tab id -> {text, target, at}
+const KEEP_CONTEXTS = 8;
 const CLAIM_WINDOW_MS = 120_000;
-let hostTargetsCache = null;
+const PREVIEW_CHARS = 4000;
+let menuCache = null;
+const opening = new Set(); // fills whose tab is being created: a claim waits for them
 
-async function hostTargets() {
-  if (hostTargetsCache) return hostTargetsCache;
-  const data = await hostCall("targets");
-  hostTargetsCache = data.targets ?? [];
-  return hostTargetsCache;
+const menuListeners = [];
+
+/** Call `listener(entries)` each time the host's menu is first read in this worker (menus.js builds from it). */
+export function onMenuLoaded(listener) {
+  menuListeners.push(listener);
 }
 
-/** The menu entries with the host's view of each (budget, tokenizer), when the host answers. */
-export async function describeTargets() {
-  let known = [];
-  let hostError = null;
-  try {
-    known = await hostTargets();
-  } catch (error) {
-    hostError = { code: error.code ?? "INTERNAL", message: error.message };
+/** The host's menu entries; cached for the worker's lifetime once the host has answered. */
+export async function hostMenu() {
+  if (!menuCache) {
+    const data = await hostCall("targets");
+    menuCache = Array.isArray(data.menu) ? data.menu : [];
+    for (const listener of menuListeners) listener(menuCache);
   }
-  const entries = CONTINUE_TARGETS.map((entry) => {
-    const name = resolveHostTarget(entry, known);
-    const info = known.find((target) => target.name === name) ?? {};
-    return { id: entry.id, labelKey: entry.labelKey, hostTarget: name, fills: Boolean(entry.fillUrl),
-      budget: info.budget ?? info.default_budget ?? null, tokenizer: info.tokenizer ?? null, label: info.label ?? null };
-  });
-  return { targets: entries, hostError };
+  return menuCache;
 }
 
-export async function buildContext({ conversation_id, target, budget, redact }) {
-  const entry = continueTarget(target);
-  if (!entry) throw new HostError("UNKNOWN_TARGET", `unknown target ${target}`);
-  const hostTarget = resolveHostTarget(entry, await hostTargets().catch(() => []));
-  const params = { conversation_id, target: hostTarget, redact: redact !== false };
+export async function describeTargets() {
+  try {
+    return { targets: await hostMenu(), hostError: null };
+  } catch (error) {
+    return { targets: [], hostError: { code: error.code ?? "INTERNAL", message: error.message } };
+  }
+}
+
+async function sessionGet(key) {
+  return (await api.storage.session.get(key))[key] ?? {};
+}
+
+function newHandle() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Build the context through the host, keep it, and return its report, a preview and a handle.
+ * `owner`: the tab id of the content script that asked, or "page" for the extension pages; only it may use the handle.
+ */
+export async function buildContext({ conversation_id, target, budget, redact }, owner) {
+  const entry = (await hostMenu()).find((candidate) => candidate.target === target);
+  if (!entry) throw new MnemoError("UNKNOWN_TARGET", `unknown target ${target}`);
+  const params = { conversation_id, target: entry.target, redact: redact !== false };
   if (Number.isInteger(budget) && budget > 0) params.budget = budget;
-  const { report, ...context } = await callAllPages("context", params, { timeoutMs: 120_000 });
-  // the host reports tokens / budget / kept / dropped in `report`; the preview reads them flat
-  return { ...context, ...(report ?? {}), menuTarget: entry.id, fills: Boolean(entry.fillUrl) };
+  const { report, text, ...meta } = await callAllPages("context", params, { timeoutMs: 120_000 });
+  const handle = newHandle();
+  const kept = await sessionGet(CONTEXTS_KEY);
+  kept[handle] = { text, target: entry.target, fillUrl: entry.fill_url, owner, at: Date.now() };
+  const newest = Object.entries(kept).sort((a, b) => b[1].at - a[1].at).slice(0, KEEP_CONTEXTS);
+  await api.storage.session.set({ [CONTEXTS_KEY]: Object.fromEntries(newest) });
+  return { ...meta, report, handle, target: entry.target, label: entry.label, fills: Boolean(entry.fill_url),
+    preview: text.slice(0, PREVIEW_CHARS), total_chars: text.length };
 }
 
-async function loadPending() {
-  return (await api.storage.session.get(PENDING_KEY))[PENDING_KEY] ?? {};
+/** A kept context, for its owner only (the tab that built it, or the extension pages). */
+async function keptContext(handle, owner) {
+  const entry = typeof handle === "string" ? (await sessionGet(CONTEXTS_KEY))[handle] : undefined;
+  if (!entry || owner === undefined || entry.owner !== owner) throw new MnemoError("UNKNOWN_HANDLE", "no such context");
+  return entry;
 }
 
-/** Open the target site and remember the text for the filler in that tab. */
-export async function openAndFill({ target, text }) {
-  const entry = continueTarget(target);
-  if (!entry?.fillUrl) throw new HostError("BAD_REQUEST", "this target is copied, not filled");
-  if (typeof text !== "string" || !text) throw new HostError("BAD_REQUEST", "nothing to fill");
-  // Open the target directly (a blank tab navigated cross-origin swaps renderer processes, which
-  // made headless runs flaky), then leave the text for its filler; the filler asks again for a
-  // moment in case it loads before the text is stored.
-  const tab = await api.tabs.create({ url: entry.fillUrl, active: true });
-  const pendingFills = await loadPending();
-  pendingFills[tab.id] = { text, at: Date.now(), target: entry.id };
-  await api.storage.session.set({ [PENDING_KEY]: pendingFills });
-  return { tabId: tab.id, url: entry.fillUrl };
+/** The full text of a kept context, for targets that are copied (the clipboard is the tab's). */
+export async function contextText({ handle }, owner) {
+  return { text: (await keptContext(handle, owner)).text };
 }
 
-/** The filler in a freshly opened tab asks once for its text. */
+/** Open the target's page and leave the kept context for the filler in that tab. */
+export async function openAndFill({ handle }, owner) {
+  // registered before anything is awaited: a claim that comes in meanwhile waits for this fill
+  let done;
+  const pending = new Promise((resolve) => (done = resolve));
+  opening.add(pending);
+  try {
+    const entry = await keptContext(handle, owner);
+    if (!entry.fillUrl || !fillSiteOf(entry.fillUrl)) throw new MnemoError("NOT_FILLABLE", "this target is copied, not filled");
+    // Open the target directly (a blank tab navigated cross-origin swaps renderer processes, which made
+    // headless runs flaky); its filler may claim before the text is stored, hence `opening`.
+    const tab = await api.tabs.create({ url: entry.fillUrl, active: true });
+    const fills = await sessionGet(FILLS_KEY);
+    fills[tab.id] = { text: entry.text, target: entry.target, at: Date.now() };
+    await api.storage.session.set({ [FILLS_KEY]: fills });
+    return { tabId: tab.id, url: entry.fillUrl };
+  } finally {
+    done();
+    opening.delete(pending);
+  }
+}
+
+/** The filler of a tab asks once: the text meant for it, or nothing. */
 export async function claimFill(sender) {
   const tabId = sender.tab?.id;
-  if (tabId === undefined || !isFillSite(sender.url)) return { text: null };
-  const pendingFills = await loadPending();
-  const entry = pendingFills[tabId];
+  if (tabId === undefined) return { text: null };
+  await Promise.all([...opening]);
+  const fills = await sessionGet(FILLS_KEY);
+  const entry = fills[tabId];
   if (!entry) return { text: null };
-  delete pendingFills[tabId];
-  await api.storage.session.set({ [PENDING_KEY]: pendingFills });
+  delete fills[tabId];
+  await api.storage.session.set({ [FILLS_KEY]: fills });
   if (Date.now() - entry.at > CLAIM_WINDOW_MS) return { text: null };
   return { text: entry.text, target: entry.target };
 }

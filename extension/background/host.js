@@ -2,16 +2,11 @@
 // requests tagged with ids; replies are matched by id, each request has a timeout, a dropped port
 // is reopened once, and if the port cannot be used the request goes through sendNativeMessage.
 import { api } from "../shared/api.js";
+import { MnemoError } from "../shared/errors.js";
 
 export const HOST_NAME = "org.mnemosyne.host";
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-export class HostError extends Error {
-  constructor(code, message) {
-    super(message || code);
-    this.code = code;
-  }
-}
 
 let port = null;
 let nextId = 1;
@@ -20,15 +15,15 @@ const pending = new Map(); // id -> {resolve, reject, timer}
 /** Map the browser's wording for "cannot start the host" to our codes. */
 function launchError(message) {
   const text = String(message ?? "");
-  if (/not found|No such native application/i.test(text)) return new HostError("HOST_NOT_FOUND", text);
-  if (/forbidden/i.test(text)) return new HostError("HOST_FORBIDDEN", text);
-  return new HostError("HOST_DISCONNECTED", text || "native host exited");
+  if (/not found|No such native application/i.test(text)) return new MnemoError("HOST_NOT_FOUND", text);
+  if (/forbidden/i.test(text)) return new MnemoError("HOST_FORBIDDEN", text);
+  return new MnemoError("HOST_DISCONNECTED", text || "native host exited");
 }
 
 function unwrap(reply) {
-  if (!reply || typeof reply !== "object") throw new HostError("BAD_REPLY", "empty reply from host");
+  if (!reply || typeof reply !== "object") throw new MnemoError("BAD_REPLY", "empty reply from host");
   if (reply.ok) return reply.data ?? {};
-  throw new HostError(reply.error?.code ?? "INTERNAL", reply.error?.message ?? "host error");
+  throw new MnemoError(reply.error?.code ?? "INTERNAL", reply.error?.message ?? "host error");
 }
 
 function openPort() {
@@ -63,7 +58,7 @@ function viaPort(message, timeoutMs) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       pending.delete(message.id);
-      reject(new HostError("HOST_TIMEOUT", `no reply to ${message.action} within ${timeoutMs} ms`));
+      reject(new MnemoError("HOST_TIMEOUT", `no reply to ${message.action} within ${timeoutMs} ms`));
     }, timeoutMs);
     pending.set(message.id, { resolve, reject, timer, port: current });
     try {
@@ -80,19 +75,19 @@ function viaPort(message, timeoutMs) {
 async function viaOneShot(message, timeoutMs) {
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new HostError("HOST_TIMEOUT", `no reply to ${message.action}`)), timeoutMs);
+    timer = setTimeout(() => reject(new MnemoError("HOST_TIMEOUT", `no reply to ${message.action}`)), timeoutMs);
   });
   try {
     const reply = await Promise.race([api.runtime.sendNativeMessage(HOST_NAME, message), timeout]);
     return unwrap(reply);
   } catch (error) {
-    throw error instanceof HostError ? error : launchError(error?.message);
+    throw error instanceof MnemoError ? error : launchError(error?.message);
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** Call one host action. Resolves with the reply's `data`, rejects with a HostError. */
+/** Call one host action. Resolves with the reply's `data`, rejects with a MnemoError. */
 export async function hostCall(action, params = {}, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
   const message = () => ({ ...params, id: nextId++, action });
   try {

@@ -1,6 +1,7 @@
 // `get` and `context` answer in pages under the 1 MiB host->browser cap: follow next_cursor and
 // join the chunks. A cap on the page count stops a host that never ends the cursor chain.
-import { hostCall, HostError } from "./host.js";
+import { MnemoError } from "../shared/errors.js";
+import { hostCall } from "./host.js";
 
 const MAX_PAGES = 2000;
 
@@ -18,5 +19,5 @@ export async function callAllPages(action, params, options) {
     }
     cursor = data.next_cursor;
   }
-  throw new HostError("TOO_MANY_PAGES", `${action} did not finish after ${MAX_PAGES} pages`);
+  throw new MnemoError("TOO_MANY_PAGES", `${action} did not finish after ${MAX_PAGES} pages`);
 }

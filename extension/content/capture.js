@@ -1,47 +1,56 @@
 // One capture of the current conversation: the site's JSON first, the DOM sweep when that fails.
 // Every result says which path produced it; all text is made well-formed before it leaves the page.
-(() => {
-  const M = globalThis.Mnemo;
+// The DOM capture's shape is host/schema/capture.schema.json (generated from the host's pydantic model).
+import { t } from "../shared/api.js";
+import { MnemoError } from "../shared/errors.js";
+import { request } from "../shared/messages.js";
+import { wellFormed, wellFormedDeep } from "../shared/text.js";
+import { sweep } from "./sweep.js";
 
-  function sourceUrl() {
-    return `${location.origin}${location.pathname}`; // no query or fragment: they can carry tokens
+function sourceUrl() {
+  return `${location.origin}${location.pathname}`; // no query or fragment: they can carry tokens
+}
+
+/** The `mnemosyne.capture` payload for what the sweep read. */
+export function capturePayload(site, swept) {
+  const title = site.title();
+  return {
+    format: "mnemosyne.capture",
+    version: 1,
+    site: site.name,
+    url: sourceUrl(),
+    conversation_id: site.conversationId(),
+    title: title ? wellFormed(title) : null,
+    captured_at: new Date().toISOString(),
+    complete: swept.complete,
+    turns: swept.turns,
+  };
+}
+
+export async function capture(site, { allowApi = true } = {}) {
+  const id = site.conversationId();
+  let apiError = null;
+  if (id && allowApi) {
+    try {
+      const { kind, payload } = await site.fetchApi(id);
+      return { kind, payload: wellFormedDeep(payload), source_url: sourceUrl(), path: "api" };
+    } catch (error) {
+      apiError = error; // logged out, rate limited or a changed API: read the page instead
+    }
   }
+  const swept = await sweep(site.dom);
+  if (!swept.turns.length) {
+    throw new MnemoError("NOTHING_FOUND", apiError ? `${apiError.message}; ${t("errorNoTurns")}` : t("errorNoTurns"));
+  }
+  return { kind: "capture", payload: capturePayload(site, swept), source_url: sourceUrl(), path: "dom", apiError,
+    diagnostics: swept.diagnostics };
+}
 
-  M.capture = async (site, { allowApi = true } = {}) => {
-    const id = site.conversationId();
-    let apiError = null;
-    if (id && allowApi) {
-      try {
-        const { kind, payload } = await site.fetchApi(id);
-        return { kind, payload: M.wellFormedDeep(payload), source_url: sourceUrl(), path: "api" };
-      } catch (error) {
-        apiError = error; // logged out, rate limited or a changed API: read the page instead
-      }
-    }
-    const swept = await M.sweep(site.dom);
-    if (!swept.turns.length) {
-      throw new M.MnemoError("NOTHING_FOUND", apiError ? `${apiError.message}; ${M.t("errorNoTurns")}` : M.t("errorNoTurns"));
-    }
-    const payload = {
-      format: "mnemosyne.capture",
-      version: 1,
-      site: site.name,
-      url: sourceUrl(),
-      conversation_id: id,
-      title: site.title() ? M.wellFormed(site.title()) : null,
-      captured_at: new Date().toISOString(),
-      complete: swept.complete,
-      turns: swept.turns,
-    };
-    return { kind: "capture", payload, source_url: sourceUrl(), path: "dom", apiError, diagnostics: swept.diagnostics };
-  };
-
-  /** Capture and save; returns the host's save reply plus the path used. */
-  M.captureAndSave = async (site, onStep = () => {}) => {
-    onStep("reading");
-    const captured = await M.capture(site);
-    onStep("saving");
-    const saved = await M.send("save", { kind: captured.kind, payload: captured.payload, source_url: captured.source_url });
-    return { ...saved, path: captured.path };
-  };
-})();
+/** Capture and save; returns the host's save reply plus the path used. */
+export async function captureAndSave(site, onStep = () => {}) {
+  onStep("reading");
+  const captured = await capture(site);
+  onStep("saving");
+  const saved = await request("save", { kind: captured.kind, payload: captured.payload, source_url: captured.source_url });
+  return { ...saved, path: captured.path };
+}

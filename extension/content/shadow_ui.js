@@ -1,36 +1,35 @@
-// Shadow-DOM containers for the injected UI; elements come from the shared createElement builder.
-// Page and transcript text never pass through an HTML parser.
-(() => {
-  const M = globalThis.Mnemo;
-  let sheet = null;
+// Shadow-DOM containers for the injected UI, so the site's CSS cannot reach our elements and ours cannot
+// leak into the site. Page and transcript text never pass through an HTML parser (shared/element.js).
+import { el } from "../shared/element.js";
+import { UI_CSS } from "./ui_style.js";
 
-  function styleSheet() {
-    if (!sheet) {
-      sheet = new CSSStyleSheet();
-      sheet.replaceSync(M.UI_CSS);
-    }
-    return sheet;
+let sheet = null;
+let overlayParts = null;
+
+function styleSheet() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(UI_CSS);
   }
+  return sheet;
+}
 
-  M.el = globalThis.mnemoElement; // shared/element.js, loaded before this script
+/** A host element with an open shadow root carrying our stylesheet. */
+export function shadowHost(name) {
+  const host = document.createElement("mnemosyne-ui");
+  host.setAttribute("data-mnemosyne-host", name);
+  const root = host.attachShadow({ mode: "open" });
+  root.adoptedStyleSheets = [styleSheet()];
+  return { host, root };
+}
 
-  /** A host element with an open shadow root carrying our stylesheet. */
-  M.shadowHost = (name) => {
-    const host = document.createElement("mnemosyne-ui");
-    host.setAttribute("data-mnemosyne-host", name);
-    const root = host.attachShadow({ mode: "open" });
-    root.adoptedStyleSheets = [styleSheet()];
-    return { host, root };
-  };
-
-  /** The full-viewport overlay (toasts, menus, previews), created once per page. */
-  M.overlay = () => {
-    if (M._overlay?.host.isConnected) return M._overlay;
-    const { host, root } = M.shadowHost("overlay");
-    const layer = M.el("div", { className: "overlay" });
-    root.append(layer);
-    document.documentElement.append(host);
-    M._overlay = { host, root, layer };
-    return M._overlay;
-  };
-})();
+/** The full-viewport overlay (toasts, menus, previews), created once per page. */
+export function overlay() {
+  if (overlayParts?.host.isConnected) return overlayParts;
+  const { host, root } = shadowHost("overlay");
+  const layer = el("div", { className: "overlay" });
+  root.append(layer);
+  document.documentElement.append(host);
+  overlayParts = { host, root, layer };
+  return overlayParts;
+}

@@ -1,25 +1,26 @@
 // Progress, success and error messages in the overlay. One toast at a time; errors stay until
 // dismissed, success fades after a while.
-(() => {
-  const M = globalThis.Mnemo;
-  let timer = null;
+import { el } from "../shared/element.js";
+import { describeError } from "../shared/messages.js";
+import { overlay } from "./shadow_ui.js";
 
-  M.toast = (state, text, { hint = null, sticky = state === "error" } = {}) => {
-    const { layer } = M.overlay();
-    layer.querySelector(".toast")?.remove();
-    clearTimeout(timer);
-    const box = M.el("div", { className: "toast", role: state === "error" ? "alert" : "status",
-      dataset: { mnemosyne: "toast", state } }, [text]);
-    if (hint) box.append("\n", M.el("code", { text: hint }));
-    box.addEventListener("click", () => box.remove());
-    layer.append(box);
-    if (!sticky && state !== "progress") timer = setTimeout(() => box.remove(), 8000);
-    return box;
-  };
+let timer = null;
 
-  /** An error toast; for a missing host it names the install command. */
-  M.toastError = (error) => {
-    const missing = error?.code === "HOST_NOT_FOUND";
-    return M.toast("error", M.describeError(error), { hint: missing ? "pip install mnemosyne && mnemo install" : null });
-  };
-})();
+export function toast(state, text, { hint = null, sticky = state === "error" } = {}) {
+  const { layer } = overlay();
+  layer.querySelector(".toast")?.remove();
+  clearTimeout(timer);
+  const box = el("div", { className: "toast", role: state === "error" ? "alert" : "status",
+    dataset: { mnemosyne: "toast", state } }, [text]);
+  if (hint) box.append("\n", el("code", { text: hint }));
+  box.addEventListener("click", () => box.remove());
+  layer.append(box);
+  if (!sticky && state !== "progress") timer = setTimeout(() => box.remove(), 8000);
+  return box;
+}
+
+/** An error toast; for a missing host it names the install command. */
+export function toastError(error) {
+  const missing = error?.code === "HOST_NOT_FOUND";
+  return toast("error", describeError(error), { hint: missing ? "pip install mnemosyne && mnemo install" : null });
+}

@@ -1,8 +1,6 @@
 // Styles of the injected UI. Applied as a constructed stylesheet inside our shadow roots, so
 // the site's CSS cannot reach our elements and ours cannot leak into the site.
-(() => {
-  const M = globalThis.Mnemo;
-  M.UI_CSS = `
+export const UI_CSS = `
 :host { all: initial; }
 * { box-sizing: border-box; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; }
 .bar { display: inline-flex; gap: 6px; align-items: center; }
@@ -21,6 +19,7 @@ button:disabled { opacity: .6; cursor: progress; }
   box-shadow: 0 6px 24px rgba(0,0,0,.2); padding: 4px; pointer-events: auto; }
 .menu button { display: block; width: 100%; text-align: start; border: 0; background: transparent; color: #222; padding: 7px 10px; }
 .menu button:hover, .menu button:focus { background: #f1effa; }
+.menu hr { border: 0; border-top: 1px solid #eee; margin: 4px 6px; }
 .panel { position: fixed; right: 16px; top: 72px; width: min(520px, calc(100vw - 32px)); max-height: calc(100vh - 120px);
   overflow: auto; background: #fff; color: #222; border: 1px solid #ddd; border-radius: 12px; padding: 12px;
   box-shadow: 0 8px 28px rgba(0,0,0,.25); pointer-events: auto; }
@@ -31,4 +30,3 @@ button:disabled { opacity: .6; cursor: progress; }
   font: 12px/1.4 ui-monospace, monospace; }
 .panel .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }
 `;
-})();

@@ -4,7 +4,7 @@ import { t } from "../shared/api.js";
 import { el, localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
 import { DEFAULT_SETTINGS, loadSettings, saveSettings } from "../shared/settings.js";
-import { CONTINUE_TARGETS } from "../shared/targets.js";
+import { fillTargetSelect } from "../shared/target_options.js";
 
 const form = document.getElementById("form");
 const saved = document.getElementById("saved");
@@ -65,15 +65,15 @@ async function runHealth() {
 
 async function init() {
   localize();
-  document.getElementById("target").replaceChildren(
-    ...CONTINUE_TARGETS.map((entry) => el("option", { value: entry.id, text: t(entry.labelKey) })),
-  );
-  writeForm(await loadSettings());
+  const settings = await loadSettings();
+  const targets = fillTargetSelect(document.getElementById("target"), settings.defaultTarget); // the host answers later
+  writeForm(settings);
   form.addEventListener("change", async () => {
     writeForm(await saveSettings(readForm()));
     saved.textContent = t("optionsSaved");
   });
   document.getElementById("health").addEventListener("click", runHealth);
+  await targets;
 }
 
 init();

@@ -1,30 +1,22 @@
-// The preview shown before a context is filled or copied: token count against the budget and
-// what the host kept, compressed, dropped and redacted. Used by the view page.
+// The preview shown before a context is filled or copied: the host's context report as sent (host/PROTOCOL.md
+// `context`: token count against the budget, how many messages were kept, compressed and left out, how many
+// secrets were redacted) and the start of the text. Used by the view page and the page's "Continue in…" panel.
 import { t } from "./api.js";
-import { el } from "./dom.js";
+import { el } from "./element.js";
 
-function count(value) {
-  if (Array.isArray(value)) return value.length;
-  if (value && typeof value === "object") return Object.values(value).reduce((sum, v) => sum + (Number(v) || 0), 0);
-  return Number(value) || 0;
-}
+const sum = (counts) => Object.values(counts ?? {}).reduce((total, n) => total + (Number(n) || 0), 0);
 
-function describeDropped(entry) {
-  if (typeof entry !== "object" || entry === null) return String(entry);
-  return [entry.role, entry.kind ?? entry.type, entry.reason, entry.summary ?? entry.text].filter(Boolean).join(" · ");
-}
-
+/** context: the `context` message's reply ({report, preview, ...}). */
 export function previewNodes(context) {
-  const approx = context.estimate ? "≈" : "";
-  const tokens = el("p", { className: "tokens", dataset: { tokens: String(context.tokens ?? "") } }, [
-    t("previewTokens", [`${approx}${context.tokens ?? "?"}`, String(context.budget ?? "?"), String(context.tokenizer ?? "")]),
+  const report = context.report ?? {};
+  const counts = report.counts ?? {};
+  const approx = report.estimate ? "≈" : "";
+  const tokens = el("p", { className: "tokens", dataset: { mnemosyne: "preview-tokens", tokens: String(report.tokens ?? "") } }, [
+    t("previewTokens", [`${approx}${report.tokens ?? "?"}`, String(report.budget ?? "?"), String(report.tokenizer ?? "")]),
   ]);
-  const summary = el("p", { className: "summary", text: t("previewSummary", [
-    String(count(context.kept)), String(count(context.compressed)), String(count(context.dropped)), String(count(context.redactions)),
+  const summary = el("p", { className: "summary", dataset: { mnemosyne: "preview-summary" }, text: t("previewSummary", [
+    String(counts.kept ?? 0), String(counts.compressed ?? 0), String(counts.dropped ?? 0), String(sum(report.redactions)),
   ]) });
-  const dropped = Array.isArray(context.dropped) && context.dropped.length
-    ? el("ul", { className: "dropped" }, context.dropped.slice(0, 12).map((entry) => el("li", { text: describeDropped(entry) })))
-    : null;
-  const text = el("pre", { className: "preview-text", text: String(context.text ?? "").slice(0, 4000) });
-  return [tokens, summary, dropped, text];
+  const text = el("pre", { className: "preview-text", text: String(context.preview ?? "") });
+  return [tokens, summary, text];
 }

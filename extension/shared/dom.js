@@ -1,9 +1,9 @@
 // DOM helpers for extension pages. Everything goes through createElement + textContent:
 // transcript text is never parsed as HTML.
 import { api, t } from "./api.js";
-import "./element.js";
+import { el } from "./element.js";
 
-export const el = globalThis.mnemoElement;
+export { el };
 
 /** Fill every [data-i18n] element's text (and [data-i18n-placeholder]) from _locales. */
 export function localize(root = document) {

@@ -1,7 +1,6 @@
-// The one DOM builder, shared by extension pages (imported as a module) and content scripts
-// (listed in manifest.json): createElement + textContent only, so page and transcript text never
-// pass through an HTML parser. A plain script that works both ways: it only sets a global.
-globalThis.mnemoElement = function el(tag, props = {}, children = []) {
+// The one DOM builder, for extension pages and content scripts alike: createElement + textContent
+// only, so page and transcript text never pass through an HTML parser.
+export function el(tag, props = {}, children = []) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null) continue;
@@ -17,4 +16,4 @@ globalThis.mnemoElement = function el(tag, props = {}, children = []) {
     node.append(typeof child === "string" ? document.createTextNode(child) : child);
   }
   return node;
-};
+}

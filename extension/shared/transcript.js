@@ -12,11 +12,17 @@ export function safeHref(url) {
   }
 }
 
-/** The messages of the active branch, root first (the tree's other branches stay in the archive). */
+/**
+ * The messages of the active branch, root first (the tree's other branches stay in the archive).
+ * The host's rule (mnemosyne/tree.py path_to): the active leaf, else the last message no one answers.
+ */
 export function activePath(conversation) {
   const byId = new Map(conversation.messages.map((message) => [message.id, message]));
   let leaf = conversation.active_leaf && byId.get(conversation.active_leaf);
-  if (!leaf) leaf = conversation.messages[conversation.messages.length - 1];
+  if (!leaf) {
+    const parents = new Set(conversation.messages.map((message) => message.parent));
+    leaf = conversation.messages.filter((message) => !parents.has(message.id)).at(-1);
+  }
   const path = [];
   const seen = new Set();
   for (let node = leaf; node && !seen.has(node.id); node = byId.get(node.parent)) {

@@ -1,11 +1,13 @@
 // A readable view of one archived conversation with copy / download / continue in / delete.
 // The host's portable JSON is rendered with textContent only (shared/transcript.js).
 import { t } from "../shared/api.js";
-import { el, formatDate, localize } from "../shared/dom.js";
+import { formatDate, localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
 import { activePath, renderMessage } from "../shared/transcript.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { loadSettings } from "../shared/settings.js";
+import { fillTargetSelect } from "../shared/target_options.js";
+import { download } from "../shared/download.js";
 
 const id = new URLSearchParams(location.search).get("id");
 const status = document.getElementById("status");
@@ -15,15 +17,6 @@ let pendingContext = null;
 function say(text, kind = "") {
   status.textContent = text;
   status.className = `status ${kind}`;
-}
-
-function download(text, filename, mediaType) {
-  const url = URL.createObjectURL(new Blob([text], { type: mediaType || "text/plain" }));
-  const anchor = el("a", { href: url, download: filename });
-  document.body.append(anchor);
-  anchor.click();
-  anchor.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 async function exportAs(format) {
@@ -52,10 +45,11 @@ async function startContinue() {
 async function confirmContinue() {
   if (!pendingContext) return;
   if (pendingContext.fills) {
-    await request("fill-open", { target: pendingContext.menuTarget, text: pendingContext.text });
+    await request("fill-open", { handle: pendingContext.handle });
     say(t("fillOpened"), "ok");
   } else {
-    await navigator.clipboard.writeText(pendingContext.text);
+    const { text } = await request("context-text", { handle: pendingContext.handle });
+    await navigator.clipboard.writeText(text);
     say(t("contextCopied"), "ok");
   }
   $("preview").hidden = true;
@@ -76,9 +70,7 @@ function guard(action) {
 
 async function fillTargets() {
   const settings = await loadSettings();
-  const { targets } = await request("continue-targets");
-  $("target").replaceChildren(...targets.map((entry) => el("option", { value: entry.id, text: t(entry.labelKey) })));
-  $("target").value = settings.defaultTarget;
+  await fillTargetSelect($("target"), settings.defaultTarget);
 }
 
 async function load() {

@@ -21,3 +21,17 @@ def schema_text() -> str:
 
 def committed_text() -> str:
     return COMMITTED.read_text(encoding="utf-8")
+
+
+# The extension's page capture (readers/capture.py CapturePayload): the extension's JS tests validate what
+# the content scripts emit against this committed copy; tests/test_capture_schema.py keeps it current.
+# Regenerate: python -c "from mnemosyne.schema_gen import capture_schema_text as s; print(s(), end='')" \
+#   > host/mnemosyne/schema/capture.v1.json
+CAPTURE_COMMITTED = Path(__file__).with_name("schema") / "capture.v1.json"
+
+
+def capture_schema_text() -> str:
+    from .readers.capture import CapturePayload
+
+    schema = CapturePayload.model_json_schema()
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

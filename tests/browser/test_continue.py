@@ -3,6 +3,8 @@ without sending; copy targets put the context on the clipboard."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from ext_fakesite import (
     FIXTURES,
@@ -53,9 +55,15 @@ def test_continue_in_claude_fills_composer_without_sending(browser, sites, scree
     page.locator("[data-mnemosyne='continue']").click(timeout=15_000)
     menu = page.locator("[data-mnemosyne='continue-menu']")
     menu.wait_for()
-    labels = menu.locator("[data-mnemosyne='continue-target']").all_inner_texts()
-    assert labels[:3] == ["ChatGPT", "Claude", "Gemini"]
-    assert any("AGENTS.md" in label for label in labels) and any("Ollama" in label for label in labels)
+    entries = menu.locator("[data-mnemosyne='continue-target']")
+    # the menu is the host's `targets` menu, rendered as sent: the extension keeps no copy of target data
+    from mnemosyne.nativehost.actions.targets import run as host_targets
+
+    host_menu = host_targets({}, None)["menu"]
+    assert entries.all_inner_texts() == [entry["label"] for entry in host_menu]
+    assert [entries.nth(i).get_attribute("data-target") for i in range(entries.count())] == [
+        entry["target"] for entry in host_menu
+    ]
     screenshot(page, "continue-menu")
     page.locator("[data-mnemosyne='continue-target'][data-target='claude']").click()
     preview = page.locator("[data-mnemosyne='preview']")
@@ -97,10 +105,53 @@ def test_continue_in_chatgpt_from_claude(browser, sites):
 def test_copy_for_coding_agent_puts_context_on_clipboard(browser, sites):
     browser.grant_permissions(["clipboard-read", "clipboard-write"], origin="https://chatgpt.com")
     page = open_chatgpt_conversation(browser, sites)
-    preview = choose(page, "agent")
+    preview = choose(page, "agents-md")
     assert "Copy" in page.locator("[data-mnemosyne='preview-confirm']").inner_text()
-    assert preview.get_attribute("data-target") == "agent"
+    assert preview.get_attribute("data-target") == "agents-md"
     page.locator("[data-mnemosyne='preview-confirm']").click()
     page.locator("[data-mnemosyne='toast'][data-state='success']").wait_for(timeout=10_000)
     copied = page.evaluate("navigator.clipboard.readText()")
     assert len(copied) > 200 and "crucible" in copied.lower()
+
+
+def test_continue_from_the_view_page_fills_by_handle_and_a_handle_is_the_builders_only(
+    browser, sites, ext_url, mnemo_cli
+):
+    sites.pages["https://claude.ai/new"] = CLAUDE_COMPOSER_PAGE
+    page = open_chatgpt_conversation(browser, sites)
+    page.locator("[data-mnemosyne='export']").click(timeout=15_000)
+    page.locator("[data-mnemosyne='toast'][data-state='success']").wait_for(timeout=30_000)
+    conversation_id = json.loads(mnemo_cli("list", "--json").stdout)[0]["id"]
+
+    view = browser.new_page()
+    view.goto(ext_url(f"view/view.html?id={conversation_id}"))
+    view.locator("#target option[value='claude']").wait_for(state="attached", timeout=15_000)
+    view.select_option("#target", "claude")
+    view.locator("[data-mnemosyne='continue']").click()
+    view.locator("[data-mnemosyne='preview']:not([hidden]) [data-mnemosyne='preview-tokens']").wait_for(
+        timeout=30_000
+    )
+    # the page holds a handle and a preview, never the whole text; the worker keeps the text
+    context = view.evaluate(
+        "(id) => chrome.runtime.sendMessage({type: 'context', conversation_id: id, target: 'claude'})",
+        conversation_id,
+    )["data"]
+    assert len(context["handle"]) == 32 and "text" not in context
+    assert context["preview"] and context["total_chars"] >= len(context["preview"])
+    # another tab cannot use a page's handle... and a tab's handle is refused to other tabs
+    other = open_chatgpt_conversation(browser, sites)
+    other.locator("[data-mnemosyne='export']").wait_for(timeout=15_000)
+    from test_security import content_script_world
+
+    send = content_script_world(other)
+    refused = send({"type": "fill-open", "handle": context["handle"]})
+    assert refused["ok"] is False and refused["error"]["code"] == "UNKNOWN_HANDLE"
+    refused = send({"type": "context-text", "handle": context["handle"]})
+    assert refused["ok"] is False and refused["error"]["code"] == "UNKNOWN_HANDLE"
+
+    with browser.expect_page() as opened:
+        view.locator("[data-mnemosyne='preview-confirm']").click()
+    target = opened.value
+    composer = target.locator(".ProseMirror[data-mnemosyne-filled='true']")
+    composer.wait_for(timeout=20_000)
+    assert "crucible" in composer.inner_text().lower()

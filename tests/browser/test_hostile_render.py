@@ -121,7 +121,7 @@ def hostile_conversations() -> list[dict]:
 
 
 def measure(page) -> dict:
-    settle(page)  # a (wrongly) live payload has loaded or failed and run its handler by now
+    settle(page)
     return page.evaluate(MEASURE)
 
 

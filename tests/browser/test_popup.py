@@ -135,7 +135,7 @@ def test_hostile_transcript_renders_as_inert_text(browser, sites, ext_url, mnemo
     ):
         assert payload in text, payload
     assert view.locator("[data-mnemosyne='title']").inner_text() == HOSTILE_TITLE
-    settle(view)  # any (wrongly) live payload has loaded or failed and run its handler by now
+    settle(view)  # every image has loaded or failed and its handlers would have run
     state = view.evaluate(INERT_CHECK)
     assert state["pwned"] is None
     assert state["onAttributes"] == []

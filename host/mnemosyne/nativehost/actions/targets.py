@@ -1,8 +1,40 @@
-"""targets: the tools a context can be built for, from the target registry."""
+"""targets: the tools a context can be built for, and the extension's "Continue in…" menu.
+
+`menu` is everything the extension shows and does for a menu entry (group, label, budget, the page it
+opens and fills), so the extension keeps no copy of target data: it renders this list as sent.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+# (target name, menu group, page the extension opens and fills; None: the context is copied)
+# Groups: "web" = a chat site's composer is filled; "agent" = a coding agent's instructions file;
+# "local" = a local model. The extension only opens fill pages on the sites it is allowed to fill.
+MENU = (
+    ("chatgpt", "web", "https://chatgpt.com/"),
+    ("claude", "web", "https://claude.ai/new"),
+    ("gemini", "web", "https://gemini.google.com/app"),
+    ("agents-md", "agent", None),
+    ("ollama", "local", None),
+)
+
+
+def menu_entries(described: list[dict]) -> list[dict]:
+    by_name = {target["name"]: target for target in described}
+    return [
+        {
+            "target": name,
+            "group": group,
+            "label": by_name[name]["label"],
+            "fill_url": fill_url,
+            "budget": by_name[name]["default_budget"],
+            "tokenizer": by_name[name]["tokenizer"],
+            "estimate": by_name[name]["estimate"],
+        }
+        for name, group, fill_url in MENU
+    ]
+
 
 if TYPE_CHECKING:
     from ..session import HostSession
@@ -11,4 +43,5 @@ if TYPE_CHECKING:
 def run(params: dict, session: HostSession) -> dict:
     from ...context.targets import describe_all
 
-    return {"targets": describe_all()}
+    described = describe_all()
+    return {"targets": described, "menu": menu_entries(described)}

@@ -1,10 +1,18 @@
-// Boot on chatgpt.com / claude.ai: keep the Export / Continue bar beside the conversation
-// actions as the single-page app re-renders and navigates, and answer the service worker's
-// requests (context menu clicks, health check).
-(() => {
-  const M = globalThis.Mnemo;
-  const site = M.sites[M.siteOfHost(location.hostname)];
-  if (!site || window.top !== window) return;
+// Content-script entry on chatgpt.com / claude.ai (bundled into bundle/source.js): keep the Export /
+// Continue bar beside the conversation actions as the single-page app re-renders and navigates, answer
+// the service worker's requests (context-menu clicks, health check), and fill the composer when this tab
+// was opened by "Continue in…".
+import { api } from "../shared/api.js";
+import { adapterForHost } from "../sites/index.js";
+import { closeMenusOnEscape, continueIn } from "./continue.js";
+import { buildBar, exportNow } from "./export.js";
+import { claimAndFill } from "./fill.js";
+import { health } from "./health.js";
+
+const site = adapterForHost(location.hostname);
+if (site?.source && window.top === window) start(site);
+
+function start(site) {
   let bar = null;
   let floating = false;
 
@@ -23,7 +31,7 @@
     }
     bar?.remove();
     floating = !anchor;
-    bar = M.buildBar(site, floating);
+    bar = buildBar(site, floating);
     if (!anchor) document.documentElement.append(bar);
     else if (anchor.place === "before") anchor.node.before(bar);
     else if (anchor.place === "prepend") anchor.node.prepend(bar);
@@ -40,18 +48,20 @@
     }, 300);
   });
 
-  M.api.runtime.onMessage.addListener((message, sender, sendResponse) => {
-    if (sender.id !== M.api.runtime.id || sender.tab) return false; // only our service worker
-    if (message?.type === "menu-export") M.exportNow(site, null);
-    else if (message?.type === "menu-continue") M.continueIn(site, message.target);
+  api.runtime.onMessage.addListener((message, sender, sendResponse) => {
+    if (sender.id !== api.runtime.id || sender.tab) return false; // only our service worker
+    if (message?.type === "menu-export") exportNow(site, null);
+    else if (message?.type === "menu-continue") continueIn(site, message.target);
     else if (message?.type === "health") {
-      M.health(site).then(sendResponse, (error) => sendResponse({ site: site.name, checks: [
+      health(site).then(sendResponse, (error) => sendResponse({ site: site.name, checks: [
         { name: "health", status: "fail", detail: String(error.message ?? error) }] }));
       return true;
     }
     return false;
   });
 
+  closeMenusOnEscape();
   place();
   observer.observe(document.body || document.documentElement, { childList: true, subtree: true });
-})();
+  claimAndFill(site);
+}

@@ -1,0 +1,34 @@
+// The site adapters, and what the service worker asks of a URL: which site it is, whether we save from
+// it or only fill it. One list: the router, the menus, the content scripts and the filler all read it.
+import { chatgpt } from "./chatgpt.js";
+import { claude } from "./claude.js";
+import { gemini } from "./gemini.js";
+
+export const ADAPTERS = [chatgpt, claude, gemini];
+
+export function adapterForHost(hostname) {
+  return ADAPTERS.find((adapter) => adapter.hosts.includes(hostname)) ?? null;
+}
+
+function httpsHost(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "https:" ? parsed.hostname : null;
+  } catch {
+    return null;
+  }
+}
+
+/** "chatgpt" | "claude" | null for an https URL on a site we save from. */
+export function sourceSiteOf(url) {
+  const adapter = adapterForHost(httpsHost(url));
+  return adapter?.source ? adapter.name : null;
+}
+
+/** "chatgpt" | "claude" | "gemini" | null for an https URL on a site we fill. */
+export function fillSiteOf(url) {
+  return adapterForHost(httpsHost(url))?.name ?? null;
+}
+
+/** contextMenus.documentUrlPatterns / tabs.query patterns of the sites we save from. */
+export const SOURCE_PATTERNS = ADAPTERS.filter((a) => a.source).flatMap((a) => a.hosts.map((h) => `https://${h}/*`));
