@@ -44,11 +44,96 @@ TEST = ("conv-41", "conv-42")
 WINDOW = 300
 MIN_EVIDENCE_WORDS = 3
 STOP = frozenset(
-    "about above after again against also been before being below between both but could does doing down during "
-    "each from further have having here hers herself himself into itself just more most myself once only other "
-    "ours ourselves over same should some such than that their theirs them themselves then there these they this "
-    "those through under until very were what when where which while will with would your yours yourself "
-    "yourselves really much like know think going gonna thanks thank yeah great good that's it's i'm you're".split()
+    [
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "also",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "could",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "from",
+        "further",
+        "have",
+        "having",
+        "here",
+        "hers",
+        "herself",
+        "himself",
+        "into",
+        "itself",
+        "just",
+        "more",
+        "most",
+        "myself",
+        "once",
+        "only",
+        "other",
+        "ours",
+        "ourselves",
+        "over",
+        "same",
+        "should",
+        "some",
+        "such",
+        "than",
+        "that",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "under",
+        "until",
+        "very",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "will",
+        "with",
+        "would",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "really",
+        "much",
+        "like",
+        "know",
+        "think",
+        "going",
+        "gonna",
+        "thanks",
+        "thank",
+        "yeah",
+        "great",
+        "good",
+        "that's",
+        "it's",
+        "i'm",
+        "you're",
+    ]
 )
 _PUNCT = re.compile(r"[^\w\s]|_")
 
@@ -125,7 +210,9 @@ def keeps(context: str, answer: str, evidence: list[set[str]]) -> bool:
 
 
 def contexts(conv: Conversation, budget: int, focus: str | None = None) -> dict[str, str]:
-    out = {"mnemosyne": build_context(conv, "chatgpt", budget=budget, **({"focus": focus} if focus else {})).text}
+    out = {
+        "mnemosyne": build_context(conv, "chatgpt", budget=budget, **({"focus": focus} if focus else {})).text
+    }
     out.update((name, fn(conv, budget)) for name, fn in BASELINES.items())
     return out
 
@@ -176,7 +263,11 @@ def main() -> int:
     splits = {"test": TEST, "tuning": TUNING, "all": tuple(data)}
     for name in [args.split] if args.split else ["test", "all"]:
         ids = [i for i in splits[name] if i in data]
-        label = {"test": "TEST half (held out, reported)", "tuning": "TUNING half", "all": "all four (reference)"}
+        label = {
+            "test": "TEST half (held out, reported)",
+            "tuning": "TUNING half",
+            "all": "all four (reference)",
+        }
         table(f"{label[name]}: {', '.join(ids)}", evaluate([data[i] for i in ids]), len(ids))
     return 0
 

@@ -1,23 +1,38 @@
-"""Spend a token budget: instructions and the last user message first, then the
-most recent turns verbatim, then the best digest sentences and code of the
-older turns, then more recent turns with whatever is left."""
+"""Spend a token budget: instructions and the last user message first, then the most
+recent turns verbatim, then the units of the older turns that cover the most
+information per token.
+
+The coverage step is the budgeted greedy of submodular summarisation (Lin and
+Bilmes): a unit's gain is the weight of its terms, each term worth less every time
+a chosen unit already covers it, divided by the unit's token cost. Restatements
+gain little once their facts are in, so they are not chosen twice; a unit whose
+gain has fallen under REDUNDANT of its own value is a near-duplicate and is left
+out. Lazy evaluation keeps the cost near one pass over the units.
+"""
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import tokens
-from .digest import Candidate
+from .digest import Unit
 from .turns import Turn
 
 TURN_OVERHEAD = 8  # role label, blank lines, per-message framing of the API shapes
-LINE_OVERHEAD = 4  # bullet / role tag / newline of a digest or compressed line
-GROUP_OVERHEAD = 6  # the [role #n] line that opens a compressed turn
-MIN_SCORE = 1.0  # first pass: only candidates that carry a clear signal
+LINE_OVERHEAD = 2  # the space, "… " or newline that joins a unit to its neighbours
+GROUP_OVERHEAD = 7  # the [role #n] line that opens a compressed turn
 MIN_ANSWER = 120  # tokens: shorter than this, a cut answer says too little to keep
-MAX_SKIPS = 400  # stop looking once this many candidates in a row did not fit
+
+# the coverage objective; tuned on the tuning halves of the benchmarks only
+DECAY = 0.0  # what a term is worth again once a chosen unit covers it
+COST_POWER = 1.0  # gain / cost^p: below 1 leans towards fuller units over scraps
+REDUNDANT = 0.3  # a unit whose fresh gain is under this share of its value repeats what is in
+FOCUS_WEIGHT = 1.5  # how much relevance to an explicit --focus multiplies a unit's value
+DEFAULT_FOCUS_WEIGHT = 1.0  # the same for the default query: the title and the last user turns
+TOOL_WEIGHT = 0.5  # tool output is the noise a continuation needs least
+ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}  # what only the user could have said weighs more
 
 
 class Meter:
@@ -57,12 +72,119 @@ class Meter:
             keep = max(0, keep - max(4, keep // 10))
 
 
+class Coverage:
+    """The units chosen so far and the terms they cover; fill() adds more within a room."""
+
+    def __init__(self, units: list[Unit], meter: Meter, focus_weight: float):
+        self.meter = meter
+        self.pool = [u for u in units if not u.repeat and not u.superseded]
+        self.base: dict[int, float] = {}
+        for k, u in enumerate(self.pool):
+            boost = (1.0 + focus_weight * u.relevance) * ROLE_WEIGHT.get(u.role, 1.0)
+            self.base[k] = u.value * boost
+        self.covered: dict[str, int] = {}
+        self.chosen: dict[int, float] = {}  # pool index -> gain when chosen
+        self.turns: dict[int, int] = {}  # turn -> chosen units in it
+        self.dropped: set[int] = set()  # redundant, or taken out to fit
+        self._cost: dict[int, int] = {}
+
+    def cost(self, k: int) -> int:
+        if k not in self._cost:
+            self._cost[k] = self.meter.count(self.pool[k].text) + LINE_OVERHEAD
+        u = self.pool[k]
+        return self._cost[k] + (0 if u.turn in self.turns else GROUP_OVERHEAD)
+
+    def _estimate(self, k: int) -> int:
+        if k in self._cost:
+            return self.cost(k)
+        return self.meter.scale(len(self.pool[k].text.encode()) // 4 + 1) + LINE_OVERHEAD + GROUP_OVERHEAD
+
+    def gain(self, k: int) -> float:
+        u, covered = self.pool[k], self.covered
+        fresh = sum(w * DECAY ** covered.get(t, 0) for t, w in u.weights.items())
+        return fresh * self.base[k] / u.value if u.value else 0.0
+
+    def _take(self, k: int, gain: float) -> None:
+        self.chosen[k] = gain
+        u = self.pool[k]
+        self.turns[u.turn] = self.turns.get(u.turn, 0) + 1
+        for t in u.weights:
+            self.covered[t] = self.covered.get(t, 0) + 1
+
+    def fill(self, room: int) -> int:
+        """Greedy by gain per token while units fit; returns tokens used."""
+        used = 0
+        heap = [
+            (-self.base[k] / self._estimate(k) ** COST_POWER, u.turn, u.seq, k)
+            for k, u in enumerate(self.pool)
+            if k not in self.chosen and k not in self.dropped and self.base[k] > 0
+        ]
+        heapq.heapify(heap)
+        while heap and room - used > LINE_OVERHEAD:
+            _, _, _, k = heapq.heappop(heap)
+            gain = self.gain(k)
+            if gain < REDUNDANT * self.base[k]:
+                self.dropped.add(k)
+                continue
+            cost = self.cost(k)
+            key = -gain / cost**COST_POWER
+            if heap and key > heap[0][0]:  # no longer the best: re-queue with its current value
+                u = self.pool[k]
+                heapq.heappush(heap, (key, u.turn, u.seq, k))
+                continue
+            if used + cost > room:
+                continue
+            self._take(k, gain)
+            used += cost
+        return used
+
+    def fill_rest(self, room: int) -> int:
+        """Leftover room: the most recent units not yet in, whatever their value, while they fit."""
+        used = 0
+        for k in range(len(self.pool) - 1, -1, -1):
+            if room - used <= LINE_OVERHEAD:
+                break
+            if k in self.chosen or k in self.dropped or self.pool[k].kind == "code":
+                continue
+            cost = self.cost(k)
+            if used + cost <= room:
+                self._take(k, 0.0)
+                used += cost
+        return used
+
+    def drop_least(self, tokens_needed: int) -> bool:
+        """Take out the least valuable chosen units worth about `tokens_needed`; False when none are left."""
+        if not self.chosen:
+            return False
+        freed = 0
+        for k in sorted(self.chosen, key=lambda k: (self.chosen[k], -self.pool[k].turn, -self.pool[k].seq)):
+            if freed >= tokens_needed:
+                break
+            freed += self.cost(k)
+            del self.chosen[k]
+            self.dropped.add(k)
+            u = self.pool[k]
+            self.turns[u.turn] -= 1
+            if not self.turns[u.turn]:
+                del self.turns[u.turn]
+            for t in u.weights:
+                self.covered[t] -= 1
+        return True
+
+    def units(self) -> list[Unit]:
+        return [self.pool[k] for k in sorted(self.chosen)]
+
+
 @dataclass
 class Plan:
     instructions: list[tuple[str, str]]
     verbatim: list[Turn]  # chronological
-    chosen: list[Candidate]  # chronological
+    coverage: Coverage | None
     truncated: list[str] = field(default_factory=list)  # ids of messages cut in the middle
+
+    @property
+    def chosen(self) -> list[Unit]:
+        return self.coverage.units() if self.coverage else []
 
 
 def _turn_cost(turn: Turn, meter: Meter, counts: dict[str, int] | None) -> int:
@@ -101,57 +223,29 @@ def _fit_mandatory(
     return fitted, last, used
 
 
-def _pick(
-    pool: list[Candidate],
-    meter: Meter,
-    room: int,
-    chosen: dict[int, Candidate],
-    costs: dict[int, int],
-    min_score: float,
-) -> int:
-    """Add the best-scoring candidates that fit; returns tokens used."""
-    used = 0
-    skips = 0
-    groups = {chosen[k].turn for k in chosen}
-    for key, cand in pool:
-        if key in chosen or cand.score < min_score:
-            continue
-        if key not in costs:
-            costs[key] = meter.count(cand.text) + LINE_OVERHEAD
-        cost = costs[key] + (0 if cand.turn in groups else GROUP_OVERHEAD)
-        if used + cost > room:
-            skips += 1
-            if skips > MAX_SKIPS or room - used < LINE_OVERHEAD + 2:
-                break
-            continue
-        skips = 0
-        chosen[key] = cand
-        groups.add(cand.turn)
-        used += cost
-    return used
-
-
 def plan(
     turns: list[Turn],
     last_pos: int,
     instructions: list[tuple[str, str]],
-    make_candidates: Callable[[set[int]], list[Candidate]],
+    units: list[Unit],
     meter: Meter,
     room: int,
     recent_share: float,
     counts: dict[str, int] | None,
+    focus_weight: float,
 ) -> Plan:
     truncated: list[str] = []
     instructions, last, used = _fit_mandatory(instructions, turns[last_pos], meter, room, truncated)
     left = room - used if not truncated else 0  # a cut last message leaves nothing for the rest
     verbatim: dict[int, Turn] = {last_pos: last}
+    costs = {pos: _turn_cost(turns[pos], meter, counts) for pos in range(len(turns)) if pos != last_pos}
+    if sum(costs.values()) <= left:  # everything fits: nothing to choose
+        return Plan(instructions, list(turns), None, truncated)
     recent_room = int(left * recent_share)
     spent = 0
     # turns after the last user message (its answers), then backwards from it, while they fit
-    order = list(range(last_pos + 1, len(turns))) + list(range(last_pos - 1, -1, -1))
-    cursor = 0
-    for cursor, pos in enumerate(order):
-        cost = _turn_cost(turns[pos], meter, counts)
+    for pos in list(range(last_pos + 1, len(turns))) + list(range(last_pos - 1, -1, -1)):
+        cost = costs[pos]
         if spent + cost > recent_room and pos > last_pos and recent_room - spent >= MIN_ANSWER:
             # an answer to the last user message that is too long: its middle goes, not all of it
             turn = turns[pos]
@@ -159,37 +253,13 @@ def plan(
             verbatim[pos] = Turn(turn.index, turn.id, turn.role, short)
             truncated.append(turn.id)
             spent += meter.count(short) + TURN_OVERHEAD
-            cursor += 1
             break
         if spent + cost > recent_room:
             break
         verbatim[pos] = turns[pos]
         spent += cost
-    else:
-        cursor = len(order)
     left -= spent
-    cands = make_candidates(set(verbatim))
-    pool = sorted(
-        ((k, c) for k, c in enumerate(cands) if c.turn not in verbatim),
-        key=lambda kc: (-kc[1].score, kc[1].turn, kc[1].seq),
-    )
-    chosen: dict[int, Candidate] = {}
-    costs: dict[int, int] = {}
-    left -= _pick(pool, meter, left, chosen, costs, MIN_SCORE)
-    # leftover room: more recent turns verbatim, absorbing their chosen sentences
-    for pos in order[cursor:]:
-        if pos > last_pos:
-            continue
-        freed = [k for k, c in chosen.items() if c.turn == pos]
-        refund = sum(costs[k] for k in freed) + (GROUP_OVERHEAD if freed else 0)
-        cost = _turn_cost(turns[pos], meter, counts)
-        if cost > left + refund:
-            break
-        for k in freed:
-            del chosen[k]
-        verbatim[pos] = turns[pos]
-        left += refund - cost
-    pool = [(k, c) for k, c in pool if c.turn not in verbatim]
-    left -= _pick(pool, meter, left, chosen, costs, -math.inf)
-    ordered = sorted(chosen.values(), key=lambda c: (c.turn, c.seq))
-    return Plan(instructions, [verbatim[p] for p in sorted(verbatim)], ordered, truncated)
+    coverage = Coverage([u for u in units if u.turn not in verbatim], meter, focus_weight)
+    left -= coverage.fill(left)
+    coverage.fill_rest(left)
+    return Plan(instructions, [verbatim[p] for p in sorted(verbatim)], coverage, truncated)
