@@ -46,10 +46,6 @@ class Unit:
     repeat: bool = False  # the same text appeared earlier
     relevance: float = 0.0  # BM25 against the focus, 0..1
 
-    @property
-    def value(self) -> float:
-        return sum(self.weights.values())
-
 
 def _code_unit(block: str) -> tuple[str, tuple[str, ...]]:
     names: list[str] = []
@@ -144,39 +140,35 @@ def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
     """Exact repeats, and statements a later unit restates with other values (the later one wins)."""
     seen: set[str] = set()
     rare = max(3, int(math.sqrt(stats.units)))
-    postings: dict[str, list[int]] = {}
-    contexts: list[frozenset[str]] = []
+    df = stats.df
+    postings: dict[str, list[int]] = {}  # rare context term -> earlier units with values that use it
+    facts: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # unit -> (values, context terms)
     for k, u in enumerate(units):
-        norm = " ".join(u.text.lower().split())
-        if norm in seen and u.terms:
+        norm = u.text.lower()
+        if norm in seen:
             u.repeat = True
+            continue
         seen.add(norm)
-        values = {t for t, kind in u.terms.items() if kind in VALUE_KINDS}
-        context = frozenset(t for t in u.terms if t not in values)
-        contexts.append(context)
-        if values and context and not u.repeat:
-            shared: dict[int, int] = {}
-            for t in context:
-                if stats.df.get(t, 0) <= rare:
-                    for j in postings.get(t, ()):
-                        shared[j] = shared.get(j, 0) + 1
-            for j, n in shared.items():
-                earlier = units[j]
-                if n < MIN_SHARED or earlier.turn == u.turn or earlier.superseded:
-                    continue
-                union = len(contexts[j] | context)
-                old_values = {t for t, kind in earlier.terms.items() if kind in VALUE_KINDS}
-                if (
-                    n / union >= SAME_CONTEXT
-                    and old_values
-                    and old_values != values
-                    and not old_values <= values
-                ):
-                    earlier.superseded = True
-        if values:
-            for t in context:
-                if stats.df.get(t, 0) <= rare:
-                    postings.setdefault(t, []).append(k)
+        found = u.terms
+        values = frozenset(t for t, kind in found.items() if kind in VALUE_KINDS)
+        if not values:
+            continue
+        context = frozenset(found.keys() - values)
+        keys = [t for t in context if df[t] <= rare]
+        shared: dict[int, int] = {}
+        for t in keys:
+            for j in postings.get(t, ()):
+                shared[j] = shared.get(j, 0) + 1
+        for j, n in shared.items():
+            earlier = units[j]
+            if n < MIN_SHARED or earlier.turn == u.turn or earlier.superseded:
+                continue
+            old_values, old_context = facts[j]
+            if n / len(old_context | context) >= SAME_CONTEXT and not old_values <= values:
+                earlier.superseded = True
+        facts[k] = (values, context)
+        for t in keys:
+            postings.setdefault(t, []).append(k)
 
 
 BM25_K1 = 1.2
@@ -185,28 +177,32 @@ TURN_SHARE = 0.5
 
 
 def score_focus(units: list[Unit], query: dict[str, str], stats: S.TermStats) -> None:
-    """BM25 of each unit against the query terms, scaled so the best unit scores 1."""
-    if not query:
+    """BM25 of each unit against the query terms, scaled so the best unit scores 1; a unit also gets
+    TURN_SHARE of its turn's best score, since the sentences of one turn share a subject."""
+    idf = {t: stats.idf(t) for t in query}
+    keys = {t for t, w in idf.items() if w > 0}
+    if not keys:
         return
     avg = sum(len(u.terms) for u in units) / max(1, len(units))
-    idf = {t: stats.idf(t) for t in query}
+    scale = BM25_K1 * BM25_B / max(avg, 1e-9)
     best = 0.0
+    hits: list[Unit] = []
     for u in units:
-        hit = [t for t in query if t in u.terms]
-        if not hit:
-            continue
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * len(u.terms) / max(avg, 1e-9))
-        u.relevance = sum(idf[t] * (BM25_K1 + 1) / (1 + norm) for t in hit)
-        best = max(best, u.relevance)
+        hit = keys.intersection(u.terms)
+        if hit:
+            norm = BM25_K1 * (1 - BM25_B) + scale * len(u.terms)
+            u.relevance = math.fsum(idf[t] for t in hit) * (BM25_K1 + 1) / (1 + norm)
+            best = max(best, u.relevance)
+            hits.append(u)
     if best <= 0:
         return
-    # a unit shares the topic of its turn: it gets a share of the turn's best relevance
     by_turn: dict[int, float] = {}
-    for u in units:
+    for u in hits:
         u.relevance /= best
         by_turn[u.turn] = max(by_turn.get(u.turn, 0.0), u.relevance)
     for u in units:
-        u.relevance = max(u.relevance, TURN_SHARE * by_turn[u.turn])
+        if u.turn in by_turn:
+            u.relevance = max(u.relevance, TURN_SHARE * by_turn[u.turn])
 
 
 def artifact_names(turns: list[Turn], chosen_code: list[Unit], limit: int = 20) -> list[str]:

@@ -135,26 +135,12 @@ def _shrink(p: Plan, last_id: str, overshoot: int, meter: Meter) -> bool:
 QUERY_TURNS = 2  # without --focus, the last user turns are the query
 
 
-def _units(turns: list[Turn], last_pos: int, focus: str | None, title: str) -> tuple[list[digest.Unit], bool]:
-    """Every unit of the conversation, weighted, with corrections and relevance to the query marked."""
+def _units(
+    turns: list[Turn], last_pos: int, focus: str | None, title: str
+) -> tuple[list[digest.Unit], salience.TermStats]:
+    """Every unit of the conversation with its terms, and their relevance to the query."""
     units = digest.units_of(turns)
     stats = salience.TermStats.build([u.terms for u in units], [u.turn for u in units])
-    first: dict[str, int] = {}
-    for k, u in enumerate(units):
-        for t in u.terms:
-            first.setdefault(t, k)
-    for k, u in enumerate(units):
-        weights = {}
-        for t, kind in u.terms.items():
-            w = stats.weight(t, kind, u.turn)
-            if w > 0:
-                weights[t] = w * (1.0 + salience.FIRST_BONUS) if first[t] == k else w
-        for name in u.names:  # a definition the rest of the conversation uses
-            key = name.lower()
-            if key in weights and stats.last_turn.get(key, -1) >= u.turn + salience.LATER_GAP:
-                weights[key] *= 1.0 + salience.DEFINITION_BONUS
-        u.weights = weights
-    digest.mark_repeats_and_corrections(units, stats)
     # the query: the focus, or the last user turns; the title names the conversation's subject either way
     if focus:
         query = salience.terms(focus + "\n" + title)
@@ -162,7 +148,7 @@ def _units(turns: list[Turn], last_pos: int, focus: str | None, title: str) -> t
         users = [t.text for t in turns[: last_pos + 1] if t.role == "user"][-QUERY_TURNS:]
         query = salience.terms("\n".join([title, *users]))
     digest.score_focus(units, query, stats)
-    return units, bool(focus)
+    return units, stats
 
 
 def build_context(
@@ -218,17 +204,18 @@ def build_context(
         raise InputError(
             f"budget {budget} leaves no room after the header ({fixed} tokens); use a larger budget"
         )
-    units, focused = _units(turns, last_pos, focus, conv.title or "")
+    units, stats = _units(turns, last_pos, focus, conv.title or "")
     chosen_plan = plan(
         turns,
         last_pos,
         instructions,
         units,
+        stats,
         meter,
         room,
         RECENT_SHARE[target.shape],
         counts,
-        select.FOCUS_WEIGHT if focused else select.DEFAULT_FOCUS_WEIGHT,
+        select.FOCUS_WEIGHT if focus else select.DEFAULT_FOCUS_WEIGHT,
     )
     last_id = turns[last_pos].id
     for _ in range(200):

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
+from itertools import chain
 
 # Generic English function words and conversational filler: words that say nothing on their own.
 STOPWORDS = frozenset(
@@ -280,52 +282,35 @@ STOPWORDS = frozenset(
         "course",
         "here's",
         "yours",
-    ]
+    ]  # noqa: SIM905  (a word list reads better as text)
 )
 
-_WORD = re.compile(
-    r"`[^`\n]{2,60}`"  # inline code
-    r"|[A-Za-z_][A-Za-z0-9_]*(?:[.'\-][A-Za-z0-9_]+)*"  # words, snake_case, file.ext, don't
-    r"|[$£€¥]?\d[\d.,:/]*\d%?|[$£€¥]?\d%?"  # numbers, money, dates, times
-    r"|[\u3400-\u9fff\uf900-\ufaff]+"  # Han runs
+# Each kind of term has its own pattern: findall runs in C, and only the few special terms need Python.
+_WORDS = re.compile(r"[a-z_][a-z0-9_']{2,}(?:[.\-][a-z0-9_]+)*")  # on the lower-cased text
+_NUMBERS = re.compile(r"[$£€¥]?\d(?:[\d.,:/]*\d)?%?")
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_NAMES = re.compile(r"(?<=[^\s.!?:>\-*#] )[A-Z][A-Za-z]{2,}")  # capitalised, not opening a sentence
+_IDENTS = re.compile(
+    r"`([^`\n]{2,60})`|\b([A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql"
+    r"|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt))\b"
 )
-_IDENT = re.compile(r"_|[a-z][A-Z]|\.[a-z]{1,5}$")
-
-
-@dataclass(frozen=True)
-class Term:
-    key: str
-    kind: str  # "word", "name", "number", "ident", "han"
 
 
 def terms(text: str) -> dict[str, str]:
     """Content terms of `text`: key -> kind ("word", "name", "number", "ident", "han")."""
-    out: dict[str, str] = {}
-    first = True
-    for m in _WORD.finditer(text):
-        tok = m.group()
-        c = tok[0]
-        if c >= "\u3400":
-            if len(tok) == 1:
-                out.setdefault(tok, "han")
-            for i in range(len(tok) - 1):
-                out.setdefault(tok[i : i + 2], "han")
-        elif c == "`":
-            out[tok.strip("`").lower()] = "ident"
-        elif c.isdigit() or c in "$£€¥":
-            out[tok.rstrip(".,:/")] = "number"
-        else:
-            low = tok.lower()
-            if len(low) < 3 or low in STOPWORDS:
-                first = False
-                continue
-            if _IDENT.search(tok):
-                out[low] = "ident"
-            elif c.isupper() and not first and low not in out:
-                out[low] = "name"
-            else:
-                out.setdefault(low, "word")
-        first = False
+    low = text.lower()
+    out = dict.fromkeys(_WORDS.findall(low), "word")  # in order of appearance: the same on every run
+    for stop in STOPWORDS.intersection(out):
+        del out[stop]
+    for run in _HAN.findall(text):
+        out.update(dict.fromkeys([run[i : i + 2] for i in range(len(run) - 1)] or [run], "han"))
+    out.update(dict.fromkeys(_NUMBERS.findall(text), "number"))
+    for name in _NAMES.findall(text):
+        key = name.lower()
+        if out.get(key) == "word":
+            out[key] = "name"
+    for quoted, bare in _IDENTS.findall(text):
+        out[(quoted or bare).lower()] = "ident"
     return out
 
 
@@ -366,29 +351,49 @@ LATER_GAP = 2  # turns: nearer than this is the same exchange, not a reference b
 
 @dataclass
 class TermStats:
-    """Document frequency over units, and the last turn that uses each term."""
+    """Over the units of a conversation: how many use each term, the first unit and last turn that do."""
 
     df: dict[str, int]
+    first_unit: dict[str, int]
     last_turn: dict[str, int]
     units: int
 
     @classmethod
     def build(cls, unit_terms: list[dict[str, str]], unit_turns: list[int]) -> TermStats:
-        df: dict[str, int] = {}
-        last: dict[str, int] = {}
-        for found, turn in zip(unit_terms, unit_turns):
-            for t in found:
-                df[t] = df.get(t, 0) + 1
-                last[t] = turn
-        return cls(df, last, len(unit_terms))
+        df = Counter(chain.from_iterable(unit_terms))
+        last = {t: turn for found, turn in zip(unit_terms, unit_turns) for t in found}
+        first = {t: k for k in range(len(unit_terms) - 1, -1, -1) for t in unit_terms[k]}
+        return cls(df, first, last, len(unit_terms))
+
+    def __post_init__(self) -> None:
+        n = self.units
+        self.idf_of = {t: max(0.0, math.log((n - c + 0.5) / (c + 0.5))) for t, c in self.df.items()}
 
     def idf(self, term: str) -> float:
         """BM25's idf: zero for a term in half the units or more."""
         n = self.df.get(term, 0)
         return max(0.0, math.log((self.units - n + 0.5) / (n + 0.5)))
 
-    def weight(self, term: str, kind: str, turn: int) -> float:
-        w = self.idf(term) * KIND_WEIGHT[kind]
-        if self.last_turn.get(term, -1) >= turn + LATER_GAP:
-            w *= 1.0 + LATER_BONUS
-        return w
+    def rough_value(self, found: dict[str, str]) -> float:
+        """The sum of the idf of the terms: a unit's value before kinds and bonuses, cheap to get."""
+        return math.fsum(map(self.idf_of.__getitem__, found))
+
+    def weigh(
+        self, found: dict[str, str], turn: int, k: int, defines: tuple[str, ...] = ()
+    ) -> dict[str, float]:
+        """The terms of unit `k` (at `turn`) with their weights; terms that weigh nothing are left out."""
+        idf, last, first, kind_weight = self.idf_of, self.last_turn, self.first_unit, KIND_WEIGHT
+        later = turn + LATER_GAP
+        out = {
+            t: idf[t]
+            * kind_weight[kind]
+            * (1.0 + LATER_BONUS if last[t] >= later else 1.0)
+            * (1.0 + FIRST_BONUS if first[t] == k else 1.0)
+            for t, kind in found.items()
+            if idf[t] > 0
+        }
+        for name in defines:  # a definition the rest of the conversation uses
+            key = name.lower()
+            if key in out and last[key] >= later:
+                out[key] *= 1.0 + DEFINITION_BONUS
+        return out

@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass, field
 
 from .. import tokens
+from . import digest
+from . import salience as S
 from .digest import Unit
 from .turns import Turn
 
@@ -25,14 +27,18 @@ LINE_OVERHEAD = 2  # the space, "… " or newline that joins a unit to its neigh
 GROUP_OVERHEAD = 7  # the [role #n] line that opens a compressed turn
 MIN_ANSWER = 120  # tokens: shorter than this, a cut answer says too little to keep
 
-# the coverage objective; tuned on the tuning halves of the benchmarks only
-DECAY = 0.0  # what a term is worth again once a chosen unit covers it
+# the coverage objective (a term counts once: covering it again adds nothing); tuned on the tuning
+# halves of the benchmarks only
 COST_POWER = 1.0  # gain / cost^p: below 1 leans towards fuller units over scraps
+MIN_CANDIDATES = 1000  # the selector looks at the densest max(this, room / CANDIDATE_TOKENS) units
+CANDIDATE_TOKENS = 1
+ESTIMATE_LOW = 0.6  # a byte/4 estimate can be this much over the real count
+COVERED_BY_RECENT = False  # what the verbatim recent turns say need not be said again
 REDUNDANT = 0.3  # a unit whose fresh gain is under this share of its value repeats what is in
 FOCUS_WEIGHT = 1.5  # how much relevance to an explicit --focus multiplies a unit's value
 DEFAULT_FOCUS_WEIGHT = 1.0  # the same for the default query: the title and the last user turns
-TOOL_WEIGHT = 0.5  # tool output is the noise a continuation needs least
-ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}  # what only the user could have said weighs more
+# what only the user could have said weighs more; tool output is the noise a continuation needs least
+ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
 
 
 class Meter:
@@ -75,53 +81,65 @@ class Meter:
 class Coverage:
     """The units chosen so far and the terms they cover; fill() adds more within a room."""
 
-    def __init__(self, units: list[Unit], meter: Meter, focus_weight: float):
+    def __init__(self, units: list[Unit], meter: Meter, focus_weight: float, covered: set[str]):
         self.meter = meter
-        self.pool = [u for u in units if not u.repeat and not u.superseded]
-        self.base: dict[int, float] = {}
-        for k, u in enumerate(self.pool):
-            boost = (1.0 + focus_weight * u.relevance) * ROLE_WEIGHT.get(u.role, 1.0)
-            self.base[k] = u.value * boost
-        self.covered: dict[str, int] = {}
+        self.pool = [u for u in units if not u.repeat and not u.superseded and u.weights]
+        self.base = [
+            math.fsum(u.weights.values()) * (1.0 + focus_weight * u.relevance) * ROLE_WEIGHT.get(u.role, 1.0)
+            for u in self.pool
+        ]
+        self.covered = set(covered)  # terms the verbatim turns already carry
+        self.given = frozenset(covered)
         self.chosen: dict[int, float] = {}  # pool index -> gain when chosen
         self.turns: dict[int, int] = {}  # turn -> chosen units in it
         self.dropped: set[int] = set()  # redundant, or taken out to fit
         self._cost: dict[int, int] = {}
 
     def cost(self, k: int) -> int:
+        """Exact tokens of unit k, plus the line that opens its turn when none of the turn is in yet."""
         if k not in self._cost:
             self._cost[k] = self.meter.count(self.pool[k].text) + LINE_OVERHEAD
-        u = self.pool[k]
-        return self._cost[k] + (0 if u.turn in self.turns else GROUP_OVERHEAD)
+        return self._cost[k] + (0 if self.pool[k].turn in self.turns else GROUP_OVERHEAD)
 
     def _estimate(self, k: int) -> int:
         if k in self._cost:
             return self.cost(k)
-        return self.meter.scale(len(self.pool[k].text.encode()) // 4 + 1) + LINE_OVERHEAD + GROUP_OVERHEAD
+        return len(self.pool[k].text.encode()) // 4 + 1 + LINE_OVERHEAD + GROUP_OVERHEAD
 
     def gain(self, k: int) -> float:
-        u, covered = self.pool[k], self.covered
-        fresh = sum(w * DECAY ** covered.get(t, 0) for t, w in u.weights.items())
-        return fresh * self.base[k] / u.value if u.value else 0.0
+        """The weight of the terms of unit k that no chosen unit covers yet, scaled like its base value."""
+        u = self.pool[k]
+        weights = u.weights
+        fresh = math.fsum(map(weights.__getitem__, weights.keys() - self.covered))
+        return fresh * self.base[k] / math.fsum(weights.values())
 
     def _take(self, k: int, gain: float) -> None:
         self.chosen[k] = gain
         u = self.pool[k]
         self.turns[u.turn] = self.turns.get(u.turn, 0) + 1
-        for t in u.weights:
-            self.covered[t] = self.covered.get(t, 0) + 1
+        self.covered.update(u.weights)
+
+    def _candidates(self, room: int) -> list[int]:
+        """The units worth looking at for `room` tokens: the densest few, so cost follows the budget."""
+        estimate = self._estimate
+        fits = [
+            k
+            for k in range(len(self.pool))
+            if k not in self.chosen and k not in self.dropped and estimate(k) * ESTIMATE_LOW <= room
+        ]
+        limit = max(MIN_CANDIDATES, room // CANDIDATE_TOKENS)
+        if len(fits) > limit:
+            fits = heapq.nlargest(limit, fits, key=lambda k: (self.base[k] / estimate(k) ** COST_POWER, -k))
+        return fits
 
     def fill(self, room: int) -> int:
-        """Greedy by gain per token while units fit; returns tokens used."""
+        """Greedy by gain per token while units fit; returns tokens used. Costs start as estimates and
+        are counted exactly when a unit reaches the top (lazy greedy)."""
         used = 0
-        heap = [
-            (-self.base[k] / self._estimate(k) ** COST_POWER, u.turn, u.seq, k)
-            for k, u in enumerate(self.pool)
-            if k not in self.chosen and k not in self.dropped and self.base[k] > 0
-        ]
+        heap = [(-self.base[k] / self._estimate(k) ** COST_POWER, k) for k in self._candidates(room)]
         heapq.heapify(heap)
         while heap and room - used > LINE_OVERHEAD:
-            _, _, _, k = heapq.heappop(heap)
+            _, k = heapq.heappop(heap)
             gain = self.gain(k)
             if gain < REDUNDANT * self.base[k]:
                 self.dropped.add(k)
@@ -129,8 +147,7 @@ class Coverage:
             cost = self.cost(k)
             key = -gain / cost**COST_POWER
             if heap and key > heap[0][0]:  # no longer the best: re-queue with its current value
-                u = self.pool[k]
-                heapq.heappush(heap, (key, u.turn, u.seq, k))
+                heapq.heappush(heap, (key, k))
                 continue
             if used + cost > room:
                 continue
@@ -138,26 +155,12 @@ class Coverage:
             used += cost
         return used
 
-    def fill_rest(self, room: int) -> int:
-        """Leftover room: the most recent units not yet in, whatever their value, while they fit."""
-        used = 0
-        for k in range(len(self.pool) - 1, -1, -1):
-            if room - used <= LINE_OVERHEAD:
-                break
-            if k in self.chosen or k in self.dropped or self.pool[k].kind == "code":
-                continue
-            cost = self.cost(k)
-            if used + cost <= room:
-                self._take(k, 0.0)
-                used += cost
-        return used
-
     def drop_least(self, tokens_needed: int) -> bool:
         """Take out the least valuable chosen units worth about `tokens_needed`; False when none are left."""
         if not self.chosen:
             return False
         freed = 0
-        for k in sorted(self.chosen, key=lambda k: (self.chosen[k], -self.pool[k].turn, -self.pool[k].seq)):
+        for k in sorted(self.chosen, key=lambda k: (self.chosen[k], -k)):
             if freed >= tokens_needed:
                 break
             freed += self.cost(k)
@@ -167,8 +170,7 @@ class Coverage:
             self.turns[u.turn] -= 1
             if not self.turns[u.turn]:
                 del self.turns[u.turn]
-            for t in u.weights:
-                self.covered[t] -= 1
+        self.covered = set(self.given).union(*(self.pool[k].weights for k in self.chosen))
         return True
 
     def units(self) -> list[Unit]:
@@ -223,11 +225,30 @@ def _fit_mandatory(
     return fitted, last, used
 
 
+def _preselect(units: list[Unit], stats: S.TermStats, room: int, focus_weight: float) -> list[Unit]:
+    """The units worth weighing for `room` tokens, in order: the densest by a rough value, so the
+    cost of the selection follows the budget, not the length of the conversation."""
+    limit = max(MIN_CANDIDATES, room // CANDIDATE_TOKENS)
+    if len(units) <= limit:
+        return units
+    rough = stats.rough_value
+
+    def density(k: int) -> float:
+        u = units[k]
+        size = len(u.text.encode()) // 4 + 1 + LINE_OVERHEAD
+        boost = (1.0 + focus_weight * u.relevance) * ROLE_WEIGHT.get(u.role, 1.0)
+        return rough(u.terms) * boost / size**COST_POWER
+
+    best = heapq.nlargest(limit, range(len(units)), key=lambda k: (density(k), -k))
+    return [units[k] for k in sorted(best)]
+
+
 def plan(
     turns: list[Turn],
     last_pos: int,
     instructions: list[tuple[str, str]],
     units: list[Unit],
+    stats: S.TermStats,
     meter: Meter,
     room: int,
     recent_share: float,
@@ -259,7 +280,13 @@ def plan(
         verbatim[pos] = turns[pos]
         spent += cost
     left -= spent
-    coverage = Coverage([u for u in units if u.turn not in verbatim], meter, focus_weight)
-    left -= coverage.fill(left)
-    coverage.fill_rest(left)
+    index = {id(u): k for k, u in enumerate(units)}
+    recent = [u for u in units if u.turn in verbatim]
+    chosen = _preselect([u for u in units if u.turn not in verbatim], stats, left, focus_weight)
+    for u in chosen:
+        u.weights = stats.weigh(u.terms, u.turn, index[id(u)], u.names)
+    digest.mark_repeats_and_corrections(sorted(chosen + recent, key=lambda u: (u.turn, u.seq)), stats)
+    covered = {t for u in recent for t in u.terms} if COVERED_BY_RECENT else set()
+    coverage = Coverage(chosen, meter, focus_weight, covered)
+    coverage.fill(left)
     return Plan(instructions, [verbatim[p] for p in sorted(verbatim)], coverage, truncated)
