@@ -33,6 +33,12 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pick", metavar="ID|N", help="which conversation of a file holding several (id or 1-based number)"
     )
+    parser.add_argument(
+        "--focus",
+        metavar="TEXT",
+        help='what you want to do next ("fix the export bug"): prefer what bears on it '
+        "(default: the last user messages)",
+    )
     parser.add_argument("--json", action="store_true", help="print {payload, report} as JSON")
 
 
@@ -92,6 +98,7 @@ def run_context(args: argparse.Namespace) -> int:
         include=args.include,
         redact=args.redact,
         token_counts=counts,
+        focus=args.focus,
     )
     report = result.report
     if args.json:

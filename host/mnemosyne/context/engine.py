@@ -166,7 +166,7 @@ def build_context(
     budget = target.default_budget if budget is None else int(budget)
     if budget < MIN_BUDGET:
         raise InputError(f"budget {budget} is too small; the smallest useful context is {MIN_BUDGET} tokens")
-    focus = " ".join(focus.split()) if focus else None
+    focus = " ".join(focus.split()) or None if focus else None
     if focus and len(focus) > MAX_FOCUS_CHARS:
         raise InputError(f"focus is {len(focus)} characters; at most {MAX_FOCUS_CHARS}")
     flags = parse_include(include)

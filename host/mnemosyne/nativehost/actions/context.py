@@ -1,4 +1,5 @@
-"""context: a context trimmed to a target's budget, built from stored token counts, paged."""
+"""context: a context trimmed to a target's budget, built from stored token counts, paged;
+`focus` (what the user wants to do next) makes the engine prefer what bears on it."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ def run(params: dict, ctx) -> dict:
     branch = p.string(params, "branch", default=None, max_len=200)
     include = p.string_list(params, "include", ("reasoning", "tools"))
     redact = p.boolean(params, "redact", False)
+    focus = p.string(params, "focus", default=None, max_len=2000)
     cursor = p.string(params, "cursor", default=None, max_len=200)
     arc = ctx.archive()
     conv = arc.get(conv_id)
@@ -25,7 +27,14 @@ def run(params: dict, ctx) -> dict:
         counts = count_messages(conv, COUNTED_ENCODING)
         arc.store_token_counts(conv.id, COUNTED_ENCODING, counts)
     result = build_context(
-        conv, target, budget=budget, branch=branch, include=include, redact=redact, token_counts=counts
+        conv,
+        target,
+        budget=budget,
+        branch=branch,
+        include=include,
+        redact=redact,
+        token_counts=counts,
+        focus=focus,
     )
     return {
         "conversation_id": conv.id,
