@@ -132,41 +132,56 @@ def units_of(turns: list[Turn]) -> list[Unit]:
 
 
 VALUE_KINDS = ("number", "name", "ident")
-MIN_SHARED = 2  # context terms a restatement must share with the statement it corrects
-SAME_CONTEXT = 0.5  # Jaccard of the context terms of a statement and its restatement
+MIN_SHARED = 2  # rare context terms a restatement must share with the statement it corrects
+OLD_SHARE = 0.6  # of the statement's rare context terms, the restatement repeats at least this share
+NEW_SHARE = 0.3  # and they make up at least this share of the restatement's (it may add a reason)
+
+
+def _is_statement(u: Unit) -> bool:
+    return u.kind != "code" and not u.text.rstrip().endswith(("?", "？")) and not u.text.startswith("[")
 
 
 def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
-    """Exact repeats, and statements a later unit restates with other values (the later one wins)."""
+    """Exact repeats, and statements a later unit restates with other values (the later one wins).
+
+    A restatement shares most of the statement's rare context terms (what it is about) and brings a
+    value (number, name, identifier) the statement did not have: "the rent is £35" then "the rent is now £40".
+    """
     seen: set[str] = set()
     rare = max(3, int(math.sqrt(stats.units)))
     df = stats.df
-    postings: dict[str, list[int]] = {}  # rare context term -> earlier units with values that use it
-    facts: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # unit -> (values, context terms)
+    postings: dict[str, list[int]] = {}  # rare context term -> earlier statements with values that use it
+    facts: dict[int, tuple[frozenset[str], int]] = {}  # unit -> (values, how many rare context terms)
     for k, u in enumerate(units):
         norm = u.text.lower()
         if norm in seen:
             u.repeat = True
             continue
         seen.add(norm)
-        found = u.terms
-        values = frozenset(t for t, kind in found.items() if kind in VALUE_KINDS)
-        if not values:
+        if not _is_statement(u):
             continue
-        context = frozenset(found.keys() - values)
-        keys = [t for t in context if df[t] <= rare]
+        values = frozenset(t for t, kind in u.terms.items() if kind in VALUE_KINDS)
+        keys = [t for t in u.terms.keys() - values if df[t] <= rare]
+        if not values or len(keys) < MIN_SHARED:
+            continue
         shared: dict[int, int] = {}
         for t in keys:
             for j in postings.get(t, ()):
                 shared[j] = shared.get(j, 0) + 1
         for j, n in shared.items():
             earlier = units[j]
-            if n < MIN_SHARED or earlier.turn == u.turn or earlier.superseded:
-                continue
-            old_values, old_context = facts[j]
-            if n / len(old_context | context) >= SAME_CONTEXT and not old_values <= values:
+            old_values, old_keys = facts[j]
+            if (
+                n >= MIN_SHARED
+                and earlier.turn != u.turn
+                and not earlier.superseded
+                and n >= OLD_SHARE * old_keys
+                and n >= NEW_SHARE * len(keys)
+                and values - old_values
+                and old_values - values
+            ):
                 earlier.superseded = True
-        facts[k] = (values, context)
+        facts[k] = (values, len(keys))
         for t in keys:
             postings.setdefault(t, []).append(k)
 

@@ -289,10 +289,20 @@ STOPWORDS = frozenset(
 _WORDS = re.compile(r"[a-z_][a-z0-9_']{2,}(?:[.\-][a-z0-9_]+)*")  # on the lower-cased text
 _NUMBERS = re.compile(r"[$£€¥]?\d(?:[\d.,:/]*\d)?%?")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+# numbers written in Chinese with the measure word that makes them a quantity (三本, 九点, 两周)
+_HAN_NUMBERS = re.compile(
+    r"[零〇一二三四五六七八九十百千万亿两]+(?:点|本|元|块|毛|角|个|人|天|周|月|年|号|楼|层|次|分|岁|斤|米|公里|小时|分钟|倍|件|张|页|岁)"
+)
 _NAMES = re.compile(r"(?<=[^\s.!?:>\-*#] )[A-Z][A-Za-z]{2,}")  # capitalised, not opening a sentence
 _IDENTS = re.compile(
-    r"`([^`\n]{2,60})`|\b([A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql"
+    r"`([^`\n]{2,60})`|\b([A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{1,6}-\d[\w\-]*|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql"
     r"|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt))\b"
+)
+
+
+# The commonest Chinese function characters: a bigram with one of them is mostly grammar (的是, 好了).
+HAN_FUNCTION = frozenset(
+    "的了是我你他她它们在有和就不也很都到说要去会着没这那吗呢吧啊个一上下来么什为与及或而且但被把让给对从于之其所以可能得地过还再又太好"
 )
 
 
@@ -303,8 +313,11 @@ def terms(text: str) -> dict[str, str]:
     for stop in STOPWORDS.intersection(out):
         del out[stop]
     for run in _HAN.findall(text):
-        out.update(dict.fromkeys([run[i : i + 2] for i in range(len(run) - 1)] or [run], "han"))
+        grams = [run[i : i + 2] for i in range(len(run) - 1)] or [run]
+        out.update((g, "grammar" if HAN_FUNCTION.intersection(g) else "han") for g in grams)
     out.update(dict.fromkeys(_NUMBERS.findall(text), "number"))
+    if not text.isascii():
+        out.update(dict.fromkeys(_HAN_NUMBERS.findall(text), "number"))
     for name in _NAMES.findall(text):
         key = name.lower()
         if out.get(key) == "word":
@@ -342,7 +355,7 @@ def compress(text: str) -> str:
 
 # ---------------------------------------------------------------- weights
 
-KIND_WEIGHT = {"word": 1.0, "han": 0.4, "name": 1.6, "number": 1.5, "ident": 1.8}
+KIND_WEIGHT = {"word": 1.0, "han": 0.4, "grammar": 0.15, "name": 1.6, "number": 1.5, "ident": 1.8}
 LATER_BONUS = 0.5  # a term later turns use again (a definition the rest relies on)
 DEFINITION_BONUS = 3.0  # a name a code block defines and later turns use
 FIRST_BONUS = 0.3  # the first statement of a term, over its restatements

@@ -39,6 +39,14 @@ FOCUS_WEIGHT = 1.5  # how much relevance to an explicit --focus multiplies a uni
 DEFAULT_FOCUS_WEIGHT = 1.0  # the same for the default query: the title and the last user turns
 # what only the user could have said weighs more; tool output is the noise a continuation needs least
 ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
+# a list item or table row is information someone took the trouble to lay out
+KIND_PRIOR = {"sentence": 1.0, "item": 1.0, "row": 1.0, "code": 1.0}
+QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
+
+
+def _prior(u: Unit) -> float:
+    question = u.kind == "sentence" and u.text.rstrip().endswith(("?", "？"))
+    return ROLE_WEIGHT.get(u.role, 1.0) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
 
 
 class Meter:
@@ -85,8 +93,7 @@ class Coverage:
         self.meter = meter
         self.pool = [u for u in units if not u.repeat and not u.superseded and u.weights]
         self.base = [
-            math.fsum(u.weights.values()) * (1.0 + focus_weight * u.relevance) * ROLE_WEIGHT.get(u.role, 1.0)
-            for u in self.pool
+            math.fsum(u.weights.values()) * (1.0 + focus_weight * u.relevance) * _prior(u) for u in self.pool
         ]
         self.covered = set(covered)  # terms the verbatim turns already carry
         self.given = frozenset(covered)
@@ -236,7 +243,7 @@ def _preselect(units: list[Unit], stats: S.TermStats, room: int, focus_weight: f
     def density(k: int) -> float:
         u = units[k]
         size = len(u.text.encode()) // 4 + 1 + LINE_OVERHEAD
-        boost = (1.0 + focus_weight * u.relevance) * ROLE_WEIGHT.get(u.role, 1.0)
+        boost = (1.0 + focus_weight * u.relevance) * _prior(u)
         return rough(u.terms) * boost / size**COST_POWER
 
     best = heapq.nlargest(limit, range(len(units)), key=lambda k: (density(k), -k))
