@@ -19,6 +19,7 @@ MAX_CODE_CHARS = 1800  # longer blocks are carried as their definition lines
 MAX_UNIT_CHARS = 400  # longer sentences are split at clause boundaries
 
 _FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$")
+_ITEM_START = frozenset("-*+•0123456789")
 _LIST_ITEM = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+)")
 _MARKUP = re.compile(r"^(?:#{1,6}\s+|>\s*)+|\*\*|__")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
@@ -81,7 +82,7 @@ def split_text(text: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     pos = 0
     pieces: list[tuple[str, str]] = []
-    for m in _FENCE.finditer(text):
+    for m in _FENCE.finditer(text) if ("```" in text or "~~~" in text) else ():
         if m.start() > pos:
             pieces.append(("prose", text[pos : m.start()]))
         pieces.append(("code", m.group(0)))
@@ -100,8 +101,11 @@ def split_text(text: str) -> list[tuple[str, str]]:
                 if not _TABLE_RULE.match(line):
                     out.append(("row", line))
                 continue
-            item = _LIST_ITEM.match(line)
-            line = _MARKUP.sub("", line[item.end() :] if item else line).strip()
+            item = _LIST_ITEM.match(line) if line[0] in _ITEM_START else None
+            if item:
+                line = line[item.end() :]
+            if line[:1] in "#>" or "**" in line or "__" in line:
+                line = _MARKUP.sub("", line).strip()
             if not line:
                 continue
             if item:

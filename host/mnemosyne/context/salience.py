@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 
 # Generic English function words and conversational filler: words that say nothing on their own.
@@ -286,9 +286,18 @@ STOPWORDS = frozenset(
 )
 
 # Each kind of term has its own pattern: findall runs in C, and only the few special terms need Python.
-_WORDS = re.compile(r"[a-z_][a-z0-9_']{2,}(?:[.\-][a-z0-9_]+)*")  # on the lower-cased text
+_WORDS_AND_NUMBERS = re.compile(  # on the lower-cased text
+    r"[a-z_][a-z0-9_']{2,}(?:[.\-][a-z0-9_]+)*|[$£€¥]?\d(?:[\d.,:/]*\d)?%?"
+)
+_NUMBER_START = frozenset("0123456789$£€¥")
 _NUMBERS = re.compile(r"[$£€¥]?\d(?:[\d.,:/]*\d)?%?")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_SPECIALS = re.compile(
+    r"`([^`\n]{2,60})`"  # inline code
+    r"|\b([A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{1,6}-\d[\w\-]*"
+    r"|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt))\b"
+    r"|(?<=[^\s.!?:>\-*#] )([A-Z][A-Za-z]{2,})"  # a capitalised word not opening a sentence: a name
+)
 # numbers written in Chinese with the measure word that makes them a quantity (三本, 九点, 两周)
 _HAN_NUMBERS = re.compile(
     r"[零〇一二三四五六七八九十百千万亿两]+(?:点|本|元|块|毛|角|个|人|天|周|月|年|号|楼|层|次|分|岁|斤|米|公里|小时|分钟|倍|件|张|页|岁)"
@@ -301,29 +310,42 @@ _IDENTS = re.compile(
 
 
 # The commonest Chinese function characters: a bigram with one of them is mostly grammar (的是, 好了).
-HAN_FUNCTION = frozenset(
-    "的了是我你他她它们在有和就不也很都到说要去会着没这那吗呢吧啊个一上下来么什为与及或而且但被把让给对从于之其所以可能得地过还再又太好"
-)
+HAN_FUNCTION = "的了是我你他她它们在有和就不也很都到说要去会着没这那吗呢吧啊个一上下来么什为与及或而且但被把让给对从于之其所以可能得地过还再又太好"
+_H = "\u3400-\u9fff\uf900-\ufaff"
+_HAN_BIGRAMS = re.compile(f"(?=([{_H}]{{2}}))")  # every overlapping pair, found in C
+_GRAMMAR_BIGRAMS = re.compile(f"(?=([{HAN_FUNCTION}][{_H}]|[{_H}][{HAN_FUNCTION}]))")
+_LATIN = re.compile(r"[A-Za-z]")
+_MAYBE_SPECIAL = re.compile(r"[A-Z_`]|\.[a-z]")  # names, identifiers, file names need one of these
 
 
 def terms(text: str) -> dict[str, str]:
-    """Content terms of `text`: key -> kind ("word", "name", "number", "ident", "han")."""
-    low = text.lower()
-    out = dict.fromkeys(_WORDS.findall(low), "word")  # in order of appearance: the same on every run
-    for stop in STOPWORDS.intersection(out):
-        del out[stop]
-    for run in _HAN.findall(text):
-        grams = [run[i : i + 2] for i in range(len(run) - 1)] or [run]
-        out.update((g, "grammar" if HAN_FUNCTION.intersection(g) else "han") for g in grams)
-    out.update(dict.fromkeys(_NUMBERS.findall(text), "number"))
-    if not text.isascii():
+    """Content terms of `text`: key -> kind ("word", "name", "number", "ident", "han", "grammar")."""
+    out: dict[str, str] = {}
+    ascii_only = text.isascii()
+    if ascii_only or _LATIN.search(text):
+        found = _WORDS_AND_NUMBERS.findall(text.lower())  # in order of appearance: the same every run
+        out = dict.fromkeys(found, "word")
+        for stop in STOPWORDS.intersection(out):
+            del out[stop]
+        out.update(dict.fromkeys([t for t in found if t[0] in _NUMBER_START], "number"))
+        if _MAYBE_SPECIAL.search(text):
+            for quoted, bare, name in _SPECIALS.findall(text):
+                if name:
+                    key = name.lower()
+                    if out.get(key) == "word":
+                        out[key] = "name"
+                else:
+                    out[(quoted or bare).lower()] = "ident"
+    else:
+        out.update(dict.fromkeys(_NUMBERS.findall(text), "number"))
+    if not ascii_only:
+        han = _HAN_BIGRAMS.findall(text)
+        if han:
+            out.update(dict.fromkeys(han, "han"))
+            out.update(dict.fromkeys(_GRAMMAR_BIGRAMS.findall(text), "grammar"))
+        else:
+            out.update(dict.fromkeys(_HAN.findall(text), "han"))  # single characters
         out.update(dict.fromkeys(_HAN_NUMBERS.findall(text), "number"))
-    for name in _NAMES.findall(text):
-        key = name.lower()
-        if out.get(key) == "word":
-            out[key] = "name"
-    for quoted, bare in _IDENTS.findall(text):
-        out[(quoted or bare).lower()] = "ident"
     return out
 
 
@@ -342,9 +364,12 @@ _LEAD_ZH = re.compile(
 )
 
 
+_LEAD_CHARS = frozenset("hwoauskgclnbitdyHWOAUSKGCLNBITDY好嗯哈哇当没谢其说我那对是")
+
+
 def compress(text: str) -> str:
     """`text` without leading filler; unchanged when nothing but filler would be left."""
-    if not text:
+    if not text or text[0] not in _LEAD_CHARS:
         return text
     cut = _LEAD_ZH.sub("", text) if text[0] >= "\u3400" else _LEAD_EN.sub("", text)
     cut = cut.strip()
@@ -376,11 +401,18 @@ class TermStats:
         df = Counter(chain.from_iterable(unit_terms))
         last = {t: turn for found, turn in zip(unit_terms, unit_turns) for t in found}
         first = {t: k for k in range(len(unit_terms) - 1, -1, -1) for t in unit_terms[k]}
-        return cls(df, first, last, len(unit_terms))
+        kind_of: dict[str, str] = {}
+        for found in unit_terms:
+            kind_of.update(found)
+        return cls(df, first, last, len(unit_terms), kind_of)
+
+    kind_of: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         n = self.units
         self.idf_of = {t: max(0.0, math.log((n - c + 0.5) / (c + 0.5))) for t, c in self.df.items()}
+        kind_weight, kind_of = KIND_WEIGHT, self.kind_of
+        self.rough_of = {t: w * kind_weight[kind_of.get(t, "word")] for t, w in self.idf_of.items()}
 
     def idf(self, term: str) -> float:
         """BM25's idf: zero for a term in half the units or more."""
@@ -388,8 +420,8 @@ class TermStats:
         return max(0.0, math.log((self.units - n + 0.5) / (n + 0.5)))
 
     def rough_value(self, found: dict[str, str]) -> float:
-        """The sum of the idf of the terms: a unit's value before kinds and bonuses, cheap to get."""
-        return math.fsum(map(self.idf_of.__getitem__, found))
+        """The weight of the terms by idf and kind, without the bonuses: a unit's value, cheap to get."""
+        return math.fsum(map(self.rough_of.__getitem__, found))
 
     def weigh(
         self, found: dict[str, str], turn: int, k: int, defines: tuple[str, ...] = ()

@@ -30,8 +30,8 @@ MIN_ANSWER = 120  # tokens: shorter than this, a cut answer says too little to k
 # the coverage objective (a term counts once: covering it again adds nothing); tuned on the tuning
 # halves of the benchmarks only
 COST_POWER = 1.0  # gain / cost^p: below 1 leans towards fuller units over scraps
-MIN_CANDIDATES = 1000  # the selector looks at the densest max(this, room / CANDIDATE_TOKENS) units
-CANDIDATE_TOKENS = 1
+MIN_CANDIDATES = 600  # the selector looks at the densest max(this, room / CANDIDATE_TOKENS) units
+CANDIDATE_TOKENS = 4
 ESTIMATE_LOW = 0.6  # a byte/4 estimate can be this much over the real count
 COVERED_BY_RECENT = False  # what the verbatim recent turns say need not be said again
 REDUNDANT = 0.3  # a unit whose fresh gain is under this share of its value repeats what is in
