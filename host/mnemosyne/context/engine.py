@@ -223,7 +223,10 @@ def build_context(
         if used <= usable:
             # planning sums per-unit counts; the joined output counts a little differently: top up the rest
             cov = chosen_plan.coverage
-            if cov is None or usable - used < TOP_UP_MIN or cov.fill(usable - used - TOP_UP_MARGIN) == 0:
+            if cov is None or usable - used < TOP_UP_MIN:
+                break
+            room = usable - used - TOP_UP_MARGIN
+            if not (cov.fill(room) or cov.fill_rest([], room)):
                 break
             continue
         if not _shrink(chosen_plan, last_id, used - usable, meter):

@@ -99,7 +99,8 @@ class Coverage:
         self.given = frozenset(covered)
         self.chosen: dict[int, float] = {}  # pool index -> gain when chosen
         self.turns: dict[int, int] = {}  # turn -> chosen units in it
-        self.dropped: set[int] = set()  # redundant, or taken out to fit
+        self.redundant: set[int] = set()  # near-duplicates of what is chosen: left for fill_rest
+        self.removed: set[int] = set()  # taken out to fit, or their turn went in verbatim: never again
         self._cost: dict[int, int] = {}
 
     def cost(self, k: int) -> int:
@@ -115,8 +116,9 @@ class Coverage:
 
     def gain(self, k: int) -> float:
         """The weight of the terms of unit k that no chosen unit covers yet, scaled like its base value."""
-        u = self.pool[k]
-        weights = u.weights
+        weights = self.pool[k].weights
+        if not self.base[k]:
+            return 0.0
         fresh = math.fsum(map(weights.__getitem__, weights.keys() - self.covered))
         return fresh * self.base[k] / math.fsum(weights.values())
 
@@ -132,7 +134,11 @@ class Coverage:
         fits = [
             k
             for k in range(len(self.pool))
-            if k not in self.chosen and k not in self.dropped and estimate(k) * ESTIMATE_LOW <= room
+            if k not in self.chosen
+            and k not in self.redundant
+            and k not in self.removed
+            and self.base[k] > 0
+            and estimate(k) * ESTIMATE_LOW <= room
         ]
         limit = max(MIN_CANDIDATES, room // CANDIDATE_TOKENS)
         if len(fits) > limit:
@@ -149,7 +155,7 @@ class Coverage:
             _, k = heapq.heappop(heap)
             gain = self.gain(k)
             if gain < REDUNDANT * self.base[k]:
-                self.dropped.add(k)
+                self.redundant.add(k)
                 continue
             cost = self.cost(k)
             key = -gain / cost**COST_POWER
@@ -162,6 +168,37 @@ class Coverage:
             used += cost
         return used
 
+    def turn_tokens(self, turn: int) -> int:
+        """Tokens the chosen units of `turn` take, with the line that opens the turn."""
+        ks = [k for k in self.chosen if self.pool[k].turn == turn]
+        return sum(self._cost[k] for k in ks) + (GROUP_OVERHEAD if ks else 0)
+
+    def remove_turn(self, turn: int) -> None:
+        """The turn goes in verbatim: its chosen units leave (their terms stay covered)."""
+        for k in [k for k in self.chosen if self.pool[k].turn == turn]:
+            del self.chosen[k]
+            self.removed.add(k)
+        self.turns.pop(turn, None)
+
+    def fill_rest(self, units: list[Unit], room: int) -> int:
+        """Room the coverage left: the other units, most recent first, whatever their value, while they fit
+        (never a repeat or a superseded statement)."""
+        have = {id(u) for u in self.pool}
+        extra = [u for u in units if id(u) not in have and not u.repeat and not u.superseded]
+        self.pool.extend(extra)
+        self.base.extend([0.0] * len(extra))
+        # near-duplicates are better than empty room now
+        rest = [k for k in range(len(self.pool)) if k not in self.chosen and k not in self.removed]
+        used = 0
+        for k in sorted(rest, key=lambda k: (self.pool[k].turn, self.pool[k].seq), reverse=True):
+            if room - used <= LINE_OVERHEAD:
+                break
+            cost = self.cost(k)
+            if used + cost <= room:
+                self._take(k, 0.0)
+                used += cost
+        return used
+
     def drop_least(self, tokens_needed: int) -> bool:
         """Take out the least valuable chosen units worth about `tokens_needed`; False when none are left."""
         if not self.chosen:
@@ -172,7 +209,7 @@ class Coverage:
                 break
             freed += self.cost(k)
             del self.chosen[k]
-            self.dropped.add(k)
+            self.removed.add(k)
             u = self.pool[k]
             self.turns[u.turn] -= 1
             if not self.turns[u.turn]:
@@ -295,5 +332,17 @@ def plan(
     digest.mark_repeats_and_corrections(sorted(chosen + recent, key=lambda u: (u.turn, u.seq)), stats)
     covered = {t for u in recent for t in u.terms} if COVERED_BY_RECENT else set()
     coverage = Coverage(chosen, meter, focus_weight, covered)
-    coverage.fill(left)
+    left -= coverage.fill(left)
+    # room the coverage left (what remains is worth little, or too big): earlier turns verbatim, each
+    # taking back the room of its chosen units, then the remaining units, most recent first
+    pos = min(verbatim) - 1
+    while pos >= 0 and not truncated:
+        freed = coverage.turn_tokens(pos)
+        if costs[pos] > left + freed:
+            break
+        coverage.remove_turn(pos)
+        verbatim[pos] = turns[pos]
+        left += freed - costs[pos]
+        pos -= 1
+    coverage.fill_rest([u for u in units if u.turn not in verbatim], left)
     return Plan(instructions, [verbatim[p] for p in sorted(verbatim)], coverage, truncated)
