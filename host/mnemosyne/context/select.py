@@ -175,9 +175,10 @@ class Coverage:
 
     def remove_turn(self, turn: int) -> None:
         """The turn goes in verbatim: its chosen units leave (their terms stay covered)."""
-        for k in [k for k in self.chosen if self.pool[k].turn == turn]:
-            del self.chosen[k]
-            self.removed.add(k)
+        for k, u in enumerate(self.pool):
+            if u.turn == turn:
+                self.chosen.pop(k, None)
+                self.removed.add(k)
         self.turns.pop(turn, None)
 
     def fill_rest(self, units: list[Unit], room: int) -> int:
