@@ -34,10 +34,15 @@ def conversation_of(size: int) -> Conversation:
     en, _ = build("en", 10_000)
     zh, _ = build("zh", 10_000)
     body = en.messages[:-1] + zh.messages[:-1]
-    per_round = sum(len(render_message(m).encode()) for m in body)
-    rounds = max(1, round(size / per_round))
+    chosen, total = [], 0
+    while total < size:  # repeat the dialogue text until it reaches `size` bytes
+        for m in body:
+            chosen.append(m)
+            total += len(render_message(m).encode())
+            if total >= size:
+                break
     messages = []
-    for m in body * rounds + zh.messages[-1:]:
+    for m in chosen + zh.messages[-1:]:
         n = len(messages)
         messages.append(m.model_copy(update={"id": f"x{n:06d}", "parent": f"x{n - 1:06d}" if n else None}))
     return en.model_copy(update={"messages": messages, "active_leaf": messages[-1].id})
