@@ -332,3 +332,26 @@ def test_reasoning_and_tool_output_only_when_included():
     assert "[reasoning]" not in without and "[output]" not in without
     assert "[reasoning]" in with_all and "[output]" in with_all
     assert full.report["tokens"] > plain.report["tokens"]
+
+
+def test_budget_is_used_and_no_unit_appears_twice(real):
+    """When the conversation is larger than the budget, the context uses at least 97 % of it, and no
+    sentence, item, row or code block is shown more often than the conversation says it."""
+    from collections import Counter
+
+    from mnemosyne.context.digest import split_text
+
+    checked = 0
+    for conv in real:
+        source = Counter(
+            b for m in conv.messages for _, b in split_text(render_message(m)) if len(b.split()) >= 5
+        )
+        for budget in (600, 1000, 2000, 4000):
+            result = build_context(conv, "chatgpt", budget=budget)
+            report = result.report
+            if report["dropped"] and not report["truncated"]:
+                assert report["tokens"] >= 0.97 * report["limit"], (conv.id, budget, report["tokens"])
+                checked += 1
+            shown = Counter(b for _, b in split_text(result.text) if len(b.split()) >= 5)
+            assert all(n <= max(1, source[b]) for b, n in shown.items()), conv.id
+    assert checked >= 5

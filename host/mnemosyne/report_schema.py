@@ -27,6 +27,9 @@ class ReportCounts(_Strict):
     dropped: int = Field(ge=0, description="messages left out")
     sentences: int = Field(ge=0, description="sentences carried from compressed messages")
     code_blocks: int = Field(ge=0, description="code blocks carried from compressed messages")
+    units: int = Field(
+        ge=0, description="units of information (sentences, list items, table rows, code blocks) chosen"
+    )
 
 
 class ContextReport(_Strict):
@@ -47,6 +50,9 @@ class ContextReport(_Strict):
     truncated: list[str] = Field(description="ids of verbatim messages cut in the middle to fit")
     instructions: int = Field(
         ge=0, description="instructions (system prompt, custom instructions...) carried"
+    )
+    focus: str | None = Field(
+        description="the focus the units were scored against; null: the title and last user messages were"
     )
     file_name: str | None = Field(default=None, description="for file-shaped targets: the file to write")
     redactions: dict[str, int] | None = Field(

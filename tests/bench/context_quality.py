@@ -1,41 +1,61 @@
-"""Does the context keep what the conversation established? A benchmark.
+"""Does the context keep what the conversation established? A benchmark in two halves.
 
-Long conversations are built from real fixture dialogues (English: glaive tool-call
-demo + axolotl; Chinese: glaive tool-call zh demo) with facts planted early, the
-way people state them: things the user says about themselves and their
-constraints, decisions settled with the assistant, names and numbers, code
-identifiers defined early and used late. The engine never sees the fact keys.
+Long conversations are built from real dialogue text with facts planted early, the way people
+state them. The engine never sees the fact keys.
 
-For each budget the share of planted facts whose key appears in the context is
-measured for Mnemosyne and two baselines: keep-the-last-messages-that-fit, and
-drop-oldest-first truncation. Every context is checked to be within budget and
-to contain the last user message.
+- TUNING half (what the engine was tuned on): the bakery / milk-tea-shop templates, with filler from
+  the glaive tool-call demos (English and Chinese, first 240 pairs) and axolotl.
+- TEST half (held out, reported): other templates and wording: an allotment association and a
+  neighbourhood book corner, with facts stated by the assistant, facts in lists and in tables, facts
+  restated and then corrected (the later value must be there and the earlier one gone), Chinese facts
+  with no cue words; the filler is other text: real ChatGPT and Claude conversations from the fixtures
+  (English), the real Chinese ChatGPT dialogue from llmfarm and the glaive zh pairs from 240 on that
+  share no text with the first 240 (Chinese).
 
-Run: python tests/bench/context_quality.py
+For each budget the share of planted facts kept is measured for Mnemosyne and three baselines (last
+messages that fit, drop oldest first, evenly spaced messages). Every context is checked to be within
+budget (recounted with o200k_base) and to hold the last user message; Mnemosyne's budget use and
+repeated units are printed.
+
+Run: python tests/bench/context_quality.py [--half tuning|test|both]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemosyne import tokens
-from mnemosyne.context import build_context
-from mnemosyne.context.turns import render_message
-from mnemosyne.model import Conversation, Message, Provenance, Source, TextPart
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "interop_sharegpt"
-ENCODING = "o200k_base"  # the "chatgpt" target counts exactly with it, so all three methods share one ruler
+from context_baselines import BASELINES, ENCODING  # noqa: E402
+
+from mnemosyne import tokens, tree  # noqa: E402
+from mnemosyne.context import build_context  # noqa: E402
+from mnemosyne.context.digest import split_text  # noqa: E402
+from mnemosyne.context.turns import render_message  # noqa: E402
+from mnemosyne.model import Conversation, Message, Provenance, Source, TextPart  # noqa: E402
+
+TESTS = Path(__file__).resolve().parents[1]
+FIXTURES = TESTS / "fixtures" / "interop_sharegpt"
+BUDGETS = (2000, 4000, 8000)
+TUNING_FILLER_PAIRS = 240  # glaive pairs the tuning half uses; the test half takes the ones after
 
 
 @dataclass(frozen=True)
 class Fact:
     key: str  # must appear verbatim in the context to count as kept
     kind: str
+    stale: str | None = None  # a corrected earlier value: kept only when this is absent
+
+    def kept(self, text: str) -> bool:
+        return self.key in text and (self.stale is None or self.stale not in text)
 
 
+# ---------------------------------------------------------------- tuning half
 # (role, text, facts stated in it). Early set-up of the conversation, spread between filler turns.
 EN_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
     (
@@ -101,6 +121,34 @@ EN_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
         "Agreed, we'll print invoices as PDF with reportlab rather than fiddling with HTML styling.",
         (Fact("reportlab", "decision"),),
     ),
+    ("user", "The shop opens at 7:30 on weekdays and we bake from 4.", ()),
+    (
+        "assistant",
+        "I'll keep the prices in a table called price_book, and the nightly backup will write to a folder named "
+        "bk_snapshots. The Hartley invoice you pasted shows flour up 6% since March.",
+        (
+            Fact("price_book", "assistant fact"),
+            Fact("bk_snapshots", "assistant fact"),
+            Fact("6%", "assistant fact"),
+        ),
+    ),
+    (
+        "user",
+        "Our regular wholesale customers:\n- The Copper Kettle café, 40 sourdough loaves a week\n"
+        "- Greenway Primary School, bread rolls every Monday\n- Mrs Adeyemi's deli, croissants on Saturdays",
+        (Fact("Copper Kettle", "list"), Fact("Greenway Primary", "list")),
+    ),
+    (
+        "assistant",
+        "Costs and prices as they stand:\n\n| product | unit cost | price |\n|---|---|---|\n"
+        "| sourdough | £1.10 | £3.80 |\n| seeded rye | £1.35 | £4.20 |\n| cinnamon bun | £0.45 | £2.10 |",
+        (Fact("£3.80", "table"), Fact("£4.20", "table")),
+    ),
+    (
+        "user",
+        "Small change: from next month the shop opens at 7:00 on weekdays, the school-run parents asked for it.",
+        (Fact("7:00", "correction", stale="7:30"),),
+    ),
 ]
 EN_LATE = [
     (
@@ -145,6 +193,28 @@ ZH_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
         "  sugar_level INTEGER,\n  total_fen INTEGER\n);\n```",
         (Fact("POINT_RATE", "code"), Fact("cup_size", "code")),
     ),
+    ("user", "外带的打包费是每杯五毛。", ()),
+    (
+        "assistant",
+        "菜单表我命名为 menu_items，饮品编号的格式是 BT-101，原料库存每天晚上十点自动盘点一次。",
+        (
+            Fact("menu_items", "assistant fact"),
+            Fact("BT-101", "assistant fact"),
+            Fact("晚上十点", "assistant fact"),
+        ),
+    ),
+    (
+        "user",
+        "兼职是这样排的：\n- 周二：林小雨\n- 周四：郑浩然\n- 周末：我表妹来帮忙",
+        (Fact("林小雨", "list"), Fact("郑浩然", "list")),
+    ),
+    (
+        "assistant",
+        "按你给的进货单算了一下：\n\n| 饮品 | 成本 | 售价 |\n|---|---|---|\n| 珍珠奶茶 | 4.2元 | 12元 |\n"
+        "| 杨枝甘露 | 6.8元 | 18元 |",
+        (Fact("4.2元", "table"), Fact("6.8元", "table")),
+    ),
+    ("user", "纸杯涨价了，外带的打包费改成每杯八毛。", (Fact("八毛", "correction", stale="五毛"),)),
 ]
 ZH_LATE = [
     ("user", "回到奶茶店的小程序：calcMemberPoints 在周末双倍积分的时候要怎么改？"),
@@ -155,13 +225,150 @@ ZH_LATE = [
 ZH_LAST = "帮我写一条通知发给供应商，说下周二的送货改到周三，另外这笔货款要怎么记到账上？"
 
 
-def _filler(lang: str) -> list[tuple[str, str]]:
-    """(user, assistant) pairs from real dialogues, in file order."""
-    names = (
-        ["llamafactory_glaive_toolcall_en_demo.json", "axolotl_conversation.json"]
-        if lang == "en"
-        else ["llamafactory_glaive_toolcall_zh_demo.json"]
-    )
+# ---------------------------------------------------------------- test half (held out)
+TEST_EN_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
+    (
+        "user",
+        "I look after the waiting list for the Willowbrook Lane allotments, about 60 plots on an old railway "
+        "siding. The committee wants the spreadsheet replaced with something small we can run ourselves.",
+        (Fact("Willowbrook Lane", "user fact"),),
+    ),
+    (
+        "assistant",
+        "Happy to help with that. A small web app backed by a single database file would suit a volunteer-run "
+        "site. How do people join the list today?",
+        (),
+    ),
+    (
+        "user",
+        "They fill in a paper form at the gate. The shed has no mains power, only a 12 V leisure battery, so "
+        "anything on site has to run off a phone.",
+        (Fact("12 V", "user fact"),),
+    ),
+    (
+        "assistant",
+        "Then nothing needs installing on site. I'll call the main table plot_tenancies and give every plot a "
+        "code like WL-014. The council's tenancy rules allow a plot to stay uncultivated for 8 weeks before a "
+        "warning letter goes out, so the app should track the last inspection date.",
+        (
+            Fact("plot_tenancies", "assistant fact"),
+            Fact("WL-014", "assistant fact"),
+            Fact("8 weeks", "assistant fact"),
+        ),
+    ),
+    (
+        "user",
+        "Current holders on the top terrace:\n- A3: Deborah Okafor, tomatoes and squash\n- B7: Tomasz Wrona, "
+        "runner beans\n- C2: the shared herb bed, looked after by the Tuesday group",
+        (Fact("Deborah Okafor", "list"), Fact("Tomasz Wrona", "list")),
+    ),
+    (
+        "assistant",
+        "Here are the suppliers from the invoices you pasted:\n\n| item | supplier | price |\n|---|---|---|\n"
+        "| compost | GreenCycle Depot | £42 per tonne |\n| water butts | Rainsaver Ltd | £18 each |\n"
+        "| wood chip | Hollins Tree Care | free, delivered on request |",
+        (Fact("GreenCycle Depot", "table"), Fact("Rainsaver Ltd", "table")),
+    ),
+    ("user", "The annual rent is £35 per plot, half that for a half plot.", ()),
+    ("user", "The AGM is on 14 March in the church hall.", ()),
+    (
+        "assistant",
+        "A first version of the waiting-list allocation:\n\n```python\n"
+        "def allocate_waitlist(applicants, free_plots, *, prefer_local=True):\n"
+        "    ranked = sorted(\n        applicants,\n"
+        "        key=lambda a: (not (prefer_local and a.postcode.startswith('LS6')), a.applied_on),\n    )\n"
+        "    return list(zip(free_plots, ranked))\n```",
+        (Fact("prefer_local", "code"), Fact("LS6", "code")),
+    ),
+    (
+        "user",
+        "Two changes from last night's committee meeting. The annual rent is now £40 per plot, from April. "
+        "The AGM moved to 21 March because the church hall was double-booked.",
+        (Fact("£40", "correction", stale="£35"), Fact("21 March", "correction", stale="14 March")),
+    ),
+    (
+        "user",
+        "The padlock code on the main gate is 4471, it changes every spring.",
+        (Fact("4471", "user fact"),),
+    ),
+]
+TEST_EN_LATE = [
+    (
+        "user",
+        "Back to the allotment app: allocate_waitlist keeps putting the same family at the top, is the sort wrong?",
+    ),
+    (
+        "assistant",
+        "It sorts by the local-postcode flag first and then by application date, so an early local applicant stays first until a plot is offered.",
+    ),
+    ("user", "Should the tenancy table also record who holds the spare shed key?"),
+    ("assistant", "Yes, a nullable column is enough."),
+]
+TEST_EN_LAST = "Can you write the notice for the gate board about the rent change and the AGM, and list which terrace plots are still unlet?"
+
+TEST_ZH_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
+    (
+        "user",
+        "你好，我在云栖花园小区管一个图书角，放在三号楼一楼大厅，书都是邻居捐的，现在登记全靠一个本子。",
+        (Fact("云栖花园", "user fact"), Fact("三号楼", "user fact")),
+    ),
+    ("assistant", "明白了，这种规模用一个小程序或者在线表格就够了。现在借书的流程是怎样的？", ()),
+    ("user", "邻居拿书的时候在本子上写名字和日期。每人每次可以借3本，借期两周。", ()),
+    (
+        "assistant",
+        "那我把借阅记录表命名为 loan_records，每本书贴一个编号，格式是 YQ-0001。逾期提醒每天晚上八点通过群消息发出。",
+        (
+            Fact("loan_records", "assistant fact"),
+            Fact("YQ-0001", "assistant fact"),
+            Fact("晚上八点", "assistant fact"),
+        ),
+    ),
+    (
+        "user",
+        "值班是这样排的：\n- 周一：陈晓岚\n- 周三：吕明远\n- 周六：楼下咖啡店的小周",
+        (Fact("陈晓岚", "list"), Fact("吕明远", "list")),
+    ),
+    (
+        "assistant",
+        "按你拍的照片，现在的藏书大概是这样：\n\n| 书架 | 类别 | 数量 |\n|---|---|---|\n| A区 | 绘本 | 320本 |\n"
+        "| B区 | 科普 | 145本 |\n| C区 | 小说 | 210本 |",
+        (Fact("320本", "table"), Fact("145本", "table")),
+    ),
+    ("user", "开放时间是早上九点到下午五点。", ()),
+    (
+        "assistant",
+        "逾期的查询可以这样写：\n\n```python\ndef overdue_loans(loan_records, today, grace_days=2):\n"
+        "    return [r for r in loan_records if (today - r.due).days > grace_days]\n```",
+        (Fact("grace_days", "code"),),
+    ),
+    (
+        "user",
+        "昨天开会改了两件事。每人每次可以借5本了。开放时间改成早上十点到晚上七点，方便下班的人。",
+        (Fact("借5本", "correction", stale="借3本"), Fact("晚上七点", "correction", stale="下午五点")),
+    ),
+    ("user", "图书角的微信群号是 QZ-2291，进群先填一张登记表。", (Fact("QZ-2291", "user fact"),)),
+]
+TEST_ZH_LATE = [
+    ("user", "回到图书角的事：overdue_loans 是不是把今天到期的也算成逾期了？"),
+    ("assistant", "不会，只有超过宽限天数的才算。"),
+    ("user", "借阅表要不要加一栏记录是谁经手的？"),
+    ("assistant", "可以加一个可为空的经手人字段。"),
+]
+TEST_ZH_LAST = "帮我写一条群公告，说明新的借书数量和开放时间，再告诉我下个月的值班表怎么排。"
+
+HALVES = {
+    "tuning": {
+        "en": (EN_EARLY, EN_LATE, EN_LAST, "Bakery invoicing tool"),
+        "zh": (ZH_EARLY, ZH_LATE, ZH_LAST, "奶茶店小程序"),
+    },
+    "test": {
+        "en": (TEST_EN_EARLY, TEST_EN_LATE, TEST_EN_LAST, "Allotment waiting list app"),
+        "zh": (TEST_ZH_EARLY, TEST_ZH_LATE, TEST_ZH_LAST, "社区图书角登记"),
+    },
+}
+
+
+def _sharegpt_pairs(names: list[str]) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     for name in names:
         data = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
@@ -173,10 +380,48 @@ def _filler(lang: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def build(lang: str, filler_pairs: int) -> tuple[Conversation, list[Fact]]:
+def _conversation_pairs(paths: list[Path]) -> list[tuple[str, str]]:
+    """(user, assistant) pairs on the active path of real exported conversations."""
+    from mnemosyne.readers import ReadFailure, load_path, read_raw
+
+    pairs: list[tuple[str, str]] = []
+    for path in paths:
+        for raw in load_path(path):
+            for conv in read_raw(raw):
+                if isinstance(conv, ReadFailure):
+                    continue
+                turns = [(m.role, render_message(m).strip()) for m in tree.path_to(conv, None)]
+                turns = [(r, t) for r, t in turns if r in ("user", "assistant") and t]
+                for (r1, a), (r2, b) in zip(turns, turns[1:]):
+                    if r1 == "user" and r2 == "assistant":
+                        pairs.append((a, b))
+    return pairs
+
+
+def _filler(lang: str, half: str = "tuning") -> list[tuple[str, str]]:
+    """(user, assistant) pairs from real dialogues, in file order; the halves share none."""
+    if half == "tuning":
+        names = (
+            ["llamafactory_glaive_toolcall_en_demo.json", "axolotl_conversation.json"]
+            if lang == "en"
+            else ["llamafactory_glaive_toolcall_zh_demo.json"]
+        )
+        return _sharegpt_pairs(names)
+    if lang == "en":
+        folders = ("chatgpt_api/elinvoss", "chatgpt_export", "claude_export")
+        return _conversation_pairs(
+            [p for f in folders for p in sorted((TESTS / "fixtures" / f).glob("*.json"))]
+        )
+    llmfarm = _conversation_pairs([TESTS / "fixtures" / "chatgpt_api" / "llmfarm_dialog-data_mapping.json"])
+    glaive = _sharegpt_pairs(["llamafactory_glaive_toolcall_zh_demo.json"])
+    seen = {t for pair in glaive[:TUNING_FILLER_PAIRS] for t in pair}  # the demo file repeats dialogues
+    return llmfarm + [p for p in glaive[TUNING_FILLER_PAIRS:] if not seen.intersection(p)]
+
+
+def build(lang: str, filler_pairs: int, half: str = "tuning") -> tuple[Conversation, list[Fact]]:
     """A conversation: planted set-up spread over the first fifth, filler, late callbacks, filler, last question."""
-    early, late, last = (EN_EARLY, EN_LATE, EN_LAST) if lang == "en" else (ZH_EARLY, ZH_LATE, ZH_LAST)
-    filler = _filler(lang)[:filler_pairs]
+    early, late, last, title = HALVES[half][lang]
+    filler = _filler(lang, half)[:filler_pairs]
     spread = max(1, filler_pairs // 5 // len(early))
     script: list[tuple[str, str]] = []
     facts: list[Fact] = []
@@ -198,8 +443,8 @@ def build(lang: str, filler_pairs: int) -> tuple[Conversation, list[Fact]]:
         messages.append(Message(id=f"m{i:05d}", parent=parent, role=role, parts=[TextPart(text=text)]))
         parent = f"m{i:05d}"
     conv = Conversation(
-        id=f"bench-{lang}",
-        title="Bakery invoicing tool" if lang == "en" else "奶茶店小程序",
+        id=f"bench-{half}-{lang}",
+        title=title,
         source=Source(site="chatgpt"),
         messages=messages,
         active_leaf=parent,
@@ -208,87 +453,106 @@ def build(lang: str, filler_pairs: int) -> tuple[Conversation, list[Fact]]:
     return conv, facts
 
 
-def _lines(conv: Conversation) -> list[str]:
-    return [f"{m.role}: {render_message(m)}" for m in conv.messages if render_message(m)]
+def _pieces(text: str) -> Counter:
+    """Units of 5+ words (or 20+ characters of Chinese) in `text`: sentences, items, rows, code blocks."""
+    return Counter(
+        b for _, b in split_text(text) if len(b.split()) >= 5 or (len(b) >= 20 and not b.isascii())
+    )
 
 
-def keep_last_messages(conv: Conversation, budget: int) -> str:
-    """Baseline 1: the most recent whole messages that fit."""
-    kept: list[str] = []
-    used = 0
-    for line in reversed(_lines(conv)):
-        cost = tokens.count(line, ENCODING) + 2
-        if used + cost > budget:
-            break
-        kept.append(line)
-        used += cost
-    return "\n\n".join(reversed(kept))
+def repeated_units(context: str, conv: Conversation) -> int:
+    """Units the context shows more often than the conversation says them: a unit chosen twice."""
+    source = _pieces("\n\n".join(render_message(m) for m in conv.messages))
+    return sum(max(0, n - source[b]) for b, n in _pieces(context).items() if n > 1)
 
 
-def drop_oldest(conv: Conversation, budget: int) -> str:
-    """Baseline 2: the whole transcript, cut from the start to the last `budget` tokens."""
-    enc = tokens.encoding(ENCODING)
-    ids = enc.encode_ordinary("\n\n".join(_lines(conv)))
-    text = enc.decode(ids[-budget:])
-    while tokens.count(text, ENCODING) > budget:  # a cut inside a character can re-tokenise longer
-        text = text[1:]
-    return text
-
-
-def evaluate(lang: str, filler_pairs: int, budgets: tuple[int, ...]) -> list[dict]:
-    conv, facts = build(lang, filler_pairs)
+def evaluate(lang: str, filler_pairs: int, budgets: tuple[int, ...], half: str = "tuning") -> list[dict]:
+    conv, facts = build(lang, filler_pairs, half)
     last = conv.messages[-1].parts[0].text
-    total = tokens.count("\n\n".join(_lines(conv)), ENCODING)
+    total = tokens.count("\n\n".join(f"{m.role}: {render_message(m)}" for m in conv.messages), ENCODING)
     rows = []
     for budget in budgets:
-        contexts = {
-            "mnemosyne": build_context(conv, "chatgpt", budget=budget).text,
-            "last-messages": keep_last_messages(conv, budget),
-            "drop-oldest": drop_oldest(conv, budget),
-        }
+        contexts = {"mnemosyne": build_context(conv, "chatgpt", budget=budget).text}
+        contexts.update((name, fn(conv, budget)) for name, fn in BASELINES.items())
         for method, text in contexts.items():
             used = tokens.count(text, ENCODING)
-            kept = [f.key for f in facts if f.key in text]
             rows.append(
                 {
+                    "half": half,
                     "lang": lang,
                     "budget": budget,
                     "method": method,
                     "tokens": used,
                     "conversation_tokens": total,
-                    "kept": len(kept),
+                    "kept": sum(f.kept(text) for f in facts),
                     "facts": len(facts),
-                    "share": len(kept) / len(facts),
-                    "missing": [f.key for f in facts if f.key not in text],
+                    "share": sum(f.kept(text) for f in facts) / len(facts),
+                    "missing": [f.key for f in facts if not f.kept(text)],
                     "within_budget": used <= budget,
                     "last_user_present": last in text,
+                    "repeats": repeated_units(text, conv) if method == "mnemosyne" else None,
                 }
             )
     return rows
 
 
 def check(rows: list[dict]) -> list[str]:
-    """Broken guarantees: over budget, or the last user message missing."""
+    """Broken guarantees: over budget, the last user message missing, a unit shown twice."""
     problems = []
     for r in rows:
         if not r["within_budget"]:
             problems.append(f"{r['method']} {r['lang']} {r['budget']}: {r['tokens']} tokens over budget")
         if not r["last_user_present"]:
             problems.append(f"{r['method']} {r['lang']} {r['budget']}: last user message missing")
+        if r["method"] == "mnemosyne" and r["repeats"]:
+            problems.append(f"mnemosyne {r['lang']} {r['budget']}: {r['repeats']} units appear twice")
     return problems
 
 
-def main() -> int:
-    rows = evaluate("en", 240, (2000, 4000, 8000)) + evaluate("zh", 240, (2000, 4000, 8000))
-    print(f"{'lang':4} {'budget':>6} {'method':14} {'tokens':>6} {'kept':>9}  missing")
-    for r in rows:
+def table(rows: list[dict]) -> None:
+    methods = ["mnemosyne", *BASELINES]
+    print(
+        f"{'lang':4} {'budget':>6} "
+        + " ".join(f"{m:>14}" for m in methods)
+        + "  budget use  repeats  missing"
+    )
+    for lang in ("en", "zh"):
+        for budget in BUDGETS:
+            by = {r["method"]: r for r in rows if r["lang"] == lang and r["budget"] == budget}
+            if not by:
+                continue
+            m = by["mnemosyne"]
+            print(
+                f"{lang:4} {budget:>6} "
+                + " ".join(f"{by[x]['kept']:>5}/{by[x]['facts']:<2} {by[x]['share']:>4.0%}" for x in methods)
+                + f"  {m['tokens'] / budget:>9.1%}  {m['repeats'] if m['repeats'] is not None else '-':>7}  "
+                + ", ".join(m["missing"])
+            )
+    for method in methods:
+        mine = [r for r in rows if r["method"] == method]
         print(
-            f"{r['lang']:4} {r['budget']:>6} {r['method']:14} {r['tokens']:>6} "
-            f"{r['kept']:>3}/{r['facts']:<2} {r['share']:4.0%}  {', '.join(r['missing'])}"
+            f"  {method}: {sum(r['kept'] for r in mine)}/{sum(r['facts'] for r in mine)} facts kept overall"
         )
-    sizes = {r["lang"]: r["conversation_tokens"] for r in rows}
-    print("conversation sizes (o200k tokens): " + ", ".join(f"{k} {v}" for k, v in sizes.items()))
-    problems = check(rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--half", choices=("tuning", "test", "both"), default="both")
+    args = parser.parse_args()
+    halves = ["test", "tuning"] if args.half == "both" else [args.half]
+    problems: list[str] = []
+    for half in halves:
+        rows = [r for lang in ("en", "zh") for r in evaluate(lang, 240, BUDGETS, half)]
+        sizes = {r["lang"]: r["conversation_tokens"] for r in rows}
+        label = (
+            "TEST half (held out, reported)" if half == "test" else "TUNING half (the engine was tuned on it)"
+        )
+        print(
+            f"\n{label}; conversation sizes (o200k tokens): "
+            + ", ".join(f"{k} {v}" for k, v in sizes.items())
+        )
+        table(rows)
+        problems += check(rows)
     for p in problems:
         print("FAIL:", p)
     return 1 if problems else 0

@@ -30,6 +30,12 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pick", metavar="ID|N", help="which conversation of a file holding several (id or 1-based number)"
     )
+    parser.add_argument(
+        "--focus",
+        metavar="TEXT",
+        help='what you want to do next ("fix the export bug"): prefer what bears on it '
+        "(default: the last user messages)",
+    )
     parser.add_argument("--json", action="store_true", help="print {payload, report} as JSON")
 
 
@@ -42,7 +48,9 @@ def run_context(args: argparse.Namespace) -> int:
     from ..service import context_for, conversation_from_file
 
     target = get_target(args.target)
-    options = dict(budget=args.budget, branch=args.branch, include=args.include, redact=args.redact)
+    options = dict(
+        budget=args.budget, branch=args.branch, include=args.include, redact=args.redact, focus=args.focus
+    )
     if Path(args.source).exists() or args.source == "-":
         result = context_for(conversation_from_file(args.source, args.pick), target, **options)
     else:

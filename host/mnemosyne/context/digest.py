@@ -1,175 +1,230 @@
-"""The "state of the work": goal, constraints and preferences, decisions and facts,
-open questions, artifacts and code by name — extracted from the conversation.
+"""Units of information: the sentences, list items, table rows and code blocks of the turns.
 
-Every sentence and code block of the turns becomes a scored Candidate; the
-selector then spends the budget on the best ones. Categorised candidates are
-shown under the digest headings, the rest as compressed earlier turns.
+Each unit carries its weighted terms (see salience). Exact repeats are marked,
+and a unit restated later with other values (numbers, names) is marked as
+superseded by the later one: corrections win. The chosen units are rendered as
+compressed earlier turns, in order, with "…" where something was left out.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+import re
+from dataclasses import dataclass, field
 
 from . import salience as S
 from .turns import Turn
 
-CATEGORIES = (
-    ("goal", "Goal"),
-    ("constraint", "Constraints and preferences the user stated"),
-    ("decision", "Decisions and facts established"),
-    ("question", "Open questions"),
-)
 MAX_CODE_CHARS = 1800  # longer blocks are carried as their definition lines
+MAX_UNIT_CHARS = 400  # longer sentences are split at clause boundaries
+
+_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$")
+_ITEM_START = frozenset("-*+•0123456789")
+_LIST_ITEM = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+)")
+_MARKUP = re.compile(r"^(?:#{1,6}\s+|>\s*)+|\*\*|__")
+_TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9*_`\-])|(?<=[。！？；])")
+_CLAUSE = re.compile(r"(?<=[;:，,])\s*(?=\S)|\s+[—–]\s+")
+DEFINITION = re.compile(
+    r"(?m)(?:^|\s)(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|const|let|var|trait|impl)\s+([A-Za-z_][\w]*)"
+    r"|(?i:create\s+(?:table|view|index)(?:\s+if\s+not\s+exists)?\s+([A-Za-z_][\w.]*))"
+    r"|^\s*([A-Z][A-Z0-9_]{2,})\s*[:=]"
+)
 
 
 @dataclass
-class Candidate:
+class Unit:
     turn: int  # index into the turn list
-    seq: int  # order inside the turn, for chronological rendering
+    seq: int  # order inside the turn
     msg_id: str
     role: str
-    kind: str  # "sentence" or "code"
+    kind: str  # "sentence", "item", "row" or "code"
     text: str
-    category: str | None
-    score: float
+    terms: dict[str, str]
     names: tuple[str, ...] = ()  # identifiers a code block defines
+    weights: dict[str, float] = field(default_factory=dict)
+    superseded: bool = False  # a later unit states the same thing with other values
+    repeat: bool = False  # the same text appeared earlier
+    relevance: float = 0.0  # BM25 against the focus, 0..1
 
 
-FAR = 8  # turns: a reference from this far on is the conversation coming back to it, not the same exchange
-
-
-def _code_candidate(block: str, pos: int, stats: S.TermStats) -> tuple[str, tuple[str, ...], int, int]:
-    """(text to carry, defined names, how many later turns use, how many turns far later use)."""
+def _code_unit(block: str) -> tuple[str, tuple[str, ...]]:
     names: list[str] = []
-    for m in S.DEFINITION.finditer(block):
+    for m in DEFINITION.finditer(block):
         name = next(g for g in m.groups() if g)
         if name not in names:
             names.append(name)
-    used = sum(1 for n in names if stats.last.get(n.lower(), -1) > pos)
-    far = sum(1 for n in names if stats.last.get(n.lower(), -1) >= pos + FAR)
     if len(block) <= MAX_CODE_CHARS:
-        return block, tuple(names), used, far
+        return block, tuple(names)
     lines = block.split("\n")
     keep = (
         [lines[0]] + [ln for ln in lines[1:-1] if any(n in ln for n in names)][:40] + ["    ...", lines[-1]]
     )
-    return "\n".join(keep), tuple(names), used, far
+    return "\n".join(keep), tuple(names)
 
 
-def _sentence_score(
-    text: str,
-    role: str,
-    pos: int,
-    n_turns: int,
-    found: set[str],
-    stats: S.TermStats,
-    focus: set[str],
-    first_user: bool,
-) -> tuple[float, str | None]:
-    score = 0.0
-    category: str | None = None
-    low = text.lower()  # cue patterns expect lower case
-    words = len(text.split()) if text.isascii() else len(text) // 2
-    if words < 4:
-        score -= 1.0
-    elif words > 70:
-        score -= 0.5
-    if role == "user":
-        question = bool(S.QUESTION_END.search(low))
-        asking = question or bool(S.REQUEST.search(low))
-        score += 0.6
-        if first_user:
-            score += 1.5
-            category = "goal"
-        if not question and S.GOAL.search(low):
-            score += 1.0
-            category = "goal"
-        if not asking:
-            if S.CONSTRAINT.search(low):
-                score += 1.8
-                category = category or "constraint"
-            if S.FIRST_PERSON.search(low):
-                score += 0.6
-        if S.OPEN.search(low):
-            score += 1.0
-            category = category or "question"
-    else:
-        asking = text.endswith(("?", "？"))
-        if S.FLUFF.search(low):
-            score -= 2.0
-        if role == "tool":
-            score -= 1.5
-    if S.DECISION.search(low):
-        score += 1.8 if role == "user" else 1.2
-        if category in (None, "constraint") or role != "user":
-            category = "decision"
-    if S.DIGIT.search(text):
-        score += 0.5
-    if S.IDENTIFIER.search(text):
-        score += 0.7
-    if S.PROPER.search(text):
-        score += 0.3
-    if asking and category is None:
-        score -= 0.8
-    # the rest of the conversation comes back to it: names, numbers, identifiers used again later
-    score += min(2.0, 0.6 * stats.referenced_later(found, pos))
-    # it bears on what the user is asking now
-    score += min(1.6, 0.8 * len(found & focus))
-    # set-up statements cluster at the start of a conversation
-    score += 0.6 * max(0.0, 1.0 - 4.0 * pos / max(1, n_turns))
-    return score, category
+def _split_long(sentence: str) -> list[str]:
+    if len(sentence) <= MAX_UNIT_CHARS:
+        return [sentence]
+    out: list[str] = []
+    for clause in _CLAUSE.split(sentence):
+        if out and len(out[-1]) + len(clause) < MAX_UNIT_CHARS // 2:
+            out[-1] += " " + clause
+        else:
+            out.append(clause)
+    return [
+        c if len(c) <= MAX_UNIT_CHARS * 2 else c[: MAX_UNIT_CHARS * 2].rsplit(" ", 1)[0] + " …" for c in out
+    ]
 
 
-def candidates(
-    turns: list[Turn], focus_text: str, skip: frozenset[int] | set[int] = frozenset()
-) -> list[Candidate]:
-    """Every sentence and code block of `turns` (except those at `skip`), scored, in a deterministic order."""
-    # split and term each scored turn once; a turn's terms are the union of its pieces' terms
-    split: dict[int, list[tuple[str, str, set[str]]]] = {}
-    per_turn: list[set[str]] = []
-    for i, turn in enumerate(turns):
-        if i in skip:
-            per_turn.append(S.terms(turn.text))
+def split_text(text: str) -> list[tuple[str, str]]:
+    """(kind, text) units of one turn, in order."""
+    out: list[tuple[str, str]] = []
+    pos = 0
+    pieces: list[tuple[str, str]] = []
+    for m in _FENCE.finditer(text) if ("```" in text or "~~~" in text) else ():
+        if m.start() > pos:
+            pieces.append(("prose", text[pos : m.start()]))
+        pieces.append(("code", m.group(0)))
+        pos = m.end()
+    if pos < len(text):
+        pieces.append(("prose", text[pos:]))
+    for kind, body in pieces:
+        if kind == "code":
+            out.append(("code", body))
             continue
-        pieces = []
-        for kind, body in S.split_blocks(turn.text):
-            if kind == "code":
-                pieces.append((kind, body, S.terms(body)))
-            else:
-                pieces.extend(
-                    ("sentence", sentence, S.terms(sentence)) for sentence in S.split_sentences(body)
-                )
-        split[i] = pieces
-        per_turn.append(set().union(*(found for _, _, found in pieces)))
-    stats = S.TermStats.build(per_turn)
-    focus = {t for t in S.terms(focus_text) if stats.df.get(t, 0) <= stats.rare_limit()}
-    n = len(turns)
-    first_user = next((i for i, t in enumerate(turns) if t.role == "user"), -1)
-    out: list[Candidate] = []
-    for i, pieces in split.items():
-        turn = turns[i]
-        seq = 0
-        first_sentences = 2 if i == first_user else 0
-        for kind, body, found in pieces:
-            if kind == "code":
-                text, names, used, far = _code_candidate(body, i, stats)
-                score = (
-                    0.5
-                    + (2.5 if used else 0.0)
-                    + (2.0 if far else 0.0)
-                    - (1.0 if turn.role == "tool" else 0.0)
-                )
-                out.append(Candidate(i, seq, turn.id, turn.role, "code", text, None, score, names))
-                seq += 1
+        for line in body.split("\n"):
+            line = line.strip()
+            if not line or line in ("---", "***"):
                 continue
-            score, category = _sentence_score(body, turn.role, i, n, found, stats, focus, first_sentences > 0)
-            first_sentences = max(0, first_sentences - 1)
-            out.append(Candidate(i, seq, turn.id, turn.role, "sentence", body, category, score))
-            seq += 1
+            if line.startswith("|"):
+                if not _TABLE_RULE.match(line):
+                    out.append(("row", line))
+                continue
+            item = _LIST_ITEM.match(line) if line[0] in _ITEM_START else None
+            if item:
+                line = line[item.end() :]
+            if line[:1] in "#>" or "**" in line or "__" in line:
+                line = _MARKUP.sub("", line).strip()
+            if not line:
+                continue
+            if item:
+                out.extend(("item", c) for c in _split_long(line))
+                continue
+            for sentence in _SENTENCE_END.split(line):
+                sentence = sentence.strip()
+                if sentence:
+                    out.extend(("sentence", c) for c in _split_long(sentence))
     return out
 
 
-def artifact_names(turns: list[Turn], chosen_code: list[Candidate], limit: int = 20) -> list[str]:
+def units_of(turns: list[Turn]) -> list[Unit]:
+    """Every unit of every turn, filler cut, in conversation order."""
+    out: list[Unit] = []
+    for i, turn in enumerate(turns):
+        for seq, (kind, body) in enumerate(split_text(turn.text)):
+            if kind == "code":
+                body, names = _code_unit(body)
+                found = S.terms(body)
+                for n in names:
+                    found[n.lower()] = "ident"
+                out.append(Unit(i, seq, turn.id, turn.role, kind, body, found, names))
+            else:
+                body = S.compress(body)
+                out.append(Unit(i, seq, turn.id, turn.role, kind, body, S.terms(body)))
+    return out
+
+
+VALUE_KINDS = ("number", "name", "ident")
+MIN_SHARED = 2  # rare context terms a restatement must share with the statement it corrects
+OLD_SHARE = 0.6  # of the statement's rare context terms, the restatement repeats at least this share
+NEW_SHARE = 0.3  # and they make up at least this share of the restatement's (it may add a reason)
+
+
+def _is_statement(u: Unit) -> bool:
+    return u.kind != "code" and not u.text.rstrip().endswith(("?", "？")) and not u.text.startswith("[")
+
+
+def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
+    """Exact repeats, and statements a later unit restates with other values (the later one wins).
+
+    A restatement shares most of the statement's rare context terms (what it is about) and brings a
+    value (number, name, identifier) the statement did not have: "the rent is £35" then "the rent is now £40".
+    """
+    seen: set[str] = set()
+    rare = max(3, int(math.sqrt(stats.units)))
+    df = stats.df
+    postings: dict[str, list[int]] = {}  # rare context term -> earlier statements with values that use it
+    facts: dict[int, tuple[frozenset[str], int]] = {}  # unit -> (values, how many rare context terms)
+    for k, u in enumerate(units):
+        norm = u.text.lower()
+        if norm in seen:
+            u.repeat = True
+            continue
+        seen.add(norm)
+        if not _is_statement(u):
+            continue
+        values = frozenset(t for t, kind in u.terms.items() if kind in VALUE_KINDS)
+        keys = [t for t in u.terms.keys() - values if df[t] <= rare]
+        if not values or len(keys) < MIN_SHARED:
+            continue
+        shared: dict[int, int] = {}
+        for t in keys:
+            for j in postings.get(t, ()):
+                shared[j] = shared.get(j, 0) + 1
+        for j, n in shared.items():
+            earlier = units[j]
+            old_values, old_keys = facts[j]
+            if (
+                n >= MIN_SHARED
+                and earlier.turn != u.turn
+                and not earlier.superseded
+                and n >= OLD_SHARE * old_keys
+                and n >= NEW_SHARE * len(keys)
+                and values - old_values
+                and old_values - values
+            ):
+                earlier.superseded = True
+        facts[k] = (values, len(keys))
+        for t in keys:
+            postings.setdefault(t, []).append(k)
+
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+TURN_SHARE = 0.5
+
+
+def score_focus(units: list[Unit], query: dict[str, str], stats: S.TermStats) -> None:
+    """BM25 of each unit against the query terms, scaled so the best unit scores 1; a unit also gets
+    TURN_SHARE of its turn's best score, since the sentences of one turn share a subject."""
+    idf = {t: stats.idf(t) for t in query}
+    keys = {t for t, w in idf.items() if w > 0}
+    if not keys:
+        return
+    avg = sum(len(u.terms) for u in units) / max(1, len(units))
+    scale = BM25_K1 * BM25_B / max(avg, 1e-9)
+    best = 0.0
+    hits: list[Unit] = []
+    for u in units:
+        hit = keys.intersection(u.terms)
+        if hit:
+            norm = BM25_K1 * (1 - BM25_B) + scale * len(u.terms)
+            u.relevance = math.fsum(idf[t] for t in hit) * (BM25_K1 + 1) / (1 + norm)
+            best = max(best, u.relevance)
+            hits.append(u)
+    if best <= 0:
+        return
+    by_turn: dict[int, float] = {}
+    for u in hits:
+        u.relevance /= best
+        by_turn[u.turn] = max(by_turn.get(u.turn, 0.0), u.relevance)
+    for u in units:
+        if u.turn in by_turn:
+            u.relevance = max(u.relevance, TURN_SHARE * by_turn[u.turn])
+
+
+def artifact_names(turns: list[Turn], chosen_code: list[Unit], limit: int = 20) -> list[str]:
     """Artifacts, files and code identifiers by name, first mention first."""
     names: list[str] = []
     for turn in turns:
@@ -178,31 +233,17 @@ def artifact_names(turns: list[Turn], chosen_code: list[Candidate], limit: int =
                 names.append(line[len("[artifact: ") :].rstrip("]"))
             if "[" in line and " attached: " in line:
                 names.append(line.split(" attached: ", 1)[1].rstrip("]"))
-    for cand in chosen_code:
-        names.extend(cand.names)
-    seen: dict[str, None] = {}
-    for name in names:
-        if name and name not in seen:
-            seen[name] = None
-    return list(seen)[:limit]
+    for unit in chosen_code:
+        names.extend(unit.names)
+    return list(dict.fromkeys(n for n in names if n))[:limit]
 
 
-def render_digest(chosen: list[Candidate], artifacts: list[str]) -> str:
-    """The digest section: categorised sentences, each under its heading."""
-    lines: list[str] = []
-    for key, heading in CATEGORIES:
-        items = [c for c in chosen if c.category == key]
-        if not items:
-            continue
-        lines.append(f"{heading}:")
-        lines.extend(f"- ({c.role}) {c.text}" for c in items)
-    if artifacts:
-        lines.append("Artifacts and code: " + ", ".join(artifacts))
-    return "\n".join(lines)
+def render_digest(artifacts: list[str]) -> str:
+    return "Artifacts and code: " + ", ".join(artifacts) if artifacts else ""
 
 
-def render_compressed(chosen: list[Candidate], turns: list[Turn]) -> str:
-    """Uncategorised sentences and code, grouped by turn in order; "…" marks what was left out."""
+def render_compressed(chosen: list[Unit], turns: list[Turn]) -> str:
+    """Chosen units grouped by turn in order; "…" marks what was left out."""
     lines: list[str] = []
     current, last_seq = -1, -1
     prose: list[str] = []
@@ -212,18 +253,16 @@ def render_compressed(chosen: list[Candidate], turns: list[Turn]) -> str:
             lines.append(" ".join(prose))
             prose.clear()
 
-    for c in chosen:
-        if c.category is not None and c.kind == "sentence":
-            continue
-        if c.turn != current:
+    for u in chosen:
+        if u.turn != current:
             flush()
-            current, last_seq = c.turn, -1
-            lines.append(f"[{turns[c.turn].role} #{turns[c.turn].index}]")
-        if c.kind == "code":
+            current, last_seq = u.turn, -1
+            lines.append(f"[{turns[u.turn].role} #{turns[u.turn].index}]")
+        if u.kind in ("code", "row", "item"):
             flush()
-            lines.append(c.text)
+            lines.append(u.text if u.kind != "item" else "- " + u.text)
         else:
-            prose.append(c.text if c.seq == last_seq + 1 else f"… {c.text}")
-        last_seq = c.seq
+            prose.append(u.text if u.seq == last_seq + 1 else f"… {u.text}")
+        last_seq = u.seq
     flush()
     return "\n".join(lines)

@@ -1,293 +1,444 @@
-"""Cue words and term statistics that say which sentences matter later.
+"""How much specific information a piece of text carries, without cue words.
 
-No model calls: English and Chinese cue phrases mark goals, constraints,
-decisions and open questions; rare terms that come back in later turns
-(names, numbers, identifiers) mark what the rest of the conversation relies on.
+A unit's value comes from its terms: words (no stop words), numbers, identifiers
+and Chinese character bigrams, each weighted by how rare it is in this
+conversation (inverse document frequency over the units), with more weight for
+names, numbers and identifiers and for terms later turns use again. Filler
+(greetings, hedges, pleasantries; English and Chinese) is cut from a unit before
+it is counted, so it neither costs tokens nor earns value.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import chain
 
-# ---------------------------------------------------------------- cue words
-# Cue patterns run on the lower-cased sentence: case-insensitive alternations are several times slower.
-
-
-def _lowered(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern.replace("(?i:", "(?:").replace("(?i)", ""))
-
-
-GOAL = _lowered(
-    r"(?i:\b(?:my goal|our goal|the goal|the aim|the point is|what i(?:'m| am) after|i(?:'m| am) (?:trying|building|working on|making|writing|planning)"
-    r"|i want to build|i want to make|we(?:'re| are) building)\b)"
-    r"|我的目标|目标是|我想做|我在做|我们在做|我正在|打算做"
-)
-CONSTRAINT = _lowered(
-    r"(?i:\b(?:must(?:n't| not)?|mustn't|don't|do not|never|always|please (?:don't|do not|keep|use|avoid|make|stick)|make sure"
-    r"|can't|cannot|can not|won't|isn't allowed|not allowed|no more than|at most|at least|maximum|minimum"
-    r"|prefer|i'd rather|i would rather|rather than|instead of|avoid|stuck (?:on|with)|required|requirement|limit(?:ed)?"
-    r"|budget|deadline|due (?:on|by)|allergic|i'm (?:a|an|on|in|using|stuck|based|not)|i am (?:a|an|on|in|using|based|not)"
-    r"|i work|i live|i run|i use|we use|we run|we have|i have|i only|we only|only have|our \w+ (?:is|are|has|runs)"
-    r"|my \w+ (?:is|are|has|runs|wants|needs)|our \w+ (?:wants|needs)|has to|have to|needs to be|wants|requires|expects|insists|for context|fyi|btw"
-    r"|keep (?:it|them|the answers?))\b)"
-    r"|必须|不要|别用|别给|别推荐|别再|不想|不希望|不打算|不能|不可以|只能|只有|一定要|务必|尽量|最多|至少|不超过|预算|截止|偏好|喜欢"
-    r"|希望|最好|我是|我在|我们在|我用|我们用"
-    r"|我的|我们的|顺便说|另外"
-)
-DECISION = _lowered(
-    r"(?i:\b(?:let's (?:go with|use|do|stick|keep|call|name|make|settle)|let us (?:go|use)|we'll (?:use|go|do|stick|call|name|keep|need)"
-    r"|we will (?:use|go|do|keep)|decided|decision|agreed|settled|going with|go with|finali[sz]ed|chose|chosen|picked"
-    r"|switch(?:ed)? to|confirmed|sounds good|that works|we're using|we are using|we(?:'ll| will) call|is called|named"
-    r"|ok(?:ay)?,? (?:then|so|let's|we)|the plan is|from now on|fixed at|set to)\b)"
-    r"|决定|就用|就这么|我们用|确定|定了|采用|选定|同意|就按|就叫|命名为|改成|统一用|以后都"
-)
-OPEN = _lowered(
-    r"(?i:\b(?:not sure|open question|todo|tbd|still need|still have to|next step|haven't decided|undecided|unclear|figure out later"
-    r"|to be decided|remaining)\b)|待定|还没|下一步|不确定|没想好|再说"
-)
-FLUFF = _lowered(
-    r"(?i)^(?:sure|of course|certainly|absolutely|great|glad|thanks|thank you|you're welcome|i'm sorry|i apologi[sz]e"
-    r"|as an ai|here(?:'s| is| are)|let me know|feel free|hope this helps|i hope|happy to help|no problem|good luck)\b"
-    r"|^(?:好的|当然|没问题|谢谢|不客气|希望这|如果您还有|请告诉我)"
-)
-QUESTION_END = _lowered(
-    r"[?？]\s*$|^(?i:can you|could you|how (?:do|can|would|should)|what|why|is there|are there)\b|吗[？?]?$"
-)
-# a request for a task ("Write a...", "Calculate..."): what the user asked then, not a standing constraint
-REQUEST = _lowered(
-    r"(?i)^(?:(?:hi|hello|hey)\b[,!.]?\s*)?(?:now,?\s+)?(?:please\s+)?(?:add|create|write|generate|calculate|explain|give|tell|find|provide|rewrite|describe|compose"
-    r"|translate|summari[sz]e|convert|identify|list|suggest|design|imagine|make|construct|develop|analy[sz]e|compare"
-    r"|classify|edit|name|can you|could you|would you|i need (?:to|you|a|an|some|help)|i want you|help me)\b"
-    r"|^(?:请|帮我|你能|能否|可以帮|我需要)"
-)
-FIRST_PERSON = _lowered(
-    r"(?i)^(?:also,? |and |btw,? |oh,? |ok,? |for context,? |one (?:catch|thing)[:,]? )?(?:i|i'm|i've|my|our|we|we're|we've)\b|^(?:我|我们)"
-)
-DIGIT = re.compile(r"\d")
-IDENTIFIER = re.compile(
-    r"`[^`\n]{2,60}`|\b[A-Za-z]+_[A-Za-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt)\b"
-)
-PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?:[ &][A-Z][a-z]+)*")
-
-# definitions in code blocks: the names later turns may refer to
-DEFINITION = re.compile(
-    r"(?m)(?:^|\s)(?:async\s+def|def|class|function|func|fn|interface|struct|enum|type|const|let|var|trait|impl)\s+([A-Za-z_][\w]*)"
-    r"|(?i:create\s+(?:table|view|index)(?:\s+if\s+not\s+exists)?\s+([A-Za-z_][\w.]*))"
-    r"|^\s*([A-Z][A-Z0-9_]{2,})\s*[:=]"
-)
-
-# ---------------------------------------------------------------- sentences
-
-_FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$")
-_MARKUP = re.compile(r"^(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+|>\s*)+|\*\*|__")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9*_`\-])|(?<=[。！？；])")
-MAX_SENTENCE_CHARS = 500
-
-
-def split_blocks(text: str) -> list[tuple[str, str]]:
-    """('code', fenced block) and ('prose', text) pieces in order."""
-    out: list[tuple[str, str]] = []
-    pos = 0
-    for m in _FENCE.finditer(text):
-        if m.start() > pos:
-            out.append(("prose", text[pos : m.start()]))
-        out.append(("code", m.group(0)))
-        pos = m.end()
-    if pos < len(text):
-        out.append(("prose", text[pos:]))
-    return out
-
-
-def split_sentences(prose: str) -> list[str]:
-    out: list[str] = []
-    for line in prose.split("\n"):
-        line = line.strip()
-        if not line or line in ("---", "***"):
-            continue
-        for piece in _SENTENCE_END.split(line):
-            piece = _MARKUP.sub("", piece).strip()
-            if len(piece) > MAX_SENTENCE_CHARS:
-                piece = piece[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
-            if piece:
-                out.append(piece)
-    return out
-
-
-# ---------------------------------------------------------------- terms
-
-_TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{2,}|\d[\d.,:/]*\d|[\u3400-\u9fff]{2,}")
+# Generic English function words and conversational filler: words that say nothing on their own.
 STOPWORDS = frozenset(
     [
-        "the",
-        "and",
-        "for",
-        "that",
-        "this",
-        "with",
-        "you",
-        "your",
-        "are",
-        "was",
-        "were",
-        "have",
-        "has",
-        "had",
-        "not",
-        "but",
-        "can",
-        "will",
-        "would",
-        "could",
-        "should",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "how",
-        "why",
-        "all",
-        "any",
-        "some",
-        "one",
-        "two",
-        "also",
-        "just",
-        "like",
-        "into",
-        "from",
+        "a",
         "about",
-        "than",
-        "then",
-        "them",
-        "they",
-        "their",
-        "there",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "aren't",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "can't",
+        "cannot",
+        "could",
+        "couldn't",
+        "did",
+        "didn't",
+        "do",
+        "does",
+        "doesn't",
+        "doing",
+        "don't",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "hadn't",
+        "has",
+        "hasn't",
+        "have",
+        "haven't",
+        "having",
+        "he",
+        "he'd",
+        "he'll",
+        "he's",
+        "her",
         "here",
-        "its",
+        "here's",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "how's",
+        "i",
+        "i'd",
+        "i'll",
+        "i'm",
+        "i've",
+        "if",
+        "in",
+        "into",
+        "is",
+        "isn't",
+        "it",
         "it's",
+        "its",
+        "itself",
+        "just",
+        "let's",
+        "me",
+        "more",
+        "most",
+        "mustn't",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "ought",
         "our",
+        "ours",
+        "ourselves",
         "out",
-        "use",
-        "using",
-        "used",
-        "get",
-        "got",
-        "make",
-        "made",
-        "need",
-        "want",
-        "sure",
+        "over",
+        "own",
+        "same",
+        "shan't",
+        "she",
+        "she'd",
+        "she'll",
+        "she's",
+        "should",
+        "shouldn't",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "that's",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "there's",
+        "these",
+        "they",
+        "they'd",
+        "they'll",
+        "they're",
+        "they've",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "wasn't",
+        "we",
+        "we'd",
+        "we'll",
+        "we're",
+        "we've",
+        "were",
+        "weren't",
+        "what",
+        "what's",
+        "when",
+        "when's",
+        "where",
+        "where's",
+        "which",
+        "while",
+        "who",
+        "who's",
+        "whom",
+        "why",
+        "why's",
+        "will",
+        "with",
+        "won't",
+        "would",
+        "wouldn't",
+        "you",
+        "you'd",
+        "you'll",
+        "you're",
+        "you've",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
         "yes",
+        "yeah",
+        "yep",
         "okay",
+        "ok",
+        "oh",
+        "wow",
+        "hey",
+        "hi",
+        "hello",
         "thanks",
         "thank",
         "please",
-        "let",
-        "let's",
-        "i'm",
-        "you're",
-        "don't",
-        "can't",
-        "doesn't",
-        "isn't",
-        "won't",
-        "it's",
-        "that's",
-        "more",
-        "most",
-        "very",
+        "sure",
+        "really",
+        "actually",
+        "maybe",
         "much",
         "many",
-        "each",
-        "other",
-        "such",
-        "only",
-        "well",
-        "now",
-        "new",
-        "good",
-        "best",
-        "way",
-        "does",
-        "did",
-        "done",
-        "being",
-        "been",
-        "may",
-        "might",
-        "must",
-        "shall",
-        "able",
-        "example",
-        "examples",
-        "following",
-        "based",
-        "help",
-        "provide",
-        "information",
-        "below",
-        "above",
-        "first",
-        "second",
-        "next",
-        "last",
-        "time",
-        "times",
+        "lot",
+        "lots",
         "thing",
         "things",
         "something",
         "anything",
+        "everything",
+        "stuff",
+        "kind",
+        "sort",
+        "way",
+        "like",
+        "just",
+        "get",
+        "got",
+        "gonna",
+        "wanna",
+        "also",
+        "still",
+        "even",
+        "though",
+        "well",
+        "one",
+        "ones",
+        "let",
         "know",
         "think",
         "see",
         "look",
-        "sorry",
-    ]
+        "going",
+        "go",
+        "went",
+        "come",
+        "came",
+        "make",
+        "made",
+        "take",
+        "took",
+        "give",
+        "gave",
+        "say",
+        "said",
+        "tell",
+        "told",
+        "want",
+        "need",
+        "feel",
+        "felt",
+        "glad",
+        "great",
+        "good",
+        "nice",
+        "awesome",
+        "amazing",
+        "cool",
+        "love",
+        "loved",
+        "happy",
+        "definitely",
+        "totally",
+        "absolutely",
+        "certainly",
+        "course",
+        "here's",
+        "yours",
+    ]  # noqa: SIM905  (a word list reads better as text)
+)
+
+# Each kind of term has its own pattern: findall runs in C, and only the few special terms need Python.
+_WORDS_AND_NUMBERS = re.compile(  # on the lower-cased text
+    r"[a-z_][a-z0-9_']{2,}(?:[.\-][a-z0-9_]+)*|[$£€¥]?\d(?:[\d.,:/]*\d)?%?"
+)
+_NUMBER_START = frozenset("0123456789$£€¥")
+_NUMBERS = re.compile(r"[$£€¥]?\d(?:[\d.,:/]*\d)?%?")
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_SPECIALS = re.compile(
+    r"`([^`\n]{2,60})`"  # inline code
+    r"|\b([A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{1,6}-\d[\w\-]*"
+    r"|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt))\b"
+    r"|(?<=[^\s.!?:>\-*#] )([A-Z][A-Za-z]{2,})"  # a capitalised word not opening a sentence: a name
+)
+# numbers written in Chinese with the measure word that makes them a quantity (三本, 九点, 两周)
+_HAN_NUMBERS = re.compile(
+    r"[零〇一二三四五六七八九十百千万亿两]+(?:点|本|元|块|毛|角|个|人|天|周|月|年|号|楼|层|次|分|岁|斤|米|公里|小时|分钟|倍|件|张|页|岁)"
+)
+_NAMES = re.compile(r"(?<=[^\s.!?:>\-*#] )[A-Z][A-Za-z]{2,}")  # capitalised, not opening a sentence
+_IDENTS = re.compile(
+    r"`([^`\n]{2,60})`|\b([A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{1,6}-\d[\w\-]*|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql"
+    r"|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt))\b"
 )
 
 
-def terms(text: str) -> set[str]:
-    """Content terms: words (3+ letters, no stop words), numbers, identifiers, CJK bigrams."""
-    found = set(_TERM.findall(text.lower()))
-    found -= STOPWORDS
-    cjk = [t for t in found if t[0] >= "\u3400"]
-    if cjk:
-        found.difference_update(cjk)
-        for run in cjk:
-            found.update(run[i : i + 2] for i in range(len(run) - 1))
-    return found
+# The commonest Chinese function characters: a bigram with one of them is mostly grammar (的是, 好了).
+HAN_FUNCTION = "的了是我你他她它们在有和就不也很都到说要去会着没这那吗呢吧啊个一上下来么什为与及或而且但被把让给对从于之其所以可能得地过还再又太好"
+_H = "\u3400-\u9fff\uf900-\ufaff"
+_HAN_BIGRAMS = re.compile(f"(?=([{_H}]{{2}}))")  # every overlapping pair, found in C
+_GRAMMAR_BIGRAMS = re.compile(f"(?=([{HAN_FUNCTION}][{_H}]|[{_H}][{HAN_FUNCTION}]))")
+_LATIN = re.compile(r"[A-Za-z]")
+_MAYBE_SPECIAL = re.compile(r"[A-Z_`]|\.[a-z]")  # names, identifiers, file names need one of these
+
+
+def terms(text: str) -> dict[str, str]:
+    """Content terms of `text`: key -> kind ("word", "name", "number", "ident", "han", "grammar")."""
+    out: dict[str, str] = {}
+    ascii_only = text.isascii()
+    if ascii_only or _LATIN.search(text):
+        found = _WORDS_AND_NUMBERS.findall(text.lower())  # in order of appearance: the same every run
+        out = dict.fromkeys(found, "word")
+        for stop in STOPWORDS.intersection(out):
+            del out[stop]
+        out.update(dict.fromkeys([t for t in found if t[0] in _NUMBER_START], "number"))
+        if _MAYBE_SPECIAL.search(text):
+            for quoted, bare, name in _SPECIALS.findall(text):
+                if name:
+                    key = name.lower()
+                    if out.get(key) == "word":
+                        out[key] = "name"
+                else:
+                    out[(quoted or bare).lower()] = "ident"
+    else:
+        out.update(dict.fromkeys(_NUMBERS.findall(text), "number"))
+    if not ascii_only:
+        han = _HAN_BIGRAMS.findall(text)
+        if han:
+            out.update(dict.fromkeys(han, "han"))
+            out.update(dict.fromkeys(_GRAMMAR_BIGRAMS.findall(text), "grammar"))
+        else:
+            out.update(dict.fromkeys(_HAN.findall(text), "han"))  # single characters
+        out.update(dict.fromkeys(_HAN_NUMBERS.findall(text), "number"))
+    return out
+
+
+# ---------------------------------------------------------------- filler
+
+# A unit that opens with greetings, interjections or hedges loses them; the rest stays word for word.
+_LEAD_EN = re.compile(
+    r"^(?:(?:hey|hi|hello|wow|whoa|oh|ah|aw|um|uh|hmm|well|so|yeah|yes|yep|ok|okay|sure|great|awesome|cool|nice"
+    r"|haha|lol|thanks|thank you|of course|absolutely|certainly|definitely|honestly|to be honest|basically"
+    r"|i think|i guess|i mean|you know|i have to say|i must say|that's (?:great|awesome|amazing|cool|so cool|wonderful)"
+    r"|sounds (?:great|good|awesome)|good question|great question)\b[\s,!.…—–-]*)+",
+    re.IGNORECASE,
+)
+_LEAD_ZH = re.compile(
+    r"^(?:(?:好的|好吧|嗯+|哈哈+|哇|当然|没问题|谢谢|其实|说实话|我觉得|那个|对了|是的|对)[，,！!。、\s]*)+"
+)
+
+
+_LEAD_CHARS = frozenset("hwoauskgclnbitdyHWOAUSKGCLNBITDY好嗯哈哇当没谢其说我那对是")
+
+
+def compress(text: str) -> str:
+    """`text` without leading filler; unchanged when nothing but filler would be left."""
+    if not text or text[0] not in _LEAD_CHARS:
+        return text
+    cut = _LEAD_ZH.sub("", text) if text[0] >= "\u3400" else _LEAD_EN.sub("", text)
+    cut = cut.strip()
+    if len(cut) < 4 or cut == text:
+        return text
+    return cut[0].upper() + cut[1:] if cut[0].islower() and text[0].isupper() else cut
+
+
+# ---------------------------------------------------------------- weights
+
+KIND_WEIGHT = {"word": 1.0, "han": 0.4, "grammar": 0.15, "name": 1.6, "number": 1.5, "ident": 1.8}
+LATER_BONUS = 0.5  # a term later turns use again (a definition the rest relies on)
+DEFINITION_BONUS = 3.0  # a name a code block defines and later turns use
+FIRST_BONUS = 0.3  # the first statement of a term, over its restatements
+LATER_GAP = 2  # turns: nearer than this is the same exchange, not a reference back
 
 
 @dataclass
 class TermStats:
-    """For each term: how many turns use it and the last turn that does."""
+    """Over the units of a conversation: how many use each term, the first unit and last turn that do."""
 
     df: dict[str, int]
-    last: dict[str, int]
-    turns: int
-    rare: frozenset[str] = frozenset()  # terms few turns use: names, numbers, identifiers
+    first_unit: dict[str, int]
+    last_turn: dict[str, int]
+    units: int
 
     @classmethod
-    def build(cls, per_turn: list[set[str]]) -> TermStats:
-        df: dict[str, int] = {}
-        last: dict[str, int] = {}
-        for pos, found in enumerate(per_turn):
-            for t in found:
-                df[t] = df.get(t, 0) + 1
-                last[t] = pos
-        limit = max(3, int(math.sqrt(len(per_turn))))
-        return cls(
-            df=df, last=last, turns=len(per_turn), rare=frozenset(t for t, n in df.items() if n <= limit)
-        )
+    def build(cls, unit_terms: list[dict[str, str]], unit_turns: list[int]) -> TermStats:
+        df = Counter(chain.from_iterable(unit_terms))
+        last = {t: turn for found, turn in zip(unit_terms, unit_turns) for t in found}
+        first = {t: k for k in range(len(unit_terms) - 1, -1, -1) for t in unit_terms[k]}
+        kind_of: dict[str, str] = {}
+        for found in unit_terms:
+            kind_of.update(found)
+        return cls(df, first, last, len(unit_terms), kind_of)
 
-    def rare_limit(self) -> int:
-        return max(3, int(math.sqrt(self.turns)))
+    kind_of: dict[str, str] = field(default_factory=dict)
 
-    def referenced_later(self, found: set[str], pos: int, gap: int = 2) -> int:
-        """Rare terms of a sentence at turn `pos` that turns at least `gap` later use again."""
-        last = self.last
-        return sum(1 for t in found & self.rare if last[t] >= pos + gap)
+    def __post_init__(self) -> None:
+        n = self.units
+        self.idf_of = {t: max(0.0, math.log((n - c + 0.5) / (c + 0.5))) for t, c in self.df.items()}
+        kind_weight, kind_of = KIND_WEIGHT, self.kind_of
+        self.rough_of = {t: w * kind_weight[kind_of.get(t, "word")] for t, w in self.idf_of.items()}
+
+    def idf(self, term: str) -> float:
+        """BM25's idf: zero for a term in half the units or more."""
+        n = self.df.get(term, 0)
+        return max(0.0, math.log((self.units - n + 0.5) / (n + 0.5)))
+
+    def rough_value(self, found: dict[str, str]) -> float:
+        """The weight of the terms by idf and kind, without the bonuses: a unit's value, cheap to get."""
+        return math.fsum(map(self.rough_of.__getitem__, found))
+
+    def weigh(
+        self, found: dict[str, str], turn: int, k: int, defines: tuple[str, ...] = ()
+    ) -> dict[str, float]:
+        """The terms of unit `k` (at `turn`) with their weights; terms that weigh nothing are left out."""
+        idf, last, first, kind_weight = self.idf_of, self.last_turn, self.first_unit, KIND_WEIGHT
+        later = turn + LATER_GAP
+        out = {
+            t: idf[t]
+            * kind_weight[kind]
+            * (1.0 + LATER_BONUS if last[t] >= later else 1.0)
+            * (1.0 + FIRST_BONUS if first[t] == k else 1.0)
+            for t, kind in found.items()
+            if idf[t] > 0
+        }
+        for name in defines:  # a definition the rest of the conversation uses
+            key = name.lower()
+            if key in out and last[key] >= later:
+                out[key] *= 1.0 + DEFINITION_BONUS
+        return out

@@ -1,23 +1,52 @@
-"""Spend a token budget: instructions and the last user message first, then the
-most recent turns verbatim, then the best digest sentences and code of the
-older turns, then more recent turns with whatever is left."""
+"""Spend a token budget: instructions and the last user message first, then the most
+recent turns verbatim, then the units of the older turns that cover the most
+information per token.
+
+The coverage step is the budgeted greedy of submodular summarisation (Lin and
+Bilmes): a unit's gain is the weight of its terms, each term worth less every time
+a chosen unit already covers it, divided by the unit's token cost. Restatements
+gain little once their facts are in, so they are not chosen twice; a unit whose
+gain has fallen under REDUNDANT of its own value is a near-duplicate and is left
+out. Lazy evaluation keeps the cost near one pass over the units.
+"""
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import tokens
-from .digest import Candidate
+from . import digest
+from . import salience as S
+from .digest import Unit
 from .turns import Turn
 
 TURN_OVERHEAD = 8  # role label, blank lines, per-message framing of the API shapes
-LINE_OVERHEAD = 4  # bullet / role tag / newline of a digest or compressed line
-GROUP_OVERHEAD = 6  # the [role #n] line that opens a compressed turn
-MIN_SCORE = 1.0  # first pass: only candidates that carry a clear signal
+LINE_OVERHEAD = 2  # the space, "… " or newline that joins a unit to its neighbours
+GROUP_OVERHEAD = 7  # the [role #n] line that opens a compressed turn
 MIN_ANSWER = 120  # tokens: shorter than this, a cut answer says too little to keep
-MAX_SKIPS = 400  # stop looking once this many candidates in a row did not fit
+
+# the coverage objective (a term counts once: covering it again adds nothing); tuned on the tuning
+# halves of the benchmarks only
+COST_POWER = 1.0  # gain / cost^p: below 1 leans towards fuller units over scraps
+MIN_CANDIDATES = 600  # the selector looks at the densest max(this, room / CANDIDATE_TOKENS) units
+CANDIDATE_TOKENS = 4
+ESTIMATE_LOW = 0.6  # a byte/4 estimate can be this much over the real count
+COVERED_BY_RECENT = False  # what the verbatim recent turns say need not be said again
+REDUNDANT = 0.3  # a unit whose fresh gain is under this share of its value repeats what is in
+FOCUS_WEIGHT = 1.5  # how much relevance to an explicit --focus multiplies a unit's value
+DEFAULT_FOCUS_WEIGHT = 1.0  # the same for the default query: the title and the last user turns
+# what only the user could have said weighs more; tool output is the noise a continuation needs least
+ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
+# a list item or table row is information someone took the trouble to lay out
+KIND_PRIOR = {"sentence": 1.0, "item": 1.0, "row": 1.0, "code": 1.0}
+QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
+
+
+def _prior(u: Unit) -> float:
+    question = u.kind == "sentence" and u.text.rstrip().endswith(("?", "？"))
+    return ROLE_WEIGHT.get(u.role, 1.0) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
 
 
 class Meter:
@@ -57,12 +86,152 @@ class Meter:
             keep = max(0, keep - max(4, keep // 10))
 
 
+class Coverage:
+    """The units chosen so far and the terms they cover; fill() adds more within a room."""
+
+    def __init__(self, units: list[Unit], meter: Meter, focus_weight: float, covered: set[str]):
+        self.meter = meter
+        self.pool = [u for u in units if not u.repeat and not u.superseded and u.weights]
+        self.base = [
+            math.fsum(u.weights.values()) * (1.0 + focus_weight * u.relevance) * _prior(u) for u in self.pool
+        ]
+        self.covered = set(covered)  # terms the verbatim turns already carry
+        self.given = frozenset(covered)
+        self.chosen: dict[int, float] = {}  # pool index -> gain when chosen
+        self.turns: dict[int, int] = {}  # turn -> chosen units in it
+        self.redundant: set[int] = set()  # near-duplicates of what is chosen: left for fill_rest
+        self.removed: set[int] = set()  # taken out to fit, or their turn went in verbatim: never again
+        self._cost: dict[int, int] = {}
+
+    def cost(self, k: int) -> int:
+        """Exact tokens of unit k, plus the line that opens its turn when none of the turn is in yet."""
+        if k not in self._cost:
+            self._cost[k] = self.meter.count(self.pool[k].text) + LINE_OVERHEAD
+        return self._cost[k] + (0 if self.pool[k].turn in self.turns else GROUP_OVERHEAD)
+
+    def _estimate(self, k: int) -> int:
+        if k in self._cost:
+            return self.cost(k)
+        return len(self.pool[k].text.encode()) // 4 + 1 + LINE_OVERHEAD + GROUP_OVERHEAD
+
+    def gain(self, k: int) -> float:
+        """The weight of the terms of unit k that no chosen unit covers yet, scaled like its base value."""
+        weights = self.pool[k].weights
+        if not self.base[k]:
+            return 0.0
+        fresh = math.fsum(map(weights.__getitem__, weights.keys() - self.covered))
+        return fresh * self.base[k] / math.fsum(weights.values())
+
+    def _take(self, k: int, gain: float) -> None:
+        self.chosen[k] = gain
+        u = self.pool[k]
+        self.turns[u.turn] = self.turns.get(u.turn, 0) + 1
+        self.covered.update(u.weights)
+
+    def _candidates(self, room: int) -> list[int]:
+        """The units worth looking at for `room` tokens: the densest few, so cost follows the budget."""
+        estimate = self._estimate
+        fits = [
+            k
+            for k in range(len(self.pool))
+            if k not in self.chosen
+            and k not in self.redundant
+            and k not in self.removed
+            and self.base[k] > 0
+            and estimate(k) * ESTIMATE_LOW <= room
+        ]
+        limit = max(MIN_CANDIDATES, room // CANDIDATE_TOKENS)
+        if len(fits) > limit:
+            fits = heapq.nlargest(limit, fits, key=lambda k: (self.base[k] / estimate(k) ** COST_POWER, -k))
+        return fits
+
+    def fill(self, room: int) -> int:
+        """Greedy by gain per token while units fit; returns tokens used. Costs start as estimates and
+        are counted exactly when a unit reaches the top (lazy greedy)."""
+        used = 0
+        heap = [(-self.base[k] / self._estimate(k) ** COST_POWER, k) for k in self._candidates(room)]
+        heapq.heapify(heap)
+        while heap and room - used > LINE_OVERHEAD:
+            _, k = heapq.heappop(heap)
+            gain = self.gain(k)
+            if gain < REDUNDANT * self.base[k]:
+                self.redundant.add(k)
+                continue
+            cost = self.cost(k)
+            key = -gain / cost**COST_POWER
+            if heap and key > heap[0][0]:  # no longer the best: re-queue with its current value
+                heapq.heappush(heap, (key, k))
+                continue
+            if used + cost > room:
+                continue
+            self._take(k, gain)
+            used += cost
+        return used
+
+    def turn_tokens(self, turn: int) -> int:
+        """Tokens the chosen units of `turn` take, with the line that opens the turn."""
+        ks = [k for k in self.chosen if self.pool[k].turn == turn]
+        return sum(self._cost[k] for k in ks) + (GROUP_OVERHEAD if ks else 0)
+
+    def remove_turn(self, turn: int) -> None:
+        """The turn goes in verbatim: its chosen units leave (their terms stay covered)."""
+        for k, u in enumerate(self.pool):
+            if u.turn == turn:
+                self.chosen.pop(k, None)
+                self.removed.add(k)
+        self.turns.pop(turn, None)
+
+    def fill_rest(self, units: list[Unit], room: int) -> int:
+        """Room the coverage left: the other units, most recent first, whatever their value, while they fit
+        (never a repeat or a superseded statement)."""
+        have = {id(u) for u in self.pool}
+        extra = [u for u in units if id(u) not in have and not u.repeat and not u.superseded]
+        self.pool.extend(extra)
+        self.base.extend([0.0] * len(extra))
+        # near-duplicates are better than empty room now
+        rest = [k for k in range(len(self.pool)) if k not in self.chosen and k not in self.removed]
+        used = 0
+        for k in sorted(rest, key=lambda k: (self.pool[k].turn, self.pool[k].seq), reverse=True):
+            if room - used <= LINE_OVERHEAD:
+                break
+            cost = self.cost(k)
+            if used + cost <= room:
+                self._take(k, 0.0)
+                used += cost
+        return used
+
+    def drop_least(self, tokens_needed: int) -> bool:
+        """Take out the least valuable chosen units worth about `tokens_needed`; False when none are left."""
+        if not self.chosen:
+            return False
+        freed = 0
+        for k in sorted(self.chosen, key=lambda k: (self.chosen[k], -k)):
+            if freed >= tokens_needed:
+                break
+            freed += self.cost(k)
+            del self.chosen[k]
+            self.removed.add(k)
+            u = self.pool[k]
+            self.turns[u.turn] -= 1
+            if not self.turns[u.turn]:
+                del self.turns[u.turn]
+        self.covered = set(self.given).union(*(self.pool[k].weights for k in self.chosen))
+        return True
+
+    def units(self) -> list[Unit]:
+        return [self.pool[k] for k in sorted(self.chosen)]
+
+
 @dataclass
 class Plan:
     instructions: list[tuple[str, str]]
     verbatim: list[Turn]  # chronological
-    chosen: list[Candidate]  # chronological
+    coverage: Coverage | None
     truncated: list[str] = field(default_factory=list)  # ids of messages cut in the middle
+
+    @property
+    def chosen(self) -> list[Unit]:
+        return self.coverage.units() if self.coverage else []
 
 
 def _turn_cost(turn: Turn, meter: Meter, counts: dict[str, int] | None) -> int:
@@ -101,57 +270,48 @@ def _fit_mandatory(
     return fitted, last, used
 
 
-def _pick(
-    pool: list[tuple[int, Candidate]],
-    meter: Meter,
-    room: int,
-    chosen: dict[int, Candidate],
-    costs: dict[int, int],
-    min_score: float,
-) -> int:
-    """Add the best-scoring candidates that fit; returns tokens used."""
-    used = 0
-    skips = 0
-    groups = {chosen[k].turn for k in chosen}
-    for key, cand in pool:
-        if key in chosen or cand.score < min_score:
-            continue
-        if key not in costs:
-            costs[key] = meter.count(cand.text) + LINE_OVERHEAD
-        cost = costs[key] + (0 if cand.turn in groups else GROUP_OVERHEAD)
-        if used + cost > room:
-            skips += 1
-            if skips > MAX_SKIPS or room - used < LINE_OVERHEAD + 2:
-                break
-            continue
-        skips = 0
-        chosen[key] = cand
-        groups.add(cand.turn)
-        used += cost
-    return used
+def _preselect(units: list[Unit], stats: S.TermStats, room: int, focus_weight: float) -> list[Unit]:
+    """The units worth weighing for `room` tokens, in order: the densest by a rough value, so the
+    cost of the selection follows the budget, not the length of the conversation."""
+    limit = max(MIN_CANDIDATES, room // CANDIDATE_TOKENS)
+    if len(units) <= limit:
+        return units
+    rough = stats.rough_value
+
+    def density(k: int) -> float:
+        u = units[k]
+        size = len(u.text.encode()) // 4 + 1 + LINE_OVERHEAD
+        boost = (1.0 + focus_weight * u.relevance) * _prior(u)
+        return rough(u.terms) * boost / size**COST_POWER
+
+    best = heapq.nlargest(limit, range(len(units)), key=lambda k: (density(k), -k))
+    return [units[k] for k in sorted(best)]
 
 
 def plan(
     turns: list[Turn],
     last_pos: int,
     instructions: list[tuple[str, str]],
-    make_candidates: Callable[[set[int]], list[Candidate]],
+    units: list[Unit],
+    stats: S.TermStats,
     meter: Meter,
     room: int,
     recent_share: float,
     counts: dict[str, int] | None,
+    focus_weight: float,
 ) -> Plan:
     truncated: list[str] = []
     instructions, last, used = _fit_mandatory(instructions, turns[last_pos], meter, room, truncated)
     left = room - used if not truncated else 0  # a cut last message leaves nothing for the rest
     verbatim: dict[int, Turn] = {last_pos: last}
+    costs = {pos: _turn_cost(turns[pos], meter, counts) for pos in range(len(turns)) if pos != last_pos}
+    if sum(costs.values()) <= left:  # everything fits: nothing to choose
+        return Plan(instructions, list(turns), None, truncated)
     recent_room = int(left * recent_share)
     spent = 0
     # turns after the last user message (its answers), then backwards from it, while they fit
-    order = list(range(last_pos + 1, len(turns))) + list(range(last_pos - 1, -1, -1))
-    cursor = 0
-    for cursor, pos in enumerate(order):
-        cost = _turn_cost(turns[pos], meter, counts)
+    for pos in list(range(last_pos + 1, len(turns))) + list(range(last_pos - 1, -1, -1)):
+        cost = costs[pos]
         if spent + cost > recent_room and pos > last_pos and recent_room - spent >= MIN_ANSWER:
             # an answer to the last user message that is too long: its middle goes, not all of it
             turn = turns[pos]
@@ -159,37 +319,31 @@ def plan(
             verbatim[pos] = Turn(turn.index, turn.id, turn.role, short)
             truncated.append(turn.id)
             spent += meter.count(short) + TURN_OVERHEAD
-            cursor += 1
             break
         if spent + cost > recent_room:
             break
         verbatim[pos] = turns[pos]
         spent += cost
-    else:
-        cursor = len(order)
     left -= spent
-    cands = make_candidates(set(verbatim))
-    pool = sorted(
-        ((k, c) for k, c in enumerate(cands) if c.turn not in verbatim),
-        key=lambda kc: (-kc[1].score, kc[1].turn, kc[1].seq),
-    )
-    chosen: dict[int, Candidate] = {}
-    costs: dict[int, int] = {}
-    left -= _pick(pool, meter, left, chosen, costs, MIN_SCORE)
-    # leftover room: more recent turns verbatim, absorbing their chosen sentences
-    for pos in order[cursor:]:
-        if pos > last_pos:
-            continue
-        freed = [k for k, c in chosen.items() if c.turn == pos]
-        refund = sum(costs[k] for k in freed) + (GROUP_OVERHEAD if freed else 0)
-        cost = _turn_cost(turns[pos], meter, counts)
-        if cost > left + refund:
+    index = {id(u): k for k, u in enumerate(units)}
+    recent = [u for u in units if u.turn in verbatim]
+    chosen = _preselect([u for u in units if u.turn not in verbatim], stats, left, focus_weight)
+    for u in chosen:
+        u.weights = stats.weigh(u.terms, u.turn, index[id(u)], u.names)
+    digest.mark_repeats_and_corrections(sorted(chosen + recent, key=lambda u: (u.turn, u.seq)), stats)
+    covered = {t for u in recent for t in u.terms} if COVERED_BY_RECENT else set()
+    coverage = Coverage(chosen, meter, focus_weight, covered)
+    left -= coverage.fill(left)
+    # room the coverage left (what remains is worth little, or too big): earlier turns verbatim, each
+    # taking back the room of its chosen units, then the remaining units, most recent first
+    pos = min(verbatim) - 1
+    while pos >= 0 and not truncated:
+        freed = coverage.turn_tokens(pos)
+        if costs[pos] > left + freed:
             break
-        for k in freed:
-            del chosen[k]
+        coverage.remove_turn(pos)
         verbatim[pos] = turns[pos]
-        left += refund - cost
-    pool = [(k, c) for k, c in pool if c.turn not in verbatim]
-    left -= _pick(pool, meter, left, chosen, costs, -math.inf)
-    ordered = sorted(chosen.values(), key=lambda c: (c.turn, c.seq))
-    return Plan(instructions, [verbatim[p] for p in sorted(verbatim)], ordered, truncated)
+        left += freed - costs[pos]
+        pos -= 1
+    coverage.fill_rest([u for u in units if u.turn not in verbatim], left)
+    return Plan(instructions, [verbatim[p] for p in sorted(verbatim)], coverage, truncated)

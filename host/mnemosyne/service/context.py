@@ -21,6 +21,7 @@ def context_for(
     branch: str | None = None,
     include: Iterable[str] | str = (),
     redact: bool = False,
+    focus: str | None = None,
     arc: Archive | None = None,
 ) -> ContextResult:
     """The context for `target`. With `arc` (the conversation is archived) a plain build reuses, or
@@ -36,7 +37,14 @@ def context_for(
 
         conv, pre = redact_conversation(conv)
     result = build_context(
-        conv, target, budget=budget, branch=branch, include=include, redact=redact, token_counts=counts
+        conv,
+        target,
+        budget=budget,
+        branch=branch,
+        include=include,
+        redact=redact,
+        token_counts=counts,
+        focus=focus,
     )
     if pre is not None:
         from ..redact import merge_reports

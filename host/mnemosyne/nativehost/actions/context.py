@@ -1,4 +1,5 @@
-"""context: a context trimmed to a target's budget, paged. See service.context_for."""
+"""context: a context trimmed to a target's budget, paged (see service.context_for); `focus` (what the
+user wants to do next) makes the engine prefer what bears on it."""
 
 from __future__ import annotations
 
@@ -21,10 +22,13 @@ def run(params: dict, session: HostSession) -> dict:
     branch = p.string(params, "branch", default=None, max_len=200)
     include = p.string_list(params, "include", ("reasoning", "tools"))
     redact = p.boolean(params, "redact", False)
+    focus = p.string(params, "focus", default=None, max_len=2000)
     cursor = p.string(params, "cursor", default=None, max_len=200)
     arc = session.archive()
     conv = arc.get(conv_id)
-    result = context_for(conv, target, budget=budget, branch=branch, include=include, redact=redact, arc=arc)
+    result = context_for(
+        conv, target, budget=budget, branch=branch, include=include, redact=redact, focus=focus, arc=arc
+    )
     return {
         "conversation_id": conv.id,
         "target": target.name,

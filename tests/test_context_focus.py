@@ -1,0 +1,163 @@
+"""`focus`: what the user wants to do next makes the engine prefer what bears on it, and the same
+request gives the same context from the library, the CLI and the host action."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mnemosyne.context import build_context
+from mnemosyne.errors import InputError
+from mnemosyne.model import Conversation, Message, Provenance, Source, TextPart
+
+BENCH = Path(__file__).parent / "bench" / "context_quality.py"
+DATABASE = "The staging database runs on host pg-stage-7, port 6543, and the nightly dump goes to bucket kestrel-backups."
+WEBSITE = "The marketing website is built with Hugo and the Ananke theme, and Netlify deploys it from branch site-live."
+
+
+@pytest.fixture(scope="module")
+def filler() -> list[tuple[str, str]]:
+    spec = importlib.util.spec_from_file_location("context_quality_for_focus", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module._filler("en")[:80]  # real dialogue text from the fixtures
+
+
+def two_topics(filler: list[tuple[str, str]]) -> Conversation:
+    script = [("user", DATABASE), ("assistant", "Noted."), ("user", WEBSITE), ("assistant", "Noted.")]
+    script += [x for a, b in filler for x in (("user", a), ("assistant", b))]
+    script.append(("user", "Right, let's get back to our own project."))
+    messages = [
+        Message(id=f"m{i}", parent=f"m{i - 1}" if i else None, role=r, parts=[TextPart(text=t)])
+        for i, (r, t) in enumerate(script)
+    ]
+    return Conversation(
+        id="two-topics",
+        title="infrastructure notes",
+        source=Source(site="chatgpt"),
+        messages=messages,
+        active_leaf=messages[-1].id,
+        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
+    )
+
+
+def test_focus_brings_in_what_bears_on_it(filler):
+    conv = two_topics(filler)
+    budget = 180  # room for one early fact beside the header, the recent turns and the last message
+    on_db = build_context(conv, "chatgpt", budget=budget, focus="fix the staging database dump")
+    on_site = build_context(conv, "chatgpt", budget=budget, focus="change the website theme")
+    assert "pg-stage-7" in on_db.text and on_db.report["focus"] == "fix the staging database dump"
+    assert "Ananke" in on_site.text
+    # the budget is too small for both facts: the focus decided which one came in
+    assert "Ananke" not in on_db.text and "pg-stage-7" not in on_site.text
+    assert on_db.report["tokens"] <= budget and on_site.report["tokens"] <= budget
+
+
+def test_focus_in_chinese():
+    script = [
+        ("user", "我们的仓库在宁波北仑港，仓库编号是甬仓七号。"),
+        ("assistant", "好的。"),
+        ("user", "公司官网用的是蓝鲸建站平台，域名是青禾点网。"),
+        ("assistant", "好的。"),
+    ]
+    script += [
+        x
+        for i in range(60)
+        for x in (
+            ("user", f"第{i}个问题：今天的天气怎么样？"),
+            ("assistant", f"第{i}天是晴天，气温大约{i % 30}度，风很小。"),
+        )
+    ]
+    script.append(("user", "回到正事。"))
+    messages = [
+        Message(id=f"m{i}", parent=f"m{i - 1}" if i else None, role=r, parts=[TextPart(text=t)])
+        for i, (r, t) in enumerate(script)
+    ]
+    conv = Conversation(
+        id="zh-topics",
+        title="笔记",
+        source=Source(site="chatgpt"),
+        messages=messages,
+        active_leaf=messages[-1].id,
+        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
+    )
+    warehouse = build_context(conv, "chatgpt", budget=400, focus="仓库的地址")
+    site = build_context(conv, "chatgpt", budget=400, focus="官网的域名")
+    assert "甬仓七号" in warehouse.text and "青禾点网" in site.text
+
+
+def test_focus_is_checked():
+    conv = Conversation(
+        id="x",
+        title="x",
+        source=Source(site="chatgpt"),
+        messages=[Message(id="m0", role="user", parts=[TextPart(text="hello")])],
+        active_leaf="m0",
+        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
+    )
+    with pytest.raises(InputError):
+        build_context(conv, "chatgpt", focus="x" * 5000)
+    assert build_context(conv, "chatgpt", focus="   ").report["focus"] is None
+
+
+CHATGPT = "chatgpt_api/elinvoss/0073-Fuel_pressure_regulator_issue-69077245-2894-8331-a428-10383a91ac88.json"
+
+
+def test_same_context_from_library_cli_and_host(tmp_path, fixtures, monkeypatch):
+    from support.hostproc import HostProcess, host_env
+
+    env = host_env(tmp_path / "home")
+    host = HostProcess(env)
+    try:
+        payload = json.loads((fixtures / CHATGPT).read_text(encoding="utf-8"))
+        conv_id = host.data("save", payload=payload, kind="chatgpt_api")["conversation_id"]
+        request = {
+            "conversation_id": conv_id,
+            "target": "chatgpt",
+            "budget": 1500,
+            "focus": "vacuum hose leak",
+        }
+        host_text, _ = host.paged("context", **request)
+        host_report = host.data("context", **request)["report"]
+    finally:
+        code, _, err = host.close()
+    assert code == 0, err
+    for k in ("MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE"):
+        monkeypatch.setenv(k, env[k])
+    from mnemosyne.archive import open_archive
+
+    with open_archive() as arc:
+        conv = arc.get(conv_id)
+        counts = arc.token_counts(conv.id, "o200k_base")
+    library = build_context(conv, "chatgpt", budget=1500, token_counts=counts, focus="vacuum hose leak")
+    assert library.text == host_text and library.report == host_report
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mnemosyne.cli.main",
+            "context",
+            conv_id,
+            "-t",
+            "chatgpt",
+            "-b",
+            "1500",
+            "--focus",
+            "vacuum hose leak",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, **{k: env[k] for k in ("MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE")}),
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert json.loads(cli.stdout) == {"payload": library.payload, "report": library.report}
+    assert library.report["focus"] == "vacuum hose leak"
