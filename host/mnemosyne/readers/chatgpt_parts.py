@@ -25,6 +25,7 @@ from ..model import (
     UnknownPart,
 )
 from .base import Warnings, raw_json, text_of
+from .chatgpt_markers import resolve_markers
 from .chatgpt_refs import (
     ASSET_KINDS,
     CANVAS_COMMANDS,
@@ -37,7 +38,6 @@ from .chatgpt_refs import (
     deep_research,
     json_or_text,
     parts_text,
-    resolve_markers,
     search_results,
     text_citations,
 )
@@ -65,7 +65,11 @@ def _text(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     if recipient and ctx.role == "assistant":  # the model addressed a tool (bio, web.run ...) in plain text
         return [ToolCallPart(name=recipient, arguments=json_or_text(text))]
     return (
-        [TextPart(text=resolve_markers(text, ctx.metadata), citations=text_citations(ctx.metadata))]
+        [
+            TextPart(
+                text=resolve_markers(text, ctx.metadata, ctx.warnings), citations=text_citations(ctx.metadata)
+            )
+        ]
         if text
         else []
     )
@@ -76,7 +80,7 @@ def _multimodal(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     for item in as_list(content.get("parts")):
         if isinstance(item, str):
             if item:
-                out.append(TextPart(text=item))
+                out.append(TextPart(text=resolve_markers(item, ctx.metadata, ctx.warnings)))
             continue
         item = as_dict(item)
         kind = item.get("content_type")

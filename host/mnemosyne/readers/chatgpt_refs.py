@@ -4,7 +4,6 @@ documents and Deep Research reports, read out of a message's content and metadat
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ..model import ArtifactPart, AttachmentPart, Citation, Part
@@ -87,23 +86,6 @@ def text_citations(metadata: dict) -> list[Citation]:
     for cite in found:
         unique.setdefault((cite.url, cite.title, cite.start, cite.end), cite)
     return list(unique.values())
-
-
-_MARKER = re.compile("\ue200[^\ue200\ue201]*\ue201")
-
-
-def resolve_markers(text: str, metadata: dict) -> str:
-    """Replace ChatGPT's private-use citation markers (U+E200 ... U+E201) by what the site
-    shows in their place (`alt`, e.g. "([site](url))"), as its own renderer does; markers
-    without a reference are removed. The citations themselves stay in TextPart.citations."""
-    if "\ue200" not in text:
-        return text
-    for ref in as_list(metadata.get("content_references")):
-        ref = as_dict(ref)
-        matched = as_str(ref.get("matched_text"))
-        if matched and matched.startswith("\ue200"):
-            text = text.replace(matched, as_str(ref.get("alt")) or "")
-    return _MARKER.sub("", text)
 
 
 def search_results(metadata: dict) -> list[Citation]:
