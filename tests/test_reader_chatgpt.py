@@ -63,7 +63,7 @@ def tool_authors(conv: Conversation) -> set[str]:
 
 
 def test_fixture_set_is_complete():
-    assert len(ALL_FILES) == 21
+    assert len(ALL_FILES) == 22
 
 
 @pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: p.name[:40])
