@@ -37,10 +37,11 @@ def detect(raw: RawInput) -> bool:
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
     projects = project_index(raw.members.get("projects.json"))
+    memories = raw.members.get("memories.json")
     if isinstance(raw.data, dict):
         if not _is_conversation(raw.data):
             raise InputError(f"{raw.name}: not a Claude conversation (no uuid/chat_messages)")
-        yield convert(raw.data, raw.raw, ctx, method="site_api", projects=projects)
+        yield convert(raw.data, raw.raw, ctx, method="site_api", projects=projects, memories=memories)
         return
     if not isinstance(raw.data, list):
         raise InputError(f"{raw.name}: not a Claude export (expected a list of conversations)")
@@ -49,7 +50,9 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
         try:
             if not _is_conversation(item):
                 raise InputError(f"{label}: not a Claude conversation (no uuid/chat_messages)")
-            yield convert(item, dump_raw(item), ctx, method="official_export", projects=projects)
+            yield convert(
+                item, dump_raw(item), ctx, method="official_export", projects=projects, memories=memories
+            )
         except InputError as exc:
             yield ReadFailure(label=label, error=exc)
         except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
@@ -57,7 +60,13 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
 
 
 def convert(
-    data: dict, raw: bytes, ctx: ReadContext, *, method: str, projects: dict[str, dict] | None = None
+    data: dict,
+    raw: bytes,
+    ctx: ReadContext,
+    *,
+    method: str,
+    projects: dict[str, dict] | None = None,
+    memories: Any = None,
 ) -> Conversation:
     """One Claude conversation object -> Mnemosyne conversation."""
     uuid = str(data["uuid"])
@@ -90,7 +99,7 @@ def convert(
         updated_at=parse_time(data.get("updated_at")),
         default_model=_text(data.get("model")),
         active_leaf=leaf if leaf in ids else list_leaf,
-        instructions=instructions(data, project),
+        instructions=instructions(data, project) + memory_instructions(memories, project_uuid),
         project=(project or {}).get("name") or project_uuid,
         warnings=warnings,
     )
@@ -237,4 +246,20 @@ def instructions(data: dict, project: dict | None) -> list[Instruction]:
         if isinstance(doc, dict) and isinstance(doc.get("content"), str) and doc["content"].strip():
             title = doc.get("filename") if isinstance(doc.get("filename"), str) else None
             found.append(Instruction(kind="project_instructions", text=doc["content"], title=title or name))
+    return found
+
+
+def memory_instructions(memories: Any, project_uuid: str | None) -> list[Instruction]:
+    """memories.json: what Claude remembers about the account, and about the conversation's project."""
+    found: list[Instruction] = []
+    for entry in memories if isinstance(memories, list) else [memories]:
+        if not isinstance(entry, dict):
+            continue
+        account = entry.get("conversations_memory")
+        if isinstance(account, str) and account.strip():
+            found.append(Instruction(kind="memory", text=account, title="Claude memory"))
+        by_project = entry.get("project_memories")
+        text = by_project.get(project_uuid) if isinstance(by_project, dict) and project_uuid else None
+        if isinstance(text, str) and text.strip():
+            found.append(Instruction(kind="memory", text=text, title="Project memory"))
     return found

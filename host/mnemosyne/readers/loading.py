@@ -15,8 +15,66 @@ from ..errors import InputError
 from .base import RawInput
 
 MAX_INPUT_BYTES = 2 * 1024**3  # refuse anything past 2 GiB instead of exhausting memory
-_MAIN_MEMBER = re.compile(r"(^|/)conversations(-\d+)?\.json$")
+_MAIN_MEMBER = re.compile(r"(^|/)conversations(-(\d+))?\.json$")
 _SIDE_MEMBERS = ("projects.json", "users.json", "memories.json")
+# Newer Claude exports keep one file per project / account memory in these folders.
+_SIDE_FOLDERS = {"projects": "projects.json", "memories": "memories.json"}
+# Files an export holds beside its conversations that Mnemosyne has no use for: skipped silently.
+_IGNORED_MEMBERS = (
+    "export_manifest.json",
+    "user.json",
+    "user_settings.json",
+    "message_feedback.json",
+    "model_comparisons.json",
+    "shared_conversations.json",
+    "group_chats.json",
+    "tool_messages.json",
+    "shopping.json",
+    "sora.json",
+)
+
+
+def main_members(names: list[str]) -> list[str]:
+    """The conversation files of an export, in order: conversations.json, then -000, -001, ... by number."""
+
+    def order(name: str) -> tuple:
+        number = _MAIN_MEMBER.search(name).group(3)
+        return (name.rsplit("/", 1)[0] if "/" in name else "", int(number) if number else -1, name)
+
+    return sorted((n for n in names if _MAIN_MEMBER.search(n)), key=order)
+
+
+def side_kind(name: str) -> str | None:
+    """Which side file this export member is (projects.json ...), or None."""
+    parts = name.replace("\\", "/").split("/")
+    if parts[-1] in _SIDE_MEMBERS:
+        return parts[-1]
+    if len(parts) > 1 and parts[-2] in _SIDE_FOLDERS and parts[-1].endswith(".json"):
+        return _SIDE_FOLDERS[parts[-2]]
+    return None
+
+
+def side_members(names: list[str], read) -> dict:
+    """The side files of an export, parsed; one-per-item folders are gathered into one list."""
+    side: dict = {}
+    for name in sorted(names):
+        kind = side_kind(name)
+        if kind is None:
+            continue
+        value = json.loads(read(name).decode("utf-8-sig"))
+        items = value if isinstance(value, list) else [value]
+        side[kind] = [*side.get(kind, []), *items]
+    return side
+
+
+def export_extra(name: str) -> bool:
+    """A file an export holds that is no conversation input: side files, viewers, assets."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return (
+        side_kind(name) is not None
+        or base in _IGNORED_MEMBERS
+        or not base.lower().endswith((".json", ".jsonl", ".zip"))
+    )
 
 
 def well_formed(name: str, value, source: bytes):
@@ -63,14 +121,10 @@ def load_zip(name: str, data: bytes) -> list[RawInput]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         names = archive.namelist()
-        main = sorted(n for n in names if _MAIN_MEMBER.search(n))
+        main = main_members(names)
         if not main:
             raise InputError(f"{name}: zip holds no conversations.json (is it a ChatGPT or Claude export?)")
-        side = {}
-        for member in names:
-            base = member.rsplit("/", 1)[-1]
-            if base in _SIDE_MEMBERS:
-                side[base] = json.loads(archive.read(member).decode("utf-8"))
+        side = side_members(names, archive.read)
         inputs = []
         for member in main:
             raw = parse_json_bytes(f"{name}:{member}", archive.read(member))
@@ -101,7 +155,10 @@ def _read_file(path: Path) -> bytes:
 
 
 def load_path(path: str | os.PathLike[str], stdin: io.BufferedReader | None = None) -> list[RawInput]:
-    """One file, zip, folder (every .json/.jsonl/.zip under it) or '-' for stdin."""
+    """One file, zip, folder or '-' for stdin.
+
+    A folder that holds an unzipped export is read exactly like the zip; any other
+    folder is every .json/.jsonl/.zip under it."""
     if str(path) == "-":
         import sys
 
@@ -109,15 +166,32 @@ def load_path(path: str | os.PathLike[str], stdin: io.BufferedReader | None = No
     p = Path(path)
     if p.is_dir():
         inputs: list[RawInput] = []
-        for child in sorted(iter_files(p)):
-            inputs.extend(load_bytes(str(child), _read_file(child)))
+        for child, side in folder_inputs(p):
+            for raw in load_bytes(str(child), _read_file(child)):
+                raw.members = side if side is not None else raw.members
+                inputs.append(raw)
         return inputs
     if not p.exists():
         raise InputError(f"{p}: no such file")
     return load_bytes(str(p), _read_file(p))
 
 
+def folder_inputs(folder: Path) -> list[tuple[Path, dict | None]]:
+    """The files of a folder to read, each with the side files of its export (None outside one)."""
+    files = sorted(f for f in folder.rglob("*") if f.is_file())
+    names = {f.relative_to(folder).as_posix(): f for f in files}
+    main = main_members(list(names))
+    if not main:
+        return [(f, None) for f in files if f.suffix.lower() in (".json", ".jsonl", ".zip")]
+    try:
+        side = side_members(list(names), lambda n: _read_file(names[n]))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"{folder}: a side file of the export is broken ({exc})") from None
+    chosen = [(names[n], side) for n in main]
+    chosen += [(f, None) for n, f in names.items() if n not in main and not export_extra(n)]
+    return chosen
+
+
 def iter_files(folder: Path) -> Iterator[Path]:
-    for child in folder.rglob("*"):
-        if child.is_file() and child.suffix.lower() in (".json", ".jsonl", ".zip"):
-            yield child
+    for child, _side in folder_inputs(folder):
+        yield child
