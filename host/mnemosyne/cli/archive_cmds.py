@@ -80,7 +80,7 @@ def _import_raw(arc, raw, fmt: str | None, totals: dict[str, int], counter, step
     try:
         for item in read_raw(raw, ReadContext(), fmt):
             if isinstance(item, ReadFailure):
-                print(f"mnemo import: {item.label}: {item.error.message}", file=sys.stderr)
+                print(f"mnemo import: {item.describe()}", file=sys.stderr)
                 totals["failed"] += 1
             else:
                 batch.append(item)
@@ -89,7 +89,8 @@ def _import_raw(arc, raw, fmt: str | None, totals: dict[str, int], counter, step
                     batch = []
             step()
     except MnemosyneError as exc:
-        print(f"mnemo import: {raw.name}: {exc.message}", file=sys.stderr)
+        where = "" if exc.message.startswith(raw.name) else f"{raw.name}: "  # the path once
+        print(f"mnemo import: {where}{exc.message}", file=sys.stderr)
         totals["failed"] += 1
     if batch:
         _save_batch(arc, batch, totals, counter)

@@ -178,7 +178,10 @@ class _Tree:
         alias: dict[str, str] = {}  # node id -> the message that stands for it (merged or message-less nodes)
         seen: set[str] = set()
         stack: list[tuple[str, str | None]] = [(k, None) for k in reversed(self.kids.get(None, []))]
-        while stack:
+        while stack or len(seen) < len(self.nodes):
+            if not stack:  # what is left hangs in a parent cycle: cut it at its first node, keep it all
+                self.warnings.add("PARENT_CYCLE", "nodes formed a parent cycle; it was cut to keep them")
+                stack.append((next(k for k in self.nodes if k not in seen), None))
             key, parent_msg = stack.pop()
             if key in seen:
                 continue
@@ -198,8 +201,6 @@ class _Tree:
             if current:
                 alias[key] = current
             stack.extend((child, current) for child in reversed(self.kids.get(key, [])))
-        for _ in range(len(self.nodes) - len(seen)):  # nodes whose parent links loop never reach a root
-            self.warnings.add("UNREACHABLE_NODES", "a node in a parent cycle was skipped")
         self._link_canvas(out, by_id)
         return out, alias
 

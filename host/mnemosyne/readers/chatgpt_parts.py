@@ -226,6 +226,8 @@ def message_parts(msg: dict, role: str, author: str | None, warnings: Warnings) 
     ctx = _Ctx(msg, role, author, warnings)
     content = as_dict(msg.get("content"))
     kind = content.get("content_type")
+    if kind is None and all(isinstance(p, str) for p in as_list(content.get("parts"))):
+        kind = "text"  # trimmed third-party exports drop content_type; string parts are text
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     parts = handler(msg, content, ctx) if handler else [_unknown(str(kind), content, warnings)]
     add_uploads(parts, ctx.metadata)

@@ -28,11 +28,23 @@ def _is_conversation(item: Any) -> bool:
     return isinstance(item, dict) and isinstance(item.get("chat_messages"), list) and "uuid" in item
 
 
+def _looks_like_conversation(item: Any) -> bool:
+    """A Claude conversation, even one whose chat_messages is corrupt (reported, not mistaken)."""
+    return isinstance(item, dict) and "chat_messages" in item and "uuid" in item
+
+
 def detect(raw: RawInput) -> bool:
     data = raw.data
     if isinstance(data, list):
-        return bool(data) and _is_conversation(data[0])
-    return _is_conversation(data)
+        return any(_looks_like_conversation(item) for item in data[:10])
+    return _looks_like_conversation(data)
+
+
+def _not_a_conversation(item: Any) -> str:
+    if isinstance(item, dict) and "chat_messages" in item:
+        kind = type(item["chat_messages"]).__name__
+        return f"chat_messages is corrupt (a {kind}, not a list of messages)"
+    return "not a Claude conversation (no uuid/chat_messages)"
 
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
@@ -40,7 +52,7 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     memories = raw.members.get("memories.json")
     if isinstance(raw.data, dict):
         if not _is_conversation(raw.data):
-            raise InputError(f"{raw.name}: not a Claude conversation (no uuid/chat_messages)")
+            raise InputError(f"{raw.name}: {_not_a_conversation(raw.data)}")
         yield convert(raw.data, raw.raw, ctx, method="site_api", projects=projects, memories=memories)
         return
     if not isinstance(raw.data, list):
@@ -49,7 +61,7 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
         label = f"{raw.name}[{i}]"
         try:
             if not _is_conversation(item):
-                raise InputError(f"{label}: not a Claude conversation (no uuid/chat_messages)")
+                raise InputError(f"{label}: {_not_a_conversation(item)}")
             yield convert(
                 item, dump_raw(item), ctx, method="official_export", projects=projects, memories=memories
             )
@@ -118,14 +130,20 @@ def build_tree(
     """
     unique: list[dict] = []
     seen: set[str] = set()
-    for record in records:
+    kept: dict[str, dict] = {}
+    for n, record in enumerate(records):
         uuid = str(record.get("uuid") or "")
-        if not uuid or uuid in seen:
-            warnings.add(
-                "DUPLICATE_MESSAGE_ID", "a message without a uuid or with a repeated uuid was skipped"
-            )
+        if uuid in kept and kept[uuid] == record:
+            warnings.add("DUPLICATE_MESSAGE", "a message listed twice was read once")
             continue
+        if not uuid or uuid in seen:  # keep its content under an id of its own
+            warnings.add(
+                "MISSING_MESSAGE_ID", "a message without a uuid (or a reused one) got an id of its own"
+            )
+            uuid = f"{uuid or 'message'}-{n}"
+            record = dict(record, uuid=uuid)
         seen.add(uuid)
+        kept[uuid] = record
         unique.append(record)
     if unique and all("parent_message_uuid" in r for r in unique):
         parents = {str(r["uuid"]): _parent(r, seen, warnings) for r in unique}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import os
@@ -89,32 +90,64 @@ def well_formed(name: str, value, source: bytes):
         raise InputError(f"{name}: JSON nested too deeply") from None
 
 
-def parse_json_bytes(name: str, data: bytes) -> RawInput:
-    """JSON first; JSON Lines when the file is one JSON value per line."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+def decode_text(name: str, data: bytes) -> str:
+    """UTF-8 (with or without a BOM), or UTF-16 with its BOM (Windows tools write it)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{name}: not valid UTF-16 text (byte {exc.start})") from None
+    if _looks_utf16(data):
+        raise InputError(f"{name}: looks like UTF-16 without a byte-order mark; save it as UTF-8") from None
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+
+
+def _looks_utf16(data: bytes) -> bool:
+    """JSON text never holds NUL bytes; UTF-16 of ASCII has one in every other byte."""
+    head = data[:512]
+    return len(head) >= 4 and (head[0::2].count(0) > len(head) // 4 or head[1::2].count(0) > len(head) // 4)
+
+
+def parse_json_bytes(name: str, data: bytes) -> RawInput:
+    """JSON first; JSON Lines when the file is one JSON value per line."""
+    text = decode_text(name, data)
     if not text.strip():
         raise InputError(f"{name}: empty input")
     try:
-        return RawInput(name=name, data=well_formed(name, json.loads(text), data), raw=data)
+        utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        source = text.encode("utf-8", "surrogatepass") if utf16 else data
+        return RawInput(name=name, data=well_formed(name, json.loads(text), source), raw=data)
     except RecursionError:
         raise InputError(f"{name}: JSON nested too deeply") from None
     except ValueError as first:
-        records = []
-        for _lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                records.append(well_formed(name, json.loads(line), line.encode("utf-8", "surrogatepass")))
-            except (ValueError, RecursionError):
-                raise InputError(f"{name}: not valid JSON ({first})") from None
-        if len(records) < 1:
-            raise InputError(f"{name}: not valid JSON ({first})") from None
-        return RawInput(name=name, data=records, raw=data, jsonl=True)
+        return json_lines(name, text, data, first)
+
+
+def json_lines(name: str, text: str, data: bytes, first: ValueError) -> RawInput:
+    """Each line its own record: bad lines are set aside by number, the good ones kept.
+
+    The text is taken for JSON Lines only when most lines are JSON; broken pretty-printed
+    JSON (whose lines mostly are not) is reported as the JSON error it is."""
+    records, bad = [], []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(well_formed(name, json.loads(line), line.encode("utf-8", "surrogatepass")))
+        except (ValueError, RecursionError) as exc:
+            bad.append((lineno, _short(exc)))
+    if not records or len(bad) > len(records) or not all(isinstance(r, (dict, list)) for r in records):
+        raise InputError(f"{name}: not valid JSON ({first})") from None
+    return RawInput(name=name, data=records, raw=data, jsonl=True, bad_lines=bad)
+
+
+def _short(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at column {exc.colno}"
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
 
 
 def load_zip(name: str, data: bytes) -> list[RawInput]:

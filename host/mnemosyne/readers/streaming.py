@@ -16,7 +16,16 @@ from pathlib import Path
 
 from ..errors import InputError
 from .base import RawInput
-from .loading import _read_file, folder_inputs, load_bytes, load_path, main_members, side_members, well_formed
+from .loading import (
+    _read_file,
+    decode_text,
+    folder_inputs,
+    load_bytes,
+    load_path,
+    main_members,
+    side_members,
+    well_formed,
+)
 
 STREAM_OVER = 16 * 1024 * 1024  # bytes: smaller files are parsed whole
 BATCH = 50  # conversations per RawInput
@@ -74,10 +83,7 @@ def _batches(name: str, text: str, i: int, decoder: json.JSONDecoder, members: d
 
 
 def _decode(name: str, data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    return decode_text(name, data)
 
 
 def _streamable(data: bytes) -> bool:
