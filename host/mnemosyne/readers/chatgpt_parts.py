@@ -234,4 +234,6 @@ def message_parts(msg: dict, role: str, author: str | None, warnings: Warnings) 
     report = deep_research(ctx.metadata)
     if report:
         parts.append(report)
+    elif as_dict(ctx.metadata.get("chatgpt_sdk")).get("widget_state"):  # an embedded app we cannot read yet
+        parts.append(_unknown("chatgpt_sdk.widget_state", ctx.metadata["chatgpt_sdk"], warnings))
     return parts
