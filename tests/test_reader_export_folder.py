@@ -122,3 +122,23 @@ def test_mnemo_convert_and_import_of_a_folder_succeed_without_a_word(tmp_path, m
     assert done.returncode == 0, done.stderr.decode()
     assert "imported 3, updated 0, unchanged 0, failed 0" in done.stdout.decode()
     assert done.stderr.decode() == ""
+
+
+def test_attachments_name_the_export_file_that_holds_their_bytes(tmp_path):
+    folder = tmp_path / "export"
+    folder.mkdir()
+    conv = json.loads((FIXTURES / "chatgpt_export/echomine_002_with_images.json").read_text(encoding="utf-8"))
+    (folder / "conversations.json").write_text(json.dumps([conv]), encoding="utf-8")
+    asset = "file-6y9faxjcnXrzx8UTUQepS7-Foto de la playa 한국.jpg"
+    (folder / asset).write_bytes(b"\xff\xd8\xff")
+    (folder / "file_00000000ffff-other.dat").write_bytes(b"\x00")
+    for source in (folder, zipped(folder)):
+        (read_back,) = read(source)
+        linked = [
+            p
+            for m in read_back.messages
+            for p in m.parts
+            if getattr(p, "asset_pointer", None) and p.export_file
+        ]
+        assert [p.export_file for p in linked] == [asset]
+        assert linked[0].asset_pointer == "file-service://file-6y9faxjcnXrzx8UTUQepS7"

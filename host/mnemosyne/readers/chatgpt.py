@@ -17,7 +17,8 @@ from ..errors import InputError
 from ..model import ArtifactPart, Conversation, Instruction, Message, TextPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time
 from .chatgpt_parts import context_texts, message_parts, recipient_of
-from .chatgpt_refs import as_dict, as_list
+from .chatgpt_refs import as_dict, as_list, link_assets
+from .loading import ASSETS
 
 NAME = "chatgpt"
 DESCRIPTION = "ChatGPT conversation JSON (site API, bare mapping) and official export (json, split json, zip)"
@@ -83,9 +84,12 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
         count = 1
         items = iter([(raw.name, _single(raw), lambda: raw.raw)])
     window = _is_message_window(raw.data)
+    assets = as_dict(raw.members.get(ASSETS))
     for label, item, item_raw in items:
         try:
             result: Conversation | ReadFailure = _convert(item, item_raw(), method, ctx, window)
+            if assets:
+                link_assets(result, assets)
         except (InputError, TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
             error = (
                 exc

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..model import ArtifactPart, AttachmentPart, Citation, Part
+from ..model import ArtifactPart, AttachmentPart, Citation, Conversation, Part
 from .base import text_of
 
 ASSET_KINDS = {
@@ -193,3 +193,11 @@ def deep_research(metadata: dict) -> ArtifactPart | None:
         if text
         else None
     )
+
+
+def link_assets(conv: Conversation, assets: dict[str, str]) -> None:
+    """Name the export file that holds each attachment's bytes (`sediment://file_00ab` -> `file_00ab-....dat`)."""
+    for message in conv.messages:
+        for part in message.parts:
+            if isinstance(part, AttachmentPart) and part.asset_pointer and not part.export_file:
+                part.export_file = assets.get(part.asset_pointer.rsplit("/", 1)[-1])

@@ -18,6 +18,7 @@ from .base import RawInput
 MAX_INPUT_BYTES = 2 * 1024**3  # refuse anything past 2 GiB instead of exhausting memory
 _MAIN_MEMBER = re.compile(r"(^|/)conversations(-(\d+))?\.json$")
 _SIDE_MEMBERS = ("projects.json", "users.json", "memories.json")
+ASSETS = "assets"  # RawInput.members key: asset pointer id -> file name in the export
 # Newer Claude exports keep one file per project / account memory in these folders.
 _SIDE_FOLDERS = {"projects": "projects.json", "memories": "memories.json"}
 # Files an export holds beside its conversations that Mnemosyne has no use for: skipped silently.
@@ -66,6 +67,20 @@ def side_members(names: list[str], read) -> dict:
         items = value if isinstance(value, list) else [value]
         side[kind] = [*side.get(kind, []), *items]
     return side
+
+
+_ASSET_ID = re.compile(r"^(file[-_][A-Za-z0-9]+)")  # file-AbC12..., file_00000000ab... (asset pointer ids)
+
+
+def asset_files(names: list[str]) -> dict[str, str]:
+    """Asset pointer id -> the export file that holds its bytes (`file-AbC-photo.png`, `file_00ab-....dat`)."""
+    found = {}
+    for name in names:
+        base = name.replace("\\", "/").rsplit("/", 1)[-1]
+        match = _ASSET_ID.match(base)
+        if match and not base.lower().endswith((".json", ".jsonl", ".html")):
+            found.setdefault(match.group(1), name)
+    return found
 
 
 def export_extra(name: str) -> bool:
@@ -157,7 +172,7 @@ def load_zip(name: str, data: bytes) -> list[RawInput]:
         main = main_members(names)
         if not main:
             raise InputError(f"{name}: zip holds no conversations.json (is it a ChatGPT or Claude export?)")
-        side = side_members(names, archive.read)
+        side = {**side_members(names, archive.read), ASSETS: asset_files(names)}
         inputs = []
         for member in main:
             raw = parse_json_bytes(f"{name}:{member}", archive.read(member))
@@ -217,7 +232,7 @@ def folder_inputs(folder: Path) -> list[tuple[Path, dict | None]]:
     if not main:
         return [(f, None) for f in files if f.suffix.lower() in (".json", ".jsonl", ".zip")]
     try:
-        side = side_members(list(names), lambda n: _read_file(names[n]))
+        side = {**side_members(list(names), lambda n: _read_file(names[n])), ASSETS: asset_files(list(names))}
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"{folder}: a side file of the export is broken ({exc})") from None
     chosen = [(names[n], side) for n in main]

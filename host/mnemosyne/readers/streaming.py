@@ -17,7 +17,9 @@ from pathlib import Path
 from ..errors import InputError
 from .base import RawInput
 from .loading import (
+    ASSETS,
     _read_file,
+    asset_files,
     decode_text,
     folder_inputs,
     load_bytes,
@@ -116,7 +118,7 @@ def _from_zip(name: str, data: bytes) -> Iterator[RawInput]:
         archive = zipfile.ZipFile(io.BytesIO(data))
         names = archive.namelist()
         main = main_members(names)
-        side = side_members(names, archive.read)
+        side = {**side_members(names, archive.read), ASSETS: asset_files(names)}
         if not main:
             raise InputError(f"{name}: zip holds no conversations.json (is it a ChatGPT or Claude export?)")
         for member in main:
