@@ -75,3 +75,27 @@ def test_an_embedded_app_state_without_a_report_is_kept_and_counted():
     kept = [p for m in conv.messages for p in m.parts if isinstance(p, UnknownPart)]
     assert any("Tabla de mareas" in json.dumps(p.raw, ensure_ascii=False) for p in kept)
     assert any(w.code == "UNKNOWN_CONTENT_TYPE" and "widget_state" in w.message for w in conv.warnings)
+
+
+def test_a_deep_research_report_resolves_its_markers():
+    data = json.loads(API.read_text(encoding="utf-8"))
+    last = active_messages(data)[-1]
+    cite = "\ue200cite\ue202turn0search3\ue201"
+    report = {
+        "content": {
+            "content_type": "text",
+            "parts": [
+                f'# Mareas\n\nSegún \ue200entity\ue202["organization","NOAA"]\ue201 {cite}, dos al día.'
+            ],
+        },
+        "metadata": {
+            "content_references": [
+                {"matched_text": cite, "alt": "([NOAA](https://tidesandcurrents.noaa.gov))"}
+            ]
+        },
+    }
+    state = {"title": "Informe de mareas", "report_message": report}
+    last.setdefault("metadata", {})["chatgpt_sdk"] = {"widget_state": json.dumps(state)}
+    conv = read_one(data)
+    (found,) = [p for m in conv.messages for p in m.parts if getattr(p, "title", None) == "Informe de mareas"]
+    assert found.content == "# Mareas\n\nSegún NOAA ([NOAA](https://tidesandcurrents.noaa.gov)), dos al día."

@@ -231,7 +231,7 @@ def message_parts(msg: dict, role: str, author: str | None, warnings: Warnings) 
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     parts = handler(msg, content, ctx) if handler else [_unknown(str(kind), content, warnings)]
     add_uploads(parts, ctx.metadata)
-    report = deep_research(ctx.metadata)
+    report = deep_research(ctx.metadata, warnings)
     if report:
         parts.append(report)
     elif as_dict(ctx.metadata.get("chatgpt_sdk")).get("widget_state"):  # an embedded app we cannot read yet

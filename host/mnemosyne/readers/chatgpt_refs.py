@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from ..model import ArtifactPart, AttachmentPart, Citation, Conversation, Part
-from .base import text_of
+from .base import Warnings, text_of
+from .chatgpt_markers import resolve_markers
 
 ASSET_KINDS = {
     "image_asset_pointer": "image",
@@ -176,8 +177,10 @@ def canvas_part(recipient: str, text: str) -> ArtifactPart:
     )
 
 
-def deep_research(metadata: dict) -> ArtifactPart | None:
-    """The Deep Research report: `chatgpt_sdk.widget_state` is a JSON string holding `report_message`."""
+def deep_research(metadata: dict, warnings: Warnings) -> ArtifactPart | None:
+    """The Deep Research report: `chatgpt_sdk.widget_state` is a JSON string holding `report_message`.
+
+    The report is an answer like any other, markers and all: they are resolved the same way."""
     state = as_dict(metadata.get("chatgpt_sdk")).get("widget_state")
     state = json_or_text(state) if isinstance(state, str) else state
     report = as_dict(state).get("report_message")
@@ -185,6 +188,7 @@ def deep_research(metadata: dict) -> ArtifactPart | None:
         return None
     body = as_dict(report).get("content") if isinstance(report, dict) else report
     text = parts_text(body) if isinstance(body, dict) else text_of(body)
+    text = resolve_markers(text, as_dict(as_dict(report).get("metadata")), warnings)
     title = as_str(as_dict(state).get("title")) or as_str(
         as_dict(as_dict(report).get("metadata")).get("title")
     )
