@@ -121,3 +121,11 @@ def test_unknown_unclosed_and_stray_markers_keep_their_text_and_are_counted():
     out = resolve_markers(text, {}, warnings)
     assert out == 'A [widget: {"x":1}] B Cut off\nnext line'
     assert {w.code for w in warnings.as_list()} == {"UNKNOWN_MARKER", "UNCLOSED_MARKER", "STRAY_MARKER"}
+
+
+def test_a_reference_whose_matched_text_lost_its_marker_characters_still_matches():
+    refs = {
+        "content_references": [{"matched_text": "citeturn0search4", "alt": "([Forum](https://f.example))"}]
+    }
+    marker = "\ue200cite\ue202turn0search4\ue201"
+    assert resolve_markers(f"See {marker}.", refs, Warnings()) == "See ([Forum](https://f.example))."

@@ -53,9 +53,13 @@ def _alts(metadata: dict) -> dict[str, str]:
         if not isinstance(ref, dict):
             continue
         matched, alt = ref.get("matched_text"), ref.get("alt")
-        if isinstance(matched, str) and matched.startswith(START) and isinstance(alt, str):
-            found[matched] = alt
+        if isinstance(matched, str) and matched.strip() and isinstance(alt, str):
+            found[_plain(matched)] = alt  # some tools store matched_text without the marker characters
     return found
+
+
+def _plain(marker: str) -> str:
+    return _STRAY.sub("", marker)
 
 
 def _fields(rest: str) -> list[str]:
@@ -63,7 +67,7 @@ def _fields(rest: str) -> list[str]:
 
 
 def _render(whole: str, kind: str, fields: list[str], alts: dict[str, str], warnings: Warnings) -> str:
-    alt = alts.get(whole)
+    alt = alts.get(_plain(whole))
     if alt:  # the site's own rendering
         return alt
     reader = _KINDS.get(kind)
