@@ -63,7 +63,7 @@ def tool_authors(conv: Conversation) -> set[str]:
 
 
 def test_fixture_set_is_complete():
-    assert len(ALL_FILES) == 21
+    assert len(ALL_FILES) == 22
 
 
 @pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: p.name[:40])
@@ -467,7 +467,7 @@ def test_canvas_update_memory_and_deep_research():
     assert conv.source.url == "https://chatgpt.com/c/conv-1"
 
 
-def test_deep_chain_and_cycles_do_not_crash():
+def test_deep_chains_do_not_crash_and_cycles_keep_every_message():
     chain = [node("n0", None, "user", text("start"))]
     chain += [
         node(f"n{i}", f"n{i - 1}", "assistant" if i % 2 else "user", text(str(i))) for i in range(1, 3000)
@@ -479,8 +479,8 @@ def test_deep_chain_and_cycles_do_not_crash():
         node("b", "a", "assistant", text("y")),
         node("c", None, "user", text("z")),
     )
-    assert [m.id for m in looped.messages] == ["c"]
-    assert any(w.code == "UNREACHABLE_NODES" for w in looped.warnings)
+    assert [(m.id, m.parent) for m in looped.messages] == [("c", None), ("a", None), ("b", "a")]
+    assert any(w.code == "PARENT_CYCLE" for w in looped.warnings)
 
 
 def test_unknown_role_and_bad_current_node_are_reported():

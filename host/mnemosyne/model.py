@@ -116,6 +116,9 @@ class AttachmentPart(Strict):
     width: int | None = None
     height: int | None = None
     extracted_text: str | None = None  # text the site extracted (Claude attachments, audio transcripts)
+    export_file: str | None = (
+        None  # the file in the export zip/folder that holds the bytes (ChatGPT .dat, images)
+    )
 
 
 class ToolCallPart(Strict):

@@ -4,15 +4,20 @@ The export is generated from the real export and API conversations in
 tests/fixtures (chatgpt_export, chatgpt_api): each copy gets new conversation
 and message ids, shifted times and new user/assistant text, and keeps the
 template's structure (branches, tool calls, browsing quotes, canvas, images).
-Figures: conversations per second and the peak memory (VmHWM of the
-`mnemo import` process). Floor: json.loads of the file plus one o200k_base
-pass over its text.
+Figures: conversations per second (median and p95 of RUNS paired runs, each
+import paired with a floor measured just before it) and the peak memory
+(VmHWM of the `mnemo import` process). Floor: json.loads of the file plus one
+o200k_base pass over its text (the import counts tokens); json.loads alone is
+in the notes. Measured twice: as the machine is ("quiet"), and with LOAD_PROCS
+busy processes started by this script ("loaded"), since imports run on busy
+laptops too. `--runs N` and `--load K` change the defaults.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import os
 import random
 import re
 import subprocess
@@ -22,10 +27,14 @@ import uuid
 from pathlib import Path
 
 import corpus
-from benchlib import Figure, emit, fresh_home, timed, use_home
+from benchlib import Figure, emit, fresh_home, median, p95, timed, use_home
 
 CONVERSATIONS = 2000
-TEMPLATE_GLOBS = ("chatgpt_export/*.json", "chatgpt_api/**/*.json")
+# the 2026 marker shapes (entity, url, products ...) ride along with the real exports
+TEMPLATE_GLOBS = ("chatgpt_export/*.json", "chatgpt_api/**/*.json", "chatgpt_synthetic/markers_2026.json")
+RUNS = 3
+LOAD_PROCS = os.cpu_count() or 2
+_BUSY = "import time\nwhile True:\n    sum(range(10000))\n"
 
 
 def templates() -> list[dict]:
@@ -132,7 +141,8 @@ def run_import(path: Path, env: dict[str, str], *flags: str) -> tuple[float, flo
     return elapsed, peak, out_path.read_text().strip().splitlines()[-1]
 
 
-def floor_seconds(path: Path) -> float:
+def floor_seconds(path: Path) -> tuple[float, float]:
+    """(json.loads + o200k pass, json.loads alone) over the export's bytes."""
     from mnemosyne.tokens import encoding
 
     enc = encoding("o200k_base")
@@ -141,37 +151,94 @@ def floor_seconds(path: Path) -> float:
     out: list[str] = []
     corpus._strings(data, out)
     text = "\n".join(out)
-    return timed(lambda: json.loads(raw)) + timed(lambda: enc.encode_ordinary(text))
+    loads = timed(lambda: json.loads(raw))
+    return loads + timed(lambda: enc.encode_ordinary(text)), loads
+
+
+class Load:
+    """LOAD_PROCS busy Python processes for the loaded runs, ended by their own pids."""
+
+    def __init__(self, count: int):
+        self.count, self.procs = count, []
+
+    def __enter__(self) -> Load:
+        for _ in range(self.count):
+            self.procs.append(subprocess.Popen([sys.executable, "-c", _BUSY], stdin=subprocess.DEVNULL))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for proc in self.procs:
+            proc.kill()
+            proc.wait()
+
+
+def measure(export: Path, expected: int, runs: int, label: str) -> tuple[list[Figure], str]:
+    """`runs` paired runs (floor, then a fresh-archive import) and their figures."""
+    pairs = []
+    load_before = os.getloadavg()[0]
+    for n in range(runs):
+        floor, loads = floor_seconds(export)
+        env = use_home(fresh_home(f"import-{label}-{n}"))
+        seconds, peak, summary = run_import(export, env)
+        created = int(re.search(r"imported (\d+)", summary).group(1))
+        if created != expected:
+            raise RuntimeError(f"import created {created} of {expected}: {summary}")
+        pairs.append((seconds, floor, loads, peak))
+    secs = [p[0] for p in pairs]
+    floors = [p[1] for p in pairs]
+    ratios = [p[0] / p[1] for p in pairs]
+    name = f"import {expected:,}-conversation export, {label} (with token counts)"
+    figures = [
+        Figure(
+            f"{name}: median",
+            expected / median(secs),
+            "conv/s",
+            None,
+            expected / median(floors),
+            "json.loads + o200k pass",
+            extra={"seconds": secs, "floor_seconds": floors},
+        ),
+        Figure(
+            f"{name}: p95",
+            expected / p95(secs),
+            "conv/s",
+            None,
+            expected / p95(floors),
+            "json.loads + o200k pass",
+        ),
+        Figure(f"import peak memory, {label} (VmHWM of mnemo import)", max(p[3] for p in pairs), "MB"),
+    ]
+    note = (
+        f"{label}: {runs} paired runs, import {', '.join(f'{s:.1f}' for s in secs)} s; floor "
+        f"{', '.join(f'{f:.2f}' for f in floors)} s (json.loads alone median {median([p[2] for p in pairs]):.2f} s); "
+        f"import/floor median {median(ratios):.1f}x, p95 {p95(ratios):.1f}x; "
+        f"1-min load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
+    )
+    return figures, note
+
+
+def _option(name: str, default: int) -> int:
+    return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
 
 
 def run() -> tuple[list[Figure], list[str]]:
-    home = fresh_home("import")
-    env = use_home(home)
-    export = home / "conversations.json"
+    runs, load = _option("--runs", RUNS), _option("--load", LOAD_PROCS)
+    export = fresh_home("import-export") / "conversations.json"
     conversations = build_export(export)
-    floor = floor_seconds(export)
-    seconds, peak, summary = run_import(export, env)
-    created = int(re.search(r"imported (\d+)", summary).group(1))
-    if created != len(conversations):
-        raise RuntimeError(f"import created {created} of {len(conversations)}: {summary}")
+    figures, notes = [], []
+    quiet, note = measure(export, len(conversations), runs, "quiet")
+    figures += quiet
+    notes.append(note)
+    with Load(load):
+        loaded, note = measure(export, len(conversations), runs, f"loaded (+{load} busy processes)")
+    figures += loaded
+    notes.append(note)
     messages = sum(1 for c in conversations for n in c["mapping"].values() if n.get("message"))
-    label = "json.loads + o200k pass"
-    figures = [
-        Figure(
-            f"import {len(conversations):,}-conversation export (with token counts)",
-            created / seconds,
-            "conv/s",
-            None,
-            created / floor,
-            label,
-            extra={"seconds": seconds},
-        ),
-        Figure("import peak memory (VmHWM of mnemo import)", peak, "MB"),
-    ]
-    notes = [
+    notes.insert(
+        0,
         f"export {export.stat().st_size / 1e6:.1f} MB, {len(conversations)} conversations, {messages:,} nodes "
-        f"with a message, from {len(templates())} fixture templates; import took {seconds:.1f} s: {summary}"
-    ]
+        f"with a message, from {len(templates())} fixture templates",
+    )
     return figures, notes
 
 

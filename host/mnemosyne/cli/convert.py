@@ -3,8 +3,9 @@
 One conversation goes to stdout or to the file OUT. Several go one file each
 into the folder OUT (safe names from filenames.py), or as JSON Lines on
 stdout with `--to portable`. Bad input is one line on stderr and status 2; a
-broken conversation inside a bigger input is reported and skipped, and the
-status is then 1.
+broken conversation inside a bigger input (or a bad line of JSON Lines) is
+reported and skipped, and the status is then 1. An input with no
+conversations (`[]`) writes nothing and says so, with status 0.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def _read_all(args: argparse.Namespace) -> tuple[list[Conversation], int]:
     for raw in load_path(args.input):
         for item in read_raw(raw, fmt=args.from_format):
             if isinstance(item, ReadFailure):
-                _say(item.label, item.error.message)
+                print(f"{PROG}: {' '.join(item.describe().split())}", file=sys.stderr)
                 failures += 1
             else:
                 conversations.append(item)
@@ -124,9 +125,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         conversations, failures = _read_all(args)
         if not conversations:
-            if failures:
-                return 1
-            raise InputError("no conversations in the input")
+            if not failures:  # an empty export (`[]`) is not an error: there is nothing to write
+                _say(args.input, "no conversations in the input; nothing written")
+            return 1 if failures else 0
         if args.branch and len(conversations) > 1:
             raise InputError(
                 f"--branch needs an input with one conversation, this one has {len(conversations)}"

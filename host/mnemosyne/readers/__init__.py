@@ -67,9 +67,17 @@ def detect(raw: RawInput) -> ModuleType:
 def read_raw(
     raw: RawInput, ctx: ReadContext | None = None, fmt: str | None = None
 ) -> Iterator[Conversation | ReadFailure]:
-    """Every conversation in one input; a broken one is yielded as a ReadFailure."""
+    """Every conversation in one input; a broken one (or a JSON Lines line that did not
+    parse) is yielded as a ReadFailure. An empty list is an export with no conversations."""
+    if raw.data != []:
+        yield from _read(raw, ctx or ReadContext(), fmt)
+    for lineno, why in raw.bad_lines:
+        label = f"{raw.name} line {lineno}"
+        yield ReadFailure(label=label, error=InputError(f"{label}: not valid JSON ({why})"))
+
+
+def _read(raw: RawInput, ctx: ReadContext, fmt: str | None) -> Iterator[Conversation | ReadFailure]:
     mod = reader(fmt) if fmt else detect(raw)
-    ctx = ctx or ReadContext()
     try:
         yield from mod.read(raw, ctx)
     except InputError:

@@ -28,6 +28,9 @@ class RawInput:
         default_factory=dict
     )  # other JSON files of the same zip/folder (projects.json ...)
     progress: tuple[int, int] | None = None  # (characters read, total) when a large file is read in batches
+    bad_lines: list[tuple[int, str]] = field(
+        default_factory=list
+    )  # JSON Lines that did not parse: (line, why)
 
 
 @dataclass
@@ -43,6 +46,11 @@ class ReadFailure:
 
     label: str
     error: InputError
+
+    def describe(self) -> str:
+        """`label: message`, naming the place once even when the message already starts with it."""
+        message = self.error.message
+        return message if message.startswith(self.label) else f"{self.label}: {message}"
 
 
 class Warnings:

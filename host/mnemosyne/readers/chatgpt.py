@@ -17,7 +17,8 @@ from ..errors import InputError
 from ..model import ArtifactPart, Conversation, Instruction, Message, TextPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time
 from .chatgpt_parts import context_texts, message_parts, recipient_of
-from .chatgpt_refs import as_dict, as_list
+from .chatgpt_refs import as_dict, as_list, link_assets
+from .loading import ASSETS
 
 NAME = "chatgpt"
 DESCRIPTION = "ChatGPT conversation JSON (site API, bare mapping) and official export (json, split json, zip)"
@@ -49,11 +50,22 @@ def _is_conversation(data: Any) -> bool:
     return bool(sample) and all(_is_node(v) for _, v in sample)
 
 
+def _is_message_window(data: Any) -> bool:
+    """The plural GET /backend-api/conversations/{id}: a window of `messages`, no `mapping`."""
+    if not isinstance(data, dict) or data.get("mapping") or not isinstance(data.get("messages"), list):
+        return False
+    sample = data["messages"][:20]
+    return bool(sample) and all(
+        isinstance(m, dict) and isinstance(m.get("author"), dict) and isinstance(m.get("content"), dict)
+        for m in sample
+    )
+
+
 def detect(raw: RawInput) -> bool:
     data = raw.data
     if isinstance(data, list):
         return any(_is_conversation(item) for item in data[:10])
-    return _is_conversation(data) or _is_bare_mapping(data)
+    return _is_conversation(data) or _is_bare_mapping(data) or _is_message_window(data)
 
 
 # ---------------------------------------------------------------- reading
@@ -71,9 +83,13 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     else:
         count = 1
         items = iter([(raw.name, _single(raw), lambda: raw.raw)])
+    window = _is_message_window(raw.data)
+    assets = as_dict(raw.members.get(ASSETS))
     for label, item, item_raw in items:
         try:
-            result: Conversation | ReadFailure = _convert(item, item_raw(), method, ctx)
+            result: Conversation | ReadFailure = _convert(item, item_raw(), method, ctx, window)
+            if assets:
+                link_assets(result, assets)
         except (InputError, TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
             error = (
                 exc
@@ -92,6 +108,8 @@ def _label(name: str, index: int, item: Any) -> str:
 
 
 def _single(raw: RawInput) -> dict:
+    if _is_message_window(raw.data):
+        return _window_as_mapping(raw.data)
     if isinstance(raw.data, dict) and "mapping" in raw.data:
         return raw.data
     if _is_bare_mapping(raw.data):
@@ -99,17 +117,39 @@ def _single(raw: RawInput) -> dict:
     raise InputError(f"{raw.name}: not a ChatGPT conversation (no `mapping` of message nodes)")
 
 
-def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext) -> Conversation:
+def _window_as_mapping(data: dict) -> dict:
+    """The plural endpoint's messages as a chain. That endpoint returns only the latest turns of the
+    active branch (older ones page in with `before`), so what it gives is marked partial."""
+    mapping: dict[str, dict] = {}
+    previous = None
+    for n, msg in enumerate(m for m in data["messages"] if isinstance(m, dict)):
+        key = _text(msg.get("id")) or f"message-{n}"
+        while key in mapping:
+            key += "~"
+        mapping[key] = {"id": key, "parent": previous, "children": [], "message": msg}
+        if previous is not None:
+            mapping[previous]["children"].append(key)
+        previous = key
+    return {**data, "mapping": mapping, "current_node": data.get("current_node") or previous}
+
+
+def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext, window: bool = False) -> Conversation:
     if not isinstance(conv, dict):
         raise InputError(f"expected a conversation object, got {type(conv).__name__}")
     mapping = conv.get("mapping")
     if not isinstance(mapping, dict):
         raise InputError("conversation has no `mapping` (its messages are missing)")
     warnings = Warnings()
+    if window:
+        warnings.add(
+            "PARTIAL_CONVERSATION",
+            "read from the plural conversations endpoint: only the turns it returned, no other branches",
+        )
     tree = _Tree(mapping, warnings)
     messages, alias = tree.messages()
     source_id = _text(conv.get("conversation_id")) or _text(conv.get("id"))
-    gizmo = _text(conv.get("gizmo_id")) or tree.gizmo_id()
+    # a project chat names its project in conversation_template_id ("g-p-..."), a custom GPT in gizmo_id
+    gizmo = _text(conv.get("gizmo_id")) or _text(conv.get("conversation_template_id")) or tree.gizmo_id()
     url = None
     if source_id:
         url = (
@@ -133,6 +173,7 @@ def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext) -> Conversati
         instructions=tree.instructions,
         project=gizmo,
         warnings=warnings,
+        partial=window,
     )
 
 
@@ -178,7 +219,10 @@ class _Tree:
         alias: dict[str, str] = {}  # node id -> the message that stands for it (merged or message-less nodes)
         seen: set[str] = set()
         stack: list[tuple[str, str | None]] = [(k, None) for k in reversed(self.kids.get(None, []))]
-        while stack:
+        while stack or len(seen) < len(self.nodes):
+            if not stack:  # what is left hangs in a parent cycle: cut it at its first node, keep it all
+                self.warnings.add("PARENT_CYCLE", "nodes formed a parent cycle; it was cut to keep them")
+                stack.append((next(k for k in self.nodes if k not in seen), None))
             key, parent_msg = stack.pop()
             if key in seen:
                 continue
@@ -198,8 +242,6 @@ class _Tree:
             if current:
                 alias[key] = current
             stack.extend((child, current) for child in reversed(self.kids.get(key, [])))
-        for _ in range(len(self.nodes) - len(seen)):  # nodes whose parent links loop never reach a root
-            self.warnings.add("UNREACHABLE_NODES", "a node in a parent cycle was skipped")
         self._link_canvas(out, by_id)
         return out, alias
 

@@ -25,6 +25,7 @@ from ..model import (
     UnknownPart,
 )
 from .base import Warnings, raw_json, text_of
+from .chatgpt_markers import resolve_markers
 from .chatgpt_refs import (
     ASSET_KINDS,
     CANVAS_COMMANDS,
@@ -37,7 +38,6 @@ from .chatgpt_refs import (
     deep_research,
     json_or_text,
     parts_text,
-    resolve_markers,
     search_results,
     text_citations,
 )
@@ -65,7 +65,11 @@ def _text(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     if recipient and ctx.role == "assistant":  # the model addressed a tool (bio, web.run ...) in plain text
         return [ToolCallPart(name=recipient, arguments=json_or_text(text))]
     return (
-        [TextPart(text=resolve_markers(text, ctx.metadata), citations=text_citations(ctx.metadata))]
+        [
+            TextPart(
+                text=resolve_markers(text, ctx.metadata, ctx.warnings), citations=text_citations(ctx.metadata)
+            )
+        ]
         if text
         else []
     )
@@ -76,7 +80,7 @@ def _multimodal(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     for item in as_list(content.get("parts")):
         if isinstance(item, str):
             if item:
-                out.append(TextPart(text=item))
+                out.append(TextPart(text=resolve_markers(item, ctx.metadata, ctx.warnings)))
             continue
         item = as_dict(item)
         kind = item.get("content_type")
@@ -222,10 +226,14 @@ def message_parts(msg: dict, role: str, author: str | None, warnings: Warnings) 
     ctx = _Ctx(msg, role, author, warnings)
     content = as_dict(msg.get("content"))
     kind = content.get("content_type")
+    if kind is None and all(isinstance(p, str) for p in as_list(content.get("parts"))):
+        kind = "text"  # trimmed third-party exports drop content_type; string parts are text
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     parts = handler(msg, content, ctx) if handler else [_unknown(str(kind), content, warnings)]
     add_uploads(parts, ctx.metadata)
-    report = deep_research(ctx.metadata)
+    report = deep_research(ctx.metadata, warnings)
     if report:
         parts.append(report)
+    elif as_dict(ctx.metadata.get("chatgpt_sdk")).get("widget_state"):  # an embedded app we cannot read yet
+        parts.append(_unknown("chatgpt_sdk.widget_state", ctx.metadata["chatgpt_sdk"], warnings))
     return parts

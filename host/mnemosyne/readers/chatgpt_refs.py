@@ -4,11 +4,11 @@ documents and Deep Research reports, read out of a message's content and metadat
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from ..model import ArtifactPart, AttachmentPart, Citation, Part
-from .base import text_of
+from ..model import ArtifactPart, AttachmentPart, Citation, Conversation, Part
+from .base import Warnings, text_of
+from .chatgpt_markers import resolve_markers
 
 ASSET_KINDS = {
     "image_asset_pointer": "image",
@@ -87,23 +87,6 @@ def text_citations(metadata: dict) -> list[Citation]:
     for cite in found:
         unique.setdefault((cite.url, cite.title, cite.start, cite.end), cite)
     return list(unique.values())
-
-
-_MARKER = re.compile("\ue200[^\ue200\ue201]*\ue201")
-
-
-def resolve_markers(text: str, metadata: dict) -> str:
-    """Replace ChatGPT's private-use citation markers (U+E200 ... U+E201) by what the site
-    shows in their place (`alt`, e.g. "([site](url))"), as its own renderer does; markers
-    without a reference are removed. The citations themselves stay in TextPart.citations."""
-    if "\ue200" not in text:
-        return text
-    for ref in as_list(metadata.get("content_references")):
-        ref = as_dict(ref)
-        matched = as_str(ref.get("matched_text"))
-        if matched and matched.startswith("\ue200"):
-            text = text.replace(matched, as_str(ref.get("alt")) or "")
-    return _MARKER.sub("", text)
 
 
 def search_results(metadata: dict) -> list[Citation]:
@@ -194,8 +177,10 @@ def canvas_part(recipient: str, text: str) -> ArtifactPart:
     )
 
 
-def deep_research(metadata: dict) -> ArtifactPart | None:
-    """The Deep Research report: `chatgpt_sdk.widget_state` is a JSON string holding `report_message`."""
+def deep_research(metadata: dict, warnings: Warnings) -> ArtifactPart | None:
+    """The Deep Research report: `chatgpt_sdk.widget_state` is a JSON string holding `report_message`.
+
+    The report is an answer like any other, markers and all: they are resolved the same way."""
     state = as_dict(metadata.get("chatgpt_sdk")).get("widget_state")
     state = json_or_text(state) if isinstance(state, str) else state
     report = as_dict(state).get("report_message")
@@ -203,6 +188,7 @@ def deep_research(metadata: dict) -> ArtifactPart | None:
         return None
     body = as_dict(report).get("content") if isinstance(report, dict) else report
     text = parts_text(body) if isinstance(body, dict) else text_of(body)
+    text = resolve_markers(text, as_dict(as_dict(report).get("metadata")), warnings)
     title = as_str(as_dict(state).get("title")) or as_str(
         as_dict(as_dict(report).get("metadata")).get("title")
     )
@@ -211,3 +197,11 @@ def deep_research(metadata: dict) -> ArtifactPart | None:
         if text
         else None
     )
+
+
+def link_assets(conv: Conversation, assets: dict[str, str]) -> None:
+    """Name the export file that holds each attachment's bytes (`sediment://file_00ab` -> `file_00ab-....dat`)."""
+    for message in conv.messages:
+        for part in message.parts:
+            if isinstance(part, AttachmentPart) and part.asset_pointer and not part.export_file:
+                part.export_file = assets.get(part.asset_pointer.rsplit("/", 1)[-1])

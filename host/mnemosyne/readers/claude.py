@@ -28,19 +28,32 @@ def _is_conversation(item: Any) -> bool:
     return isinstance(item, dict) and isinstance(item.get("chat_messages"), list) and "uuid" in item
 
 
+def _looks_like_conversation(item: Any) -> bool:
+    """A Claude conversation, even one whose chat_messages is corrupt (reported, not mistaken)."""
+    return isinstance(item, dict) and "chat_messages" in item and "uuid" in item
+
+
 def detect(raw: RawInput) -> bool:
     data = raw.data
     if isinstance(data, list):
-        return bool(data) and _is_conversation(data[0])
-    return _is_conversation(data)
+        return any(_looks_like_conversation(item) for item in data[:10])
+    return _looks_like_conversation(data)
+
+
+def _not_a_conversation(item: Any) -> str:
+    if isinstance(item, dict) and "chat_messages" in item:
+        kind = type(item["chat_messages"]).__name__
+        return f"chat_messages is corrupt (a {kind}, not a list of messages)"
+    return "not a Claude conversation (no uuid/chat_messages)"
 
 
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
     projects = project_index(raw.members.get("projects.json"))
+    memories = raw.members.get("memories.json")
     if isinstance(raw.data, dict):
         if not _is_conversation(raw.data):
-            raise InputError(f"{raw.name}: not a Claude conversation (no uuid/chat_messages)")
-        yield convert(raw.data, raw.raw, ctx, method="site_api", projects=projects)
+            raise InputError(f"{raw.name}: {_not_a_conversation(raw.data)}")
+        yield convert(raw.data, raw.raw, ctx, method="site_api", projects=projects, memories=memories)
         return
     if not isinstance(raw.data, list):
         raise InputError(f"{raw.name}: not a Claude export (expected a list of conversations)")
@@ -48,8 +61,10 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
         label = f"{raw.name}[{i}]"
         try:
             if not _is_conversation(item):
-                raise InputError(f"{label}: not a Claude conversation (no uuid/chat_messages)")
-            yield convert(item, dump_raw(item), ctx, method="official_export", projects=projects)
+                raise InputError(f"{label}: {_not_a_conversation(item)}")
+            yield convert(
+                item, dump_raw(item), ctx, method="official_export", projects=projects, memories=memories
+            )
         except InputError as exc:
             yield ReadFailure(label=label, error=exc)
         except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
@@ -57,7 +72,13 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
 
 
 def convert(
-    data: dict, raw: bytes, ctx: ReadContext, *, method: str, projects: dict[str, dict] | None = None
+    data: dict,
+    raw: bytes,
+    ctx: ReadContext,
+    *,
+    method: str,
+    projects: dict[str, dict] | None = None,
+    memories: Any = None,
 ) -> Conversation:
     """One Claude conversation object -> Mnemosyne conversation."""
     uuid = str(data["uuid"])
@@ -90,7 +111,7 @@ def convert(
         updated_at=parse_time(data.get("updated_at")),
         default_model=_text(data.get("model")),
         active_leaf=leaf if leaf in ids else list_leaf,
-        instructions=instructions(data, project),
+        instructions=instructions(data, project) + memory_instructions(memories, project_uuid),
         project=(project or {}).get("name") or project_uuid,
         warnings=warnings,
     )
@@ -109,14 +130,20 @@ def build_tree(
     """
     unique: list[dict] = []
     seen: set[str] = set()
-    for record in records:
+    kept: dict[str, dict] = {}
+    for n, record in enumerate(records):
         uuid = str(record.get("uuid") or "")
-        if not uuid or uuid in seen:
-            warnings.add(
-                "DUPLICATE_MESSAGE_ID", "a message without a uuid or with a repeated uuid was skipped"
-            )
+        if uuid in kept and kept[uuid] == record:
+            warnings.add("DUPLICATE_MESSAGE", "a message listed twice was read once")
             continue
+        if not uuid or uuid in seen:  # keep its content under an id of its own
+            warnings.add(
+                "MISSING_MESSAGE_ID", "a message without a uuid (or a reused one) got an id of its own"
+            )
+            uuid = f"{uuid or 'message'}-{n}"
+            record = dict(record, uuid=uuid)
         seen.add(uuid)
+        kept[uuid] = record
         unique.append(record)
     if unique and all("parent_message_uuid" in r for r in unique):
         parents = {str(r["uuid"]): _parent(r, seen, warnings) for r in unique}
@@ -237,4 +264,20 @@ def instructions(data: dict, project: dict | None) -> list[Instruction]:
         if isinstance(doc, dict) and isinstance(doc.get("content"), str) and doc["content"].strip():
             title = doc.get("filename") if isinstance(doc.get("filename"), str) else None
             found.append(Instruction(kind="project_instructions", text=doc["content"], title=title or name))
+    return found
+
+
+def memory_instructions(memories: Any, project_uuid: str | None) -> list[Instruction]:
+    """memories.json: what Claude remembers about the account, and about the conversation's project."""
+    found: list[Instruction] = []
+    for entry in memories if isinstance(memories, list) else [memories]:
+        if not isinstance(entry, dict):
+            continue
+        account = entry.get("conversations_memory")
+        if isinstance(account, str) and account.strip():
+            found.append(Instruction(kind="memory", text=account, title="Claude memory"))
+        by_project = entry.get("project_memories")
+        text = by_project.get(project_uuid) if isinstance(by_project, dict) and project_uuid else None
+        if isinstance(text, str) and text.strip():
+            found.append(Instruction(kind="memory", text=text, title="Project memory"))
     return found

@@ -16,7 +16,18 @@ from pathlib import Path
 
 from ..errors import InputError
 from .base import RawInput
-from .loading import _MAIN_MEMBER, _SIDE_MEMBERS, _read_file, iter_files, load_bytes, load_path, well_formed
+from .loading import (
+    ASSETS,
+    _read_file,
+    asset_files,
+    decode_text,
+    folder_inputs,
+    load_bytes,
+    load_path,
+    main_members,
+    side_members,
+    well_formed,
+)
 
 STREAM_OVER = 16 * 1024 * 1024  # bytes: smaller files are parsed whole
 BATCH = 50  # conversations per RawInput
@@ -74,10 +85,7 @@ def _batches(name: str, text: str, i: int, decoder: json.JSONDecoder, members: d
 
 
 def _decode(name: str, data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    return decode_text(name, data)
 
 
 def _streamable(data: bytes) -> bool:
@@ -109,12 +117,8 @@ def _from_zip(name: str, data: bytes) -> Iterator[RawInput]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         names = archive.namelist()
-        side = {
-            n.rsplit("/", 1)[-1]: json.loads(archive.read(n).decode("utf-8"))
-            for n in names
-            if n.rsplit("/", 1)[-1] in _SIDE_MEMBERS
-        }
-        main = sorted(n for n in names if _MAIN_MEMBER.search(n))
+        main = main_members(names)
+        side = {**side_members(names, archive.read), ASSETS: asset_files(names)}
         if not main:
             raise InputError(f"{name}: zip holds no conversations.json (is it a ChatGPT or Claude export?)")
         for member in main:
@@ -131,16 +135,16 @@ def iter_inputs(path: str | os.PathLike[str]) -> Iterator[RawInput]:
         yield from load_path(path)
         return
     p = Path(path)
-    files = sorted(iter_files(p)) if p.is_dir() else [p]
     if not p.exists():
         raise InputError(f"{p}: no such file")
-    for file in files:
+    files = folder_inputs(p) if p.is_dir() else [(p, None)]
+    for file, side in files:
         data = _read_file(file)
         if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
             yield from _from_zip(str(file), data)
         elif _streamable(data):
             text = _decode(str(file), data)
             del data  # the bytes are not needed once decoded: hold one copy of a large export, not two
-            yield from _from_text(str(file), text)
+            yield from _from_text(str(file), text, side)
         else:
-            yield from _from_bytes(str(file), data)
+            yield from _from_bytes(str(file), data, side)

@@ -106,7 +106,7 @@ class _Import:
         try:
             for item in read_raw(raw, ReadContext(), self.fmt):
                 if isinstance(item, ReadFailure):
-                    self.fail(f"{item.label}: {item.error.message}")
+                    self.fail(item.describe())
                 else:
                     batch.append(item)
                     if len(batch) >= SAVE_BATCH:
@@ -114,7 +114,8 @@ class _Import:
                         batch = []
                 step()
         except MnemosyneError as exc:
-            self.fail(f"{raw.name}: {exc.message}")
+            where = "" if exc.message.startswith(raw.name) else f"{raw.name}: "  # the path once
+            self.fail(f"{where}{exc.message}")
         if batch:
             self.save(batch)
 
