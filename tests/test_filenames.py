@@ -46,7 +46,8 @@ HOSTILE_TITLES = [
     "trailing dot.",
     "trailing space ",
 ]
-NAME = re.compile(r"[a-z0-9-]+-[a-z0-9]{1,64}\.[a-z0-9]+")
+# letters and digits of any script, dashes between them; never a separator, dot, control or format character
+NAME = re.compile(r"[^\W_]+(-[^\W_]+)*-[a-z0-9]{1,64}\.[a-z0-9]+")
 
 
 @pytest.mark.parametrize("title", HOSTILE_TITLES)
@@ -67,7 +68,17 @@ def test_slug_rules():
     assert slug("../../etc/passwd") == "etc-passwd"
     assert slug("x" * 200) == "x" * 80
     assert slug("a " * 100).endswith("a") and len(slug("a " * 100)) <= 80
-    assert slug("日本語") == "" and slug(None) == ""
+    assert slug("日本語") == "日本語" and slug(None) == ""
+
+
+def test_non_latin_titles_keep_their_letters():
+    assert conversation_filename("파이썬 질문: 리스트 정렬", "abc", ".md") == "파이썬-질문-리스트-정렬-abc.md"
+    assert conversation_filename("如何学习 Python？", "abc", ".md") == "如何学习-python-abc.md"
+    assert conversation_filename("がぎぐ ＡＢＣ", "abc", ".md") == "がぎぐ-abc-abc.md"  # full-width folds
+    assert conversation_filename("Привет, мир", "abc", ".md") == "привет-мир-abc.md"
+    assert conversation_filename("हिन्दी में", "abc", ".md") == "हिन्दी-में-abc.md"
+    long = conversation_filename("日" * 300, "k3j9x2m4q7ab", ".md")
+    assert len(long.encode("utf-8")) <= NAME_MAX_BYTES and long.startswith("日" * 10)
 
 
 def test_empty_titles_are_untitled():

@@ -1,10 +1,12 @@
 """Safe file names for written conversations (`mnemo convert`, `mnemo export`).
 
 Titles come from pages and files we do not control (withExEditorHost#14: a
-page title became `../../…`). A name is the ASCII slug of the title, a dash,
-the conversation id and the extension: only [a-z0-9-] before the extension, so
-no separators, dots, NUL, control or bidi characters survive, never a
-reserved Windows device name, never more than 255 bytes, and the final path
+page title became `../../…`). A name is the slug of the title, a dash, the
+conversation id and the extension. The slug keeps letters and digits of every
+script (a Korean or Chinese title stays readable), folds Latin accents and
+full-width forms to ASCII, and turns everything else into dashes: no
+separators, dots, NUL, control, bidi or other format characters survive, never
+a reserved Windows device name, never more than 255 bytes, and the final path
 is checked to resolve inside the output folder.
 """
 
@@ -21,7 +23,7 @@ from .errors import InputError
 SLUG_MAX = 80
 NAME_MAX_BYTES = 255
 UNTITLED = "untitled"
-_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+_DASHES = re.compile(r"-{2,}")
 _SAFE_ID = re.compile(r"[a-z0-9]{1,64}")
 _SAFE_EXTENSION = re.compile(r"\.[a-z0-9]{1,10}")
 # Device names Windows reserves with any extension (CON.txt is still CON).
@@ -31,11 +33,25 @@ WINDOWS_RESERVED = frozenset(
 )
 
 
-def slug(text: str | None, max_length: int = SLUG_MAX) -> str:
-    """NFKD to ASCII, lower case, runs of anything else become one dash."""
-    ascii_text = unicodedata.normalize("NFKD", text or "").encode("ascii", "ignore").decode("ascii")
-    cut = _NOT_SLUG.sub("-", ascii_text.lower()).strip("-")[:max_length].rstrip("-")
-    return cut
+def _slug_char(ch: str) -> str:
+    """A character's part of a slug: its ASCII letters/digits when it folds to them (é, Ａ), itself when it
+    is a letter or digit of another script (한, 日, が), else a dash."""
+    folded = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode("ascii").lower()
+    if folded and folded.isalnum():
+        return folded
+    if unicodedata.category(ch)[0] in "LNM" and not ch.isascii():  # M: vowel signs (हिन्दी) stay
+        return ch.lower()
+    return "-"
+
+
+def slug(text: str | None, max_length: int = SLUG_MAX, max_bytes: int = NAME_MAX_BYTES) -> str:
+    """Lower-case letters and digits of any script, runs of anything else one dash; at most `max_length`
+    characters and `max_bytes` UTF-8 bytes."""
+    joined = "".join(_slug_char(ch) for ch in unicodedata.normalize("NFC", text or ""))
+    cut = _DASHES.sub("-", joined).strip("-")[:max_length]
+    while len(cut.encode("utf-8")) > max_bytes:
+        cut = cut[:-1]
+    return cut.rstrip("-")
 
 
 def safe_id(conv_id: str) -> str:
@@ -56,7 +72,7 @@ def conversation_filename(title: str | None, conv_id: str, extension: str) -> st
         raise ValueError(f"unsafe extension {extension!r}")
     ident = safe_id(conv_id)
     room = NAME_MAX_BYTES - len(ident) - len(extension) - 1
-    stem = f"{slug(title, min(SLUG_MAX, room)) or UNTITLED}-{ident}"
+    stem = f"{slug(title, SLUG_MAX, room) or UNTITLED}-{ident}"
     return ("_" + stem if is_reserved(stem) else stem) + extension
 
 
