@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from . import salience as S
@@ -32,7 +33,7 @@ DEFINITION = re.compile(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class Unit:
     turn: int  # index into the turn list
     seq: int  # order inside the turn
@@ -118,21 +119,56 @@ def split_text(text: str) -> list[tuple[str, str]]:
     return out
 
 
+# The units of a message's text, kept in-process: a warm host builds the same conversation again (the
+# preview, then the paste; the conversation grown by a turn), and splitting and terming every message of
+# the history is most of a build's cost. Keyed by the text itself, so a hit is exact; least recently used
+# texts go first once CACHE_CHARS of text are held (units and terms take about 15x their text's size).
+CACHE_CHARS = 6_000_000
+_Parts = tuple[tuple[str, str, dict[str, str], tuple[str, ...]], ...]
+_cache: OrderedDict[str, _Parts] = OrderedDict()
+_cache_chars = 0
+
+
+def clear_cache() -> None:
+    global _cache_chars
+    _cache.clear()
+    _cache_chars = 0
+
+
+def _parts_of(text: str) -> _Parts:
+    """(kind, text, terms, defined names) of every unit of one turn's text; the terms are shared: read only."""
+    global _cache_chars
+    hit = _cache.get(text)
+    if hit is not None:
+        _cache.move_to_end(text)
+        return hit
+    parts = []
+    for kind, body in split_text(text):
+        if kind == "code":
+            body, names = _code_unit(body)
+            found = S.terms(body)
+            for n in names:
+                found[n.lower()] = "ident"
+            parts.append((kind, body, found, names))
+        else:
+            body = S.compress(body)
+            parts.append((kind, body, S.terms(body), ()))
+    out = tuple(parts)
+    _cache[text] = out
+    _cache_chars += len(text)
+    while _cache_chars > CACHE_CHARS and _cache:
+        old, _ = _cache.popitem(last=False)
+        _cache_chars -= len(old)
+    return out
+
+
 def units_of(turns: list[Turn]) -> list[Unit]:
     """Every unit of every turn, filler cut, in conversation order."""
-    out: list[Unit] = []
-    for i, turn in enumerate(turns):
-        for seq, (kind, body) in enumerate(split_text(turn.text)):
-            if kind == "code":
-                body, names = _code_unit(body)
-                found = S.terms(body)
-                for n in names:
-                    found[n.lower()] = "ident"
-                out.append(Unit(i, seq, turn.id, turn.role, kind, body, found, names))
-            else:
-                body = S.compress(body)
-                out.append(Unit(i, seq, turn.id, turn.role, kind, body, S.terms(body)))
-    return out
+    return [
+        Unit(i, seq, turn.id, turn.role, kind, body, found, names)
+        for i, turn in enumerate(turns)
+        for seq, (kind, body, found, names) in enumerate(_parts_of(turn.text))
+    ]
 
 
 VALUE_KINDS = ("number", "name", "ident")

@@ -11,6 +11,7 @@ it is counted, so it neither costs tokens nor earns value.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -399,8 +400,13 @@ class TermStats:
     @classmethod
     def build(cls, unit_terms: list[dict[str, str]], unit_turns: list[int]) -> TermStats:
         df = Counter(chain.from_iterable(unit_terms))
-        last = {t: turn for found, turn in zip(unit_terms, unit_turns) for t in found}
-        first = {t: k for k in range(len(unit_terms) - 1, -1, -1) for t in unit_terms[k]}
+        # each term's last turn and first unit: one C-level update per unit, not a loop per term
+        last: dict[str, int] = {}
+        for found, turn in zip(unit_terms, unit_turns):
+            last.update(dict.fromkeys(found, turn))
+        first: dict[str, int] = {}
+        for k in range(len(unit_terms) - 1, -1, -1):
+            first.update(dict.fromkeys(unit_terms[k], k))
         kind_of: dict[str, str] = {}
         for found in unit_terms:
             kind_of.update(found)
@@ -410,9 +416,13 @@ class TermStats:
 
     def __post_init__(self) -> None:
         n = self.units
-        self.idf_of = {t: max(0.0, math.log((n - c + 0.5) / (c + 0.5))) for t, c in self.df.items()}
-        kind_weight, kind_of = KIND_WEIGHT, self.kind_of
-        self.rough_of = {t: w * kind_weight[kind_of.get(t, "word")] for t, w in self.idf_of.items()}
+        # most terms share a handful of document frequencies: one logarithm per frequency
+        by_df = {c: max(0.0, math.log((n - c + 0.5) / (c + 0.5))) for c in set(self.df.values())}
+        keys = list(self.df)
+        idfs = list(map(by_df.__getitem__, self.df.values()))
+        self.idf_of = dict(zip(keys, idfs))
+        kinds = map(KIND_WEIGHT.__getitem__, map(self.kind_of.__getitem__, keys))
+        self.rough_of = dict(zip(keys, map(operator.mul, idfs, kinds)))
 
     def idf(self, term: str) -> float:
         """BM25's idf: zero for a term in half the units or more."""
