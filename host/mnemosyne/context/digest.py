@@ -264,6 +264,8 @@ def artifact_names(turns: list[Turn], chosen_code: list[Unit], limit: int = 20) 
     """Artifacts, files and code identifiers by name, first mention first."""
     names: list[str] = []
     for turn in turns:
+        if "[artifact: " not in turn.text and " attached: " not in turn.text:
+            continue
         for line in turn.text.split("\n"):
             if line.startswith("[artifact: "):
                 names.append(line[len("[artifact: ") :].rstrip("]"))

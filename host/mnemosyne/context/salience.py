@@ -15,7 +15,7 @@ import operator
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, repeat
 
 # Generic English function words and conversational filler: words that say nothing on their own.
 STOPWORDS = frozenset(
@@ -400,16 +400,17 @@ class TermStats:
     @classmethod
     def build(cls, unit_terms: list[dict[str, str]], unit_turns: list[int]) -> TermStats:
         df = Counter(chain.from_iterable(unit_terms))
-        # each term's last turn and first unit: one C-level update per unit, not a loop per term
-        last: dict[str, int] = {}
-        for found, turn in zip(unit_terms, unit_turns):
-            last.update(dict.fromkeys(found, turn))
-        first: dict[str, int] = {}
-        for k in range(len(unit_terms) - 1, -1, -1):
-            first.update(dict.fromkeys(unit_terms[k], k))
-        kind_of: dict[str, str] = {}
-        for found in unit_terms:
-            kind_of.update(found)
+        # each term's last turn, first unit and kind: later pairs overwrite earlier ones, all in C
+        sizes = list(map(len, unit_terms))
+        last = dict(zip(chain.from_iterable(unit_terms), chain.from_iterable(map(repeat, unit_turns, sizes))))
+        n = len(unit_terms)
+        first = dict(
+            zip(
+                chain.from_iterable(reversed(unit_terms)),
+                chain.from_iterable(map(repeat, range(n - 1, -1, -1), reversed(sizes))),
+            )
+        )
+        kind_of = dict(chain.from_iterable(map(dict.items, unit_terms)))
         return cls(df, first, last, len(unit_terms), kind_of)
 
     kind_of: dict[str, str] = field(default_factory=dict)

@@ -49,6 +49,12 @@ def _prior(u: Unit) -> float:
     return ROLE_WEIGHT.get(u.role, 1.0) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
 
 
+# Token counts of the texts a build measured (units, turns), by base encoding: a warm host building the
+# same conversation again counts each once. Emptied when it holds MAX_COUNTS texts.
+MAX_COUNTS = 200_000
+_COUNTS: dict[str, dict[str, int]] = {}
+
+
 class Meter:
     """Counts text with a target's tokenizer (exact, or the estimate)."""
 
@@ -58,7 +64,15 @@ class Meter:
         self._enc = tokens.encoding(self.base)
 
     def base_count(self, text: str) -> int:
-        return len(self._enc.encode_ordinary(text)) if text else 0
+        if not text:
+            return 0
+        counts = _COUNTS.setdefault(self.base, {})
+        n = counts.get(text)
+        if n is None:
+            if len(counts) >= MAX_COUNTS:
+                counts.clear()
+            n = counts[text] = len(self._enc.encode_ordinary(text))
+        return n
 
     def count(self, text: str) -> int:
         return tokens.scale(self.base_count(text), self.tokenizer)
