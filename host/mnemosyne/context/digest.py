@@ -201,7 +201,17 @@ def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
         if not _is_statement(u):
             continue
         values = frozenset(t for t, kind in u.terms.items() if kind in VALUE_KINDS)
-        keys = [t for t in u.terms.keys() - values if df[t] <= rare]
+        # what the statement is about: its rare terms, less the Chinese bigrams that are grammar (是早, 到下)
+        # or run into a value ("杯五" of "每杯五毛"), which change with the wording and the value
+        inside = set("".join(t for t in values if not t.isascii()))
+        keys = [
+            t
+            for t, kind in u.terms.items()
+            if t not in values
+            and kind != "grammar"
+            and df[t] <= rare
+            and not (inside and inside.intersection(t))
+        ]
         if not values or len(keys) < MIN_SHARED:
             continue
         shared: dict[int, int] = {}
