@@ -365,9 +365,9 @@ def test_unit_cache_gives_the_same_context_and_stays_bounded(real, monkeypatch):
     assert digest._cache, "a build keeps the units of the messages it split"
     warm = [build_context(conv, "chatgpt", budget=1000).payload for conv in real]
     assert warm == cold
-    monkeypatch.setattr(digest, "CACHE_CHARS", 2000)
+    monkeypatch.setattr(digest, "CACHE_TERMS", 500)
     digest.clear_cache()
     bounded = [build_context(conv, "chatgpt", budget=1000).payload for conv in real]
     assert bounded == cold
-    assert 0 < digest._cache_chars <= 2000
-    assert digest._cache_chars == sum(len(text) for text in digest._cache)
+    held = sum(len(p[2]) + 0 for parts, _ in digest._cache.values() for p in parts) + len(digest._cache)
+    assert 0 < digest._cache_terms == held <= 500

@@ -121,27 +121,28 @@ def split_text(text: str) -> list[tuple[str, str]]:
 
 # The units of a message's text, kept in-process: a warm host builds the same conversation again (the
 # preview, then the paste; the conversation grown by a turn), and splitting and terming every message of
-# the history is most of a build's cost. Keyed by the text itself, so a hit is exact; least recently used
-# texts go first once CACHE_CHARS of text are held (units and terms take about 15x their text's size).
-CACHE_CHARS = 6_000_000
+# the history is most of a build's cost. Keyed by the text itself, so a hit is exact. The terms are what
+# takes memory (measured 140-250 bytes each, Chinese bigrams the smaller): least recently used texts go
+# first once CACHE_TERMS terms are held, about 20-40 MB.
+CACHE_TERMS = 150_000
 _Parts = tuple[tuple[str, str, dict[str, str], tuple[str, ...]], ...]
-_cache: OrderedDict[str, _Parts] = OrderedDict()
-_cache_chars = 0
+_cache: OrderedDict[str, tuple[_Parts, int]] = OrderedDict()  # text -> (its units, how many terms)
+_cache_terms = 0
 
 
 def clear_cache() -> None:
-    global _cache_chars
+    global _cache_terms
     _cache.clear()
-    _cache_chars = 0
+    _cache_terms = 0
 
 
 def _parts_of(text: str) -> _Parts:
     """(kind, text, terms, defined names) of every unit of one turn's text; the terms are shared: read only."""
-    global _cache_chars
+    global _cache_terms
     hit = _cache.get(text)
     if hit is not None:
         _cache.move_to_end(text)
-        return hit
+        return hit[0]
     parts = []
     for kind, body in split_text(text):
         if kind == "code":
@@ -154,11 +155,12 @@ def _parts_of(text: str) -> _Parts:
             body = S.compress(body)
             parts.append((kind, body, S.terms(body), ()))
     out = tuple(parts)
-    _cache[text] = out
-    _cache_chars += len(text)
-    while _cache_chars > CACHE_CHARS and _cache:
-        old, _ = _cache.popitem(last=False)
-        _cache_chars -= len(old)
+    size = sum(len(p[2]) for p in out) + 1
+    _cache[text] = (out, size)
+    _cache_terms += size
+    while _cache_terms > CACHE_TERMS and _cache:
+        _, (_, freed) = _cache.popitem(last=False)
+        _cache_terms -= freed
     return out
 
 

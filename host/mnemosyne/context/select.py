@@ -51,7 +51,7 @@ def _prior(u: Unit) -> float:
 
 # Token counts of the texts a build measured (units, turns), by base encoding: a warm host building the
 # same conversation again counts each once. Emptied when it holds MAX_COUNTS texts.
-MAX_COUNTS = 200_000
+MAX_COUNTS = 50_000  # about the units of a 1 MB conversation; a few MB
 _COUNTS: dict[str, dict[str, int]] = {}
 
 
