@@ -355,3 +355,19 @@ def test_budget_is_used_and_no_unit_appears_twice(real):
             shown = Counter(b for _, b in split_text(result.text) if len(b.split()) >= 5)
             assert all(n <= max(1, source[b]) for b, n in shown.items()), conv.id
     assert checked >= 5
+
+
+def test_unit_cache_gives_the_same_context_and_stays_bounded(real, monkeypatch):
+    from mnemosyne.context import digest
+
+    digest.clear_cache()
+    cold = [build_context(conv, "chatgpt", budget=1000).payload for conv in real]
+    assert digest._cache, "a build keeps the units of the messages it split"
+    warm = [build_context(conv, "chatgpt", budget=1000).payload for conv in real]
+    assert warm == cold
+    monkeypatch.setattr(digest, "CACHE_TERMS", 500)
+    digest.clear_cache()
+    bounded = [build_context(conv, "chatgpt", budget=1000).payload for conv in real]
+    assert bounded == cold
+    held = sum(len(p[2]) + 0 for parts, _ in digest._cache.values() for p in parts) + len(digest._cache)
+    assert 0 < digest._cache_terms == held <= 500

@@ -161,3 +161,24 @@ def test_same_context_from_library_cli_and_host(tmp_path, fixtures, monkeypatch)
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout) == {"payload": library.payload, "report": library.report}
     assert library.report["focus"] == "vacuum hose leak"
+
+
+def _superseded(texts: list[str]) -> list[str]:
+    """The statements of a conversation of `texts` (alternating user/assistant) a later one corrects."""
+    from mnemosyne.context import digest, salience
+    from mnemosyne.context.turns import Turn
+
+    filler = [f"第{i}段闲聊：今天天气不错，我们聊了聊周末的安排和新开的面包店。" for i in range(30)]
+    turns = [Turn(i, f"m{i}", "user" if i % 2 == 0 else "assistant", t) for i, t in enumerate(filler + texts)]
+    units = digest.units_of(turns)
+    stats = salience.TermStats.build([u.terms for u in units], [u.turn for u in units])
+    digest.mark_repeats_and_corrections(units, stats)
+    return [u.text for u in units if u.superseded]
+
+
+def test_a_chinese_correction_of_numbers_written_in_characters_supersedes_the_statement():
+    old = "健身房的营业时间是早上六点到下午四点。"
+    new = "健身房的营业时间改为上午八点到晚上十点。"  # the words around the times change with them
+    assert _superseded([old, "好的，记下了。", new, "明白。"]) == [old]
+    # another subject with the same times is not a correction
+    assert _superseded([old, "好的。", "游泳馆周末的水温保持在二十八度左右。", "明白。"]) == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from . import salience as S
@@ -32,7 +33,7 @@ DEFINITION = re.compile(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class Unit:
     turn: int  # index into the turn list
     seq: int  # order inside the turn
@@ -118,21 +119,58 @@ def split_text(text: str) -> list[tuple[str, str]]:
     return out
 
 
+# The units of a message's text, kept in-process: a warm host builds the same conversation again (the
+# preview, then the paste; the conversation grown by a turn), and splitting and terming every message of
+# the history is most of a build's cost. Keyed by the text itself, so a hit is exact. The terms are what
+# takes memory (measured 140-250 bytes each, Chinese bigrams the smaller): least recently used texts go
+# first once CACHE_TERMS terms are held, about 20-40 MB.
+CACHE_TERMS = 150_000
+_Parts = tuple[tuple[str, str, dict[str, str], tuple[str, ...]], ...]
+_cache: OrderedDict[str, tuple[_Parts, int]] = OrderedDict()  # text -> (its units, how many terms)
+_cache_terms = 0
+
+
+def clear_cache() -> None:
+    global _cache_terms
+    _cache.clear()
+    _cache_terms = 0
+
+
+def _parts_of(text: str) -> _Parts:
+    """(kind, text, terms, defined names) of every unit of one turn's text; the terms are shared: read only."""
+    global _cache_terms
+    hit = _cache.get(text)
+    if hit is not None:
+        _cache.move_to_end(text)
+        return hit[0]
+    parts = []
+    for kind, body in split_text(text):
+        if kind == "code":
+            body, names = _code_unit(body)
+            found = S.terms(body)
+            for n in names:
+                found[n.lower()] = "ident"
+            parts.append((kind, body, found, names))
+        else:
+            body = S.compress(body)
+            parts.append((kind, body, S.terms(body), ()))
+    out = tuple(parts)
+    size = sum(len(p[2]) for p in out) + 1
+    _cache[text] = (out, size)
+    _cache_terms += size
+    while _cache_terms > CACHE_TERMS and _cache:
+        _, (_, freed) = _cache.popitem(last=False)
+        _cache_terms -= freed
+    return out
+
+
 def units_of(turns: list[Turn]) -> list[Unit]:
     """Every unit of every turn, filler cut, in conversation order."""
-    out: list[Unit] = []
-    for i, turn in enumerate(turns):
-        for seq, (kind, body) in enumerate(split_text(turn.text)):
-            if kind == "code":
-                body, names = _code_unit(body)
-                found = S.terms(body)
-                for n in names:
-                    found[n.lower()] = "ident"
-                out.append(Unit(i, seq, turn.id, turn.role, kind, body, found, names))
-            else:
-                body = S.compress(body)
-                out.append(Unit(i, seq, turn.id, turn.role, kind, body, S.terms(body)))
-    return out
+    return [
+        Unit(i, seq, turn.id, turn.role, kind, body, found, names)
+        for i, turn in enumerate(turns)
+        for seq, (kind, body, found, names) in enumerate(_parts_of(turn.text))
+    ]
 
 
 VALUE_KINDS = ("number", "name", "ident")
@@ -165,7 +203,17 @@ def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
         if not _is_statement(u):
             continue
         values = frozenset(t for t, kind in u.terms.items() if kind in VALUE_KINDS)
-        keys = [t for t in u.terms.keys() - values if df[t] <= rare]
+        # what the statement is about: its rare terms, less the Chinese bigrams that are grammar (是早, 到下)
+        # or run into a value ("杯五" of "每杯五毛"), which change with the wording and the value
+        inside = set("".join(t for t in values if not t.isascii()))
+        keys = [
+            t
+            for t, kind in u.terms.items()
+            if t not in values
+            and kind != "grammar"
+            and df[t] <= rare
+            and not (inside and inside.intersection(t))
+        ]
         if not values or len(keys) < MIN_SHARED:
             continue
         shared: dict[int, int] = {}
@@ -228,6 +276,8 @@ def artifact_names(turns: list[Turn], chosen_code: list[Unit], limit: int = 20) 
     """Artifacts, files and code identifiers by name, first mention first."""
     names: list[str] = []
     for turn in turns:
+        if "[artifact: " not in turn.text and " attached: " not in turn.text:
+            continue
         for line in turn.text.split("\n"):
             if line.startswith("[artifact: "):
                 names.append(line[len("[artifact: ") :].rstrip("]"))

@@ -11,10 +11,11 @@ it is counted, so it neither costs tokens nor earns value.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, repeat
 
 # Generic English function words and conversational filler: words that say nothing on their own.
 STOPWORDS = frozenset(
@@ -399,20 +400,30 @@ class TermStats:
     @classmethod
     def build(cls, unit_terms: list[dict[str, str]], unit_turns: list[int]) -> TermStats:
         df = Counter(chain.from_iterable(unit_terms))
-        last = {t: turn for found, turn in zip(unit_terms, unit_turns) for t in found}
-        first = {t: k for k in range(len(unit_terms) - 1, -1, -1) for t in unit_terms[k]}
-        kind_of: dict[str, str] = {}
-        for found in unit_terms:
-            kind_of.update(found)
+        # each term's last turn, first unit and kind: later pairs overwrite earlier ones, all in C
+        sizes = list(map(len, unit_terms))
+        last = dict(zip(chain.from_iterable(unit_terms), chain.from_iterable(map(repeat, unit_turns, sizes))))
+        n = len(unit_terms)
+        first = dict(
+            zip(
+                chain.from_iterable(reversed(unit_terms)),
+                chain.from_iterable(map(repeat, range(n - 1, -1, -1), reversed(sizes))),
+            )
+        )
+        kind_of = dict(chain.from_iterable(map(dict.items, unit_terms)))
         return cls(df, first, last, len(unit_terms), kind_of)
 
     kind_of: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         n = self.units
-        self.idf_of = {t: max(0.0, math.log((n - c + 0.5) / (c + 0.5))) for t, c in self.df.items()}
-        kind_weight, kind_of = KIND_WEIGHT, self.kind_of
-        self.rough_of = {t: w * kind_weight[kind_of.get(t, "word")] for t, w in self.idf_of.items()}
+        # most terms share a handful of document frequencies: one logarithm per frequency
+        by_df = {c: max(0.0, math.log((n - c + 0.5) / (c + 0.5))) for c in set(self.df.values())}
+        keys = list(self.df)
+        idfs = list(map(by_df.__getitem__, self.df.values()))
+        self.idf_of = dict(zip(keys, idfs))
+        kinds = map(KIND_WEIGHT.__getitem__, map(self.kind_of.__getitem__, keys))
+        self.rough_of = dict(zip(keys, map(operator.mul, idfs, kinds)))
 
     def idf(self, term: str) -> float:
         """BM25's idf: zero for a term in half the units or more."""

@@ -49,6 +49,12 @@ def _prior(u: Unit) -> float:
     return ROLE_WEIGHT.get(u.role, 1.0) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
 
 
+# Token counts of the texts a build measured (units, turns), by base encoding: a warm host building the
+# same conversation again counts each once. Emptied when it holds MAX_COUNTS texts.
+MAX_COUNTS = 50_000  # about the units of a 1 MB conversation; a few MB
+_COUNTS: dict[str, dict[str, int]] = {}
+
+
 class Meter:
     """Counts text with a target's tokenizer (exact, or the estimate)."""
 
@@ -58,7 +64,15 @@ class Meter:
         self._enc = tokens.encoding(self.base)
 
     def base_count(self, text: str) -> int:
-        return len(self._enc.encode_ordinary(text)) if text else 0
+        if not text:
+            return 0
+        counts = _COUNTS.setdefault(self.base, {})
+        n = counts.get(text)
+        if n is None:
+            if len(counts) >= MAX_COUNTS:
+                counts.clear()
+            n = counts[text] = len(self._enc.encode_ordinary(text))
+        return n
 
     def count(self, text: str) -> int:
         return tokens.scale(self.base_count(text), self.tokenizer)
@@ -102,6 +116,7 @@ class Coverage:
         self.redundant: set[int] = set()  # near-duplicates of what is chosen: left for fill_rest
         self.removed: set[int] = set()  # taken out to fit, or their turn went in verbatim: never again
         self._cost: dict[int, int] = {}
+        self._recent_first: list[int] | None = None  # pool indices, most recent unit first
 
     def cost(self, k: int) -> int:
         """Exact tokens of unit k, plus the line that opens its turn when none of the turn is in yet."""
@@ -186,16 +201,29 @@ class Coverage:
         (never a repeat or a superseded statement)."""
         have = {id(u) for u in self.pool}
         extra = [u for u in units if id(u) not in have and not u.repeat and not u.superseded]
-        self.pool.extend(extra)
-        self.base.extend([0.0] * len(extra))
+        if extra or self._recent_first is None:
+            self.pool.extend(extra)
+            self.base.extend([0.0] * len(extra))
+            pool = self.pool
+            self._recent_first = sorted(
+                range(len(pool)), key=lambda k: (pool[k].turn, pool[k].seq), reverse=True
+            )
         # near-duplicates are better than empty room now
-        rest = [k for k in range(len(self.pool)) if k not in self.chosen and k not in self.removed]
+        chosen, removed, counted, pool = self.chosen, self.removed, self._cost, self.pool
         used = 0
-        for k in sorted(rest, key=lambda k: (self.pool[k].turn, self.pool[k].seq), reverse=True):
-            if room - used <= LINE_OVERHEAD:
+        for k in self._recent_first:
+            if k in chosen or k in removed:
+                continue
+            left = room - used
+            if left <= LINE_OVERHEAD:
                 break
+            if (
+                k not in counted
+                and (len(pool[k].text.encode()) // 4 + 1) * ESTIMATE_LOW + LINE_OVERHEAD > left
+            ):
+                continue  # cannot fit by the estimate: not worth an exact count
             cost = self.cost(k)
-            if used + cost <= room:
+            if cost <= left:
                 self._take(k, 0.0)
                 used += cost
         return used
@@ -277,14 +305,13 @@ def _preselect(units: list[Unit], stats: S.TermStats, room: int, focus_weight: f
     if len(units) <= limit:
         return units
     rough = stats.rough_value
-
-    def density(k: int) -> float:
-        u = units[k]
-        size = len(u.text.encode()) // 4 + 1 + LINE_OVERHEAD
-        boost = (1.0 + focus_weight * u.relevance) * _prior(u)
-        return rough(u.terms) * boost / size**COST_POWER
-
-    best = heapq.nlargest(limit, range(len(units)), key=lambda k: (density(k), -k))
+    density = [
+        rough(u.terms)
+        * ((1.0 + focus_weight * u.relevance) * _prior(u))
+        / (len(u.text.encode()) // 4 + 1 + LINE_OVERHEAD) ** COST_POWER
+        for u in units
+    ]
+    best = heapq.nlargest(limit, range(len(units)), key=lambda k: (density[k], -k))
     return [units[k] for k in sorted(best)]
 
 
