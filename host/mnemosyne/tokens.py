@@ -7,7 +7,8 @@ for (sha1 of the download URL) and points TIKTOKEN_CACHE_DIR there. tiktoken
 checks each file's sha256 against the hash it pins, so a copy that loads is the
 official file.
 
-tiktoken is imported lazily: the native host's hello/save paths never load it.
+tiktoken is imported lazily: the native host's hello/save paths never load it. After the first load, a
+process builds the encoding from a checksummed cache of the decoded ranks (rank_cache), not the file.
 
 Targets whose vendor does not publish a tokenizer (Claude, Gemini, local
 models) are counted with an *estimate*: the o200k_base count times a factor,
@@ -144,10 +145,22 @@ def encoding(name: str) -> Any:
     """The tiktoken Encoding for an exact encoding name (cached per process)."""
     if name not in EXACT_ENCODINGS:
         raise InputError(f"unknown encoding {name!r}; known: {', '.join(EXACT_ENCODINGS)}")
-    ensure_files()
     import tiktoken
 
-    return tiktoken.get_encoding(name)
+    from . import rank_cache
+
+    cached = tiktoken_dir() / f"{name}.ranks"
+    kwargs = rank_cache.load(cached, name, EXACT_ENCODINGS[name])
+    if kwargs is None:  # first use, or a cache from another version: the stock load from the verified file
+        ensure_files()
+        import tiktoken_ext.openai_public
+
+        kwargs = getattr(tiktoken_ext.openai_public, name)()
+        try:
+            rank_cache.save(cached, kwargs, EXACT_ENCODINGS[name])
+        except OSError:
+            pass  # a read-only cache folder only costs the next process the stock load
+    return tiktoken.Encoding(**kwargs)
 
 
 def is_estimate(name: str) -> bool:
