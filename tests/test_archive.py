@@ -300,3 +300,21 @@ def test_a_resave_in_another_process_is_indexed_from_its_own_document(mnemo_home
         assert host.index_pending() == 1  # its rows from the first save are stale: the document decides
         assert _indexed_ids(host, "seconddraft") == {saved.id}
         assert host.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 3
+
+
+def test_a_word_in_more_messages_than_the_candidate_cap_ranks_the_most_recent(mnemo_home, monkeypatch):
+    from mnemosyne.archive import search
+
+    monkeypatch.setattr(search, "CANDIDATES", 3)
+    with open_archive() as arc:
+        # the oldest conversation matches best (the word three times in a short message)
+        ids = [arc.save(conversation("w0", ["gizmo gizmo gizmo", "ok"])).id]
+        ids += [
+            arc.save(conversation(f"w{i}", [f"one gizmo among many other words {i}", "ok"])).id
+            for i in (1, 2, 3, 4)
+        ]
+        found = [h["id"] for h in arc.search("gizmo")]
+        assert found and set(found) == set(ids[2:])  # the three most recent matches, ranked
+        assert {h["id"] for h in arc.search("gizm")} == set(ids[2:])  # a prefix too
+        monkeypatch.setattr(search, "CANDIDATES", 100)
+        assert [h["id"] for h in arc.search("gizmo")][0] == ids[0]  # under the cap: every match ranked

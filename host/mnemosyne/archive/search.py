@@ -23,6 +23,7 @@ TOP_MESSAGES = (
     3  # best messages per wanted conversation, ranked before grouping (more when too few conversations)
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
+CANDIDATES = 5000  # most matches a query ranks (the most recently saved ones)
 
 _SUMMARY = "SELECT id, title, site, updated_at, message_count FROM conversations WHERE id = ?"
 
@@ -46,9 +47,18 @@ def _best_conversations(
     encrypted table); widens the window when they came from too few conversations."""
     site_sql = "JOIN conversations c ON c.id = m.conversation_id AND c.site = ?" if site else ""
     window = limit * TOP_MESSAGES * (4 if site else 1)
+    # a query that matches more than CANDIDATES messages (a very common word, a short prefix) ranks only
+    # the most recently saved CANDIDATES of them: ranking every match is what made such queries slow
+    cutoff = conn.execute(
+        f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET {CANDIDATES - 1}",
+        (match,),
+    ).fetchone()
+    recent = f"AND rowid >= {int(cutoff[0])}" if cutoff else ""
     while True:
         sql = f"""
-            WITH hits AS (SELECT rowid, rank FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT {window})
+            WITH hits AS (
+                SELECT rowid, rank FROM {table} WHERE {table} MATCH ? {recent} ORDER BY rank LIMIT {window}
+            )
             SELECT m.conversation_id, min(h.rank) AS best, h.rowid, (SELECT count(*) FROM hits)
             FROM hits h JOIN messages m ON m.rowid = h.rowid {site_sql}
             GROUP BY m.conversation_id ORDER BY best LIMIT ?
