@@ -20,7 +20,16 @@ from pathlib import Path
 
 from benchlib import BENCH_DIR, Figure, machine, markdown_table, text_table
 
-SCRIPTS = ["host_startup", "save_bench", "context_bench", "import_bench", "search_bench", "host_memory"]
+SCRIPTS = [
+    "host_startup",
+    "cli_startup",
+    "save_bench",
+    "context_bench",
+    "import_bench",
+    "convert_bench",
+    "search_bench",
+    "host_memory",
+]
 TIMEOUT_S = 1800
 RESULTS = BENCH_DIR / "RESULTS.md"
 
@@ -46,7 +55,19 @@ def run_script(name: str) -> tuple[list[Figure], list[str], float]:
     figures = []
     for raw in data["figures"]:
         fields = {
-            k: raw[k] for k in ("name", "value", "unit", "target", "floor", "floor_label", "note", "extra")
+            k: raw[k]
+            for k in (
+                "name",
+                "value",
+                "unit",
+                "target",
+                "floor",
+                "floor_label",
+                "note",
+                "extra",
+                "peer",
+                "peer_label",
+            )
         }
         figures.append(Figure(**fields))
     return figures, data["notes"], elapsed
