@@ -318,3 +318,18 @@ def test_a_word_in_more_messages_than_the_candidate_cap_ranks_the_most_recent(mn
         assert {h["id"] for h in arc.search("gizm")} == set(ids[2:])  # a prefix too
         monkeypatch.setattr(search, "CANDIDATES", 100)
         assert [h["id"] for h in arc.search("gizmo")][0] == ids[0]  # under the cap: every match ranked
+
+
+def test_a_word_in_more_messages_than_recent_only_lists_the_most_recent_unranked(mnemo_home, monkeypatch):
+    from mnemosyne.archive import search
+
+    monkeypatch.setattr(search, "CANDIDATES", 2)
+    monkeypatch.setattr(search, "RECENT_ONLY", 3)
+    with open_archive() as arc:
+        ids = [arc.save(conversation("u0", ["gizmo gizmo gizmo", "ok"])).id]
+        ids += [arc.save(conversation(f"u{i}", [f"a Gizmos list, item {i}", "ok"])).id for i in (1, 2, 3)]
+        hits = arc.search("gizmo", limit=3)
+        assert [h["id"] for h in hits] == [ids[3], ids[2], ids[1]]  # newest first; the best match is older
+        assert {h["score"] for h in hits} == {0.0}
+        prefixed = arc.search("giz", limit=1)[0]
+        assert prefixed["id"] == ids[3] and "«Gizmos»" in prefixed["snippet"]  # the whole word marked
