@@ -108,7 +108,7 @@ def _write(
     target = Path(args.output) if args.output else None
     second = next(rest, None)
     several = second is not None
-    everything = itertools.chain([first], [second] if several else [], rest)
+    everything = itertools.chain([first], [second] if second is not None else [], rest)
     if target is not None and (several or target.is_dir()):
         _write_folder(out, everything, target, args)
     elif target is not None:
