@@ -112,7 +112,8 @@ def _word_search(conn, query: str, limit: int, site: str | None) -> list[dict[st
             break
     if not best:
         return []
-    if match is not None and match.endswith("*"):  # FTS5's snippet() expands the prefix again for every row: ~3 ms a row
+    if match is not None and match.endswith("*"):
+        # FTS5's snippet() expands the prefix again for every row: ~3 ms a row
         words = _WORD.findall(query)
         return _results(conn, best, {r[2]: _word_snippet(_body(conn, r[2]), words) for r in best})
     rowids = [r[2] for r in best]
