@@ -110,3 +110,20 @@ def test_canonical_dump_cleans_lone_surrogates_and_non_finite_numbers_in_raw_dat
     part = json.loads(text)["messages"][0]["parts"][0]["raw"]
     assert part == {"s": "a?b", "n": None, "i": None, "1": [None, "?"]}
     assert canonical.dumps(canonical.loads(text)) == text
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"b": 1, "a": ["x", {"d": 2.5, "c": None}]},
+        {"nan": float("nan"), "inf": [float("-inf")]},
+        {"s": "lone \ud800 surrogate", "k": {"\udfff": 1}},
+        {1: "int key", "z": {True: "bool key", None: "none key"}},
+    ],
+)
+def test_raw_bytes_for_provenance_are_the_cleaned_sorted_dump(raw):
+    from mnemosyne.canonical import _clean
+    from mnemosyne.readers.base import dump_raw
+
+    expected = json.dumps(_clean(raw), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    assert dump_raw(raw) == expected.encode("utf-8")
