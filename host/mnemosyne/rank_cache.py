@@ -104,8 +104,6 @@ def save(path: Path, kwargs: dict[str, Any], source_sha256: str) -> None:
     try:
         with open(tmp, "wb") as fh:
             fh.write(MAGIC + json.dumps(head, ensure_ascii=True).encode() + b"\n" + payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, path)  # no fsync: a file torn by a power cut fails its checksum and is rebuilt
     finally:
         tmp.unlink(missing_ok=True)
