@@ -254,3 +254,83 @@ def test_lone_surrogates_from_files_never_fail_an_import(mnemo_home, tmp_path, f
     with open_archive() as arc:
         assert arc.save(odd).status == "created"
         assert arc.search("bad")[0]["title"] == "title ?"
+
+
+def _indexed_ids(arc, word: str) -> set[str]:
+    rows = arc.conn.execute(
+        "SELECT m.conversation_id FROM messages_fts f JOIN messages m ON m.rowid = f.rowid"
+        " WHERE messages_fts MATCH ?",
+        (word,),
+    )
+    return {r[0] for r in rows}
+
+
+def test_a_deferred_save_is_indexed_after_the_reply_and_found_by_search_before(mnemo_home):
+    with open_archive() as arc:
+        arc.defer_index = True
+        first = arc.save(conversation("d1", ["zebracorn in the first words", "reply"]))
+        assert _indexed_ids(arc, "zebracorn") == set()  # the save wrote no index rows
+        assert [h["id"] for h in arc.search("zebracorn")] == [first.id]  # search indexed first
+        assert not arc.has_pending_index()
+        second = arc.save(conversation("d2", ["another zebracorn", "reply"]))
+        assert arc.index_pending() == 1
+        assert _indexed_ids(arc, "zebracorn") == {first.id, second.id}
+
+
+def test_a_pending_index_survives_a_lost_host_and_follows_resaves_and_deletes(mnemo_home):
+    with open_archive() as arc:
+        arc.defer_index = True
+        kept = arc.save(conversation("p1", ["oldword here", "reply"]))
+        arc.save(conversation("p1", ["oldword here", "reply", "newword later"]))  # re-saved while pending
+        gone = arc.save(conversation("p2", ["oldword too", "reply"]))
+        arc.delete(gone.id)
+        # closed without indexing, as a killed host would leave it
+    with open_archive() as arc:  # another process: indexes from the stored documents
+        assert arc.has_pending_index()
+        assert [h["id"] for h in arc.search("newword")] == [kept.id]
+        assert [h["id"] for h in arc.search("oldword")] == [kept.id]
+        assert arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 3
+
+
+def test_a_resave_in_another_process_is_indexed_from_its_own_document(mnemo_home):
+    with open_archive() as host, open_archive() as cli:
+        host.defer_index = True
+        saved = host.save(conversation("r1", ["firstdraft text", "reply"]))
+        cli.defer_index = True
+        cli.save(conversation("r1", ["firstdraft text", "reply", "seconddraft text"]))
+        assert host.index_pending() == 1  # its rows from the first save are stale: the document decides
+        assert _indexed_ids(host, "seconddraft") == {saved.id}
+        assert host.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 3
+
+
+def test_a_word_in_more_messages_than_the_candidate_cap_ranks_the_most_recent(mnemo_home, monkeypatch):
+    from mnemosyne.archive import search
+
+    monkeypatch.setattr(search, "CANDIDATES", 3)
+    with open_archive() as arc:
+        # the oldest conversation matches best (the word three times in a short message)
+        ids = [arc.save(conversation("w0", ["gizmo gizmo gizmo", "ok"])).id]
+        ids += [
+            arc.save(conversation(f"w{i}", [f"one gizmo among many other words {i}", "ok"])).id
+            for i in (1, 2, 3, 4)
+        ]
+        found = [h["id"] for h in arc.search("gizmo")]
+        assert found and set(found) == set(ids[2:])  # the three most recent matches, ranked
+        assert {h["id"] for h in arc.search("gizm")} == set(ids[2:])  # a prefix too
+        monkeypatch.setattr(search, "CANDIDATES", 100)
+        assert [h["id"] for h in arc.search("gizmo")][0] == ids[0]  # under the cap: every match ranked
+
+
+def test_a_word_in_more_messages_than_recent_only_lists_the_most_recent_unranked(mnemo_home, monkeypatch):
+    from mnemosyne.archive import search
+
+    monkeypatch.setattr(search, "CANDIDATES", 2)
+    monkeypatch.setattr(search, "RECENT_ONLY", 3)
+    with open_archive() as arc:
+        ids = [arc.save(conversation("u0", ["gizmo gizmo gizmo", "ok"])).id]
+        ids += [arc.save(conversation(f"u{i}", [f"a Gizmos list, item {i}", "ok"])).id for i in (1, 2, 3)]
+        hits = arc.search("gizmo", limit=3)
+        assert [h["id"] for h in hits] == [ids[3], ids[2], ids[1]]  # newest first; the best match is older
+        assert {h["score"] for h in hits} == {0.0}
+        prefixed = arc.search("giz", limit=1)[0]
+        assert prefixed["id"] == ids[3] and "«Gizmos»" in prefixed["snippet"]  # the whole word marked

@@ -93,3 +93,37 @@ def test_every_fixture_writes_a_valid_document_that_reads_back_identically():
                 assert portable.write(again) == out, path  # byte-identical round trip
                 count += 1
     assert count >= 110  # 85 in the redacted Claude export alone
+
+
+def test_canonical_dump_cleans_lone_surrogates_and_non_finite_numbers_in_raw_data():
+    from mnemosyne.model import Message, Provenance, Source, UnknownPart
+
+    raw = {"s": "a\ud800b", "n": float("nan"), "i": float("inf"), 1: [float("-inf"), "\udfff"]}
+    conv = Conversation(
+        id="c",
+        source=Source(site="chatgpt"),
+        messages=[Message(id="m", role="user", parts=[UnknownPart(source_type="x", raw=raw)])],
+        provenance=Provenance(method="manual", reader="t", reader_version="0", raw_sha256="0" * 64),
+    )
+    text = canonical.dumps(conv)
+    text.encode("utf-8")  # storable
+    part = json.loads(text)["messages"][0]["parts"][0]["raw"]
+    assert part == {"s": "a?b", "n": None, "i": None, "1": [None, "?"]}
+    assert canonical.dumps(canonical.loads(text)) == text
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"b": 1, "a": ["x", {"d": 2.5, "c": None}]},
+        {"nan": float("nan"), "inf": [float("-inf")]},
+        {"s": "lone \ud800 surrogate", "k": {"\udfff": 1}},
+        {1: "int key", "z": {True: "bool key", None: "none key"}},
+    ],
+)
+def test_raw_bytes_for_provenance_are_the_cleaned_sorted_dump(raw):
+    from mnemosyne.canonical import _clean
+    from mnemosyne.readers.base import dump_raw
+
+    expected = json.dumps(_clean(raw), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    assert dump_raw(raw) == expected.encode("utf-8")

@@ -88,3 +88,19 @@ def test_streamed_items_with_lone_surrogates_are_made_well_formed(fixtures, tmp_
     assert len(convs) == count
     texts = [p.text for c in convs for m in c.messages for p in m.parts if getattr(p, "text", None)]
     assert any("? odd" in t for t in texts) and not any("\udc00" in t for t in texts)
+
+
+@pytest.mark.parametrize("window", [1000, 4097])
+def test_a_window_smaller_than_a_conversation_reads_the_same_across_split_characters(
+    fixtures, tmp_path, monkeypatch, window
+):
+    path, count = big_export(fixtures, tmp_path, copies=8)
+    text = path.read_text(encoding="utf-8").replace('"parts": [\n', '"parts": [\n"宽字符 🎉 é",\n')
+    path.write_text("\ufeff" + text, encoding="utf-8")  # a BOM, and characters of 2, 3 and 4 bytes
+    whole = conversations(load_path(path))
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    monkeypatch.setattr(streaming, "WINDOW", window)
+    batches = list(streaming.iter_inputs(path))
+    assert batches[-1].progress == (path.stat().st_size,) * 2
+    streamed = conversations(batches)
+    assert [c.model_dump() for c in streamed] == [c.model_dump() for c in whole] and len(streamed) == count

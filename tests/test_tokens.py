@@ -82,3 +82,63 @@ def test_import_does_not_load_tiktoken_and_counting_needs_no_network(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2", "2"]
+
+
+def _stock(name):
+    import tiktoken_ext.openai_public
+
+    tokens.ensure_files()
+    return getattr(tiktoken_ext.openai_public, name)()
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_rank_cache_round_trips_the_stock_encoding_exactly(tmp_path, name):
+    from mnemosyne import rank_cache
+
+    stock = _stock(name)
+    path = tmp_path / f"{name}.ranks"
+    rank_cache.save(path, stock, tokens.EXACT_ENCODINGS[name])
+    assert rank_cache.load(path, name, tokens.EXACT_ENCODINGS[name]) == stock
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temp file left
+
+
+def test_rank_cache_refuses_a_damaged_or_foreign_file(tmp_path):
+    from mnemosyne import rank_cache
+
+    sha = tokens.EXACT_ENCODINGS["cl100k_base"]
+    path = tmp_path / "cl100k_base.ranks"
+    rank_cache.save(path, _stock("cl100k_base"), sha)
+    good = path.read_bytes()
+    flipped = bytearray(good)
+    flipped[-100] ^= 1  # one bit of one rank
+    for damaged in (bytes(flipped), good[:-5], b"not a cache", good.replace(b'"format": 1', b'"format": 9')):
+        path.write_bytes(damaged)
+        assert rank_cache.load(path, "cl100k_base", sha) is None
+    path.write_bytes(good)
+    assert rank_cache.load(path, "cl100k_base", "0" * 64) is None  # made from another source file
+    assert rank_cache.load(path, "o200k_base", sha) is None
+
+
+def test_a_new_process_counts_the_same_from_the_cache_and_repairs_a_damaged_one(tmp_path):
+    # first process: stock load, writes the cache; second: loads from it; third: the cache is damaged
+    text = "héllo wörld, 你好 <|endoftext|> def f(x): return x**2  \n\n  emoji 🎉🎉"
+    code = (
+        "import sys\n"
+        "from mnemosyne import tokens\n"
+        f"print(tokens.encoding('o200k_base').encode_ordinary({text!r}), 'tiktoken_ext.openai_public' in sys.modules)\n"
+    )
+    env = {**os.environ, "MNEMOSYNE_HOME": str(tmp_path)}
+
+    def run():
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        return out.stdout
+
+    stock = tokens.encoding("o200k_base").encode_ordinary(text)
+    cache = tmp_path / "cache" / "tiktoken" / "o200k_base.ranks"
+    assert run() == f"{stock} True\n" and cache.exists()
+    assert run() == f"{stock} False\n"  # served by the cache: tiktoken's loader never imported
+    cache.write_bytes(cache.read_bytes()[:-1000])
+    assert run() == f"{stock} True\n"
+    assert run() == f"{stock} False\n"  # repaired

@@ -39,11 +39,22 @@ def to_dict(conv: Conversation) -> dict[str, Any]:
 
 
 def dumps(conv: Conversation, *, indent: int | None = 2) -> str:
-    data = _clean(to_dict(conv))
+    data = to_dict(conv)
     seps = (",", ": ") if indent else (",", ":")
-    return json.dumps(
-        data, ensure_ascii=False, sort_keys=True, indent=indent, separators=seps, allow_nan=False
-    ) + ("\n" if indent else "")
+
+    def dump(value: Any) -> str:
+        return json.dumps(
+            value, ensure_ascii=False, sort_keys=True, indent=indent, separators=seps, allow_nan=False
+        ) + ("\n" if indent else "")
+
+    # JSON mode already made every key a string and NaN/Infinity null; what is left to clean is a lone
+    # surrogate (or a float pydantic let through): rare, so dump first and walk the tree only then
+    try:
+        text = dump(data)
+        text.encode("utf-8")
+        return text
+    except (ValueError, UnicodeEncodeError):
+        return dump(_clean(data))
 
 
 def is_document(data: Any) -> bool:

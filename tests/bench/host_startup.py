@@ -17,7 +17,7 @@ from pathlib import Path
 from benchlib import Figure, HostProcess, emit, frame, fresh_home, median, p95, use_home
 
 RUNS = 21
-TARGET_MS = 150.0
+TARGET_RATIO = 3.0  # issue 15: within 3x of `python -c pass` measured in the same run
 HELLO = frame({"id": 1, "action": "hello"})
 ORIGIN = "chrome-extension://{id}/"
 
@@ -131,10 +131,18 @@ def run() -> tuple[list[Figure], list[str]]:
             "host cold start to first hello (launcher, median)",
             median(launcher_s) * 1000,
             "ms",
-            TARGET_MS,
+            TARGET_RATIO * floor_ms,
             floor_ms,
             "python -c pass",
             extra={"p95_ms": p95(launcher_s) * 1000, "runs": RUNS},
+        ),
+        Figure(
+            "host cold start to first hello (launcher, p95)",
+            p95(launcher_s) * 1000,
+            "ms",
+            None,
+            p95(floor_s) * 1000,
+            "python -c pass",
         ),
         Figure(
             "host cold start, python -m mnemosyne.nativehost",

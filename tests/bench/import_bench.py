@@ -110,6 +110,26 @@ def build_export(path: Path, count: int = CONVERSATIONS, seed: int = 3) -> list[
     return conversations
 
 
+LARGE_BYTES = 234_000_000  # issue 15: the size of a large real export
+
+
+def write_large_export(path: Path, size: int = LARGE_BYTES, seed: int = 5) -> int:
+    """An export of about `size` bytes, written one conversation at a time; returns how many."""
+    rng = random.Random(seed)
+    maker = corpus.TextMaker(seed)
+    pool = templates()
+    count, written = 0, 1
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("[")
+        while written < size:
+            item = json.dumps(variant(pool[count % len(pool)], maker, rng), ensure_ascii=False)
+            fh.write(("," if count else "") + item)
+            written += len(item.encode("utf-8")) + 1
+            count += 1
+        fh.write("]")
+    return count
+
+
 def _vm_hwm_mib(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/status", encoding="ascii") as fh:
@@ -239,6 +259,18 @@ def run() -> tuple[list[Figure], list[str]]:
         f"export {export.stat().st_size / 1e6:.1f} MB, {len(conversations)} conversations, {messages:,} nodes "
         f"with a message, from {len(templates())} fixture templates",
     )
+    export.unlink()
+    del conversations
+    large = fresh_home("import-large") / "conversations.json"  # issue 15: peak memory of a 234 MB export
+    count = write_large_export(large)
+    big_seconds, big_peak, big_summary = run_import(large, use_home(large.parent / "home"))
+    big_mb = large.stat().st_size / 1e6
+    figures += [
+        Figure(f"import {big_mb:.0f} MB export (with token counts)", count / big_seconds, "conv/s"),
+        Figure(f"import peak memory, {big_mb:.0f} MB export (VmHWM of mnemo import)", big_peak, "MB", 300.0),
+    ]
+    notes.append(f"large export {big_mb:.0f} MB, {count:,} conversations: {big_seconds:.0f} s, {big_summary}")
+    large.unlink()
     return figures, notes
 
 

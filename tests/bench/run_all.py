@@ -2,6 +2,10 @@
 
     python tests/bench/run_all.py            # all of them (first run also builds the search archive)
     python tests/bench/run_all.py save_bench search_bench   # some of them
+    python tests/bench/run_all.py --run quiet   # which section of RESULTS.md it writes: quiet or loaded
+
+RESULTS.md keeps one quiet run (nothing else running) and one loaded run (the machine busy with other
+work); each run replaces its own section and leaves the other.
 
 Each benchmark runs in its own process, so one's imports and memory do not
 colour another's figures.
@@ -20,9 +24,19 @@ from pathlib import Path
 
 from benchlib import BENCH_DIR, Figure, machine, markdown_table, text_table
 
-SCRIPTS = ["host_startup", "save_bench", "context_bench", "import_bench", "search_bench", "host_memory"]
+SCRIPTS = [
+    "host_startup",
+    "cli_startup",
+    "save_bench",
+    "context_bench",
+    "import_bench",
+    "convert_bench",
+    "search_bench",
+    "host_memory",
+]
 TIMEOUT_S = 1800
 RESULTS = BENCH_DIR / "RESULTS.md"
+RUNS = ("quiet", "loaded")
 
 
 def run_script(name: str) -> tuple[list[Figure], list[str], float]:
@@ -46,7 +60,19 @@ def run_script(name: str) -> tuple[list[Figure], list[str], float]:
     figures = []
     for raw in data["figures"]:
         fields = {
-            k: raw[k] for k in ("name", "value", "unit", "target", "floor", "floor_label", "note", "extra")
+            k: raw[k]
+            for k in (
+                "name",
+                "value",
+                "unit",
+                "target",
+                "floor",
+                "floor_label",
+                "note",
+                "extra",
+                "peer",
+                "peer_label",
+            )
         }
         figures.append(Figure(**fields))
     return figures, data["notes"], elapsed
@@ -60,6 +86,7 @@ def load_average() -> str:
 
 
 def write_markdown(
+    run: str,
     figures: list[Figure],
     notes: dict[str, list[str]],
     info: dict[str, str],
@@ -68,10 +95,9 @@ def write_markdown(
     load_before: str,
     load_after: str,
 ) -> None:
-    lines = [
-        "# Benchmark results",
-        "",
-        "Written by `python tests/bench/run_all.py`; every ratio is to a floor measured in the same run.",
+    section = [
+        f"<!-- run:{run} -->",
+        f"## {run.capitalize()} run",
         "",
         f"- date: {started.strftime('%Y-%m-%d %H:%M UTC')}, run took {seconds / 60:.1f} min",
         f"- machine: {info['cpu']}, {info['cores']} cores, {info['ram']} RAM, {info['os']}",
@@ -81,16 +107,35 @@ def write_markdown(
         "",
         markdown_table(figures),
         "",
-        "## Notes",
+        "### Notes",
         "",
     ]
     for name, items in notes.items():
-        lines += [f"- **{name}**: {item}" for item in items]
-    RESULTS.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        section += [f"- **{name}**: {item}" for item in items]
+    section.append(f"<!-- /run:{run} -->")
+    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+    kept = {}
+    for other in RUNS:
+        start, end = f"<!-- run:{other} -->", f"<!-- /run:{other} -->"
+        if other != run and start in old and end in old:
+            kept[other] = old[old.index(start) : old.index(end) + len(end)]
+    kept[run] = "\n".join(section)
+    head = [
+        "# Benchmark results",
+        "",
+        "Written by `python tests/bench/run_all.py --run quiet|loaded`; every ratio is to a floor measured in "
+        "the same run, and a peer column shows another tool on the same input in the same run.",
+        "",
+    ]
+    body = "\n\n".join(kept[r] for r in RUNS if r in kept)
+    RESULTS.write_text("\n".join(head) + body + "\n", encoding="utf-8")
 
 
 def main(argv: list[str]) -> int:
     chosen = [a for a in argv if a in SCRIPTS] or SCRIPTS
+    run = argv[argv.index("--run") + 1] if "--run" in argv else "loaded"
+    if run not in RUNS:
+        raise SystemExit(f"--run takes {' or '.join(RUNS)}")
     started, t0 = datetime.now(timezone.utc), time.perf_counter()
     load_before = load_average()
     figures: list[Figure] = []
@@ -111,7 +156,7 @@ def main(argv: list[str]) -> int:
     for name, items in notes.items():
         for item in items:
             print(f"  {name}: {item}")
-    write_markdown(figures, notes, info, started, seconds, load_before, load_average())
+    write_markdown(run, figures, notes, info, started, seconds, load_before, load_average())
     print(f"\nwritten to {RESULTS} ({seconds / 60:.1f} min)")
     return 1 if any(f.name.endswith("FAILED") or "FAILED:" in f.name for f in figures) else 0
 

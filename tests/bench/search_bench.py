@@ -201,24 +201,25 @@ def floor_call(conn, kind: str, query: str) -> float:
 def measure(arc, kind: str, queries: list[str], repeats: int) -> tuple[list[float], list[float], int]:
     """(seconds per search, floor seconds, queries with no result)."""
     seconds, floors, empty = [], [], 0
-    for query in queries:
+    for query in queries:  # per query: the searches, then the floors (a floor that ranks every match of a
+        # very common word evicts the search's pages from the cache, so calls are not interleaved)
         empty += not arc.search(query, limit=20)  # warm-up, and a check the query finds something
+        seconds += [timed(lambda: arc.search(query, limit=20)) for _ in range(repeats)]
         floor_call(arc.conn, kind, query)
-        for _ in range(repeats):
-            seconds.append(timed(lambda: arc.search(query, limit=20)))
-            floors.append(floor_call(arc.conn, kind, query))
+        floors += [floor_call(arc.conn, kind, query) for _ in range(repeats)]
     return seconds, floors, empty
 
 
-ROWS = [  # (kind, label, has a target, repeats)
-    ("ordinary", "ordinary words (0.1-2% of messages)", True, REPEATS),
-    ("two-word", "two-word queries", True, REPEATS),
-    ("cjk3+", "Chinese, 3-4 characters (bigram index)", True, REPEATS),
-    ("cjk2", "Chinese, 2 characters (bigram index)", True, REPEATS),
-    ("rare", "rare words (1-50 messages)", False, REPEATS),
-    ("prefix", "4-letter prefixes", False, REPEATS),
-    ("frequent", "frequent words (2-10% of messages)", False, REPEATS),
-    ("very common", "very common words (the, and)", False, 1),
+P95_TARGET_MS = 30.0  # issue 15: prefixes and very common words stay interactive, measured at p95
+ROWS = [  # (kind, label, median target, p95 target, repeats)
+    ("ordinary", "ordinary words (0.1-2% of messages)", TARGET_MS, None, REPEATS),
+    ("two-word", "two-word queries", TARGET_MS, None, REPEATS),
+    ("cjk3+", "Chinese, 3-4 characters (bigram index)", TARGET_MS, None, REPEATS),
+    ("cjk2", "Chinese, 2 characters (bigram index)", TARGET_MS, None, REPEATS),
+    ("rare", "rare words (1-50 messages)", None, None, REPEATS),
+    ("prefix", "4-letter prefixes", None, P95_TARGET_MS, REPEATS),
+    ("frequent", "frequent words (2-10% of messages)", None, None, REPEATS),
+    ("very common", "very common words (the, and)", None, P95_TARGET_MS, 5),
 ]
 
 
@@ -262,7 +263,7 @@ def run(
     ]
     with open_archive(folder / "archive.db", create=False) as arc:
         queries = pick_queries(arc.conn, info["messages"])
-        for kind, label, has_target, repeats in ROWS:
+        for kind, label, target, p95_target, repeats in ROWS:
             seconds, floors, empty = measure(arc, kind, queries[kind], repeats)
             floor_label = "bare FTS5 query" if not kind.startswith("cjk") else "bare bigram FTS5 query"
             figures.append(
@@ -270,14 +271,19 @@ def run(
                     f"search {label}, median",
                     median(seconds) * 1000,
                     "ms",
-                    TARGET_MS if has_target else None,
+                    target,
                     median(floors) * 1000,
                     floor_label,
                 )
             )
             figures.append(
                 Figure(
-                    f"search {label}, p95", p95(seconds) * 1000, "ms", None, p95(floors) * 1000, floor_label
+                    f"search {label}, p95",
+                    p95(seconds) * 1000,
+                    "ms",
+                    p95_target,
+                    p95(floors) * 1000,
+                    floor_label,
                 )
             )
             notes.append(

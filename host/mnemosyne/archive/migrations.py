@@ -97,7 +97,18 @@ def m004_cjk_bigrams(conn) -> None:
     )
 
 
-MIGRATIONS: list[Callable] = [m001_initial, m002_recency_and_trigram, m003_token_counts, m004_cjk_bigrams]
+def m005_index_pending(conn) -> None:
+    """Conversations saved but not yet in the search index (the host indexes after its reply)."""
+    conn.execute("CREATE TABLE index_pending (conversation_id TEXT PRIMARY KEY)")
+
+
+MIGRATIONS: list[Callable] = [
+    m001_initial,
+    m002_recency_and_trigram,
+    m003_token_counts,
+    m004_cjk_bigrams,
+    m005_index_pending,
+]
 
 
 def applied(conn) -> list[str]:

@@ -23,6 +23,8 @@ TOP_MESSAGES = (
     3  # best messages per wanted conversation, ranked before grouping (more when too few conversations)
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
+CANDIDATES = 2000  # most matches a query ranks (the most recently saved ones)
+RECENT_ONLY = 50_000  # more matches than this: not ranked, the most recent first
 
 _SUMMARY = "SELECT id, title, site, updated_at, message_count FROM conversations WHERE id = ?"
 
@@ -46,17 +48,38 @@ def _best_conversations(
     encrypted table); widens the window when they came from too few conversations."""
     site_sql = "JOIN conversations c ON c.id = m.conversation_id AND c.site = ?" if site else ""
     window = limit * TOP_MESSAGES * (4 if site else 1)
+    # Ranking every match is what made very common words and short prefixes slow: a query matching more
+    # than CANDIDATES messages ranks only the most recently saved CANDIDATES, and one matching more than
+    # RECENT_ONLY (a stop word: BM25's document count alone costs a pass over them all) is not ranked:
+    # its most recent matches come first.
+    cutoff, recent_only = _nth_newest(conn, table, match, CANDIDATES), False
+    if cutoff is not None:
+        recent_only = _nth_newest(conn, table, match, RECENT_ONLY) is not None
+    if recent_only:
+        ranked = f"SELECT rowid, -rowid AS rank FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC"
+    else:
+        recent = "" if cutoff is None else f"AND rowid >= {cutoff}"
+        ranked = f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? {recent} ORDER BY rank"
     while True:
         sql = f"""
-            WITH hits AS (SELECT rowid, rank FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT {window})
+            WITH hits AS ({ranked} LIMIT {window})
             SELECT m.conversation_id, min(h.rank) AS best, h.rowid, (SELECT count(*) FROM hits)
             FROM hits h JOIN messages m ON m.rowid = h.rowid {site_sql}
             GROUP BY m.conversation_id ORDER BY best LIMIT ?
         """
         rows = conn.execute(sql, [match] + ([site] if site else []) + [limit]).fetchall()
         if len(rows) >= limit or not rows or rows[0][3] < window or window >= 20_000:
-            return [r[:3] for r in rows]
+            return [(r[0], 0.0 if recent_only else r[1], r[2]) for r in rows]
         window *= 10
+
+
+def _nth_newest(conn, table: str, match: str, n: int) -> int | None:
+    """The rowid of the n-th most recent match, None when there are fewer."""
+    row = conn.execute(
+        f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET {n - 1}",
+        (match,),
+    ).fetchone()
+    return None if row is None else int(row[0])
 
 
 def _results(conn, best: list[tuple[str, float, int]], snippets: dict[int, str]) -> list[dict[str, Any]]:
@@ -89,6 +112,10 @@ def _word_search(conn, query: str, limit: int, site: str | None) -> list[dict[st
             break
     if not best:
         return []
+    if match is not None and match.endswith("*"):
+        # FTS5's snippet() expands the prefix again for every row: ~3 ms a row
+        words = _WORD.findall(query)
+        return _results(conn, best, {r[2]: _word_snippet(_body(conn, r[2]), words) for r in best})
     rowids = [r[2] for r in best]
     marks = ",".join("?" * len(rowids))
     snippets = dict(
@@ -133,6 +160,13 @@ def _snippet(body: str, needle: str) -> str:
         + body[idx + len(needle) : end]
         + suffix
     ).replace("\n", " ")
+
+
+def _word_snippet(body: str, words: list[str]) -> str:
+    """_snippet around the first of the query's words, the last one a prefix (as the query matched)."""
+    alternatives = [re.escape(w) + r"\b" for w in words[:-1]] + [re.escape(words[-1]) + r"\w*"]
+    found = re.search(r"\b(?:" + "|".join(alternatives) + ")", body, re.IGNORECASE)
+    return _snippet(body, found.group(0) if found else words[-1])
 
 
 def _glob_escape(text: str) -> str:

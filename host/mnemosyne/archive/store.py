@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import paths
 from ..errors import ArchiveError, InputError, NotFoundError
 from ..ids import sha256_hex
-from . import keys, migrations
-from .cjk import has_cjk, index_text
+from . import indexing, keys, migrations
 from .db import Transaction, connect, sqlite
 
 if (
@@ -89,19 +88,13 @@ def _content_digest(document: str) -> str:
     return sha256_hex(_CAPTURED_AT.sub("", document))
 
 
-def _storable(text: str) -> str:
-    """Text SQLite can store: readers already replace lone surrogates; this keeps a missed one from failing a save."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-
-
 class Archive:
     def __init__(self, conn: sqlite.Connection, path: Path):
         self.conn = conn
         self.path = path
+        # the host sets this: saves leave the search index to index_pending(), after the reply
+        self.defer_index = False
+        self._pending: dict[str, indexing.Pending] = {}
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -171,7 +164,6 @@ class Archive:
 
     def _write(self, c, conv: Conversation, document: str, digest: str, replace: bool) -> None:
         from ..model import format_time
-        from ..text import message_text
 
         if replace:
             self._delete_rows(c, conv.id)
@@ -186,7 +178,7 @@ class Archive:
                 conv.id,
                 conv.source.site,
                 conv.source.conversation_id,
-                conv.title and _storable(conv.title),
+                conv.title and indexing.storable(conv.title),
                 conv.source.url,
                 created,
                 updated,
@@ -198,33 +190,25 @@ class Archive:
                 updated or created or now,
             ),
         )
-        title = _storable(conv.title or "")
+        rowids = []
         for seq, msg in enumerate(conv.messages):
             cur = c.execute(
                 "INSERT INTO messages (conversation_id, message_id, seq, role, hidden) VALUES (?,?,?,?,?)",
                 (conv.id, msg.id, seq, msg.role, int(msg.hidden)),
             )
-            body = _storable(message_text(msg))
-            c.execute(
-                "INSERT INTO messages_fts (rowid, title, body) VALUES (?,?,?)",
-                (cur.lastrowid, title if seq == 0 else "", body),
-            )
-            searchable = (title + "\n" if seq == 0 else "") + body
-            c.execute("INSERT INTO messages_tri (rowid, body) VALUES (?,?)", (cur.lastrowid, searchable))
-            if has_cjk(searchable):
-                c.execute(
-                    "INSERT INTO messages_cjk (rowid, body) VALUES (?,?)",
-                    (cur.lastrowid, index_text(searchable)),
-                )
+            rowids.append(cur.lastrowid)
+        rows = indexing.rows_for(conv, rowids)
+        if self.defer_index:
+            c.execute("INSERT OR IGNORE INTO index_pending (conversation_id) VALUES (?)", (conv.id,))
+            self._pending[conv.id] = indexing.Pending(digest, rows)
+        else:
+            indexing.write(c, rows)
 
     def _delete_rows(self, c, conv_id: str) -> None:
         rowids = [r[0] for r in c.execute("SELECT rowid FROM messages WHERE conversation_id = ?", (conv_id,))]
-        for start in range(0, len(rowids), 500):
-            chunk = rowids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            c.execute(f"DELETE FROM messages_fts WHERE rowid IN ({marks})", chunk)
-            c.execute(f"DELETE FROM messages_tri WHERE rowid IN ({marks})", chunk)
-            c.execute(f"DELETE FROM messages_cjk WHERE rowid IN ({marks})", chunk)
+        indexing.delete(c, rowids)
+        c.execute("DELETE FROM index_pending WHERE conversation_id = ?", (conv_id,))
+        self._pending.pop(conv_id, None)
         c.execute("DELETE FROM token_counts WHERE conversation_id = ?", (conv_id,))
         c.execute("DELETE FROM messages WHERE conversation_id = ?", (conv_id,))
         c.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
@@ -247,6 +231,53 @@ class Archive:
             "INSERT OR REPLACE INTO token_counts (conversation_id, message_id, encoding, tokens) VALUES (?,?,?,?)",
             [(conv_id, mid, encoding, int(n)) for mid, n in counts.items()],
         )
+
+    def index_pending(self, more: Callable[[], bool] = lambda: True) -> int:
+        """Write the search index of conversations saved with defer_index (by any process), one
+        transaction each, while `more()` says to go on; returns how many were indexed."""
+        try:
+            return self._index_pending(more)
+        except sqlite.Error as exc:  # rolled back: the conversation stays pending
+            raise ArchiveError(f"could not write the search index: {exc}") from None
+
+    def _index_pending(self, more: Callable[[], bool]) -> int:
+        done = 0
+        while more():
+            row = self.conn.execute("SELECT conversation_id FROM index_pending LIMIT 1").fetchone()
+            if row is None:
+                break
+            with Transaction(self.conn) as c:
+                stored = c.execute(
+                    "SELECT p.conversation_id, c.content_sha256 FROM index_pending p"
+                    " LEFT JOIN conversations c ON c.id = p.conversation_id WHERE p.conversation_id = ?",
+                    (row[0],),
+                ).fetchone()
+                if stored is None:
+                    continue  # another process indexed it meanwhile
+                conv_id, digest = stored
+                c.execute("DELETE FROM index_pending WHERE conversation_id = ?", (conv_id,))
+                pending = self._pending.pop(conv_id, None)
+                if digest is None:
+                    continue  # deleted
+                if pending is None or pending.digest != digest:  # saved by another process, or a crash
+                    rowids = [
+                        r[0]
+                        for r in c.execute(
+                            "SELECT rowid FROM messages WHERE conversation_id = ? ORDER BY seq", (conv_id,)
+                        )
+                    ]
+                    from .. import canonical
+
+                    document = c.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,))
+                    pending = indexing.Pending(
+                        digest, indexing.rows_for(canonical.loads(document.fetchone()[0]), rowids)
+                    )
+                indexing.write(c, pending.rows)
+            done += 1
+        return done
+
+    def has_pending_index(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM index_pending LIMIT 1").fetchone() is not None
 
     # ---------------------------------------------------------------- reads
 
@@ -323,6 +354,7 @@ class Archive:
     def search(self, query: str, limit: int = 20, site: str | None = None) -> builtins.list[dict[str, Any]]:
         from .search import search
 
+        self.index_pending()  # a deferred save is found as soon as its reply was sent
         return search(self.conn, query, limit=limit, site=site)
 
 

@@ -11,14 +11,16 @@ conversations (`[]`) writes nothing and says so, with status 0.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 
 from ..errors import InputError, MnemosyneError
 from ..filenames import conversation_filename, path_inside, unique_name
 from ..model import Conversation
-from ..readers import ReadFailure, load_path, read_raw, reader_names
+from ..readers import ReadFailure, read_raw, reader_names
 from ..writers import ollama, portable, writer, writer_names
 
 PROG = "mnemo convert"
@@ -60,21 +62,28 @@ def _say(where: str, message: str) -> None:
     print(f"{PROG}: {' '.join(text.split())}", file=sys.stderr)
 
 
-def _read_all(args: argparse.Namespace) -> tuple[list[Conversation], int]:
-    conversations: list[Conversation] = []
-    failures = 0
-    for raw in load_path(args.input):
-        for item in read_raw(raw, fmt=args.from_format):
-            if isinstance(item, ReadFailure):
-                print(f"{PROG}: {' '.join(item.describe().split())}", file=sys.stderr)
-                failures += 1
-            else:
-                conversations.append(item)
-    if args.redact:
-        from ..redact import redact_conversation
+class _Read:
+    """The input's conversations one at a time (a large export in batches, never parsed whole), so
+    convert holds one batch and what it is writing, not every conversation of the export."""
 
-        conversations = [redact_conversation(c)[0] for c in conversations]
-    return conversations, failures
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.failures = 0
+
+    def __iter__(self) -> Iterator[Conversation]:
+        from ..readers.streaming import iter_inputs
+
+        for raw in iter_inputs(self.args.input):
+            for item in read_raw(raw, fmt=self.args.from_format):
+                if isinstance(item, ReadFailure):
+                    print(f"{PROG}: {' '.join(item.describe().split())}", file=sys.stderr)
+                    self.failures += 1
+                elif self.args.redact:
+                    from ..redact import redact_conversation
+
+                    yield redact_conversation(item)[0]
+                else:
+                    yield item
 
 
 def _render(out: ModuleType, conv: Conversation, args: argparse.Namespace) -> str:
@@ -88,51 +97,61 @@ def _encode(text: str) -> bytes:
 
 
 def _write_folder(
-    out: ModuleType, conversations: list[Conversation], folder: Path, args: argparse.Namespace
+    out: ModuleType, conversations: Iterable[Conversation], folder: Path, args: argparse.Namespace
 ) -> None:
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder}: exists and is not a folder (several conversations need a folder)")
     folder.mkdir(parents=True, exist_ok=True)
     used: set[str] = set()
+    count = 0
     for conv in conversations:
         name = unique_name(conversation_filename(conv.title, conv.id, out.EXTENSION), used)
         path_inside(folder, name).write_bytes(_encode(_render(out, conv, args)))
-    count = len(conversations)
+        count += 1
     print(f"{PROG}: wrote {count} file{'s' if count != 1 else ''} to {folder}", file=sys.stderr)
 
 
-def _write(out: ModuleType, conversations: list[Conversation], args: argparse.Namespace) -> None:
+def _write(
+    out: ModuleType, first: Conversation, rest: Iterator[Conversation], args: argparse.Namespace
+) -> None:
+    """`first` and then `rest` (already advanced past a second conversation when there is one)."""
     target = Path(args.output) if args.output else None
-    if target is not None and (len(conversations) > 1 or target.is_dir()):
-        _write_folder(out, conversations, target, args)
+    second = next(rest, None)
+    several = second is not None
+    everything = itertools.chain([first], [second] if second is not None else [], rest)
+    if target is not None and (several or target.is_dir()):
+        _write_folder(out, everything, target, args)
     elif target is not None:
-        target.write_bytes(_encode(_render(out, conversations[0], args)))
-    elif len(conversations) == 1:
-        sys.stdout.buffer.write(_encode(_render(out, conversations[0], args)))
+        target.write_bytes(_encode(_render(out, first, args)))
+    elif not several:
+        sys.stdout.buffer.write(_encode(_render(out, first, args)))
     elif out is portable:
-        for conv in conversations:
+        for conv in everything:
             sys.stdout.buffer.write(_encode(portable.write_line(conv)))
     else:
         raise InputError(
-            f"{len(conversations)} conversations: use -o FOLDER to write one {out.NAME} file each "
-            "(or --to portable for JSON Lines on stdout)"
+            "several conversations: use -o FOLDER to write one "
+            f"{out.NAME} file each (or --to portable for JSON Lines on stdout)"
         )
     sys.stdout.flush()
 
 
 def run(args: argparse.Namespace) -> int:
     out = writer(args.to)
+    read = _Read(args)
     try:
-        conversations, failures = _read_all(args)
-        if not conversations:
-            if not failures:  # an empty export (`[]`) is not an error: there is nothing to write
+        conversations = iter(read)
+        first = next(conversations, None)
+        if first is None:
+            if not read.failures:  # an empty export (`[]`) is not an error: there is nothing to write
                 _say(args.input, "no conversations in the input; nothing written")
-            return 1 if failures else 0
-        if args.branch and len(conversations) > 1:
-            raise InputError(
-                f"--branch needs an input with one conversation, this one has {len(conversations)}"
-            )
-        _write(out, conversations, args)
+            return 1 if read.failures else 0
+        if args.branch:
+            second = next(conversations, None)
+            if second is not None:
+                raise InputError("--branch needs an input with one conversation, this one has several")
+            conversations = iter([])
+        _write(out, first, conversations, args)
     except MnemosyneError as exc:
         _say(args.input, exc.message)
         return 2
@@ -141,4 +160,4 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         _say(str(exc.filename or args.output or "-"), f"cannot write ({exc.strerror or exc})")
         return 2
-    return 1 if failures else 0
+    return 1 if read.failures else 0

@@ -91,6 +91,19 @@ def handle(body: bytes, session: HostSession) -> bytes:
     return reply
 
 
+def input_waiting(stdin: BinaryIO) -> bool:
+    """Whether a request is waiting on stdin (a pipe): deferred work stops for it. Without a way to
+    poll a pipe (Windows), the answer is no, and deferred work runs to the end after each reply."""
+    if sys.platform == "win32":
+        return False
+    import select
+
+    try:
+        return bool(select.select([stdin], [], [], 0)[0])
+    except (OSError, ValueError, TypeError):  # not a real file (tests pass BytesIO): no waiting request
+        return False
+
+
 def serve(stdin: BinaryIO, stdout: BinaryIO, session: HostSession | None = None, max_in: int = MAX_IN) -> int:
     session = session or HostSession()
     try:
@@ -108,6 +121,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, session: HostSession | None = None,
             if body is None:
                 return 0
             write_frame(stdout, handle(body, session))
+            session.after_reply(lambda: input_waiting(stdin))
     except BrokenPipeError:
         return 0
     finally:
@@ -115,6 +129,9 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, session: HostSession | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .. import tokens
+
+    tokens.write_rank_cache = False  # a request never pays for writing the tokenizer cache
     frames = claim_stdout()
     setup_logging()
     session = HostSession(caller=list(sys.argv[1:] if argv is None else argv))

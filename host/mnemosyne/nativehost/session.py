@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MnemosyneError
@@ -43,6 +44,7 @@ class HostSession:
             from ..archive import open_archive
 
             self._archive = open_archive()
+            self._archive.defer_index = True  # the search index is written after the reply (after_reply)
         return self._archive
 
     def archive_state(self) -> dict[str, Any]:
@@ -56,8 +58,20 @@ class HostSession:
         count = arc.conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
         return {"state": "ready", "conversations": count}
 
+    def after_reply(self, input_waiting: Callable[[], bool]) -> None:
+        """Work that can wait for the reply: the search index of saved conversations, one at a time,
+        stopping as soon as a request is waiting (what is left is written after the next reply)."""
+        if self._archive is not None:
+            try:
+                self._archive.index_pending(lambda: not input_waiting())
+            except MnemosyneError as exc:  # stays pending in the archive; the next search retries
+                log.warning("deferred indexing failed: %s", exc.message)
+            except Exception:
+                log.exception("deferred indexing failed")
+
     def close(self) -> None:
         if self._archive is not None:
+            self.after_reply(lambda: False)
             self._archive.close()
             self._archive = None
 

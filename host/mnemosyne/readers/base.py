@@ -163,7 +163,33 @@ def build(
 
 
 def dump_raw(value: Any) -> bytes:
-    """Stable bytes of one conversation's JSON, for hashing one item out of a bigger file."""
-    return json.dumps(_clean(value), sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode(
-        "utf-8"
-    )
+    """Stable bytes of one conversation's JSON, for hashing one item out of a bigger file.
+
+    Parsed JSON has string keys, so _clean (about half the cost) changes something only when a NaN,
+    an infinity or a lone surrogate is there: dump first, and clean and dump again only then."""
+
+    def dump(data: Any) -> bytes:
+        return json.dumps(
+            data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        ).encode("utf-8")
+
+    if _string_keys_only(value):
+        try:
+            return dump(value)
+        except (ValueError, TypeError):  # NaN / Infinity, or a lone surrogate (UnicodeEncodeError)
+            pass
+    return dump(_clean(value))
+
+
+def _string_keys_only(value: Any) -> bool:
+    """Whether every dict key in `value` is a string (so _clean would not rename one)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if not all(type(k) is str for k in item):
+                return False
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, (dict, list)))
+    return True

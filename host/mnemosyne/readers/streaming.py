@@ -2,8 +2,9 @@
 
 An official export can be hundreds of megabytes; parsed whole, its Python objects
 take about ten times that. A large top-level array of ChatGPT or Claude
-conversations is decoded one element at a time and handed on in batches, so
-`mnemo import` holds the text plus one batch instead of the whole parsed export.
+conversations is decoded one element at a time and handed on in batches. A large file (or
+zip member) is read and decoded a window at a time (_Window), so `mnemo import` and `mnemo convert`
+hold one window of text plus one batch, never the whole export as bytes or as one string.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from ..errors import InputError
 from .base import RawInput
@@ -30,6 +32,7 @@ from .loading import (
 )
 
 STREAM_OVER = 16 * 1024 * 1024  # bytes: smaller files are parsed whole
+STREAM_PEEK = 64 * 1024  # bytes read to tell an export array (its first element's keys) from anything else
 BATCH = 50  # conversations per RawInput
 _EXPORT_KEYS = ("mapping", "chat_messages")  # ChatGPT and Claude export entries
 _WS = " \t\r\n"
@@ -111,22 +114,152 @@ def _from_bytes(name: str, data: bytes, members: dict | None = None) -> Iterator
         yield raw
 
 
-def _from_zip(name: str, data: bytes) -> Iterator[RawInput]:
+def _from_zip(name: str, source: bytes | Path) -> Iterator[RawInput]:
     import io
 
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
         names = archive.namelist()
         main = main_members(names)
         side = {**side_members(names, archive.read), ASSETS: asset_files(names)}
         if not main:
             raise InputError(f"{name}: zip holds no conversations.json (is it a ChatGPT or Claude export?)")
         for member in main:
+            size = archive.getinfo(member).file_size
+            if size > STREAM_OVER:
+                with archive.open(member) as fh:
+                    streamable = _is_export_array(fh.read(STREAM_PEEK))
+                if streamable:  # decompressed a window at a time, never whole
+                    with archive.open(member) as fh:
+                        yield from _window_batches(f"{name}:{member}", fh, size, side)
+                    continue
             yield from _from_bytes(f"{name}:{member}", archive.read(member), side)
     except (zipfile.BadZipFile, EOFError, zipfile.LargeZipFile, OSError) as exc:
         raise InputError(f"{name}: truncated or corrupt zip ({exc})") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"{name}: a JSON file inside the zip is broken ({exc})") from None
+
+
+WINDOW = 1024 * 1024  # bytes decoded at a time from a large file (4 MB: twice the peak memory of convert)
+
+
+class _Window:
+    """A large file decoded a window at a time: the text not yet parsed, grown when an element runs
+    past its end, so a 234 MB export is never one Python string (4 bytes a character after one emoji)."""
+
+    def __init__(self, name: str, stream: BinaryIO, total: int):
+        self.name, self.stream, self.total = name, stream, total
+        self.text, self.pending, self.eof, self.read_bytes = "", b"", False, 0
+        self.offset = 0  # bytes of the file before self.text
+        self._first = True
+
+    def more(self, size: int = WINDOW) -> bool:
+        """Decode up to `size` more bytes onto the text; False at the end of the file."""
+        if self.eof:
+            return False
+        chunk = self.stream.read(size)
+        self.read_bytes += len(chunk)
+        data = self.pending + chunk
+        if not chunk:
+            self.eof = True
+            cut = len(data)
+        else:
+            cut = len(data)
+            while cut > 0 and len(data) - cut < 4 and 0x80 <= data[cut - 1] < 0xC0:
+                cut -= 1  # back to the start of a character cut in two
+            if cut > 0 and data[cut - 1] >= 0xC0:
+                cut -= 1
+        try:
+            self.text += data[:cut].decode("utf-8-sig" if self._first else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{self.name}: not UTF-8 text (byte {self.offset + exc.start})") from None
+        self._first = False
+        self.pending = data[cut:]
+        return bool(chunk)
+
+    def drop(self, i: int) -> int:
+        """Forget the text before index i (parsed); returns the index's new value, 0."""
+        self.offset += len(self.text[:i].encode("utf-8", "surrogatepass"))
+        self.text = self.text[i:]
+        return 0
+
+
+def _window_batches(name: str, stream: BinaryIO, total: int, members: dict) -> Iterator[RawInput]:
+    win = _Window(name, stream, total)
+    decoder = json.JSONDecoder()
+    win.more()
+    i = _skip_ws(win.text, 0)
+    batch: list = []
+    first = True
+    while True:
+        i = _skip_ws(win.text, i)
+        if i >= len(win.text) and win.more():
+            continue
+        if i >= len(win.text):
+            raise InputError(
+                f"{name}: the JSON array ends early (byte {win.offset + len(win.text[:i].encode())})"
+            )
+        if first:
+            if win.text[i] != "[":
+                raise InputError(f"{name}: not valid JSON (expected an array)")
+            i += 1
+            first = False
+            continue
+        if win.text[i] == "]":
+            break
+        start, size = i, WINDOW
+        while True:
+            try:
+                item, i = decoder.raw_decode(win.text, start)
+                break
+            except (ValueError, RecursionError) as exc:
+                if isinstance(exc, ValueError) and win.more(size):
+                    size *= 2  # an element longer than the window: read more, twice as much each time
+                    continue
+                raise InputError(f"{name}: not valid JSON at byte {win.offset} ({exc})") from None
+        element = win.text[start:i]
+        if "\\ud" in element or "\\uD" in element:
+            item = well_formed(name, item, b"\\ud")
+        batch.append(item)
+        i = _skip_ws(win.text, i)
+        if i < len(win.text) and win.text[i] == ",":
+            i += 1
+        if i > WINDOW:
+            i = win.drop(i)
+        if len(batch) == BATCH:
+            done = win.offset + len(win.text[:i].encode("utf-8", "surrogatepass"))
+            yield RawInput(name=name, data=batch, raw=b"", members=members, progress=(done, total))
+            batch = []
+    if batch:
+        yield RawInput(name=name, data=batch, raw=b"", members=members, progress=(total, total))
+
+
+def _is_export_array(head: bytes) -> bool:
+    """Whether a file starting with `head` is an array of ChatGPT or Claude export conversations."""
+    text = head.decode("utf-8-sig", "ignore")
+    i = _skip_ws(text, 0)
+    if not text.startswith("[", i):
+        return False
+    rest = text[_skip_ws(text, i + 1) :]
+    return rest.startswith("{") and any(f'"{k}"' in rest for k in _EXPORT_KEYS)
+
+
+def _file_batches(file: Path, members: dict | None = None) -> Iterator[RawInput] | None:
+    """A large export array read from the file a window at a time, or None when the file is something else."""
+    try:
+        size = file.stat().st_size
+        if size <= STREAM_OVER:
+            return None
+        with open(file, "rb") as fh:
+            head = fh.read(STREAM_PEEK)
+    except OSError as exc:
+        raise InputError(f"{file}: cannot read ({exc.strerror or exc})") from None
+    return _open_batches(file, size, members or {}) if _is_export_array(head) else None
+
+
+def _open_batches(file: Path, size: int, members: dict) -> Iterator[RawInput]:
+    with open(file, "rb") as fh:
+        yield from _window_batches(str(file), fh, size, members)
 
 
 def iter_inputs(path: str | os.PathLike[str]) -> Iterator[RawInput]:
@@ -139,12 +272,13 @@ def iter_inputs(path: str | os.PathLike[str]) -> Iterator[RawInput]:
         raise InputError(f"{p}: no such file")
     files = folder_inputs(p) if p.is_dir() else [(p, None)]
     for file, side in files:
+        batches = _file_batches(file, side)
+        if batches is not None:
+            yield from batches
+            continue
         data = _read_file(file)
         if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-            yield from _from_zip(str(file), data)
-        elif _streamable(data):
-            text = _decode(str(file), data)
-            del data  # the bytes are not needed once decoded: hold one copy of a large export, not two
-            yield from _from_text(str(file), text, side)
+            del data  # the zip is read from the file, member by member
+            yield from _from_zip(str(file), file)
         else:
             yield from _from_bytes(str(file), data, side)

@@ -1,0 +1,71 @@
+"""The search index of a conversation's messages: FTS5 words, trigrams and CJK bigrams.
+
+Written with the save (bulk import, the CLI), or after the reply (the host: `Archive.defer_index`). A
+deferred save writes the document and the message rows, records the conversation in `index_pending` in
+the same transaction, and returns; `index_pending()` writes the index later, one transaction per
+conversation: the host does it after its reply while no request waits, and every search does it first.
+The pending row lives in the archive, so a host killed before indexing loses nothing: the next search,
+in any process, indexes the conversation from its stored document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .cjk import has_cjk, index_text
+
+if TYPE_CHECKING:
+    from ..model import Conversation
+
+# (message rowid, the title on the first message else None, body)
+Row = tuple[int, str | None, str]
+
+
+@dataclass
+class Pending:
+    """Index rows computed at save time, valid while the stored digest is still `digest`."""
+
+    digest: str
+    rows: list[Row]
+
+
+def storable(text: str) -> str:
+    """Text SQLite can store: readers already replace lone surrogates; this keeps a missed one from failing a save."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def rows_for(conv: Conversation, rowids: list[int]) -> list[Row]:
+    from ..text import message_text
+
+    title = storable(conv.title or "")
+    return [
+        (rowid, title if seq == 0 else None, storable(message_text(msg)))
+        for seq, (rowid, msg) in enumerate(zip(rowids, conv.messages))
+    ]
+
+
+def write(c, rows: list[Row]) -> None:
+    """Insert the index rows of one conversation (inside the caller's transaction)."""
+    c.executemany(
+        "INSERT INTO messages_fts (rowid, title, body) VALUES (?,?,?)",
+        [(rowid, title or "", body) for rowid, title, body in rows],
+    )
+    searchable = [(rowid, body if title is None else f"{title}\n{body}") for rowid, title, body in rows]
+    c.executemany("INSERT INTO messages_tri (rowid, body) VALUES (?,?)", searchable)
+    c.executemany(
+        "INSERT INTO messages_cjk (rowid, body) VALUES (?,?)",
+        [(rowid, index_text(text)) for rowid, text in searchable if has_cjk(text)],
+    )
+
+
+def delete(c, rowids: list[int]) -> None:
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for table in ("messages_fts", "messages_tri", "messages_cjk"):
+            c.execute(f"DELETE FROM {table} WHERE rowid IN ({marks})", chunk)
