@@ -68,7 +68,7 @@ const HANDLERS = {
   },
   list: {
     from: [PAGE],
-    run: (msg) => hostCall("list", pick(msg, ["limit", "cursor", "source"])),
+    run: (msg) => hostCall("list", pick(msg, ["limit", "cursor", "source", "order", "since", "until"])),
   },
   search: {
     from: [PAGE],
