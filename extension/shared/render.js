@@ -27,6 +27,10 @@ let purifier = null;
 function sanitizer() {
   if (purifier) return purifier;
   purifier = DOMPurify(window);
+  purifier.addHook("uponSanitizeAttribute", (node, data) => {
+    // KaTeX's display math: <math display="block"> (the profile drops the attribute otherwise)
+    if (node.localName === "math" && data.attrName === "display" && data.attrValue === "block") data.forceKeepAttr = true;
+  });
   purifier.addHook("afterSanitizeAttributes", (node) => {
     if (node.localName !== "a") return;
     const href = node.getAttribute("href") || "";
@@ -43,7 +47,6 @@ const PURIFY_OPTIONS = {
   RETURN_DOM_FRAGMENT: true,
   USE_PROFILES: { html: true, mathMl: true },
   ADD_TAGS: ["semantics", "annotation"], // KaTeX's MathML; the TeX source in <annotation> is not displayed
-  ADD_ATTR: ["display"], // block (display) math
   FORBID_TAGS: ["style", "img", "svg", "form", "button", "textarea", "select", "iframe", "video", "audio", "source"],
   FORBID_ATTR: ["style", "id", "name"],
   ALLOWED_URI_REGEXP: SAFE_URL,
