@@ -5,6 +5,8 @@ import { t } from "./api.js";
 import { el } from "./element.js";
 import { activePath, renderMessage } from "./transcript.js";
 
+const SLICE_MS = 50;
+
 function childrenOf(conversation) {
   const children = new Map();
   for (const message of conversation.messages) {
@@ -50,22 +52,38 @@ export function showBranches(container, conversation, onChange = () => {}) {
   let path = activePath(conversation);
   const memory = { shown: new Map(), leaves: new Set(), turn: 0 }; // message id -> when last on screen
 
-  function render() {
+  let rendering = 0; // a newer render (a branch switch) stops an older one still slicing
+
+  function article(message) {
+    const node = renderMessage(message);
+    const siblings = children.get(message.parent ?? null) ?? [message];
+    if (siblings.length > 1) node.querySelector("header")?.append(switcher(siblings, siblings.indexOf(message), choose));
+    return node;
+  }
+
+  /**
+   * Messages go on screen in slices of about SLICE_MS, yielding between them, so the first screen of a
+   * long conversation shows at once and the page stays responsive; `data-state` is "ready" at the end.
+   */
+  async function render() {
+    const mine = ++rendering;
     memory.turn += 1;
     for (const message of path) memory.shown.set(message.id, memory.turn);
     if (path.length) memory.leaves.add(path.at(-1).id);
-    const nodes = [];
-    for (const message of path) {
-      if (message.hidden) continue;
-      const article = renderMessage(message);
-      const siblings = children.get(message.parent ?? null) ?? [message];
-      if (siblings.length > 1) {
-        article.querySelector("header")?.append(switcher(siblings, siblings.indexOf(message), choose));
+    const visible = path.filter((message) => !message.hidden);
+    container.dataset.state = "rendering";
+    container.replaceChildren();
+    onChange(visible);
+    let sliceStart = performance.now();
+    for (const message of visible) {
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        if (mine !== rendering) return;
+        sliceStart = performance.now();
       }
-      nodes.push(article);
+      container.append(article(message));
     }
-    container.replaceChildren(...nodes);
-    onChange(path.filter((message) => !message.hidden));
+    container.dataset.state = "ready";
   }
 
   function choose(sibling) {

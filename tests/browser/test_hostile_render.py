@@ -239,7 +239,7 @@ def test_hostile_corpus_renders_inert_in_popup_search_and_view(
     shown = set()
     for item in archived:
         view.goto(ext_url(f"view/view.html?id={item['id']}"))
-        view.locator("[data-mnemosyne='transcript'] article").first.wait_for(timeout=15_000)
+        view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
         title = view.locator("[data-mnemosyne='title']").text_content()
         said = "".join(view.locator(".message.role-user").all_text_contents())
         rendered = view.locator(".message.role-assistant .markdown")

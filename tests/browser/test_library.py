@@ -174,7 +174,7 @@ def test_library_over_ten_thousand_conversations(browser, big_archive, ext_url, 
     with browser.expect_page() as view_opened:
         library.keyboard.press("Enter")
     view = view_opened.value
-    view.locator("[data-mnemosyne='transcript'] article").first.wait_for(timeout=15_000)
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
     assert "zq04242" in view.locator("[data-mnemosyne='transcript']").text_content()
 
     # nothing found: an empty state that says so

@@ -70,7 +70,7 @@ def test_view_renders_markdown_code_math_and_safe_links(browser, tmp_path, mnemo
     view = browser.new_page()
     view.goto(ext_url(f"view/view.html?id={conversation_id}"))
     transcript = view.locator("[data-mnemosyne='transcript']")
-    transcript.locator("article").first.wait_for(timeout=15_000)
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
     rendered = transcript.locator(".markdown")
     assert rendered.locator("h1, h2, h3").count() >= 2
     assert rendered.locator("strong").count() >= 1
@@ -98,7 +98,7 @@ def test_branch_switch_shows_the_other_edit(browser, tmp_path, mnemo_cli, ext_ur
     view = browser.new_page()
     view.goto(ext_url(f"view/view.html?id={conversation_id}"))
     transcript = view.locator("[data-mnemosyne='transcript']")
-    transcript.locator("article").first.wait_for(timeout=15_000)
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
     users = lambda: view.locator(".message.role-user").all_text_contents()  # noqa: E731
     shown = [edit for edit in EDITS if any(edit in text for text in users())]
     assert len(shown) == 1, shown
