@@ -6,6 +6,7 @@
 import { api, t } from "../shared/api.js";
 import { el, formatDate, localize, siteIcon, snippetNodes } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
+import { clearSelection, initSelection, selectBox, toggle } from "./selection.js";
 
 const PAGE_SIZE = 100;
 const SEARCH_LIMIT = 100;
@@ -35,6 +36,7 @@ function row(entry) {
     dataset: { mnemosyne: "conversation", conversationId: entry.id, site: entry.site ?? "" },
     on: { click: () => openConversation(entry.id) },
   }, [
+    selectBox(entry.id),
     siteIcon(entry.site),
     el("span", { className: "row-body" }, [
       el("span", { className: "row-title", text: entry.title || t("untitled") }),
@@ -117,6 +119,7 @@ async function showSearch(query) {
 
 function refresh() {
   generation += 1;
+  clearSelection();
   nextCursor = null;
   loading = false;
   list.replaceChildren();
@@ -129,7 +132,7 @@ function refresh() {
 }
 
 function onKey(event) {
-  const rows = [...list.querySelectorAll("[data-mnemosyne='conversation']")];
+  const rows = [...list.querySelectorAll("[data-mnemosyne='conversation']:not([hidden])")];
   const index = rows.indexOf(document.activeElement);
   if (event.key === "/" && document.activeElement !== search) {
     event.preventDefault();
@@ -141,6 +144,9 @@ function onKey(event) {
     event.preventDefault();
     if (index === 0) search.focus();
     else rows[index - 1].focus();
+  } else if (event.key === " " && index >= 0) {
+    event.preventDefault();
+    toggle(rows[index]);
   } else if (event.key === "Enter" && index >= 0) {
     openConversation(rows[index].dataset.conversationId);
   } else if (event.key === "Escape" && document.activeElement === search && search.value) {
@@ -165,6 +171,7 @@ new IntersectionObserver((entries) => {
 }, { rootMargin: "400px" }).observe($("sentinel"));
 
 localize();
+initSelection(say);
 $("sort").value = "newest";
 refresh();
 search.focus();

@@ -194,3 +194,56 @@ def test_library_empty_archive_says_what_to_do(browser, ext_url):
     empty.wait_for(timeout=15_000)
     assert "Export" in empty.text_content()
     assert rows(library).count() == 0
+
+
+def test_multi_select_exports_a_zip_like_mnemo_export_and_deletes_with_undo(
+    browser, tmp_path, mnemo_cli, ext_url, screenshot
+):
+    import zipfile
+
+    path = tmp_path / "small-export" / "conversations.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(chatgpt_export(5)), encoding="utf-8")
+    mnemo_cli("import", str(path))
+    library = browser.new_page()
+    library.goto(ext_url("library/library.html"))
+    library.locator("#status", has_text="5 conversations").wait_for(timeout=15_000)
+    ids = rows(library).evaluate_all("(rs) => rs.map((r) => r.dataset.conversationId)")
+
+    # two by mouse, one by keyboard (Space on the focused row)
+    rows(library).nth(0).locator("[data-mnemosyne='select']").check()
+    rows(library).nth(1).locator("[data-mnemosyne='select']").check()
+    rows(library).nth(3).focus()
+    library.keyboard.press(" ")
+    library.locator("#selection-count", has_text="3 selected").wait_for()
+    screenshot(library, "library-selection")
+    with library.expect_download() as downloaded:
+        library.locator("[data-mnemosyne='export-zip']").click()
+    archive = tmp_path / "chosen.zip"
+    downloaded.value.save_as(archive)
+    exported = tmp_path / "mnemo-export"
+    mnemo_cli("export", "--to", "markdown", str(exported))
+    with zipfile.ZipFile(archive) as zipped:
+        names = sorted(zipped.namelist())
+        assert len(names) == 3
+        for name in names:
+            assert zipped.read(name) == (exported / name).read_bytes(), name
+    chosen = {ids[0], ids[1], ids[3]}
+    assert all(any(i in name for i in chosen) for name in names)
+
+    # delete two, undo: nothing is deleted; delete again: the host deletes exactly those two
+    library.locator("[data-mnemosyne='clear-selection'], #clear-selection").first.click()
+    for index in (0, 2):
+        rows(library).nth(index).locator("[data-mnemosyne='select']").check()
+    library.locator("[data-mnemosyne='delete-selected']").click()
+    library.locator("[data-mnemosyne='undo']").click()
+    library.locator("#status", has_text="Nothing was deleted").wait_for()
+    assert rows(library).evaluate_all("(rs) => rs.filter((r) => !r.hidden).length") == 5
+    assert len(json.loads(mnemo_cli("list", "--json").stdout)) == 5
+    for index in (0, 2):
+        rows(library).nth(index).locator("[data-mnemosyne='select']").check()
+    library.locator("[data-mnemosyne='delete-selected']").click()
+    assert rows(library).evaluate_all("(rs) => rs.filter((r) => !r.hidden).length") == 3
+    library.locator("#status", has_text="Deleted 2").wait_for(timeout=15_000)
+    left = {item["id"] for item in json.loads(mnemo_cli("list", "--json").stdout)}
+    assert left == set(ids) - {ids[0], ids[2]}
