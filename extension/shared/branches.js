@@ -94,5 +94,9 @@ export function showBranches(container, conversation, onChange = () => {}) {
   }
 
   render();
-  return { leaf: () => path.at(-1)?.id ?? null, isActive: () => path.at(-1)?.id === activePath(conversation).at(-1)?.id };
+  return {
+    leaf: () => path.at(-1)?.id ?? null,
+    isActive: () => path.at(-1)?.id === activePath(conversation).at(-1)?.id,
+    stop: () => { rendering += 1; }, // a slice still to come adds nothing (e.g. after a delete)
+  };
 }

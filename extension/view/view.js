@@ -65,6 +65,7 @@ async function confirmContinue() {
 async function remove() {
   if (!confirm(t("confirmDelete"))) return;
   await request("delete", { conversation_id: id });
+  branches?.stop();
   $("messages").replaceChildren();
   for (const button of document.querySelectorAll(".actions button, .actions select")) button.disabled = true;
   say(t("deleted"), "ok");
