@@ -41,7 +41,7 @@ async function startContinue() {
   const settings = await loadSettings();
   const target = $("target").value;
   say(t("buildingContext"));
-  pendingContext = await request("context", { conversation_id: id, target, budget: settings.budget, redact: settings.redact });
+  pendingContext = await request("context", { conversation_id: id, target, budget: settings.budget, redact: settings.redact, ...branchParam() });
   $("preview-body").replaceChildren(...previewNodes(pendingContext).filter(Boolean));
   $("preview-go").textContent = pendingContext.fills ? t("previewFill") : t("previewCopy");
   $("preview").hidden = false;

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 from ext_fakesite import FIXTURES, chatgpt_api_fixture
@@ -115,6 +116,19 @@ def test_branch_switch_shows_the_other_edit(browser, tmp_path, mnemo_cli, ext_ur
     assert not any(shown[0] == text.strip() for text in users())
     assert switched.locator(".branch-position").text_content() != position
     assert transcript.text_content() != before
+
+    # downloads and Continue in write the branch on screen, not the active one
+    with view.expect_download() as downloaded:
+        view.locator("[data-mnemosyne='download-markdown']").click()
+    markdown = Path(downloaded.value.path()).read_text(encoding="utf-8")
+    assert other in markdown and f"\n{shown[0]}\n" not in markdown
+    view.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    view.locator("[data-mnemosyne='continue-target']").select_option("agents-md")
+    view.locator("[data-mnemosyne='continue']").click()
+    view.locator("[data-mnemosyne='preview-confirm']").click()
+    view.locator("#status.ok").wait_for(timeout=30_000)
+    copied = view.evaluate("navigator.clipboard.readText()")
+    assert other in copied and f"\n{shown[0]}\n" not in copied
 
     # and back: the branch first shown comes back whole
     switched.locator("[data-mnemosyne='branch-switch'] .branch-prev").click()
