@@ -334,3 +334,26 @@ def test_a_word_in_more_messages_than_recent_only_lists_the_most_recent_unranked
         assert {h["score"] for h in hits} == {0.0}
         prefixed = arc.search("giz", limit=1)[0]
         assert prefixed["id"] == ids[3] and "«Gizmos»" in prefixed["snippet"]  # the whole word marked
+
+
+def test_list_oldest_first_and_within_dates_pages_the_same_set(mnemo_home):
+    from datetime import datetime, timezone
+
+    with open_archive() as arc:
+        for day in range(1, 8):
+            conv = conversation(f"d{day}", [f"day {day}"])
+            when = datetime(2025, 3, day, 12, tzinfo=timezone.utc)
+            arc.save(conv.model_copy(update={"created_at": when, "updated_at": when}))
+
+        def walk(**filters):
+            seen, cursor = [], None
+            while True:
+                page, cursor = arc.list(limit=2, cursor=cursor, **filters)
+                seen += [s["updated_at"][:10] for s in page]
+                if not cursor:
+                    return seen
+
+        assert walk() == [f"2025-03-0{d}" for d in range(7, 0, -1)]
+        assert walk(order="oldest") == [f"2025-03-0{d}" for d in range(1, 8)]
+        assert walk(since="2025-03-03", until="2025-03-06") == ["2025-03-05", "2025-03-04", "2025-03-03"]
+        assert walk(order="oldest", since="2025-03-06") == ["2025-03-06", "2025-03-07"]

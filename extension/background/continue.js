@@ -53,11 +53,12 @@ function newHandle() {
  * Build the context through the host, keep it, and return its report, a preview and a handle.
  * `owner`: the tab id of the content script that asked, or "page" for the extension pages; only it may use the handle.
  */
-export async function buildContext({ conversation_id, target, budget, redact }, owner) {
+export async function buildContext({ conversation_id, target, budget, redact, branch }, owner) {
   const entry = (await hostMenu()).find((candidate) => candidate.target === target);
   if (!entry) throw new MnemoError("UNKNOWN_TARGET", `unknown target ${target}`);
   const params = { conversation_id, target: entry.target, redact: redact !== false };
   if (Number.isInteger(budget) && budget > 0) params.budget = budget;
+  if (branch) params.branch = String(branch); // a leaf message id: continue that branch, not the active one
   const { report, text, ...meta } = await callAllPages("context", params, { timeoutMs: 120_000 });
   const handle = newHandle();
   const kept = await sessionGet(CONTEXTS_KEY);

@@ -63,12 +63,12 @@ const HANDLERS = {
     async run(msg, sender, kinds) {
       const id = text(msg.conversation_id, "conversation_id");
       await requireGrant(kinds, sender, id);
-      return buildContext({ conversation_id: id, target: msg.target, budget: msg.budget, redact: msg.redact }, ownerOf(kinds, sender));
+      return buildContext({ conversation_id: id, target: msg.target, budget: msg.budget, redact: msg.redact, branch: msg.branch }, ownerOf(kinds, sender));
     },
   },
   list: {
     from: [PAGE],
-    run: (msg) => hostCall("list", pick(msg, ["limit", "cursor", "source"])),
+    run: (msg) => hostCall("list", pick(msg, ["limit", "cursor", "source", "order", "since", "until"])),
   },
   search: {
     from: [PAGE],

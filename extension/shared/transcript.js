@@ -1,7 +1,9 @@
-// Renders a portable conversation (mnemosyne.conversation) as DOM nodes. Text only ever enters
-// through textContent; the only links are http(s) citation URLs, opened with noopener.
+// Renders a portable conversation (mnemosyne.conversation) as DOM nodes. A user's own words are shown as
+// typed (textContent, as the sites do); the assistant's Markdown goes through shared/render.js (sanitized).
+// The only links are http(s), opened in a new tab with noopener noreferrer.
 import { t } from "./api.js";
 import { el, formatDate } from "./dom.js";
+import { markdownFragment, highlightedCode } from "./render.js";
 
 export function safeHref(url) {
   try {
@@ -48,8 +50,14 @@ function textBlocks(text) {
 function codeBlock(code, language) {
   return el("figure", { className: "code" }, [
     language ? el("figcaption", { text: language }) : null,
-    el("pre", {}, [el("code", { text: code })]),
+    highlightedCode(code, language),
   ]);
+}
+
+/** Markdown for what the assistant wrote; the user's text as typed. */
+function prose(text, markdown) {
+  if (!markdown) return textBlocks(text);
+  return [el("div", { className: "markdown" }, [markdownFragment(text)])];
 }
 
 function details(summary, body, className) {
@@ -73,8 +81,8 @@ function stringify(value) {
 }
 
 const PART_RENDERERS = {
-  text: (part) => [
-    ...textBlocks(part.text),
+  text: (part, markdown) => [
+    ...prose(part.text, markdown),
     part.citations?.length ? el("ul", { className: "citations" }, part.citations.map((c) => el("li", {}, [link(c.title, c.url)]))) : null,
   ],
   code: (part) => codeBlock(part.code, part.language),
@@ -82,7 +90,7 @@ const PART_RENDERERS = {
   attachment: (part) => el("div", { className: "attachment", text: `📎 ${part.name || part.asset_pointer || ""} (${part.kind})` }),
   tool_call: (part) => details(t("partToolCall", [part.name]), el("pre", { text: stringify(part.arguments) }), "tool"),
   tool_result: (part) => details(t("partToolResult", [part.name || ""]), el("pre", { text: part.output }), "tool"),
-  reasoning: (part) => details(part.summary || t("partReasoning"), el("div", { className: "text", text: part.text }), "reasoning"),
+  reasoning: (part) => details(part.summary || t("partReasoning"), prose(part.text, true), "reasoning"),
   citation: (part) => el("div", { className: "citation" }, [link(part.title, part.url), part.text ? el("q", { text: part.text }) : null]),
   artifact: (part) => details(part.title || t("partArtifact"), codeBlock(part.content, part.language), "artifact"),
   system_error: (part) => el("div", { className: "system-error", text: part.text }),
@@ -101,7 +109,7 @@ export function renderMessage(message) {
   const body = [];
   for (const part of message.parts ?? []) {
     const render = Object.hasOwn(PART_RENDERERS, part.type) ? PART_RENDERERS[part.type] : PART_RENDERERS.unknown;
-    body.push(...[].concat(render(part)));
+    body.push(...[].concat(render(part, message.role !== "user")));
   }
   return el("article", { className: `message role-${message.role}`, dataset: { role: message.role } }, [header, ...body]);
 }

@@ -3,7 +3,7 @@
 import { t } from "../shared/api.js";
 import { formatDate, localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
-import { activePath, renderMessage } from "../shared/transcript.js";
+import { showBranches } from "../shared/branches.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { loadSettings } from "../shared/settings.js";
 import { fillTargetSelect } from "../shared/target_options.js";
@@ -13,6 +13,12 @@ const id = new URLSearchParams(location.search).get("id");
 const status = document.getElementById("status");
 const $ = (elementId) => document.getElementById(elementId);
 let pendingContext = null;
+let branches = null; // the branch on screen (shared/branches.js): copy and downloads write that branch
+
+/** The `branch` parameter of `get`: only when another branch than the active one is shown. */
+function branchParam() {
+  return branches && !branches.isActive() ? { branch: branches.leaf() } : {};
+}
 
 function say(text, kind = "") {
   status.textContent = text;
@@ -20,13 +26,13 @@ function say(text, kind = "") {
 }
 
 async function exportAs(format) {
-  const data = await request("get", { conversation_id: id, format });
+  const data = await request("get", { conversation_id: id, format, ...branchParam() });
   download(data.text, data.filename || `${id}.${data.extension || "txt"}`, data.media_type);
   say(t("downloaded", [data.filename || id]), "ok");
 }
 
 async function copyMarkdown() {
-  const data = await request("get", { conversation_id: id, format: "markdown" });
+  const data = await request("get", { conversation_id: id, format: "markdown", ...branchParam() });
   await navigator.clipboard.writeText(data.text);
   say(t("copied"), "ok");
 }
@@ -35,7 +41,7 @@ async function startContinue() {
   const settings = await loadSettings();
   const target = $("target").value;
   say(t("buildingContext"));
-  pendingContext = await request("context", { conversation_id: id, target, budget: settings.budget, redact: settings.redact });
+  pendingContext = await request("context", { conversation_id: id, target, budget: settings.budget, redact: settings.redact, ...branchParam() });
   $("preview-body").replaceChildren(...previewNodes(pendingContext).filter(Boolean));
   $("preview-go").textContent = pendingContext.fills ? t("previewFill") : t("previewCopy");
   $("preview").hidden = false;
@@ -59,6 +65,7 @@ async function confirmContinue() {
 async function remove() {
   if (!confirm(t("confirmDelete"))) return;
   await request("delete", { conversation_id: id });
+  branches?.stop();
   $("messages").replaceChildren();
   for (const button of document.querySelectorAll(".actions button, .actions select")) button.disabled = true;
   say(t("deleted"), "ok");
@@ -81,11 +88,11 @@ async function load() {
   const conversation = JSON.parse(data.text);
   document.title = conversation.title || t("untitled");
   $("title").textContent = conversation.title || t("untitled");
-  const path = activePath(conversation).filter((message) => !message.hidden);
-  $("meta").textContent = [conversation.source?.site, formatDate(conversation.updated_at ?? conversation.created_at),
-    t("messageCount", [String(path.length)]), conversation.provenance?.partial ? t("partialCapture") : ""]
-    .filter(Boolean).join(" · ");
-  $("messages").replaceChildren(...path.map(renderMessage));
+  branches = showBranches($("messages"), conversation, (path) => {
+    $("meta").textContent = [conversation.source?.site, formatDate(conversation.updated_at ?? conversation.created_at),
+      t("messageCount", [String(path.length)]), conversation.provenance?.partial ? t("partialCapture") : ""]
+      .filter(Boolean).join(" · ");
+  });
   say("");
 }
 

@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 
 EXT = Path(__file__).resolve().parents[2] / "extension"
-JS_FILES = sorted(p for p in EXT.rglob("*.js") if "node_modules" not in p.parts)
+# The renderer's third-party libraries (markdown-it, DOMPurify, highlight.js, KaTeX), bundled by build.mjs: not our
+# code, and it parses HTML by design; only shared/render.js may import it (tested below), which hands every string
+# it renders to DOMPurify (tests/browser/test_hostile_render.py, extension/test/render.test.mjs).
+THIRD_PARTY_BUNDLE = EXT / "bundle" / "render_libs.js"
+JS_FILES = sorted(p for p in EXT.rglob("*.js") if "node_modules" not in p.parts and p != THIRD_PARTY_BUNDLE)
 HTML_FILES = sorted(p for p in EXT.rglob("*.html") if "node_modules" not in p.parts)
 LOCALES = ("en", "zh_CN")
 CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'"
@@ -117,6 +121,15 @@ def test_locales_have_the_same_keys_and_placeholders():
     assert zh["exportButton"]["message"] == "导出"
     unused = set(en) - used_locale_keys() - {"extName", "extDescription"}
     assert unused == set(), f"locale keys nothing uses: {sorted(unused)}"
+
+
+def test_only_the_renderer_imports_the_third_party_bundle():
+    importers = [
+        p.relative_to(EXT).as_posix()
+        for p in JS_FILES
+        if re.search(r'from "[^"]*bundle/render_libs\.js"', p.read_text(encoding="utf-8"))
+    ]
+    assert importers == ["shared/render.js"]
 
 
 SINKS = re.compile(

@@ -112,12 +112,14 @@ def chatgpt_api(title: str, texts: list[str], index: int) -> dict:
 
 
 def hostile_conversations() -> list[dict]:
-    """Each conversation: its share of the payloads as the title, then one turn per payload of that share,
-    then all of them in one turn."""
-    return [
-        chatgpt_api(" ".join(group), group + ["\n\n".join(group)], index)
-        for index, group in enumerate(chunks(payloads(), CONVERSATIONS))
-    ]
+    """Each conversation: its share of the payloads as the title, then each payload of that share sent by the
+    user and echoed by the assistant (user text is shown as typed, the assistant's goes through the Markdown
+    renderer), then all of them in one user turn and one assistant turn."""
+    conversations = []
+    for index, group in enumerate(chunks(payloads(), CONVERSATIONS)):
+        turns = [text for payload in group + ["\n\n".join(group)] for text in (payload, payload)]
+        conversations.append(chatgpt_api(" ".join(group), turns, index))
+    return conversations
 
 
 def measure(page) -> dict:
@@ -167,6 +169,11 @@ def site_icons(popup) -> Counter:
     items = popup.locator("[data-mnemosyne='conversation']")
     sites = [items.nth(i).get_attribute("data-site") for i in range(items.count())]
     return Counter(f"img||site-icon|../icons/site-{site}.png||" for site in sites)
+
+
+def katex_math(view) -> Counter:
+    """The renderer's own <math> elements: KaTeX's MathML for `$...$` in assistant text, sanitized."""
+    return Counter({"math|||||": view.locator(".markdown .katex > math").count()})
 
 
 def test_hostile_corpus_renders_inert_in_popup_search_and_view(
@@ -232,15 +239,17 @@ def test_hostile_corpus_renders_inert_in_popup_search_and_view(
     shown = set()
     for item in archived:
         view.goto(ext_url(f"view/view.html?id={item['id']}"))
-        view.locator("[data-mnemosyne='transcript'] article").first.wait_for(timeout=15_000)
+        view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
         title = view.locator("[data-mnemosyne='title']").text_content()
-        transcript = view.locator("[data-mnemosyne='transcript']").text_content()
+        said = "".join(view.locator(".message.role-user").all_text_contents())
+        rendered = view.locator(".message.role-assistant .markdown")
         assert title == item["title"]
-        shown.update(payload for payload in corpus if payload in transcript and payload in title)
+        assert rendered.count() == view.locator(".message.role-user").count()  # every echo went through it
+        shown.update(payload for payload in corpus if payload in said and payload in title)
         state = measure(view)
         pages[f"view {item['id'][:8]}"] = {
             **state,
-            "live": live_elements(state, view_baseline, Counter(), "view/view.html"),
+            "live": live_elements(state, view_baseline, katex_math(view), "view/view.html"),
         }
     screenshot(view, "view-hostile-corpus")
 

@@ -99,7 +99,7 @@ def test_popup_lists_searches_and_opens(browser, sites, ext_url, mnemo_cli, scre
     with browser.expect_page() as opened:
         items.first.click()
     view = opened.value
-    view.locator("[data-mnemosyne='transcript'] article").first.wait_for(timeout=15_000)
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
     assert view.locator("[data-mnemosyne='title']").inner_text() == "Code Execution with Tools"
     roles = view.locator("[data-mnemosyne='transcript'] article").evaluate_all(
         "els => els.map(e => e.dataset.role)"
@@ -123,7 +123,7 @@ def test_hostile_transcript_renders_as_inert_text(browser, sites, ext_url, mnemo
     )
     view = browser.new_page()
     view.goto(ext_url(f"view/view.html?id={hostile_id}"))
-    view.locator("[data-mnemosyne='transcript'] article").first.wait_for(timeout=15_000)
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
     text = view.locator("[data-mnemosyne='transcript']").inner_text()
     for payload in (
         "<script>window.__pwned = 1</script>",

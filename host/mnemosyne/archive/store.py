@@ -315,21 +315,38 @@ class Archive:
         return dict(rows.fetchall())
 
     def list(
-        self, limit: int = 50, cursor: str | None = None, site: str | None = None
+        self,
+        limit: int = 50,
+        cursor: str | None = None,
+        site: str | None = None,
+        order: str = "newest",
+        since: str | None = None,
+        until: str | None = None,
     ) -> tuple[list[dict], str | None]:
-        """Newest first; keyset paging so page N costs the same as page 1."""
+        """Newest (or oldest) first by last activity, optionally within [since, until) (ISO prefixes compare
+        as text, as sort_key is stored); keyset paging so page N costs the same as page 1."""
+        newest = order != "oldest"
         where, args = [], []
         if site:
             where.append("site = ?")
             args.append(site)
+        if since:
+            where.append("sort_key >= ?")
+            args.append(since)
+        if until:
+            where.append("sort_key < ?")
+            args.append(until)
         if cursor:
             key, last_id = decode_cursor(cursor, 2)
-            where.append("(sort_key < ? OR (sort_key = ? AND id < ?))")
+            op = "<" if newest else ">"
+            where.append(f"(sort_key {op} ? OR (sort_key = ? AND id {op} ?))")
             args += [key, key, last_id]
         sql = f"SELECT {SUMMARY_COLUMNS}, sort_key FROM conversations"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY sort_key DESC, id DESC LIMIT ?"
+        sql += (
+            " ORDER BY sort_key DESC, id DESC LIMIT ?" if newest else " ORDER BY sort_key ASC, id ASC LIMIT ?"
+        )
         rows = self.conn.execute(sql, (*args, limit + 1)).fetchall()
         more = len(rows) > limit
         rows = rows[:limit]

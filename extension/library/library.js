@@ -1,0 +1,177 @@
+// The library: the whole archive in a tab. Without a query it pages through the host's `list` (site,
+// date range, newest/oldest: all done by the host, keyset cursors, the next page fetched when the end
+// of the list scrolls into view), so 10,000 conversations cost one page at a time. With a query it shows
+// the host's ranked `search` (snippets with the hit marked, site filter by the host; the date range and
+// a date sort applied here to those results). All text goes in through textContent (shared/dom.js).
+import { api, t } from "../shared/api.js";
+import { el, formatDate, localize, siteIcon, snippetNodes } from "../shared/dom.js";
+import { describeError, request } from "../shared/messages.js";
+import { clearSelection, initSelection, selectBox, toggle } from "./selection.js";
+
+const PAGE_SIZE = 100;
+const SEARCH_LIMIT = 100;
+const $ = (id) => document.getElementById(id);
+const list = $("items");
+const status = $("status");
+const search = $("search");
+let nextCursor = null;
+let loading = false;
+let generation = 0; // a reply for an older query or filter set is dropped
+
+function say(text, kind = "") {
+  status.textContent = text;
+  status.className = `status ${kind}`;
+}
+
+function openConversation(id) {
+  api.tabs.create({ url: api.runtime.getURL(`view/view.html?id=${encodeURIComponent(id)}`) });
+}
+
+function row(entry) {
+  const meta = [entry.site, formatDate(entry.updated_at ?? entry.saved_at), t("messageCount", [String(entry.message_count ?? 0)])];
+  return el("li", {
+    className: "row",
+    tabindex: "0",
+    role: "option",
+    dataset: { mnemosyne: "conversation", conversationId: entry.id, site: entry.site ?? "" },
+    on: { click: () => openConversation(entry.id) },
+  }, [
+    selectBox(entry.id),
+    siteIcon(entry.site),
+    el("span", { className: "row-body" }, [
+      el("span", { className: "row-title", text: entry.title || t("untitled") }),
+      el("span", { className: "row-meta", text: meta.filter(Boolean).join(" · ") }),
+      entry.snippet ? el("span", { className: "row-snippet" }, snippetNodes(entry.snippet)) : null,
+    ]),
+  ]);
+}
+
+/** The filters as the host's `list` takes them; `until` is the day after the chosen last day. */
+function filters() {
+  const until = $("until").value ? new Date(`${$("until").value}T00:00:00Z`) : null;
+  until?.setUTCDate(until.getUTCDate() + 1);
+  return {
+    source: $("site").value || undefined,
+    since: $("since").value || undefined,
+    until: until ? until.toISOString().slice(0, 10) : undefined,
+    order: $("sort").value === "oldest" ? "oldest" : "newest",
+  };
+}
+
+function showEmpty(text) {
+  list.replaceChildren(el("li", { className: "empty", dataset: { mnemosyne: "empty" }, text }));
+}
+
+async function loadPage() {
+  if (loading || (!nextCursor && list.children.length)) return;
+  loading = true;
+  const mine = generation;
+  try {
+    const data = await request("list", { limit: PAGE_SIZE, cursor: nextCursor ?? undefined, ...filters() });
+    if (mine !== generation) return;
+    list.append(...data.items.map(row));
+    nextCursor = data.next_cursor ?? null;
+    const filtered = Boolean($("site").value || $("since").value || $("until").value);
+    if (!list.children.length) showEmpty(filtered ? t("libraryNoneInFilter") : t("emptyArchive"));
+    else say(nextCursor ? t("libraryShown", [String(list.children.length)]) : t("libraryAllShown", [String(list.children.length)]));
+  } catch (error) {
+    if (mine === generation) {
+      say(describeError(error), "error");
+      if (!list.children.length) showEmpty(describeError(error));
+    }
+  } finally {
+    loading = false;
+    if (mine === generation) fillViewport();
+  }
+}
+
+/** Keep fetching while the end of the list is on screen (a tall window shows more than one page). */
+function fillViewport() {
+  if (!nextCursor || search.value.trim()) return;
+  if ($("sentinel").getBoundingClientRect().top <= innerHeight + 400) loadPage();
+}
+
+function inRange(entry, { since, until }) {
+  const when = entry.updated_at ?? entry.created_at ?? "";
+  return (!since || when >= since) && (!until || when < until);
+}
+
+async function showSearch(query) {
+  const mine = generation;
+  say(t("searching"));
+  try {
+    const range = filters();
+    const data = await request("search", { query, limit: SEARCH_LIMIT, source: range.source });
+    if (mine !== generation) return;
+    const items = data.items.filter((entry) => inRange(entry, range));
+    const sort = $("sort").value;
+    if (sort !== "relevance") {
+      const when = (entry) => entry.updated_at ?? "";
+      items.sort((a, b) => (sort === "oldest" ? when(a).localeCompare(when(b)) : when(b).localeCompare(when(a))));
+    }
+    list.replaceChildren(...items.map(row));
+    if (!items.length) showEmpty(t("noResults"));
+    say(items.length ? t("resultCount", [String(items.length)]) : "");
+  } catch (error) {
+    if (mine === generation) say(describeError(error), "error");
+  }
+}
+
+function refresh() {
+  generation += 1;
+  clearSelection();
+  nextCursor = null;
+  loading = false;
+  list.replaceChildren();
+  const query = search.value.trim();
+  if (query) showSearch(query);
+  else {
+    say(t("loading"));
+    loadPage();
+  }
+}
+
+function onKey(event) {
+  const rows = [...list.querySelectorAll("[data-mnemosyne='conversation']:not([hidden])")];
+  const index = rows.indexOf(document.activeElement);
+  if (event.key === "/" && document.activeElement !== search) {
+    event.preventDefault();
+    search.focus();
+  } else if (event.key === "ArrowDown" && (index >= 0 || document.activeElement === search) && rows.length) {
+    event.preventDefault();
+    rows[Math.min(index + 1, rows.length - 1)].focus();
+  } else if (event.key === "ArrowUp" && index >= 0) {
+    event.preventDefault();
+    if (index === 0) search.focus();
+    else rows[index - 1].focus();
+  } else if (event.key === " " && index >= 0) {
+    event.preventDefault();
+    toggle(rows[index]);
+  } else if (event.key === "Enter" && index >= 0) {
+    openConversation(rows[index].dataset.conversationId);
+  } else if (event.key === "Escape" && document.activeElement === search && search.value) {
+    search.value = "";
+    refresh();
+  }
+}
+
+let debounce = null;
+let sortChosen = false; // until the user picks a sort: best match while searching, newest otherwise
+$("sort").addEventListener("change", () => { sortChosen = true; });
+search.addEventListener("input", () => {
+  if (!sortChosen) $("sort").value = search.value.trim() ? "relevance" : "newest";
+  clearTimeout(debounce);
+  debounce = setTimeout(refresh, 150);
+});
+$("filters").addEventListener("change", refresh);
+$("filters").addEventListener("submit", (event) => event.preventDefault());
+document.addEventListener("keydown", onKey);
+new IntersectionObserver((entries) => {
+  if (entries.some((entry) => entry.isIntersecting)) fillViewport();
+}, { rootMargin: "400px" }).observe($("sentinel"));
+
+localize();
+initSelection(say);
+$("sort").value = "newest";
+refresh();
+search.focus();

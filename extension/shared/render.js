@@ -1,0 +1,81 @@
+// Markdown of an archived message as safe DOM: markdown-it (raw HTML off, images off) -> KaTeX math as
+// MathML (no fonts or inline styles needed under the pages' CSP) and highlight.js code -> DOMPurify, which
+// returns a fragment that no script, handler or foreign URL survives. Links: http(s) only, new tab,
+// rel="noopener noreferrer"; anything else stays as its text. Task-list checkboxes become plain marks.
+import { MarkdownIt, taskLists, texmath, katex, DOMPurify, hljs } from "../bundle/render_libs.js";
+
+const SAFE_URL = /^https?:\/\//i;
+
+function highlight(code, language) {
+  try {
+    const known = language && hljs.getLanguage(language);
+    const html = known ? hljs.highlight(code, { language, ignoreIllegals: true }).value : md.utils.escapeHtml(code);
+    return `<pre class="code"><code class="hljs${known ? ` language-${md.utils.escapeHtml(language)}` : ""}">${html}</code></pre>`;
+  } catch {
+    return ""; // markdown-it then escapes the code itself
+  }
+}
+
+const md = new MarkdownIt({ html: false, linkify: true, breaks: false, highlight })
+  .disable("image") // no remote fetches: an image's markdown stays as its text
+  .use(taskLists, { enabled: false })
+  .use(texmath, { engine: katex, delimiters: ["dollars", "brackets"], katexOptions: { output: "mathml", throwOnError: false } });
+md.validateLink = (url) => SAFE_URL.test(url.trim());
+
+let purifier = null;
+
+function sanitizer() {
+  if (purifier) return purifier;
+  purifier = DOMPurify(window);
+  purifier.addHook("uponSanitizeAttribute", (node, data) => {
+    // KaTeX's display math: <math display="block"> (the profile drops the attribute otherwise)
+    if (node.localName === "math" && data.attrName === "display" && data.attrValue === "block") data.forceKeepAttr = true;
+  });
+  purifier.addHook("afterSanitizeAttributes", (node) => {
+    if (node.localName !== "a") return;
+    const href = node.getAttribute("href") || "";
+    if (!SAFE_URL.test(href)) node.removeAttribute("href");
+    else {
+      node.setAttribute("target", "_blank");
+      node.setAttribute("rel", "noopener noreferrer");
+    }
+  });
+  return purifier;
+}
+
+const PURIFY_OPTIONS = {
+  RETURN_DOM_FRAGMENT: true,
+  USE_PROFILES: { html: true, mathMl: true },
+  ADD_TAGS: ["semantics", "annotation"], // KaTeX's MathML; the TeX source in <annotation> is not displayed
+  FORBID_TAGS: ["style", "img", "svg", "form", "button", "textarea", "select", "iframe", "video", "audio", "source"],
+  FORBID_ATTR: ["style", "id", "name"],
+  ALLOWED_URI_REGEXP: SAFE_URL,
+};
+
+/** Markdown text -> HTML string (not sanitized; only markdownFragment may put it in a page). */
+export function markdownHtml(text) {
+  return md.render(String(text ?? ""));
+}
+
+/** Markdown text -> a sanitized DocumentFragment of the current document. */
+export function markdownFragment(text) {
+  const fragment = sanitizer().sanitize(markdownHtml(text), PURIFY_OPTIONS);
+  for (const box of fragment.querySelectorAll("input")) {
+    const mark = document.createElement("span");
+    mark.className = box.hasAttribute("checked") ? "task-box done" : "task-box";
+    mark.textContent = box.hasAttribute("checked") ? "☑" : "☐";
+    box.replaceWith(mark);
+  }
+  return fragment;
+}
+
+/** A code part (not Markdown): a <pre><code> highlighted when the language is known, sanitized like the rest. */
+export function highlightedCode(code, language) {
+  const html = highlight(String(code ?? ""), String(language ?? "").trim().toLowerCase());
+  const fragment = html ? sanitizer().sanitize(html, PURIFY_OPTIONS) : null;
+  if (fragment?.firstElementChild) return fragment.firstElementChild;
+  const pre = document.createElement("pre");
+  pre.className = "code";
+  pre.append(Object.assign(document.createElement("code"), { textContent: String(code ?? "") }));
+  return pre;
+}

@@ -1,0 +1,105 @@
+"""The library, the rendered view and the branch switcher in Firefox ESR (WebDriver BiDi), with the real host."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_firefox import FIREFOX, firefox
+from test_view_render import EDITS, FIXTURES, FORKED, tide_with_extras
+
+from support.cli import mnemo
+
+pytestmark = pytest.mark.browser
+
+
+def import_api(tmp_path, env, api: dict, name: str) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(api), encoding="utf-8")
+    mnemo(env, "import", str(path))
+    listed = json.loads(mnemo(env, "list", "--json").stdout)
+    return next(item["id"] for item in listed if item["title"] == api["title"])
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_library_view_rendering_and_branch_switch(tmp_path, env):
+    with firefox(tmp_path, env) as (bidi, internal, ff_env):
+        tide = import_api(tmp_path, ff_env, tide_with_extras(), "tide.json")
+        forked_api = json.loads((FIXTURES / "chatgpt_api" / "elinvoss" / FORKED).read_text(encoding="utf-8"))
+        forked = import_api(tmp_path, ff_env, forked_api, "forked.json")
+        context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
+        base = f"moz-extension://{internal}"
+
+        # the library lists both; the site filter and a search narrow them
+        bidi.call(
+            "browsingContext.navigate",
+            {"context": context, "url": f"{base}/library/library.html", "wait": "complete"},
+        )
+        rows = "document.querySelectorAll('[data-mnemosyne=conversation]')"
+        assert bidi.wait_for(context, f"{rows}.length === 2 ? 'yes' : ''") == "yes"
+        bidi.evaluate(
+            context,
+            "(() => { const s = document.querySelector('[data-mnemosyne=filter-site]'); s.value = 'claude';"
+            " s.dispatchEvent(new Event('change', {bubbles: true})); })()",
+        )
+        assert bidi.wait_for(context, "document.querySelector('[data-mnemosyne=empty]')?.textContent || ''")
+        bidi.evaluate(
+            context,
+            "(() => { const s = document.querySelector('[data-mnemosyne=filter-site]'); s.value = '';"
+            " s.dispatchEvent(new Event('change', {bubbles: true})); const q = document.getElementById('search');"
+            " q.value = 'anneal'; q.dispatchEvent(new Event('input')); })()",
+        )
+        hit = bidi.wait_for(  # search results are the rows with snippets
+            context,
+            f"document.querySelector('.row-snippet') ? [...{rows}].map((r) => r.dataset.conversationId).join(',') : ''",
+        )
+        assert hit == tide
+        assert bidi.evaluate(context, "document.querySelector('.row-snippet mark')?.textContent")["value"]
+
+        # the view renders Markdown, code and math
+        bidi.call(
+            "browsingContext.navigate",
+            {"context": context, "url": f"{base}/view/view.html?id={tide}", "wait": "complete"},
+        )
+        ready = "document.querySelector('[data-mnemosyne=transcript][data-state=ready]') ? 'yes' : ''"
+        assert bidi.wait_for(context, ready) == "yes"
+        found = json.loads(
+            bidi.evaluate(
+                context,
+                "JSON.stringify({h: document.querySelectorAll('.markdown h1, .markdown h2, .markdown h3').length,"
+                " td: [...document.querySelectorAll('.markdown td')].map((e) => e.textContent),"
+                " kw: document.querySelector('.markdown code.language-python .hljs-keyword')?.textContent,"
+                " math: document.querySelectorAll('.markdown math').length,"
+                " rel: document.querySelector('.markdown a[href]')?.rel})",
+            )["value"]
+        )
+        assert found == {
+            "h": found["h"],
+            "td": ["anneal", "450 °C"],
+            "kw": "def",
+            "math": 2,
+            "rel": "noopener noreferrer",
+        }
+        assert found["h"] >= 2
+
+        # the branch switcher shows the other edit
+        bidi.call(
+            "browsingContext.navigate",
+            {"context": context, "url": f"{base}/view/view.html?id={forked}", "wait": "complete"},
+        )
+        assert bidi.wait_for(context, ready) == "yes"
+        users = "[...document.querySelectorAll('.message.role-user')].map((m) => m.textContent).join('\\n')"
+        before = bidi.evaluate(context, users)["value"]
+        shown = [edit for edit in EDITS if edit in before]
+        assert len(shown) == 1
+        other = EDITS[1 - EDITS.index(shown[0])]
+        bidi.evaluate(
+            context,
+            "[...document.querySelectorAll('.message.role-user')].find((m) => m.textContent.includes("
+            + json.dumps(shown[0])
+            + ")).querySelector('[data-mnemosyne=branch-switch] .branch-next').click()",
+        )
+        after = bidi.wait_for(
+            context, f"(() => {{ const t = {users}; return t.includes({json.dumps(other)}) ? t : ''; }})()"
+        )
+        assert other in after

@@ -1,0 +1,249 @@
+"""The library page over an archive of 10,000 conversations built by the test through `mnemo import` (the
+real host then serves every list and search): opened from the popup, paged as it scrolls, filtered by site
+and dates, sorted, searched by a half-remembered phrase with the hit marked, driven by the keyboard, and
+telling a user what to do when nothing matches."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from robustness.figures import record
+
+pytestmark = pytest.mark.browser
+CHATGPT = 9_000
+CLAUDE = 1_000
+PAGE = 100
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+WORDS = ["tide", "crucible", "harbour", "lantern"]
+
+
+def chatgpt_export(n: int) -> list[dict]:
+    """A ChatGPT export: conversation i was last active at T0 + i hours."""
+    out = []
+    for i in range(n):
+        cid = f"00000000-0000-4000-8000-{i:012d}"
+        t = (T0 + timedelta(hours=i)).timestamp()
+        word = WORDS[i % 4]
+
+        def node(node_id, parent, children, role, text, when):
+            message = {
+                "id": node_id,
+                "author": {"role": role},
+                "create_time": when,
+                "content": {"content_type": "text", "parts": [text]},
+            }
+            return {"id": node_id, "parent": parent, "children": children, "message": message}
+
+        mapping = {
+            "root": {"id": "root", "message": None, "parent": None, "children": ["u"]},
+            "u": node("u", "root", ["a"], "user", f"question {i} about the {word}", t),
+            "a": node("a", "u", [], "assistant", f"answer {i}: the {word} numbered zq{i:05d}", t),
+        }
+        out.append(
+            {
+                "title": f"Conversation {i:05d} {word}",
+                "create_time": t,
+                "update_time": t,
+                "mapping": mapping,
+                "current_node": "a",
+                "conversation_id": cid,
+                "id": cid,
+            }
+        )
+    return out
+
+
+def claude_export(n: int) -> list[dict]:
+    out = []
+    for i in range(n):
+        when = (T0 + timedelta(hours=i, minutes=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        messages = [
+            {"uuid": f"c{i}-0", "sender": "human", "text": f"claude question {i}", "created_at": when},
+            {"uuid": f"c{i}-1", "sender": "assistant", "text": f"claude answer {i}", "created_at": when},
+        ]
+        out.append(
+            {
+                "uuid": f"11111111-0000-4000-8000-{i:012d}",
+                "name": f"Claude chat {i:05d}",
+                "created_at": when,
+                "updated_at": when,
+                "chat_messages": messages,
+            }
+        )
+    return out
+
+
+@pytest.fixture
+def big_archive(tmp_path, mnemo_cli):
+    for name, export in (("chatgpt", chatgpt_export(CHATGPT)), ("claude", claude_export(CLAUDE))):
+        path = tmp_path / f"{name}-export" / "conversations.json"
+        path.parent.mkdir()
+        path.write_text(json.dumps(export), encoding="utf-8")
+        mnemo_cli("import", str(path))
+    assert len(json.loads(mnemo_cli("list", "--json", "--limit", "1").stdout)) == 1
+
+
+def rows(page):
+    return page.locator("[data-mnemosyne='conversation']")
+
+
+def scroll_to_end(page, expected: int) -> None:
+    """Scroll until `expected` rows are shown (each scroll pulls the next host page)."""
+    while rows(page).count() < expected:
+        shown = rows(page).count()
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('[data-mnemosyne=conversation]').length > n", arg=shown
+        )
+
+
+def test_library_over_ten_thousand_conversations(browser, big_archive, ext_url, screenshot):
+    popup = browser.new_page()
+    popup.goto(ext_url("popup/popup.html"))
+    rows(popup).first.wait_for(timeout=30_000)
+    started = time.perf_counter()
+    with browser.expect_page() as opened:
+        popup.locator("[data-mnemosyne='open-library']").click()
+    library = opened.value
+    rows(library).first.wait_for(timeout=30_000)
+    record(
+        "library",
+        "time to first rows from the popup click, 10,000 conversations (s)",
+        round(time.perf_counter() - started, 2),
+    )
+    assert library.url == ext_url("library/library.html")
+
+    # newest first, one host page at a time; scrolling fetches the next
+    library.locator("#status", has_text="scroll").wait_for()
+    assert rows(library).count() == PAGE
+    assert rows(library).first.get_attribute("data-site") == "chatgpt"  # chatgpt i=8999 is the newest
+    assert (
+        library.locator(".row-title").first.text_content()
+        == f"Conversation {CHATGPT - 1:05d} {WORDS[(CHATGPT - 1) % 4]}"
+    )
+    scroll_to_end(library, 3 * PAGE)
+    titles = library.locator(".row-title").all_text_contents()
+    assert len(set(titles)) == len(titles)
+    screenshot(library, "library-light")
+
+    # filter by site: every Claude conversation, and nothing else, paged to the end
+    library.locator("[data-mnemosyne='filter-site']").select_option("claude")
+    library.locator("#status", has_text="scroll").wait_for()
+    scroll_to_end(library, CLAUDE)
+    library.locator("#status", has_text=f"{CLAUDE} conversations").wait_for()
+    assert set(
+        library.locator("[data-mnemosyne='conversation']").evaluate_all(
+            "(rs) => rs.map((r) => r.dataset.site)"
+        )
+    ) == {"claude"}
+
+    # a date range (days are whole, both ends included) and oldest first
+    library.locator("[data-mnemosyne='filter-site']").select_option("")
+    library.locator("#since").fill("2024-01-02")
+    library.locator("#until").fill("2024-01-03")
+    library.locator("[data-mnemosyne='sort']").select_option("oldest")
+    library.locator("#status", has_text="96 conversations").wait_for()  # 48 hours x (chatgpt + claude)
+    first, last = (
+        library.locator(".row-title").first.text_content(),
+        library.locator(".row-title").last.text_content(),
+    )
+    assert (first, last) == ("Conversation 00024 tide", "Claude chat 00071")
+
+    # a half-remembered phrase: ranked search with the hit marked; the date filter still applies
+    library.locator("#since").fill("")
+    library.locator("#until").fill("")
+    library.locator("#filters").dispatch_event("change")
+    started = time.perf_counter()
+    library.locator("[data-mnemosyne='search']").fill("zq04242")
+    library.locator(".row-title", has_text="04242").wait_for()
+    record(
+        "library",
+        "search as you type to the one hit, 10,000 conversations (s)",
+        round(time.perf_counter() - started, 2),
+    )
+    assert library.locator(".row-title").all_text_contents() == [f"Conversation 04242 {WORDS[4242 % 4]}"]
+    assert library.locator(".row-snippet mark").first.text_content().lower() == "zq04242"
+
+    # keyboard: down from the search box to the row, Enter opens it in the view
+    library.locator("[data-mnemosyne='search']").press("ArrowDown")
+    assert library.evaluate("document.activeElement.dataset.mnemosyne") == "conversation"
+    with browser.expect_page() as view_opened:
+        library.keyboard.press("Enter")
+    view = view_opened.value
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
+    assert "zq04242" in view.locator("[data-mnemosyne='transcript']").text_content()
+
+    # nothing found: an empty state that says so
+    library.locator("[data-mnemosyne='search']").fill("nothing-is-called-this")
+    library.locator("[data-mnemosyne='empty']").wait_for()
+    assert rows(library).count() == 0
+    library.emulate_media(color_scheme="dark")
+    library.locator("[data-mnemosyne='search']").fill("")
+    rows(library).first.wait_for()
+    screenshot(library, "library-dark")
+
+
+def test_library_empty_archive_says_what_to_do(browser, ext_url):
+    library = browser.new_page()
+    library.goto(ext_url("library/library.html"))
+    empty = library.locator("[data-mnemosyne='empty']")
+    empty.wait_for(timeout=15_000)
+    assert "Export" in empty.text_content()
+    assert rows(library).count() == 0
+
+
+def test_multi_select_exports_a_zip_like_mnemo_export_and_deletes_with_undo(
+    browser, tmp_path, mnemo_cli, ext_url, screenshot
+):
+    import zipfile
+
+    path = tmp_path / "small-export" / "conversations.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(chatgpt_export(5)), encoding="utf-8")
+    mnemo_cli("import", str(path))
+    library = browser.new_page()
+    library.goto(ext_url("library/library.html"))
+    library.locator("#status", has_text="5 conversations").wait_for(timeout=15_000)
+    ids = rows(library).evaluate_all("(rs) => rs.map((r) => r.dataset.conversationId)")
+
+    # two by mouse, one by keyboard (Space on the focused row)
+    rows(library).nth(0).locator("[data-mnemosyne='select']").check()
+    rows(library).nth(1).locator("[data-mnemosyne='select']").check()
+    rows(library).nth(3).focus()
+    library.keyboard.press(" ")
+    library.locator("#selection-count", has_text="3 selected").wait_for()
+    screenshot(library, "library-selection")
+    with library.expect_download() as downloaded:
+        library.locator("[data-mnemosyne='export-zip']").click()
+    archive = tmp_path / "chosen.zip"
+    downloaded.value.save_as(archive)
+    exported = tmp_path / "mnemo-export"
+    mnemo_cli("export", "--to", "markdown", str(exported))
+    with zipfile.ZipFile(archive) as zipped:
+        names = sorted(zipped.namelist())
+        assert len(names) == 3
+        for name in names:
+            assert zipped.read(name) == (exported / name).read_bytes(), name
+    chosen = {ids[0], ids[1], ids[3]}
+    assert all(any(i in name for i in chosen) for name in names)
+
+    # delete two, undo: nothing is deleted; delete again: the host deletes exactly those two
+    library.locator("[data-mnemosyne='clear-selection'], #clear-selection").first.click()
+    for index in (0, 2):
+        rows(library).nth(index).locator("[data-mnemosyne='select']").check()
+    library.locator("[data-mnemosyne='delete-selected']").click()
+    library.locator("[data-mnemosyne='undo']").click()
+    library.locator("#status", has_text="Nothing was deleted").wait_for()
+    assert rows(library).evaluate_all("(rs) => rs.filter((r) => !r.hidden).length") == 5
+    assert len(json.loads(mnemo_cli("list", "--json").stdout)) == 5
+    for index in (0, 2):
+        rows(library).nth(index).locator("[data-mnemosyne='select']").check()
+    library.locator("[data-mnemosyne='delete-selected']").click()
+    assert rows(library).evaluate_all("(rs) => rs.filter((r) => !r.hidden).length") == 3
+    library.locator("#status", has_text="Deleted 2").wait_for(timeout=15_000)
+    left = {item["id"] for item in json.loads(mnemo_cli("list", "--json").stdout)}
+    assert left == set(ids) - {ids[0], ids[2]}

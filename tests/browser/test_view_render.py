@@ -1,0 +1,136 @@
+"""The conversation view renders the archive's Markdown through shared/render.js (headings, lists, tables,
+highlighted code, math, task lists, safe links) and switches between the branches the archive keeps.
+Both conversations go in through `mnemo import` and come back through the real host."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from ext_fakesite import FIXTURES, chatgpt_api_fixture
+
+pytestmark = pytest.mark.browser
+FORKED = "0029-Title_Engaging_narrative_elements-68942c11-9018-8331-89b8-5bf83df856cd.json"
+EDITS = ("Continue", "Please proceed. Do not ask any additional follow-up questions.")
+EXTRA = """## Worked example
+
+| step | value |
+|---|---|
+| anneal | 450 °C |
+
+```python
+def anneal(temperature: int) -> str:
+    return f"held at {temperature}"
+```
+
+The energy is $E = mc^2$ and
+
+$$
+\\int_0^1 x^2 \\, dx = \\frac{1}{3}
+$$
+
+- [x] heat the crucible
+- [ ] let it cool
+
+See [the notes](https://example.org/notes) or [this](javascript:window.__pwned=1)."""
+
+
+def tide_with_extras() -> dict:
+    """The real Tide conversation (headings, bold, lists) with one more real-shaped assistant turn that holds
+    what it lacks: a table, code, math and a task list."""
+    api = copy.deepcopy(chatgpt_api_fixture())
+    leaf = api["current_node"]
+    template = next(
+        n["message"]
+        for n in api["mapping"].values()
+        if n.get("message")
+        and n["message"]["author"]["role"] == "assistant"
+        and n["message"]["content"]["content_type"] == "text"
+    )
+    message = copy.deepcopy(template)
+    message.update(id="extra-turn", create_time=(template.get("create_time") or 1764090000.0) + 1)
+    message["content"] = {"content_type": "text", "parts": [EXTRA]}
+    api["mapping"]["extra-turn"] = {"id": "extra-turn", "message": message, "parent": leaf, "children": []}
+    api["mapping"][leaf]["children"].append("extra-turn")
+    api["current_node"] = "extra-turn"
+    return api
+
+
+def import_api(tmp_path, mnemo_cli, api: dict, name: str) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(api), encoding="utf-8")
+    mnemo_cli("import", str(path))
+    listed = json.loads(mnemo_cli("list", "--json").stdout)
+    return next(item["id"] for item in listed if item["title"] == api["title"])
+
+
+def test_view_renders_markdown_code_math_and_safe_links(browser, tmp_path, mnemo_cli, ext_url, screenshot):
+    conversation_id = import_api(tmp_path, mnemo_cli, tide_with_extras(), "tide.json")
+    view = browser.new_page()
+    view.goto(ext_url(f"view/view.html?id={conversation_id}"))
+    transcript = view.locator("[data-mnemosyne='transcript']")
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
+    rendered = transcript.locator(".markdown")
+    assert rendered.locator("h1, h2, h3").count() >= 2
+    assert rendered.locator("strong").count() >= 1
+    assert rendered.locator("li").count() >= 3
+    assert rendered.locator("td").all_text_contents() == ["anneal", "450 °C"]
+    assert rendered.locator("code.language-python .hljs-keyword").first.text_content() == "def"
+    assert rendered.locator("math").count() == 2
+    assert rendered.locator("math[display='block'] mfrac").count() == 1
+    assert rendered.locator(".task-box").all_text_contents() == ["☑", "☐"]
+    links = rendered.locator("a[href]")
+    assert [links.nth(i).get_attribute("href") for i in range(links.count())] == ["https://example.org/notes"]
+    assert links.first.get_attribute("rel") == "noopener noreferrer"
+    assert links.first.get_attribute("target") == "_blank"
+    assert "[this](javascript:window.__pwned=1)" in rendered.last.text_content()  # shown, not linked
+    assert "**" not in rendered.first.text_content()  # no raw Markdown left in what was rendered
+    assert view.evaluate("window.__pwned") is None
+    screenshot(view, "view-rendered-light")
+    view.emulate_media(color_scheme="dark")
+    screenshot(view, "view-rendered-dark")
+
+
+def test_branch_switch_shows_the_other_edit(browser, tmp_path, mnemo_cli, ext_url, screenshot):
+    api = json.loads((FIXTURES / "chatgpt_api" / "elinvoss" / FORKED).read_text(encoding="utf-8"))
+    conversation_id = import_api(tmp_path, mnemo_cli, api, "forked.json")
+    view = browser.new_page()
+    view.goto(ext_url(f"view/view.html?id={conversation_id}"))
+    transcript = view.locator("[data-mnemosyne='transcript']")
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
+    users = lambda: view.locator(".message.role-user").all_text_contents()  # noqa: E731
+    shown = [edit for edit in EDITS if any(edit in text for text in users())]
+    assert len(shown) == 1, shown
+    other = EDITS[1 - EDITS.index(shown[0])]
+    fork = view.locator(".message.role-user", has_text=shown[0]).locator("[data-mnemosyne='branch-switch']")
+    position = fork.locator(".branch-position").text_content()
+    assert position in ("1 of 2", "2 of 2")
+    before = transcript.text_content()
+    screenshot(view, "view-branch-switch")
+
+    fork.locator(".branch-next").click()
+    switched = view.locator(".message.role-user", has_text=other)
+    switched.wait_for()
+    assert not any(shown[0] == text.strip() for text in users())
+    assert switched.locator(".branch-position").text_content() != position
+    assert transcript.text_content() != before
+
+    # downloads and Continue in write the branch on screen, not the active one
+    with view.expect_download() as downloaded:
+        view.locator("[data-mnemosyne='download-markdown']").click()
+    markdown = Path(downloaded.value.path()).read_text(encoding="utf-8")
+    assert other in markdown and f"\n{shown[0]}\n" not in markdown
+    view.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    view.locator("[data-mnemosyne='continue-target']").select_option("agents-md")
+    view.locator("[data-mnemosyne='continue']").click()
+    view.locator("[data-mnemosyne='preview-confirm']").click()
+    view.locator("#status.ok").wait_for(timeout=30_000)
+    copied = view.evaluate("navigator.clipboard.readText()")
+    assert other in copied and f"\n{shown[0]}\n" not in copied
+
+    # and back: the branch first shown comes back whole
+    switched.locator("[data-mnemosyne='branch-switch'] .branch-prev").click()
+    view.locator(".message.role-user", has_text=shown[0]).wait_for()
+    assert transcript.text_content() == before
