@@ -7,7 +7,6 @@ import { activePath, renderMessage } from "../shared/transcript.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { loadSettings } from "../shared/settings.js";
 import { fillTargetSelect } from "../shared/target_options.js";
-import { download } from "../shared/download.js";
 
 const id = new URLSearchParams(location.search).get("id");
 const status = document.getElementById("status");
@@ -19,16 +18,24 @@ function say(text, kind = "") {
   status.className = `status ${kind}`;
 }
 
+/** "N secrets redacted." after a copy or download that removed any (the host's counts by type). */
+function redacted(counts) {
+  const total = Object.values(counts ?? {}).reduce((sum, n) => sum + (Number(n) || 0), 0);
+  return total ? ` ${t("redactedCount", [String(total)])}` : "";
+}
+
+// Copy and download are redacted like a context when the setting is on; the download is the worker's.
 async function exportAs(format) {
-  const data = await request("get", { conversation_id: id, format });
-  download(data.text, data.filename || `${id}.${data.extension || "txt"}`, data.media_type);
-  say(t("downloaded", [data.filename || id]), "ok");
+  const { redact } = await loadSettings();
+  const data = await request("download", { conversation_id: id, format, redact });
+  say(t("downloaded", [data.filename]) + redacted(data.redactions), "ok");
 }
 
 async function copyMarkdown() {
-  const data = await request("get", { conversation_id: id, format: "markdown" });
+  const { redact } = await loadSettings();
+  const data = await request("get", { conversation_id: id, format: "markdown", redact });
   await navigator.clipboard.writeText(data.text);
-  say(t("copied"), "ok");
+  say(t("copied") + redacted(data.redactions), "ok");
 }
 
 async function startContinue() {
