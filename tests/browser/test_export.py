@@ -20,6 +20,7 @@ from ext_fakesite import (
 
 pytestmark = pytest.mark.browser
 
+
 def chatgpt_page() -> str:
     return strip_scripts(
         (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")

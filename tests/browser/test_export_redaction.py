@@ -36,7 +36,7 @@ def set_settings(browser, ext_url, **settings) -> None:
     options.close()
 
 
-def downloads(browser, ext_url) -> list[dict]:
+def extension_downloads(browser, ext_url) -> list[dict]:
     """The extension's finished downloads, newest first, with the file's text."""
     page = browser.new_page()
     page.goto(ext_url("options/options.html"))
@@ -52,7 +52,9 @@ def downloads(browser, ext_url) -> list[dict]:
     )
     page.close()
     for item in items:
-        item["text"] = Path(item["filename"]).read_text(encoding="utf-8") if item["state"] == "complete" else None
+        item["text"] = (
+            Path(item["filename"]).read_text(encoding="utf-8") if item["state"] == "complete" else None
+        )
     return items
 
 
@@ -73,7 +75,7 @@ def test_export_download_is_the_extensions_and_redacted(browser, sites, ext_url,
     result = ClosedUi(page).export()
     assert result["state"] == "success", result["text"]
     assert "Downloaded" in result["text"]
-    [item] = downloads(browser, ext_url)
+    [item] = extension_downloads(browser, ext_url)
     assert item["state"] == "complete", item
     assert item["mime"].startswith("text/markdown")  # (Playwright names the file itself)
     # the file's URL is the extension's, not one the chatgpt.com page could fetch
@@ -111,7 +113,9 @@ def test_copy_on_export_and_the_view_page_are_redacted(browser, sites, ext_url):
 
     view.locator("[data-mnemosyne='download-json']").click()
     view.locator("#status.ok").filter(has_text="Downloaded").wait_for(timeout=15_000)
-    assert ".json" in view.locator("#status").inner_text() and "redacted" in view.locator("#status").inner_text()
-    [item] = downloads(browser, ext_url)
+    assert (
+        ".json" in view.locator("#status").inner_text() and "redacted" in view.locator("#status").inner_text()
+    )
+    [item] = extension_downloads(browser, ext_url)
     assert item["mime"].startswith("application/json")
     assert "my key is" in item["text"] and SECRET not in item["text"] and AWS not in item["text"]
