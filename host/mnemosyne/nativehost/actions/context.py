@@ -22,13 +22,17 @@ def run(params: dict, session: HostSession) -> dict:
     include = p.string_list(params, "include", ("reasoning", "tools"))
     redact = p.boolean(params, "redact", False)
     cursor = p.string(params, "cursor", default=None, max_len=200)
-    arc = session.archive()
-    conv = arc.get(conv_id)
-    result = context_for(conv, target, budget=budget, branch=branch, include=include, redact=redact, arc=arc)
-    return {
-        "conversation_id": conv.id,
-        "target": target.name,
-        "shape": result.shape,
-        "report": result.report,
-        **paging.page(result.text, cursor),
-    }
+
+    def render() -> tuple[str, dict]:
+        arc = session.archive()
+        conv = arc.get(conv_id)
+        result = context_for(conv, target, budget=budget, branch=branch, include=include, redact=redact, arc=arc)
+        return result.text, {
+            "conversation_id": conv.id,
+            "target": target.name,
+            "shape": result.shape,
+            "report": result.report,
+        }
+
+    rendered = session.renders.text(paging.request_key("context", params), cursor, render)
+    return rendered.page(cursor)
