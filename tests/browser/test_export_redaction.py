@@ -41,13 +41,15 @@ def extension_downloads(browser, ext_url) -> list[dict]:
     page = browser.new_page()
     page.goto(ext_url("options/options.html"))
     items = page.evaluate(
-        """() => new Promise((resolve) => {
+        """() => new Promise((resolve, reject) => {
+          const deadline = Date.now() + 30000;
           const poll = async () => {
             const items = await chrome.downloads.search({orderBy: ['-startTime']});
             if (items.length && items.every((item) => item.state !== 'in_progress')) resolve(items);
-            else setTimeout(poll, 50);
+            else if (Date.now() > deadline) reject(new Error('no finished download'));
+            else setTimeout(() => poll().catch(reject), 50);
           };
-          poll();
+          poll().catch(reject);
         })"""
     )
     page.close()
