@@ -5,6 +5,7 @@ as page script in the main world; a real mouse click (a trusted event, as a user
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from closed_ui import ClosedUi
@@ -139,3 +140,22 @@ def test_the_context_preview_is_shown_by_the_extension_not_in_the_page(browser, 
         reply = send({"type": "context", "conversation_id": conversation_id, "target": "agents-md"})
     assert reply["ok"] is True and set(reply["data"]) == {"target", "label", "fills", "tokens"}, reply
     assert second.value.url.startswith(ext_url("preview/preview.html?handle="))
+
+
+def test_an_error_in_the_page_names_the_code_not_the_details(
+    browser, sites, ext_url, mnemo_cli, env, tmp_path
+):
+    """Issue 10 item 8: a tab's error carries the code and a generic sentence; the extension's pages the message."""
+    mnemo_cli("list", "--json")  # creates the archive and its key...
+    Path(env["MNEMOSYNE_KEY_FILE"]).unlink()  # ...whose loss the host reports naming the key file
+    page, ui = open_conversation(browser, sites)
+    result = ui.export()
+    assert result["state"] == "error" and result["code"] == "ARCHIVE_KEY_MISSING", result
+    assert "ARCHIVE_KEY_MISSING" in result["text"] and "health check" in result["text"]
+    assert "key file" not in result["text"] and "local path" not in result["text"]
+    assert str(tmp_path) not in result["text"]
+    options = browser.new_page()
+    options.goto(ext_url("options/options.html"))
+    reply = options.evaluate("() => chrome.runtime.sendMessage({type: 'list'})")
+    assert reply["error"]["code"] == "ARCHIVE_KEY_MISSING" and "key file" in reply["error"]["message"]
+    assert str(tmp_path) not in reply["error"]["message"]  # (the host keeps paths out of every reply)
