@@ -29,7 +29,7 @@ PAGE_TEXT = """() => {
   const texts = [document.documentElement.innerText];
   const walk = (root) => { for (const e of root.querySelectorAll('*')) if (e.shadowRoot) { texts.push(e.shadowRoot.textContent); walk(e.shadowRoot); } };
   walk(document);
-  for (const root of window.__stolen) texts.push(root.textContent);
+  for (const root of window.__stolen ?? []) texts.push(root.textContent);
   return texts.join('\\n');
 }"""
 
