@@ -15,6 +15,7 @@ import socket
 import subprocess
 import time
 import uuid
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -480,7 +481,9 @@ def open_served_chatgpt(bidi: Bidi, sites: FakeSites, *, steal_roots: bool = Fal
         (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
     )
     if steal_roots:  # the page's own first script
-        html = re.sub(r"(<head\b[^>]*>)", lambda m: f"{m.group(1)}<script>{STEAL_ROOTS}</script>", html, count=1)
+        html = re.sub(
+            r"(<head\b[^>]*>)", lambda m: f"{m.group(1)}<script>{STEAL_ROOTS}</script>", html, count=1
+        )
         assert STEAL_ROOTS in html
     url = sites.chatgpt_conversation(api["conversation_id"], html, api)
     serve_intercepts(bidi, sites)
@@ -555,3 +558,39 @@ def test_firefox_an_error_in_the_page_names_the_code_not_the_details(tmp_path, e
     assert detail["code"] == "ARCHIVE_KEY_MISSING", detail
     assert "ARCHIVE_KEY_MISSING" in detail["text"] and "health check" in detail["text"]
     assert "key file" not in detail["text"] and str(tmp_path) not in detail["text"]
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_export_download_is_the_extensions_and_redacted(tmp_path, env):
+    from test_export_redaction import AWS, SECRET, api_with_secret
+
+    sites = FakeSites()
+    api = api_with_secret()
+    html = strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
+    url = sites.chatgpt_conversation(api["conversation_id"], html, api)
+    with firefox(tmp_path, env) as (bidi, internal, _):
+        serve_intercepts(bidi, sites)
+        context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
+        options = f"moz-extension://{internal}/options/options.html"
+        bidi.call("browsingContext.navigate", {"context": context, "url": options, "wait": "complete"})
+        bidi.evaluate(
+            context,
+            "browser.storage.sync.set({downloadOnExport: true, exportFormat: 'markdown', redact: true})",
+        )
+        bidi.call("browsingContext.navigate", {"context": context, "url": url, "wait": "complete"})
+        detail = export_in_page(bidi, context)
+        assert "Downloaded" in detail["text"], detail
+        bidi.call("browsingContext.navigate", {"context": context, "url": options, "wait": "complete"})
+        found = bidi.wait_for(
+            context,
+            "browser.downloads.search({}).then((items) => items.length && items.every((i) => i.state === 'complete')"
+            " ? JSON.stringify(items.map((i) => ({url: i.url, filename: i.filename, mime: i.mime}))) : '')",
+        )
+    [item] = json.loads(found)
+    assert item["url"].startswith(f"moz-extension://{internal}/") or item["url"].startswith(
+        "blob:moz-extension://"
+    )
+    text = Path(item["filename"]).read_text(encoding="utf-8")
+    assert "my key is" in text and SECRET not in text and AWS not in text
