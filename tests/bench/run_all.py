@@ -20,7 +20,15 @@ from pathlib import Path
 
 from benchlib import BENCH_DIR, Figure, machine, markdown_table, text_table
 
-SCRIPTS = ["host_startup", "save_bench", "context_bench", "import_bench", "search_bench", "host_memory", "paging_bench"]
+SCRIPTS = [
+    "host_startup",
+    "save_bench",
+    "context_bench",
+    "import_bench",
+    "search_bench",
+    "host_memory",
+    "paging_bench",
+]
 TIMEOUT_S = 1800
 RESULTS = BENCH_DIR / "RESULTS.md"
 
