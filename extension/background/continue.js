@@ -1,5 +1,7 @@
 // "Continue in…": the menu comes from the host's `targets` reply (rendered as sent); a built context stays
-// here, in session storage, and the tab gets a handle to it; filling opens the target's page and hands the
+// here, in session storage, under a handle that only the extension's own pages can use. A web page's
+// Continue gets a short status while its preview opens in an extension window (preview/), so the page never
+// holds transcript text and cannot confirm for the user; filling opens the target's page and hands the
 // text to that tab's filler when it claims it, once.
 import { api } from "../shared/api.js";
 import { MnemoError } from "../shared/errors.js";
@@ -7,7 +9,7 @@ import { fillSiteOf } from "../sites/index.js";
 import { hostCall } from "./host.js";
 import { callAllPages } from "./paging.js";
 
-const CONTEXTS_KEY = "mnemosyneContexts"; // handle -> {text, target, fillUrl, owner, at}
+const CONTEXTS_KEY = "mnemosyneContexts"; // handle -> {text, target, label, fillUrl, report, at}
 const FILLS_KEY = "mnemosynePendingFills"; // tab id -> {text, target, at}
 const KEEP_CONTEXTS = 8;
 const CLAIM_WINDOW_MS = 120_000;
@@ -49,11 +51,8 @@ function newHandle() {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/**
- * Build the context through the host, keep it, and return its report, a preview and a handle.
- * `owner`: the tab id of the content script that asked, or "page" for the extension pages; only it may use the handle.
- */
-export async function buildContext({ conversation_id, target, budget, redact, branch }, owner) {
+/** Build the context through the host, keep it, and return its report, a preview and a handle. */
+export async function buildContext({ conversation_id, target, budget, redact, branch }) {
   const entry = (await hostMenu()).find((candidate) => candidate.target === target);
   if (!entry) throw new MnemoError("UNKNOWN_TARGET", `unknown target ${target}`);
   const params = { conversation_id, target: entry.target, redact: redact !== false };
@@ -62,33 +61,49 @@ export async function buildContext({ conversation_id, target, budget, redact, br
   const { report, text, ...meta } = await callAllPages("context", params, { timeoutMs: 120_000 });
   const handle = newHandle();
   const kept = await sessionGet(CONTEXTS_KEY);
-  kept[handle] = { text, target: entry.target, fillUrl: entry.fill_url, owner, at: Date.now() };
+  kept[handle] = { text, target: entry.target, label: entry.label, fillUrl: entry.fill_url, report, meta, at: Date.now() };
   const newest = Object.entries(kept).sort((a, b) => b[1].at - a[1].at).slice(0, KEEP_CONTEXTS);
   await api.storage.session.set({ [CONTEXTS_KEY]: Object.fromEntries(newest) });
-  return { ...meta, report, handle, target: entry.target, label: entry.label, fills: Boolean(entry.fill_url),
-    preview: text.slice(0, PREVIEW_CHARS), total_chars: text.length };
+  return describeContext(handle, kept[handle]);
 }
 
-/** A kept context, for its owner only (the tab that built it, or the extension pages). */
-async function keptContext(handle, owner) {
-  const entry = typeof handle === "string" ? (await sessionGet(CONTEXTS_KEY))[handle] : undefined;
-  if (!entry || owner === undefined || entry.owner !== owner) throw new MnemoError("UNKNOWN_HANDLE", "no such context");
+function describeContext(handle, entry) {
+  return { ...entry.meta, report: entry.report, handle, target: entry.target, label: entry.label, fills: Boolean(entry.fillUrl),
+    preview: entry.text.slice(0, PREVIEW_CHARS), total_chars: entry.text.length };
+}
+
+async function keptContext(handle) {
+  const kept = await sessionGet(CONTEXTS_KEY);
+  const entry = typeof handle === "string" && Object.hasOwn(kept, handle) ? kept[handle] : undefined;
+  if (!entry) throw new MnemoError("UNKNOWN_HANDLE", "no such context");
   return entry;
 }
 
-/** The full text of a kept context, for targets that are copied (the clipboard is the tab's). */
-export async function contextText({ handle }, owner) {
-  return { text: (await keptContext(handle, owner)).text };
+/** The preview of a kept context (report, start of the text), for the preview window and the view page. */
+export async function contextPreview({ handle }) {
+  return describeContext(handle, await keptContext(handle));
+}
+
+/** Show a kept context's preview in an extension window; the web page that asked gets only this short status. */
+export async function openPreview(context) {
+  const url = api.runtime.getURL(`preview/preview.html?handle=${context.handle}`);
+  await api.windows.create({ url, type: "popup", width: 600, height: 680 });
+  return { target: context.target, label: context.label, fills: context.fills, tokens: context.report?.tokens ?? null };
+}
+
+/** The full text of a kept context, for targets that are copied. */
+export async function contextText({ handle }) {
+  return { text: (await keptContext(handle)).text };
 }
 
 /** Open the target's page and leave the kept context for the filler in that tab. */
-export async function openAndFill({ handle }, owner) {
+export async function openAndFill({ handle }) {
   // registered before anything is awaited: a claim that comes in meanwhile waits for this fill
   let done;
   const pending = new Promise((resolve) => (done = resolve));
   opening.add(pending);
   try {
-    const entry = await keptContext(handle, owner);
+    const entry = await keptContext(handle);
     if (!entry.fillUrl || !fillSiteOf(entry.fillUrl)) throw new MnemoError("NOT_FILLABLE", "this target is copied, not filled");
     // Open the target directly (a blank tab navigated cross-origin swaps renderer processes, which made
     // headless runs flaky); its filler may claim before the text is stored, hence `opening`.

@@ -1,13 +1,14 @@
 // Every runtime message lands here; MESSAGES.md documents each type (a test compares it with HANDLERS).
 // A message is served only if it comes from this extension (sender.id), and each type says who may send
 // it: extension pages, content scripts on the sites we read (top frame only), or on the sites we fill.
-import { api } from "../shared/api.js";
+import { api, t } from "../shared/api.js";
 import { MnemoError } from "../shared/errors.js";
 import { fillSiteOf, sourceSiteOf } from "../sites/index.js";
 import { hostCall } from "./host.js";
 import { callAllPages } from "./paging.js";
 import { grant, isGranted } from "./grants.js";
-import { buildContext, claimFill, contextText, describeTargets, openAndFill } from "./continue.js";
+import { buildContext, claimFill, contextPreview, contextText, describeTargets, openAndFill, openPreview } from "./continue.js";
+import { downloadText, safeFilename } from "./download.js";
 import { healthOfTab } from "./health.js";
 
 const PAGE = "page"; // an extension page (popup, view, options)
@@ -53,9 +54,17 @@ const HANDLERS = {
     async run(msg, sender, kinds) {
       const id = text(msg.conversation_id, "conversation_id");
       await requireGrant(kinds, sender, id);
-      const params = { conversation_id: id, format: text(msg.format, "format") };
-      if (msg.branch) params.branch = String(msg.branch);
-      return callAllPages("get", params, { timeoutMs: 120_000 });
+      return fetchExport(msg);
+    },
+  },
+  download: {
+    from: [PAGE, SOURCE_TAB],
+    async run(msg, sender, kinds) {
+      await requireGrant(kinds, sender, text(msg.conversation_id, "conversation_id"));
+      const data = await fetchExport(msg);
+      const filename = safeFilename(data.filename, `${msg.conversation_id}.${String(data.extension || "txt").replace(/^\./, "")}`);
+      const downloadId = await downloadText(data.text, filename, data.media_type);
+      return { filename, download_id: downloadId, redactions: data.redactions ?? null };
     },
   },
   context: {
@@ -63,9 +72,11 @@ const HANDLERS = {
     async run(msg, sender, kinds) {
       const id = text(msg.conversation_id, "conversation_id");
       await requireGrant(kinds, sender, id);
-      return buildContext({ conversation_id: id, target: msg.target, budget: msg.budget, redact: msg.redact, branch: msg.branch }, ownerOf(kinds, sender));
+      const context = await buildContext({ conversation_id: id, target: msg.target, budget: msg.budget, redact: msg.redact, branch: msg.branch });
+      return kinds.has(PAGE) ? context : openPreview(context);
     },
   },
+  "context-preview": { from: [PAGE], run: (msg) => contextPreview(msg) },
   list: {
     from: [PAGE],
     run: (msg) => hostCall("list", pick(msg, ["limit", "cursor", "source", "order", "since", "until"])),
@@ -81,14 +92,17 @@ const HANDLERS = {
   doctor: { from: [PAGE], run: () => hostCall("doctor", {}, { timeoutMs: 60_000 }) },
   health: { from: [PAGE], run: () => healthOfTab() },
   "continue-targets": { from: [PAGE, SOURCE_TAB], run: () => describeTargets() },
-  "context-text": { from: [PAGE, SOURCE_TAB], run: (msg, sender, kinds) => contextText(msg, ownerOf(kinds, sender)) },
-  "fill-open": { from: [PAGE, SOURCE_TAB], run: (msg, sender, kinds) => openAndFill(msg, ownerOf(kinds, sender)) },
+  "context-text": { from: [PAGE], run: (msg) => contextText(msg) },
+  "fill-open": { from: [PAGE], run: (msg) => openAndFill(msg) },
   "fill-claim": { from: [FILL_TAB], run: (msg, sender) => claimFill(sender) },
 };
 
-/** Who owns a context this sender builds or uses: its tab, or "page" for the extension pages. */
-function ownerOf(kinds, sender) {
-  return kinds.has(PAGE) ? "page" : sender.tab.id;
+/** A conversation as the host writes it (`get`, all pages joined), redacted when the caller asks. */
+function fetchExport(msg) {
+  const params = { conversation_id: text(msg.conversation_id, "conversation_id"), format: text(msg.format, "format"),
+    redact: msg.redact === true };
+  if (msg.branch) params.branch = String(msg.branch);
+  return callAllPages("get", params, { timeoutMs: 120_000 });
 }
 
 /**
@@ -126,11 +140,24 @@ async function dispatch(msg, sender) {
 /** The message types and who may send each: MESSAGES.md documents exactly these. */
 export const MESSAGE_TYPES = Object.fromEntries(Object.entries(HANDLERS).map(([type, handler]) => [type, handler.from]));
 
+/**
+ * The error as the sender sees it. A web page's tab gets the code and a generic sentence only: the page can
+ * read what its content script shows, and a message may name local files; the extension pages (options,
+ * view) get the whole message, and the console keeps it.
+ */
+function errorFor(error, sender) {
+  const code = error.code ?? "INTERNAL";
+  const message = String(error.message ?? error);
+  if (callerKinds(sender).has(PAGE)) return { code, message };
+  console.warn(`mnemosyne: ${code}: ${message}`);
+  return { code, message: t("errorSeeOptions", [code]) };
+}
+
 export function installRouter() {
   api.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     dispatch(msg, sender).then(
       (data) => sendResponse({ ok: true, data }),
-      (error) => sendResponse({ ok: false, error: { code: error.code ?? "INTERNAL", message: String(error.message ?? error) } }),
+      (error) => sendResponse({ ok: false, error: errorFor(error, sender) }),
     );
     return true; // reply asynchronously
   });

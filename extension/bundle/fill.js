@@ -370,7 +370,7 @@ button:disabled { opacity: .6; cursor: progress; }
   function shadowHost(name) {
     const host = document.createElement("mnemosyne-ui");
     host.setAttribute("data-mnemosyne-host", name);
-    const root = host.attachShadow({ mode: "open" });
+    const root = host.attachShadow({ mode: "closed" });
     root.adoptedStyleSheets = [styleSheet()];
     return { host, root };
   }
@@ -382,6 +382,12 @@ button:disabled { opacity: .6; cursor: progress; }
     document.documentElement.append(host);
     overlayParts = { host, root, layer };
     return overlayParts;
+  }
+  function onTrusted(node, type, handler) {
+    node.addEventListener(type, (event) => {
+      if (event.isTrusted) handler(event);
+    });
+    return node;
   }
 
   // content/clipboard.js
@@ -415,7 +421,7 @@ button:disabled { opacity: .6; cursor: progress; }
       dataset: { mnemosyne: "toast", state }
     }, [text]);
     if (hint) box.append("\n", el("code", { text: hint }));
-    box.addEventListener("click", () => box.remove());
+    onTrusted(box, "click", () => box.remove());
     layer.append(box);
     if (!sticky && state !== "progress") timer = setTimeout(() => box.remove(), 8e3);
     return box;

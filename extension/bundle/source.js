@@ -312,25 +312,6 @@
     return node;
   }
 
-  // shared/context_preview.js
-  var sum = (counts) => Object.values(counts ?? {}).reduce((total, n) => total + (Number(n) || 0), 0);
-  function previewNodes(context) {
-    const report = context.report ?? {};
-    const counts = report.counts ?? {};
-    const approx = report.estimate ? "≈" : "";
-    const tokens = el("p", { className: "tokens", dataset: { mnemosyne: "preview-tokens", tokens: String(report.tokens ?? "") } }, [
-      t("previewTokens", [`${approx}${report.tokens ?? "?"}`, String(report.budget ?? "?"), String(report.tokenizer ?? "")])
-    ]);
-    const summary = el("p", { className: "summary", dataset: { mnemosyne: "preview-summary" }, text: t("previewSummary", [
-      String(counts.kept ?? 0),
-      String(counts.compressed ?? 0),
-      String(counts.dropped ?? 0),
-      String(sum(report.redactions))
-    ]) });
-    const text = el("pre", { className: "preview-text", text: String(context.preview ?? "") });
-    return [tokens, summary, text];
-  }
-
   // shared/messages.js
   async function request(type, params = {}) {
     let reply;
@@ -788,7 +769,7 @@ button:disabled { opacity: .6; cursor: progress; }
   function shadowHost(name) {
     const host = document.createElement("mnemosyne-ui");
     host.setAttribute("data-mnemosyne-host", name);
-    const root = host.attachShadow({ mode: "open" });
+    const root = host.attachShadow({ mode: "closed" });
     root.adoptedStyleSheets = [styleSheet()];
     return { host, root };
   }
@@ -800,6 +781,101 @@ button:disabled { opacity: .6; cursor: progress; }
     document.documentElement.append(host);
     overlayParts = { host, root, layer };
     return overlayParts;
+  }
+  function onTrusted(node, type, handler) {
+    node.addEventListener(type, (event) => {
+      if (event.isTrusted) handler(event);
+    });
+    return node;
+  }
+
+  // content/toast.js
+  var timer = null;
+  function toast(state, text, { hint = null, sticky = state === "error" } = {}) {
+    const { layer } = overlay();
+    layer.querySelector(".toast")?.remove();
+    clearTimeout(timer);
+    const box = el("div", {
+      className: "toast",
+      role: state === "error" ? "alert" : "status",
+      dataset: { mnemosyne: "toast", state }
+    }, [text]);
+    if (hint) box.append("\n", el("code", { text: hint }));
+    onTrusted(box, "click", () => box.remove());
+    layer.append(box);
+    if (!sticky && state !== "progress") timer = setTimeout(() => box.remove(), 8e3);
+    return box;
+  }
+  function toastError(error) {
+    const missing = error?.code === "HOST_NOT_FOUND";
+    const box = toast("error", describeError(error), { hint: missing ? "pip install mnemosyne && mnemo install" : null });
+    box.dataset.code = error?.code ?? "INTERNAL";
+    return box;
+  }
+
+  // content/continue.js
+  var menuCache = null;
+  async function menuEntries() {
+    if (!menuCache) {
+      const { targets, hostError } = await request("continue-targets");
+      if (hostError) throw new MnemoError(hostError.code, hostError.message);
+      menuCache = targets;
+    }
+    return menuCache;
+  }
+  function closeMenus() {
+    overlay().layer.querySelectorAll(".menu").forEach((node) => node.remove());
+  }
+  async function continueIn(site2, target) {
+    closeMenus();
+    try {
+      toast("progress", t("toastReading"));
+      const saved = await captureAndSave(site2, (step) => step === "saving" && toast("progress", t("toastSaving")));
+      toast("progress", t("buildingContext"));
+      const settings = await loadSettings();
+      const status = await request("context", {
+        conversation_id: saved.conversation_id,
+        target: target ?? settings.defaultTarget,
+        budget: settings.budget,
+        redact: settings.redact
+      });
+      const box = toast("success", t("previewOpened", [status.label]));
+      box.dataset.target = status.target;
+    } catch (error) {
+      toastError(error);
+    }
+  }
+  async function openContinueMenu(site2, button) {
+    const open = overlay().layer.querySelector(".menu");
+    closeMenus();
+    if (open) return;
+    let entries;
+    try {
+      entries = await menuEntries();
+    } catch (error) {
+      toastError(error);
+      return;
+    }
+    const rect = button.getBoundingClientRect();
+    const items = entries.flatMap((entry, i) => [
+      i > 0 && entry.group !== entries[i - 1].group ? el("hr", { role: "separator" }) : null,
+      onTrusted(el("button", {
+        type: "button",
+        role: "menuitem",
+        title: t("menuBudget", [String(entry.budget), entry.tokenizer]),
+        dataset: { mnemosyne: "continue-target", target: entry.target, group: entry.group }
+      }, [entry.label]), "click", () => continueIn(site2, entry.target))
+    ]);
+    const menu = el("div", { className: "menu", role: "menu", dataset: { mnemosyne: "continue-menu" } }, items);
+    menu.style.top = `${Math.min(rect.bottom + 4, innerHeight - 240)}px`;
+    menu.style.left = `${Math.max(8, Math.min(rect.left, innerWidth - 280))}px`;
+    overlay().layer.append(menu);
+    menu.querySelector("button")?.focus();
+  }
+  function closeMenusOnEscape() {
+    onTrusted(document, "keydown", (event) => {
+      if (event.key === "Escape") closeMenus();
+    });
   }
 
   // content/clipboard.js
@@ -821,147 +897,16 @@ button:disabled { opacity: .6; cursor: progress; }
     }
   }
 
-  // content/toast.js
-  var timer = null;
-  function toast(state, text, { hint = null, sticky = state === "error" } = {}) {
-    const { layer } = overlay();
-    layer.querySelector(".toast")?.remove();
-    clearTimeout(timer);
-    const box = el("div", {
-      className: "toast",
-      role: state === "error" ? "alert" : "status",
-      dataset: { mnemosyne: "toast", state }
-    }, [text]);
-    if (hint) box.append("\n", el("code", { text: hint }));
-    box.addEventListener("click", () => box.remove());
-    layer.append(box);
-    if (!sticky && state !== "progress") timer = setTimeout(() => box.remove(), 8e3);
-    return box;
-  }
-  function toastError(error) {
-    const missing = error?.code === "HOST_NOT_FOUND";
-    return toast("error", describeError(error), { hint: missing ? "pip install mnemosyne && mnemo install" : null });
-  }
-
-  // content/continue.js
-  var menuCache = null;
-  async function menuEntries() {
-    if (!menuCache) {
-      const { targets, hostError } = await request("continue-targets");
-      if (hostError) throw new MnemoError(hostError.code, hostError.message);
-      menuCache = targets;
-    }
-    return menuCache;
-  }
-  function closeMenus() {
-    overlay().layer.querySelectorAll(".menu, .panel").forEach((node) => node.remove());
-  }
-  async function confirmContext(context) {
-    closeMenus();
-    try {
-      if (context.fills) {
-        await request("fill-open", { handle: context.handle });
-        toast("success", t("fillOpened"));
-        return;
-      }
-      const { text } = await request("context-text", { handle: context.handle });
-      if (await copyText(text)) toast("success", t("contextCopied"));
-      else toast("error", t("copyFailed"));
-    } catch (error) {
-      toastError(error);
-    }
-  }
-  function showPreview(context) {
-    closeMenus();
-    const confirm = el(
-      "button",
-      { type: "button", dataset: { mnemosyne: "preview-confirm" } },
-      [context.fills ? t("previewFill") : t("previewCopy")]
-    );
-    const cancel = el("button", { type: "button", on: { click: closeMenus } }, [t("actionCancel")]);
-    const panel = el("div", { className: "panel", role: "dialog", dataset: { mnemosyne: "preview", target: context.target } }, [
-      el("h2", { text: t("previewTitle", [context.label]) }),
-      ...previewNodes(context),
-      el("div", { className: "row" }, [cancel, confirm])
-    ]);
-    confirm.addEventListener("click", () => confirmContext(context));
-    overlay().layer.append(panel);
-    confirm.focus();
-  }
-  async function continueIn(site2, target) {
-    closeMenus();
-    try {
-      toast("progress", t("toastReading"));
-      const saved = await captureAndSave(site2, (step) => step === "saving" && toast("progress", t("toastSaving")));
-      toast("progress", t("buildingContext"));
-      const settings = await loadSettings();
-      const context = await request("context", {
-        conversation_id: saved.conversation_id,
-        target: target ?? settings.defaultTarget,
-        budget: settings.budget,
-        redact: settings.redact
-      });
-      overlay().layer.querySelector(".toast")?.remove();
-      showPreview(context);
-    } catch (error) {
-      toastError(error);
-    }
-  }
-  async function openContinueMenu(site2, button) {
-    const open = overlay().layer.querySelector(".menu");
-    closeMenus();
-    if (open) return;
-    let entries;
-    try {
-      entries = await menuEntries();
-    } catch (error) {
-      toastError(error);
-      return;
-    }
-    const rect = button.getBoundingClientRect();
-    const items = entries.flatMap((entry, i) => [
-      i > 0 && entry.group !== entries[i - 1].group ? el("hr", { role: "separator" }) : null,
-      el("button", {
-        type: "button",
-        role: "menuitem",
-        title: t("menuBudget", [String(entry.budget), entry.tokenizer]),
-        dataset: { mnemosyne: "continue-target", target: entry.target, group: entry.group },
-        on: { click: () => continueIn(site2, entry.target) }
-      }, [entry.label])
-    ]);
-    const menu = el("div", { className: "menu", role: "menu", dataset: { mnemosyne: "continue-menu" } }, items);
-    menu.style.top = `${Math.min(rect.bottom + 4, innerHeight - 240)}px`;
-    menu.style.left = `${Math.max(8, Math.min(rect.left, innerWidth - 280))}px`;
-    overlay().layer.append(menu);
-    menu.querySelector("button")?.focus();
-  }
-  function closeMenusOnEscape() {
-    document.addEventListener("keydown", (event) => {
-      if (event.key === "Escape") closeMenus();
-    });
-  }
-
-  // shared/download.js
-  function download(text, filename, mediaType, parent = document.body) {
-    const url = URL.createObjectURL(new Blob([text], { type: mediaType || "text/plain" }));
-    const anchor = el("a", { href: url, download: filename, dataset: { mnemosyne: "download" } });
-    parent.append(anchor);
-    anchor.click();
-    anchor.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 3e4);
-  }
-
   // content/export.js
   async function afterSave(saved) {
     const settings = await loadSettings();
     if (settings.copyMarkdownOnExport) {
-      const data = await request("get", { conversation_id: saved.conversation_id, format: "markdown" });
+      const data = await request("get", { conversation_id: saved.conversation_id, format: "markdown", redact: settings.redact });
       return await copyText(data.text) ? "copied" : "copy-failed";
     }
     if (settings.downloadOnExport) {
       const format = settings.exportFormat === "json" ? "portable" : "markdown";
-      const data = await request("get", { conversation_id: saved.conversation_id, format });
-      download(data.text, data.filename || `${saved.conversation_id}.${data.extension || "md"}`, data.media_type, overlay().root);
+      await request("download", { conversation_id: saved.conversation_id, format, redact: settings.redact });
       return "downloaded";
     }
     return null;
@@ -999,8 +944,8 @@ button:disabled { opacity: .6; cursor: progress; }
       "aria-haspopup": "menu",
       dataset: { mnemosyne: "continue" }
     }, [t("continueButton")]);
-    exportButton.addEventListener("click", () => exportNow(site2, exportButton));
-    continueButton.addEventListener("click", () => openContinueMenu(site2, continueButton));
+    onTrusted(exportButton, "click", () => exportNow(site2, exportButton));
+    onTrusted(continueButton, "click", () => openContinueMenu(site2, continueButton));
     root.append(el("div", { className: floating ? "bar floating" : "bar" }, [exportButton, continueButton]));
     return host;
   }

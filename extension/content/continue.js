@@ -1,16 +1,15 @@
-// "Continue in…": a menu of the host's targets; choosing one saves the conversation, asks the service
-// worker to build a context trimmed to that target, and shows a preview (tokens, what was left out)
-// before the user fills the target's composer in a new tab or copies the text. The worker keeps the
-// built context; this page holds only its handle and the preview.
+// "Continue in…": a menu of the host's targets; choosing one saves the conversation and asks the service
+// worker to build a context trimmed to that target. The worker keeps the context and shows its preview
+// (tokens, what was left out, the start of the text) in an extension window, where the user fills the
+// target's composer or copies the text. Nothing of the transcript is put in this page's DOM, and this tab
+// gets only a short status: the page's scripts cannot read, rewrite or confirm the preview.
 import { t } from "../shared/api.js";
-import { previewNodes } from "../shared/context_preview.js";
 import { el } from "../shared/element.js";
 import { MnemoError } from "../shared/errors.js";
 import { request } from "../shared/messages.js";
 import { loadSettings } from "../shared/settings.js";
 import { captureAndSave } from "./capture.js";
-import { copyText } from "./clipboard.js";
-import { overlay } from "./shadow_ui.js";
+import { onTrusted, overlay } from "./shadow_ui.js";
 import { toast, toastError } from "./toast.js";
 
 let menuCache = null;
@@ -25,41 +24,10 @@ async function menuEntries() {
 }
 
 function closeMenus() {
-  overlay().layer.querySelectorAll(".menu, .panel").forEach((node) => node.remove());
+  overlay().layer.querySelectorAll(".menu").forEach((node) => node.remove());
 }
 
-async function confirmContext(context) {
-  closeMenus();
-  try {
-    if (context.fills) {
-      await request("fill-open", { handle: context.handle });
-      toast("success", t("fillOpened"));
-      return;
-    }
-    const { text } = await request("context-text", { handle: context.handle });
-    if (await copyText(text)) toast("success", t("contextCopied"));
-    else toast("error", t("copyFailed"));
-  } catch (error) {
-    toastError(error);
-  }
-}
-
-function showPreview(context) {
-  closeMenus();
-  const confirm = el("button", { type: "button", dataset: { mnemosyne: "preview-confirm" } },
-    [context.fills ? t("previewFill") : t("previewCopy")]);
-  const cancel = el("button", { type: "button", on: { click: closeMenus } }, [t("actionCancel")]);
-  const panel = el("div", { className: "panel", role: "dialog", dataset: { mnemosyne: "preview", target: context.target } }, [
-    el("h2", { text: t("previewTitle", [context.label]) }),
-    ...previewNodes(context),
-    el("div", { className: "row" }, [cancel, confirm]),
-  ]);
-  confirm.addEventListener("click", () => confirmContext(context));
-  overlay().layer.append(panel);
-  confirm.focus();
-}
-
-/** Save, build the context for `target` (a host target name; null opens the menu), then preview it. */
+/** Save, build the context for `target` (a host target name; null: the default in settings); the worker opens its preview. */
 export async function continueIn(site, target) {
   closeMenus();
   try {
@@ -67,10 +35,10 @@ export async function continueIn(site, target) {
     const saved = await captureAndSave(site, (step) => step === "saving" && toast("progress", t("toastSaving")));
     toast("progress", t("buildingContext"));
     const settings = await loadSettings();
-    const context = await request("context", { conversation_id: saved.conversation_id, target: target ?? settings.defaultTarget,
+    const status = await request("context", { conversation_id: saved.conversation_id, target: target ?? settings.defaultTarget,
       budget: settings.budget, redact: settings.redact });
-    overlay().layer.querySelector(".toast")?.remove();
-    showPreview(context);
+    const box = toast("success", t("previewOpened", [status.label]));
+    box.dataset.target = status.target;
   } catch (error) {
     toastError(error);
   }
@@ -92,11 +60,10 @@ export async function openContinueMenu(site, button) {
   // the host's groups (web sites filled, agent files and local models copied) are separated by a rule
   const items = entries.flatMap((entry, i) => [
     i > 0 && entry.group !== entries[i - 1].group ? el("hr", { role: "separator" }) : null,
-    el("button", {
+    onTrusted(el("button", {
       type: "button", role: "menuitem", title: t("menuBudget", [String(entry.budget), entry.tokenizer]),
       dataset: { mnemosyne: "continue-target", target: entry.target, group: entry.group },
-      on: { click: () => continueIn(site, entry.target) },
-    }, [entry.label]),
+    }, [entry.label]), "click", () => continueIn(site, entry.target)),
   ]);
   const menu = el("div", { className: "menu", role: "menu", dataset: { mnemosyne: "continue-menu" } }, items);
   menu.style.top = `${Math.min(rect.bottom + 4, innerHeight - 240)}px`;
@@ -106,7 +73,7 @@ export async function openContinueMenu(site, button) {
 }
 
 export function closeMenusOnEscape() {
-  document.addEventListener("keydown", (event) => {
+  onTrusted(document, "keydown", (event) => {
     if (event.key === "Escape") closeMenus();
   });
 }

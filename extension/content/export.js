@@ -7,22 +7,24 @@ import { request } from "../shared/messages.js";
 import { loadSettings } from "../shared/settings.js";
 import { captureAndSave } from "./capture.js";
 import { openContinueMenu } from "./continue.js";
-import { download } from "../shared/download.js";
 import { copyText } from "./clipboard.js";
-import { overlay, shadowHost } from "./shadow_ui.js";
+import { onTrusted, shadowHost } from "./shadow_ui.js";
 import { toast, toastError } from "./toast.js";
 
-/** Download or copy per the user's settings, after the archive has the conversation. */
+/**
+ * Download or copy per the user's settings, after the archive has the conversation; redacted like a context
+ * when the setting is on. The download is the service worker's (downloads API): the file's text never enters
+ * this page, and no page-origin blob: URL exists for the page to fetch.
+ */
 async function afterSave(saved) {
   const settings = await loadSettings();
   if (settings.copyMarkdownOnExport) {
-    const data = await request("get", { conversation_id: saved.conversation_id, format: "markdown" });
+    const data = await request("get", { conversation_id: saved.conversation_id, format: "markdown", redact: settings.redact });
     return (await copyText(data.text)) ? "copied" : "copy-failed";
   }
   if (settings.downloadOnExport) {
     const format = settings.exportFormat === "json" ? "portable" : "markdown";
-    const data = await request("get", { conversation_id: saved.conversation_id, format });
-    download(data.text, data.filename || `${saved.conversation_id}.${data.extension || "md"}`, data.media_type, overlay().root);
+    await request("download", { conversation_id: saved.conversation_id, format, redact: settings.redact });
     return "downloaded";
   }
   return null;
@@ -59,8 +61,8 @@ export function buildBar(site, floating) {
   const exportButton = el("button", { type: "button", title: t("exportTitle"), dataset: { mnemosyne: "export" } }, [t("exportButton")]);
   const continueButton = el("button", { type: "button", title: t("continueTitle"), "aria-haspopup": "menu",
     dataset: { mnemosyne: "continue" } }, [t("continueButton")]);
-  exportButton.addEventListener("click", () => exportNow(site, exportButton));
-  continueButton.addEventListener("click", () => openContinueMenu(site, continueButton));
+  onTrusted(exportButton, "click", () => exportNow(site, exportButton));
+  onTrusted(continueButton, "click", () => openContinueMenu(site, continueButton));
   root.append(el("div", { className: floating ? "bar floating" : "bar" }, [exportButton, continueButton]));
   return host;
 }

@@ -1,5 +1,9 @@
 // Shadow-DOM containers for the injected UI, so the site's CSS cannot reach our elements and ours cannot
-// leak into the site. Page and transcript text never pass through an HTML parser (shared/element.js).
+// leak into the site. The roots are CLOSED: the page's scripts (an XSS on the site, another extension's
+// content script) get null from `host.shadowRoot` and cannot read, rewrite or click what is inside; only
+// this content script holds the root. Every action listens through onTrusted(), so an event the page
+// synthesises (`dispatchEvent`, `.click()`) does nothing. Page and transcript text never pass through an
+// HTML parser (shared/element.js).
 import { el } from "../shared/element.js";
 import { UI_CSS } from "./ui_style.js";
 
@@ -14,11 +18,11 @@ function styleSheet() {
   return sheet;
 }
 
-/** A host element with an open shadow root carrying our stylesheet. */
+/** A host element with a closed shadow root carrying our stylesheet; the root is returned, never exposed. */
 export function shadowHost(name) {
   const host = document.createElement("mnemosyne-ui");
   host.setAttribute("data-mnemosyne-host", name);
-  const root = host.attachShadow({ mode: "open" });
+  const root = host.attachShadow({ mode: "closed" });
   root.adoptedStyleSheets = [styleSheet()];
   return { host, root };
 }
@@ -32,4 +36,12 @@ export function overlay() {
   document.documentElement.append(host);
   overlayParts = { host, root, layer };
   return overlayParts;
+}
+
+/** Listen for `type` on `node`, ignoring events the page made up (a script's click is not the user's). */
+export function onTrusted(node, type, handler) {
+  node.addEventListener(type, (event) => {
+    if (event.isTrusted) handler(event);
+  });
+  return node;
 }

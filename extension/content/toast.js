@@ -2,7 +2,7 @@
 // dismissed, success fades after a while.
 import { el } from "../shared/element.js";
 import { describeError } from "../shared/messages.js";
-import { overlay } from "./shadow_ui.js";
+import { onTrusted, overlay } from "./shadow_ui.js";
 
 let timer = null;
 
@@ -13,7 +13,7 @@ export function toast(state, text, { hint = null, sticky = state === "error" } =
   const box = el("div", { className: "toast", role: state === "error" ? "alert" : "status",
     dataset: { mnemosyne: "toast", state } }, [text]);
   if (hint) box.append("\n", el("code", { text: hint }));
-  box.addEventListener("click", () => box.remove());
+  onTrusted(box, "click", () => box.remove());
   layer.append(box);
   if (!sticky && state !== "progress") timer = setTimeout(() => box.remove(), 8000);
   return box;
@@ -22,5 +22,7 @@ export function toast(state, text, { hint = null, sticky = state === "error" } =
 /** An error toast; for a missing host it names the install command. */
 export function toastError(error) {
   const missing = error?.code === "HOST_NOT_FOUND";
-  return toast("error", describeError(error), { hint: missing ? "pip install mnemosyne && mnemo install" : null });
+  const box = toast("error", describeError(error), { hint: missing ? "pip install mnemosyne && mnemo install" : null });
+  box.dataset.code = error?.code ?? "INTERNAL";
+  return box;
 }

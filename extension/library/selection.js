@@ -5,7 +5,8 @@
 import { t } from "../shared/api.js";
 import { el } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
-import { download } from "../shared/download.js";
+import { loadSettings } from "../shared/settings.js";
+import { saveFile } from "./save_file.js";
 import { zipSync, strToU8 } from "../bundle/zip_libs.js";
 
 export const UNDO_MS = 6000;
@@ -50,12 +51,13 @@ async function exportZip(say) {
   const ids = [...selected];
   say(t("zipBuilding", [String(ids.length)]));
   const files = {};
+  const { redact } = await loadSettings(); // redacted like every other export when the setting is on
   for (const id of ids) {
-    const data = await request("get", { conversation_id: id, format: "markdown" }); // as the view's downloads
+    const data = await request("get", { conversation_id: id, format: "markdown", redact });
     files[data.filename || `${id}.md`] = strToU8(data.text);
   }
   const stamp = new Date().toISOString().slice(0, 10);
-  download(zipSync(files, { level: 6 }), `mnemosyne-${stamp}-${ids.length}.zip`, "application/zip");
+  saveFile(zipSync(files, { level: 6 }), `mnemosyne-${stamp}-${ids.length}.zip`, "application/zip");
   say(t("zipDone", [String(ids.length)]), "ok");
 }
 

@@ -1,5 +1,7 @@
 // The service worker's "Continue in…" side: the host's menu is passed on as sent, a built context stays in
-// the worker behind a handle, only the tab that built it may use it, and a filled tab claims its text once.
+// the worker behind a handle (the extension's pages use it: the router refuses context-text and fill-open
+// from tabs), a web page's Continue gets a short status while the preview opens in an extension window,
+// and a filled tab claims its text once.
 // The browser API and the native host are fakes here; tests/browser drives the real ones.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -14,6 +16,7 @@ const REPORT = { tokens: 2400, budget: 32000, tokenizer: "claude-estimate", esti
 const calls = [];
 const session = {};
 const opened = [];
+const windows = [];
 
 function hostReply(message) {
   calls.push(message);
@@ -30,6 +33,7 @@ function hostReply(message) {
 
 globalThis.chrome = {
   runtime: {
+    getURL: (path) => `chrome-extension://test/${path}`,
     connectNative() {
       const listeners = [];
       return {
@@ -47,6 +51,7 @@ globalThis.chrome = {
       set: async (values) => Object.assign(session, structuredClone(values)),
     },
   },
+  windows: { create: async (options) => windows.push(options) },
   tabs: {
     create: async ({ url }) => {
       const tab = { id: 100 + opened.length, url };
@@ -55,14 +60,15 @@ globalThis.chrome = {
     },
   },
 };
-const { buildContext, claimFill, contextText, describeTargets, openAndFill } = await import("../background/continue.js");
+const { buildContext, claimFill, contextPreview, contextText, describeTargets, openAndFill, openPreview } =
+  await import("../background/continue.js");
 
 test("the menu is the host's, as sent", async () => {
   assert.deepEqual(await describeTargets(), { targets: MENU, hostError: null });
 });
 
 test("a built context stays in the worker: the tab gets a handle, the report and a preview", async () => {
-  const context = await buildContext({ conversation_id: "k3v9qz2mx8ta", target: "claude", budget: 0, redact: true }, 7);
+  const context = await buildContext({ conversation_id: "k3v9qz2mx8ta", target: "claude", budget: 0, redact: true });
   assert.match(context.handle, /^[0-9a-f]{32}$/);
   assert.deepEqual(context.report, REPORT);
   assert.equal(context.fills, true);
@@ -73,33 +79,37 @@ test("a built context stays in the worker: the tab gets a handle, the report and
   assert.equal(calls.find((c) => c.action === "context").redact, true);
 });
 
-test("only the tab that built a context may read or fill it", async () => {
-  const { handle } = await buildContext({ conversation_id: "k3v9qz2mx8ta", target: "agents-md", redact: true }, 7);
-  assert.equal((await contextText({ handle }, 7)).text, TEXT);
-  await assert.rejects(contextText({ handle }, 8), { code: "UNKNOWN_HANDLE" });
-  await assert.rejects(contextText({ handle: "0".repeat(32) }, 7), { code: "UNKNOWN_HANDLE" });
-  await assert.rejects(contextText({ handle }, "page"), { code: "UNKNOWN_HANDLE" }); // a tab's, not the pages'
-  const pages = await buildContext({ conversation_id: "k3v9qz2mx8ta", target: "agents-md" }, "page");
-  assert.equal((await contextText({ handle: pages.handle }, "page")).text, TEXT);
-  await assert.rejects(contextText({ handle: pages.handle }, 7), { code: "UNKNOWN_HANDLE" });
-  await assert.rejects(openAndFill({ handle }, 7), { code: "NOT_FILLABLE" }); // a copy target
+test("a page's Continue: the preview opens in an extension window, the tab gets no handle and no text", async () => {
+  const context = await buildContext({ conversation_id: "k3v9qz2mx8ta", target: "agents-md", redact: true });
+  const status = await openPreview(context);
+  assert.deepEqual(status, { target: "agents-md", label: "AGENTS.md", fills: false, tokens: REPORT.tokens });
+  assert.equal(windows.length, 1);
+  assert.equal(windows[0].type, "popup");
+  assert.equal(windows[0].url, `chrome-extension://test/preview/preview.html?handle=${context.handle}`);
+  // the window reads the preview and the text by handle
+  assert.equal((await contextPreview({ handle: context.handle })).preview, TEXT.slice(0, 4000));
+  assert.equal((await contextText({ handle: context.handle })).text, TEXT);
+  for (const handle of ["0".repeat(32), "__proto__", "constructor", undefined]) {
+    await assert.rejects(contextText({ handle }), { code: "UNKNOWN_HANDLE" });
+  }
+  await assert.rejects(openAndFill({ handle: context.handle }), { code: "NOT_FILLABLE" }); // a copy target
 });
 
 test("an unknown target is refused before the host is asked", async () => {
   const before = calls.length;
-  await assert.rejects(buildContext({ conversation_id: "k3v9qz2mx8ta", target: "nope" }, 7), { code: "UNKNOWN_TARGET" });
+  await assert.rejects(buildContext({ conversation_id: "k3v9qz2mx8ta", target: "nope" }), { code: "UNKNOWN_TARGET" });
   assert.equal(calls.slice(before).some((c) => c.action === "context"), false);
 });
 
 test("a fill URL off the sites we fill is never opened", async () => {
-  const { handle } = await buildContext({ conversation_id: "k3v9qz2mx8ta", target: "evil" }, 7);
-  await assert.rejects(openAndFill({ handle }, 7), { code: "NOT_FILLABLE" });
+  const { handle } = await buildContext({ conversation_id: "k3v9qz2mx8ta", target: "evil" });
+  await assert.rejects(openAndFill({ handle }), { code: "NOT_FILLABLE" });
   assert.equal(opened.length, 0);
 });
 
 test("filling opens the target and its tab claims the text once, even when it asks before the text is stored", async () => {
-  const { handle } = await buildContext({ conversation_id: "k3v9qz2mx8ta", target: "claude" }, 7);
-  const fill = openAndFill({ handle }, 7);
+  const { handle } = await buildContext({ conversation_id: "k3v9qz2mx8ta", target: "claude" });
+  const fill = openAndFill({ handle });
   const early = claimFill({ tab: { id: 100 } }); // the new tab's filler, before openAndFill has finished
   assert.deepEqual(await fill, { tabId: 100, url: "https://claude.ai/new" });
   const claimed = await early;

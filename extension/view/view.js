@@ -7,7 +7,6 @@ import { showBranches } from "../shared/branches.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { loadSettings } from "../shared/settings.js";
 import { fillTargetSelect } from "../shared/target_options.js";
-import { download } from "../shared/download.js";
 
 const id = new URLSearchParams(location.search).get("id");
 const status = document.getElementById("status");
@@ -25,16 +24,24 @@ function say(text, kind = "") {
   status.className = `status ${kind}`;
 }
 
+/** "N secrets redacted." after a copy or download that removed any (the host's counts by type). */
+function redacted(counts) {
+  const total = Object.values(counts ?? {}).reduce((sum, n) => sum + (Number(n) || 0), 0);
+  return total ? ` ${t("redactedCount", [String(total)])}` : "";
+}
+
+// Copy and download are redacted like a context when the setting is on; the download is the worker's.
 async function exportAs(format) {
-  const data = await request("get", { conversation_id: id, format, ...branchParam() });
-  download(data.text, data.filename || `${id}.${data.extension || "txt"}`, data.media_type);
-  say(t("downloaded", [data.filename || id]), "ok");
+  const { redact } = await loadSettings();
+  const data = await request("download", { conversation_id: id, format, redact, ...branchParam() });
+  say(t("downloaded", [data.filename]) + redacted(data.redactions), "ok");
 }
 
 async function copyMarkdown() {
-  const data = await request("get", { conversation_id: id, format: "markdown", ...branchParam() });
+  const { redact } = await loadSettings();
+  const data = await request("get", { conversation_id: id, format: "markdown", redact, ...branchParam() });
   await navigator.clipboard.writeText(data.text);
-  say(t("copied"), "ok");
+  say(t("copied") + redacted(data.redactions), "ok");
 }
 
 async function startContinue() {

@@ -1,11 +1,13 @@
-"""Continue in…: the menu, the preview (tokens, what was left out), and filling a served target composer
-without sending; copy targets put the context on the clipboard."""
+"""Continue in…: the menu (in the page's closed shadow root, pressed with the real mouse), the preview (tokens,
+what was left out) in an extension window, and filling a served target composer without sending; copy
+targets put the context on the clipboard."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from closed_ui import ClosedUi
 from ext_fakesite import (
     FIXTURES,
     chatgpt_api_fixture,
@@ -39,48 +41,56 @@ def open_chatgpt_conversation(browser, sites):
     return page
 
 
-def choose(page, target: str):
-    page.locator("[data-mnemosyne='continue']").click(timeout=15_000)
-    menu = page.locator("[data-mnemosyne='continue-menu']")
-    menu.wait_for(timeout=10_000)
-    page.locator(f"[data-mnemosyne='continue-target'][data-target='{target}']").click()
-    preview = page.locator("[data-mnemosyne='preview']")
-    preview.wait_for(timeout=30_000)
-    return preview
+def choose(browser, page, target: str):
+    """Open the Continue menu, pick `target`, and return the preview window the extension opens."""
+    ui = ClosedUi(page)
+    ui.click("[data-mnemosyne='continue']")
+    ui.wait("[data-mnemosyne='continue-menu']")
+    with browser.expect_page(timeout=30_000) as opened:
+        ui.click(f"[data-mnemosyne='continue-target'][data-target='{target}']")
+    window = opened.value
+    window.locator("[data-mnemosyne='preview']:not([hidden]) [data-mnemosyne='preview-tokens']").wait_for(
+        timeout=30_000
+    )
+    return window
 
 
-def test_continue_in_claude_fills_composer_without_sending(browser, sites, screenshot):
+def test_continue_in_claude_fills_composer_without_sending(browser, sites, ext_url, screenshot):
     sites.pages["https://claude.ai/new"] = CLAUDE_COMPOSER_PAGE
     page = open_chatgpt_conversation(browser, sites)
-    page.locator("[data-mnemosyne='continue']").click(timeout=15_000)
-    menu = page.locator("[data-mnemosyne='continue-menu']")
-    menu.wait_for()
-    entries = menu.locator("[data-mnemosyne='continue-target']")
+    ui = ClosedUi(page)
+    ui.click("[data-mnemosyne='continue']")
+    ui.wait("[data-mnemosyne='continue-menu']")
     # the menu is the host's `targets` menu, rendered as sent: the extension keeps no copy of target data
     from mnemosyne.nativehost.actions.targets import run as host_targets
 
     host_menu = host_targets({}, None)["menu"]
-    assert entries.all_inner_texts() == [entry["label"] for entry in host_menu]
-    assert [entries.nth(i).get_attribute("data-target") for i in range(entries.count())] == [
-        entry["target"] for entry in host_menu
-    ]
+    for entry in host_menu:
+        shown = ui.get(f"[data-mnemosyne='continue-target'][data-target='{entry['target']}']")
+        assert shown and shown["text"] == entry["label"], entry
     screenshot(page, "continue-menu")
-    page.locator("[data-mnemosyne='continue-target'][data-target='claude']").click()
-    preview = page.locator("[data-mnemosyne='preview']")
-    preview.wait_for(timeout=30_000)
-    tokens = int(page.locator("[data-mnemosyne='preview-tokens']").get_attribute("data-tokens"))
+    with browser.expect_page(timeout=30_000) as opened:
+        ui.click("[data-mnemosyne='continue-target'][data-target='claude']")
+    window = opened.value
+    assert window.url.startswith(ext_url("preview/preview.html?handle="))
+    preview = window.locator("[data-mnemosyne='preview']:not([hidden])")
+    preview.locator("[data-mnemosyne='preview-tokens']").wait_for(timeout=30_000)
+    tokens = int(window.locator("[data-mnemosyne='preview-tokens']").get_attribute("data-tokens"))
     assert 0 < tokens <= 32000
     assert "Kept" in preview.inner_text() and "left out" in preview.inner_text()
-    screenshot(page, "continue-preview")
-    with browser.expect_page() as opened:
-        page.locator("[data-mnemosyne='preview-confirm']").click()
-    target = opened.value
+    # the page got a short status, in its toast
+    toast = ui.wait("[data-mnemosyne='toast'][data-state='success']")
+    assert "Mnemosyne window" in toast["text"] and toast["data"]["target"] == "claude"
+    screenshot(window, "continue-preview")
+    with browser.expect_page() as filled:
+        window.locator("[data-mnemosyne='preview-confirm']").click()
+    target = filled.value
     composer = target.locator(".ProseMirror[data-mnemosyne-filled='true']")
     composer.wait_for(timeout=20_000)
     assert target.url == "https://claude.ai/new"
-    filled = composer.inner_text()
-    assert "Tide anneal crucible" in filled or "crucible" in filled.lower()
-    assert target.locator("[data-mnemosyne='toast'][data-state='success']").count() == 1
+    text = composer.inner_text()
+    assert "Tide anneal crucible" in text or "crucible" in text.lower()
+    assert ClosedUi(target).wait("[data-mnemosyne='toast'][data-state='success']")
     screenshot(target, "continue-filled-claude")
 
 
@@ -90,10 +100,10 @@ def test_continue_in_chatgpt_from_claude(browser, sites):
     body = strip_scripts((FIXTURES / "dom_claude" / "ys_edges_claude_001.html").read_text(encoding="utf-8"))
     page = browser.new_page()
     page.goto(sites.claude_conversation(shell(body, "Research - Claude"), api))
-    preview = choose(page, "chatgpt")
-    assert "ChatGPT" in preview.inner_text()
+    window = choose(browser, page, "chatgpt")
+    assert "ChatGPT" in window.locator("#title").inner_text()
     with browser.expect_page() as opened:
-        page.locator("[data-mnemosyne='preview-confirm']").click()
+        window.locator("[data-mnemosyne='preview-confirm']").click()
     target = opened.value
     composer = target.locator("#prompt-textarea[data-mnemosyne-filled='true']")
     composer.wait_for(timeout=20_000)
@@ -103,24 +113,23 @@ def test_continue_in_chatgpt_from_claude(browser, sites):
 
 
 def test_copy_for_coding_agent_puts_context_on_clipboard(browser, sites):
-    browser.grant_permissions(["clipboard-read", "clipboard-write"], origin="https://chatgpt.com")
+    browser.grant_permissions(["clipboard-read", "clipboard-write"])
     page = open_chatgpt_conversation(browser, sites)
-    preview = choose(page, "agents-md")
-    assert "Copy" in page.locator("[data-mnemosyne='preview-confirm']").inner_text()
-    assert preview.get_attribute("data-target") == "agents-md"
-    page.locator("[data-mnemosyne='preview-confirm']").click()
-    page.locator("[data-mnemosyne='toast'][data-state='success']").wait_for(timeout=10_000)
-    copied = page.evaluate("navigator.clipboard.readText()")
+    window = choose(browser, page, "agents-md")
+    assert "Copy" in window.locator("[data-mnemosyne='preview-confirm']").inner_text()
+    assert window.locator("[data-mnemosyne='preview']").get_attribute("data-target") == "agents-md"
+    window.locator("[data-mnemosyne='preview-confirm']").click()
+    window.locator("#status.ok").wait_for(timeout=10_000)
+    copied = window.evaluate("navigator.clipboard.readText()")
     assert len(copied) > 200 and "crucible" in copied.lower()
 
 
-def test_continue_from_the_view_page_fills_by_handle_and_a_handle_is_the_builders_only(
+def test_continue_from_the_view_page_fills_by_handle_and_no_tab_can_use_a_handle(
     browser, sites, ext_url, mnemo_cli
 ):
     sites.pages["https://claude.ai/new"] = CLAUDE_COMPOSER_PAGE
     page = open_chatgpt_conversation(browser, sites)
-    page.locator("[data-mnemosyne='export']").click(timeout=15_000)
-    page.locator("[data-mnemosyne='toast'][data-state='success']").wait_for(timeout=30_000)
+    assert ClosedUi(page).export()["state"] == "success"
     conversation_id = json.loads(mnemo_cli("list", "--json").stdout)[0]["id"]
 
     view = browser.new_page()
@@ -138,16 +147,13 @@ def test_continue_from_the_view_page_fills_by_handle_and_a_handle_is_the_builder
     )["data"]
     assert len(context["handle"]) == 32 and "text" not in context
     assert context["preview"] and context["total_chars"] >= len(context["preview"])
-    # another tab cannot use a page's handle... and a tab's handle is refused to other tabs
-    other = open_chatgpt_conversation(browser, sites)
-    other.locator("[data-mnemosyne='export']").wait_for(timeout=15_000)
+    # a tab (even our own content script there) cannot read, preview or fill a kept context
     from test_security import content_script_world
 
-    send = content_script_world(other)
-    refused = send({"type": "fill-open", "handle": context["handle"]})
-    assert refused["ok"] is False and refused["error"]["code"] == "UNKNOWN_HANDLE"
-    refused = send({"type": "context-text", "handle": context["handle"]})
-    assert refused["ok"] is False and refused["error"]["code"] == "UNKNOWN_HANDLE"
+    send = content_script_world(page)
+    for kind in ("fill-open", "context-text", "context-preview"):
+        refused = send({"type": kind, "handle": context["handle"]})
+        assert refused["ok"] is False and refused["error"]["code"] == "FORBIDDEN", (kind, refused)
 
     with browser.expect_page() as opened:
         view.locator("[data-mnemosyne='preview-confirm']").click()

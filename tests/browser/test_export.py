@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from closed_ui import ClosedUi
 from ext_fakesite import (
     FIXTURES,
     chatgpt_api_fixture,
@@ -18,8 +19,6 @@ from ext_fakesite import (
 )
 
 pytestmark = pytest.mark.browser
-
-TOAST_DONE = "[data-mnemosyne='toast'][data-state='success'], [data-mnemosyne='toast'][data-state='error']"
 
 
 def chatgpt_page() -> str:
@@ -34,15 +33,7 @@ def claude_page() -> str:
 
 
 def export(page) -> dict:
-    page.locator("[data-mnemosyne='export']").click(timeout=15_000)
-    toast = page.locator(TOAST_DONE)
-    toast.wait_for(timeout=30_000)
-    return {
-        "state": toast.get_attribute("data-state"),
-        "text": toast.inner_text(),
-        "id": toast.get_attribute("data-conversation-id"),
-        "path": toast.get_attribute("data-path"),
-    }
+    return ClosedUi(page).export()
 
 
 def archived(mnemo_cli) -> list[dict]:
@@ -58,8 +49,7 @@ def test_chatgpt_export_through_api_saves_to_archive(browser, sites, mnemo_cli, 
     url = sites.chatgpt_conversation(api["conversation_id"], chatgpt_page(), api)
     page = browser.new_page()
     page.goto(url)
-    button = page.locator("[data-mnemosyne='export']")
-    button.wait_for(timeout=15_000)
+    ClosedUi(page).wait("[data-mnemosyne='export']")
     # placed in the site's header actions, not floating
     assert (
         page.locator(

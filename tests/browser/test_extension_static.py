@@ -47,6 +47,7 @@ def test_manifest_loads_in_chromium_and_firefox():
         "clipboardWrite",
         "scripting",
         "activeTab",
+        "downloads",  # exports are saved by the worker, never from a page-origin blob: URL
     }
     assert m["host_permissions"] == [
         "https://chatgpt.com/*",

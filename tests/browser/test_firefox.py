@@ -9,11 +9,13 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import re
 import shutil
 import socket
 import subprocess
 import time
 import uuid
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -224,9 +226,125 @@ def serve_intercepts(bidi: Bidi, sites: FakeSites) -> None:
     )
 
 
-SHADOW = "document.querySelector(\"mnemosyne-ui[data-mnemosyne-host='{host}']\")?.shadowRoot"
-BAR = f"({SHADOW.format(host='bar')} ?? {SHADOW.format(host='floating-bar')})"
-TOAST = f"({SHADOW.format(host='overlay')})?.querySelector(\"[data-mnemosyne='toast']\")"
+class FirefoxUi:
+    """The extension's UI in the page's CLOSED shadow roots, in Firefox: BiDi serialises closed roots
+    (`includeShadowTree: "all"`) and presses elements with real input actions (trusted, as a user's)."""
+
+    def __init__(self, bidi: Bidi, context: str):
+        self.bidi, self.context = bidi, context
+
+    def _hosts(self) -> list[dict]:
+        result = self.bidi.call(
+            "script.evaluate",
+            {
+                "expression": "[...document.querySelectorAll('mnemosyne-ui')]",
+                "target": {"context": self.context},
+                "awaitPromise": False,
+                "resultOwnership": "none",
+                "serializationOptions": {"maxDomDepth": 40, "includeShadowTree": "all"},
+            },
+        )
+        return result["result"].get("value", [])
+
+    def modes(self) -> list[str]:
+        return [host["value"]["shadowRoot"]["value"].get("mode") for host in self._hosts()]
+
+    def find(self, **attrs: str) -> dict | None:
+        """The first element whose attributes include `attrs` (names with dashes: data_mnemosyne=...)."""
+        wanted = {name.replace("_", "-"): value for name, value in attrs.items()}
+        stack = list(reversed(self._hosts()))
+        while stack:
+            node = stack.pop()
+            value = node.get("value") or {}
+            attributes = value.get("attributes") or {}
+            if value.get("nodeType") == 1 and all(attributes.get(k) == v for k, v in wanted.items()):
+                return {"sharedId": node["sharedId"], "attributes": attributes, "text": _text(node)}
+            children = list(value.get("children") or [])
+            if value.get("shadowRoot"):
+                children.insert(0, value["shadowRoot"])
+            stack.extend(reversed(children))
+        return None
+
+    def wait(self, timeout: float = 30, **attrs: str) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.find(**attrs)
+            if found:
+                return found
+            time.sleep(0.1)  # a polling interval while the UI appears, not a proof of absence
+        raise TimeoutError(f"no {attrs} in the extension's UI")
+
+    def click(self, **attrs: str) -> None:
+        """A real pointer click in the middle of the element."""
+        element = {"sharedId": self.wait(**attrs)["sharedId"]}
+        self.bidi.call(
+            "script.callFunction",
+            {
+                "functionDeclaration": "(e) => e.scrollIntoView({block: 'center'})",
+                "arguments": [element],
+                "target": {"context": self.context},
+                "awaitPromise": False,
+                "resultOwnership": "none",
+            },
+        )
+        self.bidi.call(
+            "input.performActions",
+            {
+                "context": self.context,
+                "actions": [
+                    {
+                        "type": "pointer",
+                        "id": "mouse",
+                        "actions": [
+                            {
+                                "type": "pointerMove",
+                                "x": 0,
+                                "y": 0,
+                                "origin": {"type": "element", "element": element},
+                            },
+                            {"type": "pointerDown", "button": 0},
+                            {"type": "pointerUp", "button": 0},
+                        ],
+                    }
+                ],
+            },
+        )
+        self.bidi.call("input.releaseActions", {"context": self.context})
+
+    def synthetic_click(self, **attrs: str) -> None:
+        """A page script that somehow holds our element calls .click() on it (untrusted)."""
+        self.bidi.call(
+            "script.callFunction",
+            {
+                "functionDeclaration": "(e) => { e.click(); e.dispatchEvent(new MouseEvent('click', {bubbles: true, composed: true})); }",
+                "arguments": [{"sharedId": self.wait(**attrs)["sharedId"]}],
+                "target": {"context": self.context},
+                "awaitPromise": False,
+                "resultOwnership": "none",
+            },
+        )
+
+    def toast_after(self, previous: dict | None, timeout: float = 30) -> dict:
+        """The final toast (success or error) that is not `previous`."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            toast = self.find(data_mnemosyne="toast")
+            state = toast and toast["attributes"].get("data-state")
+            if (
+                toast
+                and state in ("success", "error")
+                and toast["sharedId"] != (previous or {}).get("sharedId")
+            ):
+                return toast
+            time.sleep(0.1)
+        raise TimeoutError("no final toast")
+
+
+def _text(node: dict) -> str:
+    value = node.get("value") or {}
+    if value.get("nodeType") == 3:
+        return value.get("nodeValue", "")
+    return "".join(_text(child) for child in value.get("children") or [])
 
 
 def open_and_export(bidi: Bidi, url: str) -> dict:
@@ -236,16 +354,22 @@ def open_and_export(bidi: Bidi, url: str) -> dict:
     return export_in_page(bidi, context)
 
 
-def export_in_page(bidi: Bidi, context: str) -> dict:
-    label = bidi.wait_for(context, f"{BAR}?.querySelector(\"[data-mnemosyne='export']\")?.textContent")
-    assert label.strip() == "Export"
-    # the button lives in an open shadow root: a click from the page reaches the content script's listener
-    bidi.evaluate(context, f"{BAR}.querySelector(\"[data-mnemosyne='export']\").click()")
-    state = bidi.wait_for(context, f"{TOAST}?.dataset.state === 'progress' ? '' : {TOAST}?.dataset.state")
-    detail = json.loads(
-        bidi.evaluate(context, f"JSON.stringify({{...{TOAST}.dataset, text: {TOAST}.textContent}})")["value"]
-    )
-    assert state == "success", detail
+def export_in_page(bidi: Bidi, context: str, *, expect: str = "success") -> dict:
+    ui = FirefoxUi(bidi, context)
+    assert ui.wait(data_mnemosyne="export")["text"].strip() == "Export"
+    before = ui.find(data_mnemosyne="toast")
+    ui.click(data_mnemosyne="export")  # a real click: the page's scripts cannot reach the closed root
+    toast = ui.toast_after(before)
+    attrs = toast["attributes"]
+    detail = {
+        "state": attrs.get("data-state"),
+        "conversationId": attrs.get("data-conversation-id"),
+        "path": attrs.get("data-path"),
+        "status": attrs.get("data-status"),
+        "code": attrs.get("data-code"),
+        "text": toast["text"],
+    }
+    assert detail["state"] == expect, detail
     return detail
 
 
@@ -344,3 +468,129 @@ def test_firefox_chatgpt_dom_fallback_when_api_forbidden_keeps_code_language(tmp
     )
     assert any(p.get("language") == "html" for p in code) or "```html" in texts
     assert "나의 말" not in texts  # screen-reader labels are not content
+
+
+# --------------------------------------------------------------- issue 10 items 1, 2 and 8 in Firefox
+
+
+def open_served_chatgpt(bidi: Bidi, sites: FakeSites, *, steal_roots: bool = False) -> tuple[str, FirefoxUi]:
+    from test_page_cannot_drive_ui import STEAL_ROOTS
+
+    api = chatgpt_api_fixture()
+    html = strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
+    if steal_roots:  # the page's own first script
+        html = re.sub(
+            r"(<head\b[^>]*>)", lambda m: f"{m.group(1)}<script>{STEAL_ROOTS}</script>", html, count=1
+        )
+        assert STEAL_ROOTS in html
+    url = sites.chatgpt_conversation(api["conversation_id"], html, api)
+    serve_intercepts(bidi, sites)
+    context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
+    bidi.call("browsingContext.navigate", {"context": context, "url": url, "wait": "complete"})
+    ui = FirefoxUi(bidi, context)
+    ui.wait(data_mnemosyne="export")
+    return context, ui
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_page_scripts_cannot_read_or_press_the_extensions_ui(tmp_path, env):
+    from test_page_cannot_drive_ui import ATTACK, PAGE_TEXT
+
+    with firefox(tmp_path, env) as (bidi, _, ff_env):
+        context, ui = open_served_chatgpt(bidi, FakeSites(), steal_roots=True)
+        assert set(ui.modes()) == {"closed"}
+        reached = json.loads(bidi.evaluate(context, f"JSON.stringify(({ATTACK})())")["value"])
+        assert reached["hosts"] >= 1 and reached["reached"] == 0 and reached["stolen"] == 0, reached
+        # our handlers run synchronously on a click: a save would have shown its progress toast by now
+        assert ui.find(data_mnemosyne="toast") is None and ui.find(data_mnemosyne="continue-menu") is None
+        ui.synthetic_click(data_mnemosyne="export")
+        assert ui.find(data_mnemosyne="toast") is None
+        ui.click(data_mnemosyne="continue")  # the user opens the menu, the page tries to pick
+        ui.wait(data_mnemosyne="continue-target", data_target="agents-md")
+        ui.synthetic_click(data_mnemosyne="continue-target", data_target="agents-md")
+        assert ui.find(data_mnemosyne="toast") is None
+        assert ui.find(data_mnemosyne="continue-menu") is not None  # a real pick closes it at once
+        # the control: the user's real click saves; the page cannot read what the toast says
+        detail = export_in_page(bidi, context)
+        assert "Tide anneal crucible explanation" in detail["text"]
+        page_text = bidi.evaluate(context, f"({PAGE_TEXT})()")["value"]
+        assert "Tide anneal crucible explanation" not in page_text and "Saved" not in page_text
+        contexts = bidi.call("browsingContext.getTree", {})["contexts"]
+        assert len(contexts) == 1  # nothing opened
+    assert len(json.loads(mnemo(ff_env, "list", "--json").stdout)) == 1
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_context_preview_is_an_extension_window_not_the_page(tmp_path, env):
+    from test_page_cannot_drive_ui import PAGE_TEXT
+
+    with firefox(tmp_path, env) as (bidi, internal, _):
+        context, ui = open_served_chatgpt(bidi, FakeSites())
+        ui.click(data_mnemosyne="continue")
+        ui.click(data_mnemosyne="continue-target", data_target="agents-md")
+        preview_url = f"moz-extension://{internal}/preview/preview.html?handle="
+        window = None
+        deadline = time.monotonic() + 30
+        while window is None and time.monotonic() < deadline:
+            tree = bidi.call("browsingContext.getTree", {})["contexts"]
+            window = next((c["context"] for c in tree if c["url"].startswith(preview_url)), None)
+            time.sleep(0.1)
+        assert window, "no preview window"
+        shown = bidi.wait_for(
+            window, "document.querySelector('#preview:not([hidden]) .preview-text')?.textContent"
+        )
+        assert len(shown) > 200
+        status = ui.wait(data_mnemosyne="toast", data_state="success")
+        assert "Mnemosyne window" in status["text"]
+        page_text = bidi.evaluate(context, f"({PAGE_TEXT})()")["value"]
+        assert shown[:200] not in page_text and "tokens of a" not in page_text
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_an_error_in_the_page_names_the_code_not_the_details(tmp_path, env):
+    with firefox(tmp_path, env) as (bidi, _, ff_env):
+        mnemo(ff_env, "list", "--json")  # creates the archive and its key...
+        (tmp_path / "archive.key").unlink()  # ...whose loss the host reports naming the key file
+        context, _ = open_served_chatgpt(bidi, FakeSites())
+        detail = export_in_page(bidi, context, expect="error")
+    assert detail["code"] == "ARCHIVE_KEY_MISSING", detail
+    assert "ARCHIVE_KEY_MISSING" in detail["text"] and "health check" in detail["text"]
+    assert "key file" not in detail["text"] and str(tmp_path) not in detail["text"]
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_export_download_is_the_extensions_and_redacted(tmp_path, env):
+    from test_export_redaction import AWS, SECRET, api_with_secret
+
+    sites = FakeSites()
+    api = api_with_secret()
+    html = strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
+    url = sites.chatgpt_conversation(api["conversation_id"], html, api)
+    with firefox(tmp_path, env) as (bidi, internal, _):
+        serve_intercepts(bidi, sites)
+        context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
+        options = f"moz-extension://{internal}/options/options.html"
+        bidi.call("browsingContext.navigate", {"context": context, "url": options, "wait": "complete"})
+        bidi.evaluate(
+            context,
+            "browser.storage.sync.set({downloadOnExport: true, exportFormat: 'markdown', redact: true})",
+        )
+        bidi.call("browsingContext.navigate", {"context": context, "url": url, "wait": "complete"})
+        detail = export_in_page(bidi, context)
+        assert "Downloaded" in detail["text"], detail
+        bidi.call("browsingContext.navigate", {"context": context, "url": options, "wait": "complete"})
+        found = bidi.wait_for(
+            context,
+            "browser.downloads.search({}).then((items) => items.length && items.every((i) => i.state === 'complete')"
+            " ? JSON.stringify(items.map((i) => ({url: i.url, filename: i.filename, mime: i.mime}))) : '')",
+        )
+    [item] = json.loads(found)
+    assert item["url"].startswith(f"moz-extension://{internal}/") or item["url"].startswith(
+        "blob:moz-extension://"
+    )
+    text = Path(item["filename"]).read_text(encoding="utf-8")
+    assert "my key is" in text and SECRET not in text and AWS not in text

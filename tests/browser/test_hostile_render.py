@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from closed_ui import ClosedUi
 from ext_fakesite import FIXTURES, chatgpt_api_fixture, strip_scripts
 from hostile_corpus import chunks, payloads
 
@@ -207,8 +208,7 @@ def test_hostile_corpus_renders_inert_in_popup_search_and_view(
     conversations = hostile_conversations()
     for api in conversations:
         site_page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
-        site_page.locator("[data-mnemosyne='export']").click(timeout=15_000)
-        site_page.locator("[data-mnemosyne='toast'][data-state='success']").wait_for(timeout=30_000)
+        assert ClosedUi(site_page).export()["state"] == "success"
         pages[f"site page {api['conversation_id'][:8]}"] = {**measure(site_page), "live": []}
     archived = json.loads(mnemo_cli("list", "--json").stdout)
     assert sorted(item["title"] for item in archived) == sorted(api["title"] for api in conversations)

@@ -80,7 +80,9 @@ def content_script_world(page):
     contexts = []
     cdp.on("Runtime.executionContextCreated", lambda event: contexts.append(event["context"]))
     cdp.send("Runtime.enable")
-    page.locator("[data-mnemosyne='export']").wait_for(timeout=15_000)  # the content script has run
+    from closed_ui import ClosedUi
+
+    ClosedUi(page).wait("[data-mnemosyne='export']")  # the content script has run
     isolated = [
         c
         for c in contexts

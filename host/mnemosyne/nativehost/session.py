@@ -23,6 +23,9 @@ class HostSession:
         self.caller = caller or []
         self._archive: Archive | None = None
         self._archive_error: MnemosyneError | None = None
+        from .paging import RenderCache
+
+        self.renders = RenderCache()  # get/context texts of this process, rendered once per request
 
     # ------------------------------------------------------------ caller check
 

@@ -24,15 +24,19 @@ def run(params: dict, session: HostSession) -> dict:
     redact = p.boolean(params, "redact", False)
     focus = p.string(params, "focus", default=None, max_len=2000)
     cursor = p.string(params, "cursor", default=None, max_len=200)
-    arc = session.archive()
-    conv = arc.get(conv_id)
-    result = context_for(
-        conv, target, budget=budget, branch=branch, include=include, redact=redact, focus=focus, arc=arc
-    )
-    return {
-        "conversation_id": conv.id,
-        "target": target.name,
-        "shape": result.shape,
-        "report": result.report,
-        **paging.page(result.text, cursor),
-    }
+
+    def render() -> tuple[str, dict]:
+        arc = session.archive()
+        conv = arc.get(conv_id)
+        result = context_for(
+            conv, target, budget=budget, branch=branch, include=include, redact=redact, focus=focus, arc=arc
+        )
+        return result.text, {
+            "conversation_id": conv.id,
+            "target": target.name,
+            "shape": result.shape,
+            "report": result.report,
+        }
+
+    rendered = session.renders.text(paging.request_key("context", params), cursor, render)
+    return rendered.page(cursor)

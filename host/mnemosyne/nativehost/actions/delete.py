@@ -12,5 +12,6 @@ if TYPE_CHECKING:
 
 def run(params: dict, session: HostSession) -> dict:
     conv_id = p.conversation_id(params)
+    session.renders.clear()  # nothing of a deleted conversation is served from a kept render
     session.archive().delete(conv_id)
     return {"deleted": True, "conversation_id": conv_id}

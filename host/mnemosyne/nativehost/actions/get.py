@@ -22,22 +22,25 @@ def run(params: dict, session: HostSession) -> dict:
     branch = p.string(params, "branch", default=None, max_len=200)
     cursor = p.string(params, "cursor", default=None, max_len=200)
     redact = p.boolean(params, "redact", False)
-    arc = session.archive()
-    conv = arc.get(conv_id)
-    extra = {}
-    if redact:  # copy, export and download: the same policy as context, title included
-        from ...redact import redact_conversation
 
-        conv, redactor = redact_conversation(conv)
-        extra["redactions"] = redactor.report()
-    mod = writer(fmt)
-    text = mod.write(conv, branch=branch)
-    return {
-        **extra,
-        "conversation_id": conv.id,
-        "format": fmt,
-        "media_type": mod.MEDIA_TYPE,
-        "extension": mod.EXTENSION,
-        "filename": conversation_filename(conv.title, conv.id, mod.EXTENSION),
-        **paging.page(text, cursor),
-    }
+    def render() -> tuple[str, dict]:
+        conv = session.archive().get(conv_id)
+        extra = {}
+        if redact:  # copy, export and download: the same policy as context, title included
+            from ...redact import redact_conversation
+
+            conv, redactor = redact_conversation(conv)
+            extra["redactions"] = redactor.report()
+        mod = writer(fmt)
+        text = mod.write(conv, branch=branch)
+        return text, {
+            **extra,
+            "conversation_id": conv.id,
+            "format": fmt,
+            "media_type": mod.MEDIA_TYPE,
+            "extension": mod.EXTENSION,
+            "filename": conversation_filename(conv.title, conv.id, mod.EXTENSION),
+        }
+
+    rendered = session.renders.text(paging.request_key("get", params), cursor, render)
+    return rendered.page(cursor)

@@ -20,4 +20,5 @@ def run(params: dict, session: HostSession) -> dict:
     payload = params.get("payload")
     if not isinstance(payload, (dict, list)):
         raise p.BadRequest("payload must be a JSON object")
+    session.renders.clear()  # a kept render may be of the conversation this save changes
     return save_payload(session.archive(), payload, kind=kind, source_url=url).as_dict()

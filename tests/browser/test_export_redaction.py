@@ -1,0 +1,123 @@
+"""Copy and download are redacted like a context (issue 10 items 1 and 3): a secret in a saved conversation
+does not leave the archive through Export's download or copy, nor through the view page's Copy and
+download, when the redaction setting is on. Downloads are the extension's (the downloads API), never a
+page-origin blob: URL the page could fetch. Real host, real archive, real downloads."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from closed_ui import ClosedUi
+from ext_fakesite import FIXTURES, chatgpt_api_fixture, strip_scripts
+
+pytestmark = pytest.mark.browser
+
+SECRET = "sk-proj-Xb3kLm9QwErTyUiOpAsDfGhJkL1234567890"
+AWS = "AKIAIOSFODNN7EXAMPLE"
+
+
+def api_with_secret() -> dict:
+    api = copy.deepcopy(chatgpt_api_fixture())
+    for node in api["mapping"].values():
+        message = node.get("message")
+        if message and message["author"]["role"] == "user" and message["content"]["content_type"] == "text":
+            message["content"]["parts"] = [f"my key is {SECRET} and the AWS one {AWS}, keep them safe"]
+            break
+    return api
+
+
+def set_settings(browser, ext_url, **settings) -> None:
+    options = browser.new_page()
+    options.goto(ext_url("options/options.html"))
+    options.evaluate("(values) => chrome.storage.sync.set(values)", settings)
+    options.close()
+
+
+def extension_downloads(browser, ext_url) -> list[dict]:
+    """The extension's finished downloads, newest first, with the file's text."""
+    page = browser.new_page()
+    page.goto(ext_url("options/options.html"))
+    items = page.evaluate(
+        """() => new Promise((resolve, reject) => {
+          const deadline = Date.now() + 30000;
+          const poll = async () => {
+            const items = await chrome.downloads.search({orderBy: ['-startTime']});
+            if (items.length && items.every((item) => item.state !== 'in_progress')) resolve(items);
+            else if (Date.now() > deadline) reject(new Error('no finished download'));
+            else setTimeout(() => poll().catch(reject), 50);
+          };
+          poll().catch(reject);
+        })"""
+    )
+    page.close()
+    for item in items:
+        item["text"] = (
+            Path(item["filename"]).read_text(encoding="utf-8") if item["state"] == "complete" else None
+        )
+    return items
+
+
+def open_conversation(browser, sites):
+    api = api_with_secret()
+    html = strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
+    page = browser.new_page()
+    page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
+    return page
+
+
+@pytest.mark.parametrize("redact", [True, False])
+def test_export_download_is_the_extensions_and_redacted(browser, sites, ext_url, mnemo_cli, redact):
+    set_settings(browser, ext_url, downloadOnExport=True, exportFormat="markdown", redact=redact)
+    page = open_conversation(browser, sites)
+    result = ClosedUi(page).export()
+    assert result["state"] == "success", result["text"]
+    assert "Downloaded" in result["text"]
+    [item] = extension_downloads(browser, ext_url)
+    assert item["state"] == "complete", item
+    assert item["mime"].startswith("text/markdown")  # (Playwright names the file itself)
+    # the file's URL is the extension's, not one the chatgpt.com page could fetch
+    assert not item["url"].startswith("blob:https://") and "chatgpt.com" not in item["url"].split(",")[0]
+    text = item["text"]
+    assert "Tide anneal crucible" in text
+    if redact:
+        assert SECRET not in text and AWS not in text
+        assert "my key is" in text and "keep them safe" in text  # only the secrets went
+    else:
+        assert SECRET in text and AWS in text  # the control: the secret is in the export when not redacted
+    # the archive keeps the original
+    conversation = json.loads(mnemo_cli("show", result["id"], "--json").stdout)
+    assert SECRET in json.dumps(conversation)
+
+
+def test_copy_on_export_and_the_view_page_are_redacted(browser, sites, ext_url):
+    set_settings(browser, ext_url, copyMarkdownOnExport=True, redact=True)
+    browser.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = open_conversation(browser, sites)
+    result = ClosedUi(page).export()
+    assert result["state"] == "success", result["text"]
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert "my key is" in copied and SECRET not in copied and AWS not in copied
+
+    view = browser.new_page()
+    view.goto(ext_url(f"view/view.html?id={result['id']}"))
+    view.locator("[data-mnemosyne='transcript'] article").first.wait_for(timeout=15_000)
+    view.evaluate("navigator.clipboard.writeText('')")
+    view.locator("[data-mnemosyne='copy']").click()
+    view.locator("#status.ok").wait_for(timeout=15_000)
+    assert "redacted" in view.locator("#status").inner_text()
+    copied = view.evaluate("navigator.clipboard.readText()")
+    assert "my key is" in copied and SECRET not in copied and AWS not in copied
+
+    view.locator("[data-mnemosyne='download-json']").click()
+    view.locator("#status.ok").filter(has_text="Downloaded").wait_for(timeout=15_000)
+    assert (
+        ".json" in view.locator("#status").inner_text() and "redacted" in view.locator("#status").inner_text()
+    )
+    [item] = extension_downloads(browser, ext_url)
+    assert item["mime"].startswith("application/json")
+    assert "my key is" in item["text"] and SECRET not in item["text"] and AWS not in item["text"]
