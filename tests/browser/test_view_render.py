@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 from ext_fakesite import FIXTURES, chatgpt_api_fixture
+from test_export_redaction import extension_downloads
 
 pytestmark = pytest.mark.browser
 FORKED = "0029-Title_Engaging_narrative_elements-68942c11-9018-8331-89b8-5bf83df856cd.json"
@@ -118,9 +118,10 @@ def test_branch_switch_shows_the_other_edit(browser, tmp_path, mnemo_cli, ext_ur
     assert transcript.text_content() != before
 
     # downloads and Continue in write the branch on screen, not the active one
-    with view.expect_download() as downloaded:
-        view.locator("[data-mnemosyne='download-markdown']").click()
-    markdown = Path(downloaded.value.path()).read_text(encoding="utf-8")
+    view.locator("[data-mnemosyne='download-markdown']").click()  # saved by the worker's downloads API
+    view.locator("#status.ok").filter(has_text="Downloaded").wait_for(timeout=15_000)
+    [download] = [d for d in extension_downloads(browser, ext_url) if d["filename"].endswith(".md")][:1]
+    markdown = download["text"]
     assert other in markdown and f"\n{shown[0]}\n" not in markdown
     view.context.grant_permissions(["clipboard-read", "clipboard-write"])
     view.locator("[data-mnemosyne='continue-target']").select_option("agents-md")
