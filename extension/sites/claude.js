@@ -50,6 +50,9 @@ function indexOf(turn) {
 
 const dom = {
   firstIndex: 0,
+  // claude.ai mounts only part of a long thread (since mid-2026) and may add older rows when the top is
+  // reached: the sweep waits this long at the top before it believes nothing older is coming
+  topSettleMs: 1000,
   turns: turnsInPage,
   isUnrendered: (turn) => turn.matches("[data-is-streaming='true']") || Boolean(turn.querySelector("[data-is-streaming='true']")),
   keyOf: (turn) => {
