@@ -220,9 +220,9 @@
   }
   function bodyOf2(turn) {
     if (roleOf2(turn) === "user") return turn.matches("[data-testid='user-message']") ? turn : turn.querySelector(USER);
-    const markdown = [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")].filter((node) => !node.closest("#markdown-artifact"));
-    if (markdown.length) return outermost2(markdown);
-    return turn.matches(ASSISTANT) ? turn : turn.querySelector(ASSISTANT);
+    const responses = [...turn.querySelectorAll(ASSISTANT)].concat(turn.matches(ASSISTANT) ? [turn] : []).filter((node) => !node.closest("#markdown-artifact"));
+    if (responses.length) return outermost2(responses);
+    return [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")].filter((node) => !node.closest("#markdown-artifact"));
   }
   function indexOf(turn) {
     const row = turn.closest("[data-index]");

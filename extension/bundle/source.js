@@ -226,9 +226,9 @@
   }
   function bodyOf2(turn) {
     if (roleOf2(turn) === "user") return turn.matches("[data-testid='user-message']") ? turn : turn.querySelector(USER);
-    const markdown = [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")].filter((node) => !node.closest("#markdown-artifact"));
-    if (markdown.length) return outermost2(markdown);
-    return turn.matches(ASSISTANT) ? turn : turn.querySelector(ASSISTANT);
+    const responses = [...turn.querySelectorAll(ASSISTANT)].concat(turn.matches(ASSISTANT) ? [turn] : []).filter((node) => !node.closest("#markdown-artifact"));
+    if (responses.length) return outermost2(responses);
+    return [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")].filter((node) => !node.closest("#markdown-artifact"));
   }
   function indexOf(turn) {
     const row = turn.closest("[data-index]");
@@ -767,7 +767,7 @@ ${text.trim()}
         }
         placeholders.delete(key);
         warningsByKey.delete(key);
-        windowKeys.push(key);
+        if (!windowKeys.includes(key)) windowKeys.push(key);
         const bodies = [].concat(site2.bodyOf(element2) ?? []).filter(Boolean);
         const bodyWarnings = [];
         const markdown = bodies.map((body) => toMarkdown(body, { warnings: bodyWarnings })).filter(Boolean).join("\n\n");
@@ -905,7 +905,8 @@ ${text.trim()}
       title: title ? wellFormed(title) : null,
       captured_at: (/* @__PURE__ */ new Date()).toISOString(),
       complete: swept.complete,
-      turns: swept.turns
+      turns: swept.turns,
+      warnings: swept.warnings ?? []
     };
   }
   async function capture(site2, { allowApi = true } = {}) {

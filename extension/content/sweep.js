@@ -107,7 +107,7 @@ export async function sweep(site, options = {}) {
       }
       placeholders.delete(key);
       warningsByKey.delete(key);
-      windowKeys.push(key);
+      if (!windowKeys.includes(key)) windowKeys.push(key); // two elements of one message (a shell and its turn)
       const bodies = [].concat(site.bodyOf(element) ?? []).filter(Boolean);
       const bodyWarnings = [];
       const markdown = bodies.map((body) => toMarkdown(body, { warnings: bodyWarnings })).filter(Boolean).join("\n\n");

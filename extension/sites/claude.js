@@ -37,10 +37,12 @@ function roleOf(turn) {
 
 function bodyOf(turn) {
   if (roleOf(turn) === "user") return turn.matches("[data-testid='user-message']") ? turn : turn.querySelector(USER);
-  const markdown = [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")]
+  // the whole response, not only its .standard-markdown blocks: tool-use chips ("visualize show_widget") and
+  // other visible parts of an answer sit beside them and would be lost
+  const responses = [...turn.querySelectorAll(ASSISTANT)].concat(turn.matches(ASSISTANT) ? [turn] : [])
     .filter((node) => !node.closest("#markdown-artifact"));
-  if (markdown.length) return outermost(markdown);
-  return turn.matches(ASSISTANT) ? turn : turn.querySelector(ASSISTANT);
+  if (responses.length) return outermost(responses);
+  return [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")].filter((node) => !node.closest("#markdown-artifact"));
 }
 
 function indexOf(turn) {
