@@ -116,14 +116,7 @@ def merge_answer_blocks(messages):
 
 PAGES = [
     ("chatgpt", "dom_chatgpt/aicb_chatgpt_loggedout_fullpage.html", chatgpt_regions),
-    pytest.param(
-        "chatgpt",
-        "dom_chatgpt/ys_edges_chatgpt_001.html",
-        chatgpt_regions,
-        # found by this test, not fixed yet: 4 words of the citation chips ("NVIDIA Docs", ...) in one answer
-        # are missing from the capture; strict, so the fix flips it to a pass that must be unmarked
-        marks=pytest.mark.xfail(strict=True, reason="citation chip words lost (open)"),
-    ),
+    ("chatgpt", "dom_chatgpt/ys_edges_chatgpt_001.html", chatgpt_regions),
     ("chatgpt", "dom_chatgpt/jsh9_test_cases/block_quotes_0.html", chatgpt_regions),
     ("chatgpt", "dom_chatgpt/jsh9_test_cases/bulleted_list.html", chatgpt_regions),
     ("chatgpt", "dom_chatgpt/chatgpt_2026_09_timeline.html", chatgpt_regions),
@@ -182,3 +175,25 @@ def test_every_turn_and_word_the_page_shows_is_saved(site, name, regions):
             kept.update(words(getattr(part, "name", "") or ""))
         missing = Counter(shown_words) - kept
         assert not missing, f"{role} message lost words the page shows: {dict(missing.most_common(10))}"
+
+
+def test_capture_warnings_are_counted_in_the_saved_conversation():
+    payload = {
+        "format": "mnemosyne.capture",
+        "version": 1,
+        "site": "chatgpt",
+        "url": "https://chatgpt.com/c/abc",
+        "conversation_id": "abc",
+        "title": None,
+        "captured_at": "2026-12-01T10:00:00Z",
+        "complete": True,
+        "turns": [
+            {"key": "k1", "order": 0, "role": "user", "model": None, "markdown": "hi", "attachments": []}
+        ],
+        "warnings": [
+            {"code": "UNREADABLE_ELEMENT", "message": "a frame was kept as a note", "count": 2},
+            {"code": "EMPTY_TURN", "message": "a turn showed no text", "count": 1},
+        ],
+    }
+    counted = {w.code: w.count for w in saved(payload).warnings}
+    assert counted == {"PAGE_UNREADABLE_ELEMENT": 2, "PAGE_EMPTY_TURN": 1}

@@ -446,6 +446,7 @@
   var TEXT_NODE = 3;
   var ELEMENT_NODE = 1;
   var OPAQUE = /* @__PURE__ */ new Set(["IFRAME", "CANVAS", "VIDEO", "AUDIO", "OBJECT", "EMBED"]);
+  var LAID_OUT = /(?:^|\s)(?:inline-)?(?:flex|grid)(?:\s|$)/;
   var BLOCK = /* @__PURE__ */ new Set(["DIV", "SECTION", "ARTICLE", "MAIN", "HEADER", "FOOTER", "ASIDE", "FIGURE", "FIGCAPTION", "DETAILS", "SUMMARY"]);
   function languageOf(pre) {
     const code = pre.querySelector("code[class*='language-']");
@@ -493,7 +494,8 @@ $$${source}$$
   function opaque(node, ctx) {
     const kind = node.tagName.toLowerCase();
     const label = (node.getAttribute("title") || node.getAttribute("aria-label") || node.textContent || "").trim().replace(/\s+/g, " ");
-    const src = safeUrl(node.getAttribute("src") || node.getAttribute("data") || "");
+    const raw = node.getAttribute("src") || node.getAttribute("data");
+    const src = raw ? safeUrl(raw) : null;
     ctx.warnings.push(["UNREADABLE_ELEMENT", "a page element with no readable text (frame, canvas, media) was kept as a note"]);
     const note = [kind, label, src].filter(Boolean).join(": ");
     return `
@@ -591,7 +593,7 @@ ${"#".repeat(Number(tag[1]))} ${inline(node, ctx).trim()}
       case "S":
         return `~~${convert(node, ctx)}~~`;
       case "A": {
-        const text = convert(node, ctx).trim();
+        const text = convert(node, ctx).replace(/\s+/g, " ").trim();
         const href = safeUrl(node.getAttribute("href") || "");
         return href && text && text !== href ? `[${text}](${href})` : text || href || "";
       }
@@ -629,9 +631,10 @@ ${convert(node, ctx).trim()}
 `;
       default: {
         const text = convert(node, ctx);
-        return BLOCK.has(tag) || tag === "LI" ? `
+        if (BLOCK.has(tag) || tag === "LI") return `
 ${text.trim()}
-` : text;
+`;
+        return LAID_OUT.test(node.getAttribute("class") || "") ? ` ${text} ` : text;
       }
     }
   }

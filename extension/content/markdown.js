@@ -8,6 +8,7 @@ const SKIP = "button, svg, script, style, noscript, template, textarea, input, s
 const TEXT_NODE = 3;
 const ELEMENT_NODE = 1;
 const OPAQUE = new Set(["IFRAME", "CANVAS", "VIDEO", "AUDIO", "OBJECT", "EMBED"]);
+const LAID_OUT = /(?:^|\s)(?:inline-)?(?:flex|grid)(?:\s|$)/;
 const BLOCK = new Set(["DIV", "SECTION", "ARTICLE", "MAIN", "HEADER", "FOOTER", "ASIDE", "FIGURE", "FIGCAPTION", "DETAILS", "SUMMARY"]);
 
 function languageOf(pre) {
@@ -56,7 +57,8 @@ function safeUrl(url) {
 function opaque(node, ctx) {
   const kind = node.tagName.toLowerCase();
   const label = (node.getAttribute("title") || node.getAttribute("aria-label") || node.textContent || "").trim().replace(/\s+/g, " ");
-  const src = safeUrl(node.getAttribute("src") || node.getAttribute("data") || "");
+  const raw = node.getAttribute("src") || node.getAttribute("data");
+  const src = raw ? safeUrl(raw) : null; // an empty src would resolve to the page itself
   ctx.warnings.push(["UNREADABLE_ELEMENT", "a page element with no readable text (frame, canvas, media) was kept as a note"]);
   const note = [kind, label, src].filter(Boolean).join(": ");
   return `\n\n[${note.replace(/[[\]]/g, "")}]\n\n`;
@@ -136,7 +138,7 @@ function element(node, ctx) {
     case "DEL": case "S":
       return `~~${convert(node, ctx)}~~`;
     case "A": {
-      const text = convert(node, ctx).trim();
+      const text = convert(node, ctx).replace(/\s+/g, " ").trim();
       const href = safeUrl(node.getAttribute("href") || "");
       return href && text && text !== href ? `[${text}](${href})` : text || href || "";
     }
@@ -157,7 +159,10 @@ function element(node, ctx) {
       return `\n\n${convert(node, ctx).trim()}\n\n`;
     default: {
       const text = convert(node, ctx);
-      return BLOCK.has(tag) || tag === "LI" ? `\n${text.trim()}\n` : text;
+      if (BLOCK.has(tag) || tag === "LI") return `\n${text.trim()}\n`;
+      // a flex or grid box lays its children out as separate boxes: "Uptime Institute" "+2" in a citation
+      // pill must not run together as "Institute+2"
+      return LAID_OUT.test(node.getAttribute("class") || "") ? ` ${text} ` : text;
     }
   }
 }

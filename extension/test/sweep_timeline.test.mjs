@@ -147,3 +147,13 @@ test("claude.ai: a thread whose oldest rows never load is partial (its first ind
   assert.equal(result.complete, false);
   assert.equal(result.diagnostics.gapless, false);
 });
+
+test("what cannot be read as text is kept as a note and counted in warnings", async () => {
+  const { window } = timelinePage();
+  const answer = window.document.querySelectorAll("[data-markdown-text-style='assistant-message']")[1];
+  answer.insertAdjacentHTML("beforeend", "<iframe title='Deep research report' src='https://chatgpt.com/deep-research/x'></iframe><canvas></canvas>");
+  const result = await sweep(chatgpt.dom, FAST);
+  assert.match(result.turns[3].markdown, /\[iframe: Deep research report: https:\/\/chatgpt\.com\/deep-research\/x\]/);
+  assert.match(result.turns[3].markdown, /\[canvas\]/);
+  assert.deepEqual(result.warnings.map((w) => [w.code, w.count]), [["UNREADABLE_ELEMENT", 2]]);
+});
