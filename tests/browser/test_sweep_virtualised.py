@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from ext_fakesite import FIXTURES, shell, strip_scripts
+from ext_fakesite import FIXTURES, FakeSites, shell, strip_scripts
+from test_firefox import FIREFOX, firefox, open_and_export, serve_intercepts, shown_json
 
 pytestmark = pytest.mark.browser
 
@@ -90,11 +91,11 @@ def texts(message: dict) -> str:
     return "\n".join(p.get("text") or p.get("code") or p.get("name") or "" for p in message["parts"])
 
 
-def test_chatgpt_sept_2026_timeline_is_read_whole_from_newest_to_oldest(browser, sites, mnemo_cli):
+def timeline_page() -> str:
     html = strip_scripts(
         (FIXTURES / "dom_chatgpt" / "chatgpt_2026_09_timeline.html").read_text(encoding="utf-8")
     )
-    html = with_virtualiser(
+    return with_virtualiser(
         html,
         rootSelector="[data-app-action-timeline-scroll]",
         rowSelector="[data-turn-key]",
@@ -103,6 +104,19 @@ def test_chatgpt_sept_2026_timeline_is_read_whole_from_newest_to_oldest(browser,
         batch=3,
         reversed=True,
     )
+
+
+def assert_whole_timeline(conversation: dict) -> None:
+    messages = conversation["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant"] * 12
+    assert texts(messages[0]).startswith("How do I keep a sourdough starter alive")
+    assert texts(messages[-2]) == "Thanks!"
+    assert "Generated image 1" in texts(messages[9])
+    assert conversation["provenance"]["partial"] is False
+
+
+def test_chatgpt_sept_2026_timeline_is_read_whole_from_newest_to_oldest(browser, sites, mnemo_cli):
+    html = timeline_page()
     url = sites.chatgpt_conversation("6f1c0000-aaaa-4000-8000-00000000a001", html, None, api_status=500)
     page = browser.new_page()
     page.goto(url)
@@ -113,13 +127,21 @@ def test_chatgpt_sept_2026_timeline_is_read_whole_from_newest_to_oldest(browser,
     result = export(page)
     assert result["state"] == "success", result["text"]
     assert result["path"] == "dom"
-    conversation = saved_conversation(mnemo_cli)
-    messages = conversation["messages"]
-    assert [m["role"] for m in messages] == ["user", "assistant"] * 12
-    assert texts(messages[0]).startswith("How do I keep a sourdough starter alive")
-    assert texts(messages[-2]) == "Thanks!"
-    assert "Generated image 1" in texts(messages[9])
-    assert conversation["provenance"]["partial"] is False
+    assert_whole_timeline(saved_conversation(mnemo_cli))
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_reads_the_sept_2026_timeline_whole(tmp_path, env):
+    # Firefox runs column-reverse scrollers the same way (scrollTop 0 at the bottom, negative upwards)
+    sites = FakeSites()
+    url = sites.chatgpt_conversation(
+        "6f1c0000-bbbb-4000-8000-00000000b001", timeline_page(), None, api_status=403
+    )
+    with firefox(tmp_path, env) as (bidi, _, ff_env):
+        serve_intercepts(bidi, sites)
+        detail = open_and_export(bidi, url)
+        assert detail["path"] == "dom" and detail["status"] == "created", detail
+    assert_whole_timeline(shown_json(ff_env, detail["conversationId"]))
 
 
 def test_claude_partial_mounting_is_read_whole(browser, sites, mnemo_cli):
