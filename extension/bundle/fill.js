@@ -243,6 +243,12 @@
       const index = indexOf(turn);
       return Number.isInteger(index) ? index : null;
     },
+    // each message row says "Message 3 of 40" (aria-posinset / aria-setsize): the sweep checks it read them all
+    announcedTotal: () => {
+      const sizes = [...document.querySelectorAll("[data-index] [aria-setsize]")].map((node) => Number(node.getAttribute("aria-setsize")));
+      const valid = sizes.filter((size) => Number.isInteger(size) && size > 0);
+      return valid.length ? Math.max(...valid) : null;
+    },
     roleOf: roleOf2,
     bodyOf: bodyOf2,
     modelOf: () => null,

@@ -249,6 +249,12 @@
       const index = indexOf(turn);
       return Number.isInteger(index) ? index : null;
     },
+    // each message row says "Message 3 of 40" (aria-posinset / aria-setsize): the sweep checks it read them all
+    announcedTotal: () => {
+      const sizes = [...document.querySelectorAll("[data-index] [aria-setsize]")].map((node) => Number(node.getAttribute("aria-setsize")));
+      const valid = sizes.filter((size) => Number.isInteger(size) && size > 0);
+      return valid.length ? Math.max(...valid) : null;
+    },
     roleOf: roleOf2,
     bodyOf: bodyOf2,
     modelOf: () => null,
@@ -741,6 +747,7 @@ ${text.trim()}
     let unkeyedCount = 0;
     let disjoint = false;
     let unrenderedLeft = 0;
+    let announced = null;
     const positions = /* @__PURE__ */ new WeakMap();
     const unkeyedElements = [];
     function keyFor(element2) {
@@ -756,6 +763,8 @@ ${text.trim()}
     function collect() {
       const windowKeys = [];
       unrenderedLeft = 0;
+      const total = site2.announcedTotal?.();
+      if (Number.isInteger(total)) announced = Math.max(announced ?? 0, total);
       for (const element2 of site2.turns()) {
         const key = keyFor(element2);
         if (site2.isUnrendered(element2)) {
@@ -864,7 +873,8 @@ ${text.trim()}
     const warnings = [];
     for (const turn of turns) for (const [code, message] of turn.warnings) countWarning(warnings, code, message);
     for (const [code, message] of warningsByKey.values()) countWarning(warnings, code, message);
-    const complete = turns.length > 0 && startedAtBottom && reachedTop && !timedOut && !disjoint && neverRendered === 0 && gapless && !(unkeyed && scrollable && recycled);
+    const countMatches = announced === null || turns.length === announced;
+    const complete = turns.length > 0 && startedAtBottom && reachedTop && !timedOut && !disjoint && neverRendered === 0 && gapless && countMatches && !(unkeyed && scrollable && recycled);
     return {
       complete,
       turns: turns.map((turn, position) => ({
@@ -887,6 +897,8 @@ ${text.trim()}
         neverRendered,
         gapless,
         numbered,
+        announced,
+        countMatches,
         unkeyed,
         recycled
       }

@@ -4,7 +4,8 @@
 // partial mounting) and because a page opened scrolled-up has not mounted its newest turns.
 // The capture is complete only when the sweep can prove it saw every turn: it started at the bottom, reached
 // the top and stayed there while nothing more loaded, every window it read overlapped what it had already
-// seen, no placeholder stayed empty, and numbered turns (conversation-turn-N / data-index) have no gaps.
+// seen, no placeholder stayed empty, numbered turns (conversation-turn-N / data-index) have no gaps, and as many
+// turns were read as the page announces (claude.ai's aria-setsize), when it announces a number.
 import { wellFormed } from "../shared/text.js";
 import { toMarkdown } from "./markdown.js";
 import { scrollAxis } from "./scroll_axis.js";
@@ -60,7 +61,7 @@ function countWarning(warnings, code, message) {
 /**
  * site: {turns(): Element[] (document order), keyOf(el), indexOf(el) -> number|null, roleOf(el), bodyOf(el),
  *        modelOf(el), isUnrendered(el), scrollRoot(), attachments: {files, images}, firstIndex,
- *        topSettleMs?, scopeOf?(el), owns?(el, node)}
+ *        topSettleMs?, scopeOf?(el), owns?(el, node), announcedTotal?() -> number|null}
  * options: {idleMs, topSettleMs} override the timings (tests).
  */
 export async function sweep(site, options = {}) {
@@ -74,6 +75,7 @@ export async function sweep(site, options = {}) {
   let unkeyedCount = 0;
   let disjoint = false;
   let unrenderedLeft = 0;
+  let announced = null; // the message count the page announces (aria-setsize), when it does
   const positions = new WeakMap();
   const unkeyedElements = [];
 
@@ -92,6 +94,8 @@ export async function sweep(site, options = {}) {
   function collect() {
     const windowKeys = [];
     unrenderedLeft = 0;
+    const total = site.announcedTotal?.();
+    if (Number.isInteger(total)) announced = Math.max(announced ?? 0, total);
     for (const element of site.turns()) {
       const key = keyFor(element);
       if (site.isUnrendered(element)) {
@@ -201,14 +205,15 @@ export async function sweep(site, options = {}) {
   const warnings = [];
   for (const turn of turns) for (const [code, message] of turn.warnings) countWarning(warnings, code, message);
   for (const [code, message] of warningsByKey.values()) countWarning(warnings, code, message);
+  const countMatches = announced === null || turns.length === announced;
   const complete = turns.length > 0 && startedAtBottom && reachedTop && !timedOut && !disjoint && neverRendered === 0
-    && gapless && !(unkeyed && scrollable && recycled);
+    && gapless && countMatches && !(unkeyed && scrollable && recycled);
   return {
     complete,
     turns: turns.map((turn, position) => ({ key: turn.key, order: position, role: turn.role, model: turn.model,
       markdown: turn.markdown, attachments: turn.attachments })),
     warnings,
     diagnostics: { scrollable, startedAtBottom, reachedTop, timedOut, steps, disjoint, unrenderedLeft, neverRendered,
-      gapless, numbered, unkeyed, recycled },
+      gapless, numbered, announced, countMatches, unkeyed, recycled },
   };
 }

@@ -65,6 +65,12 @@ const dom = {
     const index = indexOf(turn);
     return Number.isInteger(index) ? index : null;
   },
+  // each message row says "Message 3 of 40" (aria-posinset / aria-setsize): the sweep checks it read them all
+  announcedTotal: () => {
+    const sizes = [...document.querySelectorAll("[data-index] [aria-setsize]")].map((node) => Number(node.getAttribute("aria-setsize")));
+    const valid = sizes.filter((size) => Number.isInteger(size) && size > 0);
+    return valid.length ? Math.max(...valid) : null;
+  },
   roleOf,
   bodyOf,
   modelOf: () => null, // claude.ai shows the model per conversation only

@@ -157,3 +157,15 @@ test("what cannot be read as text is kept as a note and counted in warnings", as
   assert.match(result.turns[3].markdown, /\[canvas\]/);
   assert.deepEqual(result.warnings.map((w) => [w.code, w.count]), [["UNREADABLE_ELEMENT", 2]]);
 });
+
+test("claude.ai: fewer messages read than the page announces (aria-setsize) is partial", async () => {
+  const { root, mount, rows } = claudeThread(12);
+  // the page says 13 messages, but only 12 rows exist: one was never mounted anywhere
+  for (const row of rows) row.querySelector("[aria-setsize]").setAttribute("aria-setsize", "13");
+  const list = virtualList({ root, mount, rows, rowHeight: 400, view: 900 });
+  const result = await sweep(claude.dom, FAST);
+  list.stop();
+  assert.equal(result.turns.length, 12);
+  assert.equal(result.diagnostics.announced, 13);
+  assert.equal(result.complete, false);
+});
