@@ -697,7 +697,13 @@ ${text.trim()}
   var MAX_STEPS = 2e3;
   var IDLE_MS = 1e4;
   var TOP_SETTLE_MS = 1e3;
-  var frame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
+  var frame = () => new Promise((resolve) => {
+    const fallback = setTimeout(resolve, 250);
+    requestAnimationFrame(() => {
+      clearTimeout(fallback);
+      setTimeout(resolve, 50);
+    });
+  });
   function attachmentsOf(element2, site2) {
     const scope = site2.scopeOf ? site2.scopeOf(element2) : element2;
     const mine = (node) => site2.owns ? site2.owns(element2, node) : true;

@@ -14,7 +14,15 @@ const MAX_STEPS = 2000;
 const IDLE_MS = 10_000; // no movement, no new turn and no growth for this long: give up (partial)
 const TOP_SETTLE_MS = 1000; // how long the top must stay quiet before "nothing older loads" is believed
 
-const frame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
+// the next rendered frame, then a moment for the page to mount rows; a hidden tab renders no frames, so a timer
+// ends the wait there (the idle deadline then ends the sweep as partial instead of hanging)
+const frame = () => new Promise((resolve) => {
+  const fallback = setTimeout(resolve, 250);
+  requestAnimationFrame(() => {
+    clearTimeout(fallback);
+    setTimeout(resolve, 50);
+  });
+});
 
 function attachmentsOf(element, site) {
   const scope = site.scopeOf ? site.scopeOf(element) : element;

@@ -63,9 +63,10 @@ test("Sept-2026 ChatGPT timeline: column-reverse, 3 turns mounted, older ones lo
   assert.equal(root.scrollTop, -150, "the scroll position is restored");
 });
 
-test("a hidden tab loads no older turns: the capture is partial, never complete", async () => {
+test("a hidden tab loads no older turns: the capture is partial, never complete", { timeout: 30_000 }, async () => {
   const { window, root, mount, rows } = timelinePage();
   Object.defineProperty(window.document, "visibilityState", { configurable: true, value: "hidden" });
+  globalThis.requestAnimationFrame = () => 0; // a hidden tab renders no frames
   const list = virtualList({ root, mount, rows, reversed: true, loaded: 5, paused: () => window.document.visibilityState === "hidden" });
   const result = await sweep(chatgpt.dom, { topSettleMs: 100, idleMs: 400 });
   list.stop();
