@@ -158,6 +158,9 @@ def test_claude_partial_mounting_is_read_whole(browser, sites, mnemo_cli):
     const row = (i % 2 ? answer : user).cloneNode(true);
     row.setAttribute("data-index", String(i));
     row.removeAttribute("data-last-message");
+    const article = row.querySelector("[aria-setsize]");  // "Message i of 20", as claude.ai labels its rows
+    article.setAttribute("aria-setsize", "20");
+    article.setAttribute("aria-posinset", String(i + 1));
     const body = row.querySelector("[data-testid='user-message']") || row.querySelector(".standard-markdown");
     const p = document.createElement("p");
     p.textContent = `row marker ${i}`;
