@@ -35,6 +35,11 @@
     "article[data-turn-id]",
     "[data-virtualized-turn-content]"
   ];
+  var TURN_KEY = "[data-turn-key]";
+  var USER_BUBBLE = "[data-user-message-bubble]";
+  var ROLE_HEADING = "h4[data-conversation-role], h5[data-conversation-role], h6[data-conversation-role]";
+  var ANSWER_BODY = "[data-markdown-text-style='assistant-message']";
+  var SCROLL_ROOTS = ["[data-app-action-timeline-scroll]", "[data-scroll-root]", "#thread", "main .overflow-y-auto"];
   var session = null;
   async function token(refresh = false) {
     if (!refresh && session && session.expires > Date.now() + 6e4) return session.token;
@@ -59,8 +64,23 @@
     }
     return out;
   }
+  function outermost(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  function answerAnchor(turn) {
+    const heading = [...turn.querySelectorAll(ROLE_HEADING)].find((h) => h.getAttribute("data-conversation-role") !== "user");
+    return heading || turn.querySelector(ANSWER_BODY);
+  }
+  function messagesOfTurn(turn) {
+    const user = turn.querySelector(USER_BUBBLE);
+    const answer = answerAnchor(turn);
+    const found = [user, answer].filter(Boolean);
+    return found.length ? found : [turn];
+  }
   function turnsInPage() {
     const scope = (node) => !node.closest("[data-app-shell-active-page='false']");
+    const keyed = outermost([...document.querySelectorAll(TURN_KEY)].filter(scope));
+    if (keyed.length) return keyed.flatMap(messagesOfTurn);
     const shells = [...document.querySelectorAll("[data-turn-id-container]")].filter(scope);
     if (shells.length) return shells;
     for (const selector of TURN_CASCADE) {
@@ -70,6 +90,10 @@
     return [...document.querySelectorAll("[data-message-author-role]")].filter(scope);
   }
   function roleOf(turn) {
+    if (turn.matches(USER_BUBBLE)) return "user";
+    if (turn.matches(ROLE_HEADING)) return turn.getAttribute("data-conversation-role") === "user" ? "user" : "assistant";
+    if (turn.matches(ANSWER_BODY)) return "assistant";
+    if (turn.matches(TURN_KEY)) return null;
     const marked = turn.matches("[data-message-author-role]") ? turn : turn.querySelector("[data-message-author-role]");
     const role = marked?.getAttribute("data-message-author-role") || turn.getAttribute("data-turn") || turn.querySelector("[data-turn]")?.getAttribute("data-turn");
     if (role === "user" || role === "assistant") return role;
@@ -79,6 +103,9 @@
   }
   function bodyOf(turn) {
     const role = roleOf(turn);
+    const keyedTurn = turn.closest(TURN_KEY);
+    if (keyedTurn && role === "user") return turn.querySelector(".whitespace-pre-wrap") || turn;
+    if (keyedTurn && role === "assistant") return outermost([...keyedTurn.querySelectorAll(ANSWER_BODY)]);
     const messages = turn.matches("[data-message-author-role]") ? [turn] : [...turn.querySelectorAll("[data-message-author-role]")];
     if (role === "user") {
       return messages.map((m) => m.querySelector(".whitespace-pre-wrap, [data-user-message-bubble]") || m).concat(messages.length ? [] : [turn.querySelector("[data-user-message-bubble], .whitespace-pre-wrap")]);
@@ -86,11 +113,27 @@
     const bodies = [...turn.querySelectorAll(".markdown, [data-message-content]")];
     return bodies.length ? bodies.filter((b) => !bodies.some((o) => o !== b && o.contains(b))) : messages;
   }
+  function keyOf(turn) {
+    const keyedTurn = turn.closest(TURN_KEY);
+    if (keyedTurn) return `${keyedTurn.getAttribute("data-turn-key")}:${roleOf(turn) || "user"}`;
+    return turn.getAttribute("data-turn-id") || turn.getAttribute("data-turn-id-container") || turn.querySelector("[data-turn-id]")?.getAttribute("data-turn-id") || turn.querySelector("[data-message-id]")?.getAttribute("data-message-id") || turn.getAttribute("data-testid");
+  }
+  function owns(message, node) {
+    const keyedTurn = message.closest(TURN_KEY);
+    if (!keyedTurn) return true;
+    const answer = answerAnchor(keyedTurn);
+    const beforeAnswer = !answer || Boolean(answer.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_PRECEDING);
+    return roleOf(message) === "user" ? beforeAnswer : !beforeAnswer;
+  }
   var dom = {
     firstIndex: 1,
+    topSettleMs: 2e3,
+    // older turns load 69-138 ms after the top is reached (measured Sept 2026): ~15x margin
     turns: turnsInPage,
-    isUnrendered: (turn) => turn.matches("[data-turn-id-container]") && !turn.querySelector("[data-message-author-role], [data-turn]"),
-    keyOf: (turn) => turn.getAttribute("data-turn-id") || turn.getAttribute("data-turn-id-container") || turn.querySelector("[data-turn-id]")?.getAttribute("data-turn-id") || turn.querySelector("[data-message-id]")?.getAttribute("data-message-id") || turn.getAttribute("data-testid"),
+    isUnrendered: (turn) => turn.matches("[data-turn-id-container]") && !turn.querySelector("[data-message-author-role], [data-turn]") || turn.matches(TURN_KEY),
+    keyOf,
+    scopeOf: (message) => message.closest(TURN_KEY) || message,
+    owns,
     indexOf: (turn) => {
       const numbered = "[data-testid^='conversation-turn-']";
       const carrier = turn.matches(numbered) ? turn : turn.querySelector(numbered);
@@ -100,10 +143,10 @@
     roleOf,
     bodyOf,
     modelOf: (turn) => turn.querySelector("[data-message-model-slug]")?.getAttribute("data-message-model-slug") ?? null,
-    scrollRoot: () => document.querySelector("[data-scroll-root]") || document.querySelector("#thread") || document.querySelector("main .overflow-y-auto") || document.scrollingElement,
+    scrollRoot: () => SCROLL_ROOTS.map((selector) => document.querySelector(selector)).find(Boolean) || document.scrollingElement,
     attachments: {
       files: "[data-testid='file-card'], [data-testid='artifact-card']",
-      images: "[data-message-author-role='user'] img"
+      images: "[data-message-author-role='user'] img, [data-user-message-bubble] img, [data-testid='generated-image-preview'] img"
     }
   };
   var COMPOSER = ["#prompt-textarea", "textarea[name='prompt-textarea']", "form textarea"];
@@ -130,8 +173,8 @@
     /** Endpoints and selectors that the health check tries. */
     probes: {
       api: async () => Boolean(await token()),
-      turnSelectors: TURN_CASCADE.concat("[data-message-author-role]"),
-      scrollRoot: ["[data-scroll-root]", "#thread", "main .overflow-y-auto"],
+      turnSelectors: [TURN_KEY].concat(TURN_CASCADE, "[data-message-author-role]"),
+      scrollRoot: SCROLL_ROOTS,
       anchors: [
         "#conversation-header-actions",
         "[data-testid='thread-header-right-actions']",
@@ -161,14 +204,14 @@
     const list = Array.isArray(orgs) ? orgs : [];
     return list.filter((org) => (org.capabilities ?? []).includes("chat")).concat(list).map((org) => org.uuid).filter(Boolean);
   }
-  function outermost(nodes) {
+  function outermost2(nodes) {
     return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
   }
   function turnsInPage2() {
     const rows = [...document.querySelectorAll("[data-test-render-count]")].filter((row) => row.querySelector(`${USER}, ${ASSISTANT}`) || row.matches(`${USER}, ${ASSISTANT}`));
-    if (rows.length) return outermost(rows);
+    if (rows.length) return outermost2(rows);
     const messages = [...document.querySelectorAll(`${USER}, ${ASSISTANT}`)].filter((node) => !node.closest("#markdown-artifact"));
-    return outermost(messages);
+    return outermost2(messages);
   }
   function roleOf2(turn) {
     if (turn.matches(USER) || turn.querySelector(USER)) return "user";
@@ -177,9 +220,9 @@
   }
   function bodyOf2(turn) {
     if (roleOf2(turn) === "user") return turn.matches("[data-testid='user-message']") ? turn : turn.querySelector(USER);
-    const markdown = [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")].filter((node) => !node.closest("#markdown-artifact"));
-    if (markdown.length) return outermost(markdown);
-    return turn.matches(ASSISTANT) ? turn : turn.querySelector(ASSISTANT);
+    const responses = [...turn.querySelectorAll(ASSISTANT)].concat(turn.matches(ASSISTANT) ? [turn] : []).filter((node) => !node.closest("#markdown-artifact"));
+    if (responses.length) return outermost2(responses);
+    return [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")].filter((node) => !node.closest("#markdown-artifact"));
   }
   function indexOf(turn) {
     const row = turn.closest("[data-index]");
@@ -187,6 +230,9 @@
   }
   var dom2 = {
     firstIndex: 0,
+    // claude.ai mounts only part of a long thread (since mid-2026) and may add older rows when the top is
+    // reached: the sweep waits this long at the top before it believes nothing older is coming
+    topSettleMs: 1e3,
     turns: turnsInPage2,
     isUnrendered: (turn) => turn.matches("[data-is-streaming='true']") || Boolean(turn.querySelector("[data-is-streaming='true']")),
     keyOf: (turn) => {
@@ -196,6 +242,12 @@
     indexOf: (turn) => {
       const index = indexOf(turn);
       return Number.isInteger(index) ? index : null;
+    },
+    // each message row says "Message 3 of 40" (aria-posinset / aria-setsize): the sweep checks it read them all
+    announcedTotal: () => {
+      const sizes = [...document.querySelectorAll("[data-index] [aria-setsize]")].map((node) => Number(node.getAttribute("aria-setsize")));
+      const valid = sizes.filter((size) => Number.isInteger(size) && size > 0);
+      return valid.length ? Math.max(...valid) : null;
     },
     roleOf: roleOf2,
     bodyOf: bodyOf2,

@@ -41,6 +41,11 @@
     "article[data-turn-id]",
     "[data-virtualized-turn-content]"
   ];
+  var TURN_KEY = "[data-turn-key]";
+  var USER_BUBBLE = "[data-user-message-bubble]";
+  var ROLE_HEADING = "h4[data-conversation-role], h5[data-conversation-role], h6[data-conversation-role]";
+  var ANSWER_BODY = "[data-markdown-text-style='assistant-message']";
+  var SCROLL_ROOTS = ["[data-app-action-timeline-scroll]", "[data-scroll-root]", "#thread", "main .overflow-y-auto"];
   var session = null;
   async function token(refresh = false) {
     if (!refresh && session && session.expires > Date.now() + 6e4) return session.token;
@@ -65,8 +70,23 @@
     }
     return out;
   }
+  function outermost(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  function answerAnchor(turn) {
+    const heading = [...turn.querySelectorAll(ROLE_HEADING)].find((h) => h.getAttribute("data-conversation-role") !== "user");
+    return heading || turn.querySelector(ANSWER_BODY);
+  }
+  function messagesOfTurn(turn) {
+    const user = turn.querySelector(USER_BUBBLE);
+    const answer = answerAnchor(turn);
+    const found = [user, answer].filter(Boolean);
+    return found.length ? found : [turn];
+  }
   function turnsInPage() {
     const scope = (node) => !node.closest("[data-app-shell-active-page='false']");
+    const keyed = outermost([...document.querySelectorAll(TURN_KEY)].filter(scope));
+    if (keyed.length) return keyed.flatMap(messagesOfTurn);
     const shells = [...document.querySelectorAll("[data-turn-id-container]")].filter(scope);
     if (shells.length) return shells;
     for (const selector of TURN_CASCADE) {
@@ -76,6 +96,10 @@
     return [...document.querySelectorAll("[data-message-author-role]")].filter(scope);
   }
   function roleOf(turn) {
+    if (turn.matches(USER_BUBBLE)) return "user";
+    if (turn.matches(ROLE_HEADING)) return turn.getAttribute("data-conversation-role") === "user" ? "user" : "assistant";
+    if (turn.matches(ANSWER_BODY)) return "assistant";
+    if (turn.matches(TURN_KEY)) return null;
     const marked = turn.matches("[data-message-author-role]") ? turn : turn.querySelector("[data-message-author-role]");
     const role = marked?.getAttribute("data-message-author-role") || turn.getAttribute("data-turn") || turn.querySelector("[data-turn]")?.getAttribute("data-turn");
     if (role === "user" || role === "assistant") return role;
@@ -85,6 +109,9 @@
   }
   function bodyOf(turn) {
     const role = roleOf(turn);
+    const keyedTurn = turn.closest(TURN_KEY);
+    if (keyedTurn && role === "user") return turn.querySelector(".whitespace-pre-wrap") || turn;
+    if (keyedTurn && role === "assistant") return outermost([...keyedTurn.querySelectorAll(ANSWER_BODY)]);
     const messages = turn.matches("[data-message-author-role]") ? [turn] : [...turn.querySelectorAll("[data-message-author-role]")];
     if (role === "user") {
       return messages.map((m) => m.querySelector(".whitespace-pre-wrap, [data-user-message-bubble]") || m).concat(messages.length ? [] : [turn.querySelector("[data-user-message-bubble], .whitespace-pre-wrap")]);
@@ -92,11 +119,27 @@
     const bodies = [...turn.querySelectorAll(".markdown, [data-message-content]")];
     return bodies.length ? bodies.filter((b) => !bodies.some((o) => o !== b && o.contains(b))) : messages;
   }
+  function keyOf(turn) {
+    const keyedTurn = turn.closest(TURN_KEY);
+    if (keyedTurn) return `${keyedTurn.getAttribute("data-turn-key")}:${roleOf(turn) || "user"}`;
+    return turn.getAttribute("data-turn-id") || turn.getAttribute("data-turn-id-container") || turn.querySelector("[data-turn-id]")?.getAttribute("data-turn-id") || turn.querySelector("[data-message-id]")?.getAttribute("data-message-id") || turn.getAttribute("data-testid");
+  }
+  function owns(message, node) {
+    const keyedTurn = message.closest(TURN_KEY);
+    if (!keyedTurn) return true;
+    const answer = answerAnchor(keyedTurn);
+    const beforeAnswer = !answer || Boolean(answer.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_PRECEDING);
+    return roleOf(message) === "user" ? beforeAnswer : !beforeAnswer;
+  }
   var dom = {
     firstIndex: 1,
+    topSettleMs: 2e3,
+    // older turns load 69-138 ms after the top is reached (measured Sept 2026): ~15x margin
     turns: turnsInPage,
-    isUnrendered: (turn) => turn.matches("[data-turn-id-container]") && !turn.querySelector("[data-message-author-role], [data-turn]"),
-    keyOf: (turn) => turn.getAttribute("data-turn-id") || turn.getAttribute("data-turn-id-container") || turn.querySelector("[data-turn-id]")?.getAttribute("data-turn-id") || turn.querySelector("[data-message-id]")?.getAttribute("data-message-id") || turn.getAttribute("data-testid"),
+    isUnrendered: (turn) => turn.matches("[data-turn-id-container]") && !turn.querySelector("[data-message-author-role], [data-turn]") || turn.matches(TURN_KEY),
+    keyOf,
+    scopeOf: (message) => message.closest(TURN_KEY) || message,
+    owns,
     indexOf: (turn) => {
       const numbered = "[data-testid^='conversation-turn-']";
       const carrier = turn.matches(numbered) ? turn : turn.querySelector(numbered);
@@ -106,10 +149,10 @@
     roleOf,
     bodyOf,
     modelOf: (turn) => turn.querySelector("[data-message-model-slug]")?.getAttribute("data-message-model-slug") ?? null,
-    scrollRoot: () => document.querySelector("[data-scroll-root]") || document.querySelector("#thread") || document.querySelector("main .overflow-y-auto") || document.scrollingElement,
+    scrollRoot: () => SCROLL_ROOTS.map((selector) => document.querySelector(selector)).find(Boolean) || document.scrollingElement,
     attachments: {
       files: "[data-testid='file-card'], [data-testid='artifact-card']",
-      images: "[data-message-author-role='user'] img"
+      images: "[data-message-author-role='user'] img, [data-user-message-bubble] img, [data-testid='generated-image-preview'] img"
     }
   };
   var COMPOSER = ["#prompt-textarea", "textarea[name='prompt-textarea']", "form textarea"];
@@ -136,8 +179,8 @@
     /** Endpoints and selectors that the health check tries. */
     probes: {
       api: async () => Boolean(await token()),
-      turnSelectors: TURN_CASCADE.concat("[data-message-author-role]"),
-      scrollRoot: ["[data-scroll-root]", "#thread", "main .overflow-y-auto"],
+      turnSelectors: [TURN_KEY].concat(TURN_CASCADE, "[data-message-author-role]"),
+      scrollRoot: SCROLL_ROOTS,
       anchors: [
         "#conversation-header-actions",
         "[data-testid='thread-header-right-actions']",
@@ -167,14 +210,14 @@
     const list2 = Array.isArray(orgs) ? orgs : [];
     return list2.filter((org) => (org.capabilities ?? []).includes("chat")).concat(list2).map((org) => org.uuid).filter(Boolean);
   }
-  function outermost(nodes) {
+  function outermost2(nodes) {
     return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
   }
   function turnsInPage2() {
     const rows = [...document.querySelectorAll("[data-test-render-count]")].filter((row) => row.querySelector(`${USER}, ${ASSISTANT}`) || row.matches(`${USER}, ${ASSISTANT}`));
-    if (rows.length) return outermost(rows);
+    if (rows.length) return outermost2(rows);
     const messages = [...document.querySelectorAll(`${USER}, ${ASSISTANT}`)].filter((node) => !node.closest("#markdown-artifact"));
-    return outermost(messages);
+    return outermost2(messages);
   }
   function roleOf2(turn) {
     if (turn.matches(USER) || turn.querySelector(USER)) return "user";
@@ -183,9 +226,9 @@
   }
   function bodyOf2(turn) {
     if (roleOf2(turn) === "user") return turn.matches("[data-testid='user-message']") ? turn : turn.querySelector(USER);
-    const markdown = [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")].filter((node) => !node.closest("#markdown-artifact"));
-    if (markdown.length) return outermost(markdown);
-    return turn.matches(ASSISTANT) ? turn : turn.querySelector(ASSISTANT);
+    const responses = [...turn.querySelectorAll(ASSISTANT)].concat(turn.matches(ASSISTANT) ? [turn] : []).filter((node) => !node.closest("#markdown-artifact"));
+    if (responses.length) return outermost2(responses);
+    return [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")].filter((node) => !node.closest("#markdown-artifact"));
   }
   function indexOf(turn) {
     const row = turn.closest("[data-index]");
@@ -193,6 +236,9 @@
   }
   var dom2 = {
     firstIndex: 0,
+    // claude.ai mounts only part of a long thread (since mid-2026) and may add older rows when the top is
+    // reached: the sweep waits this long at the top before it believes nothing older is coming
+    topSettleMs: 1e3,
     turns: turnsInPage2,
     isUnrendered: (turn) => turn.matches("[data-is-streaming='true']") || Boolean(turn.querySelector("[data-is-streaming='true']")),
     keyOf: (turn) => {
@@ -202,6 +248,12 @@
     indexOf: (turn) => {
       const index = indexOf(turn);
       return Number.isInteger(index) ? index : null;
+    },
+    // each message row says "Message 3 of 40" (aria-posinset / aria-setsize): the sweep checks it read them all
+    announcedTotal: () => {
+      const sizes = [...document.querySelectorAll("[data-index] [aria-setsize]")].map((node) => Number(node.getAttribute("aria-setsize")));
+      const valid = sizes.filter((size) => Number.isInteger(size) && size > 0);
+      return valid.length ? Math.max(...valid) : null;
     },
     roleOf: roleOf2,
     bodyOf: bodyOf2,
@@ -380,6 +432,8 @@
   var SKIP = "button, svg, script, style, noscript, template, textarea, input, select, .sr-only, [data-mnemosyne], [role='toolbar'], [data-testid='copy-turn-action-button'], .katex-html";
   var TEXT_NODE = 3;
   var ELEMENT_NODE = 1;
+  var OPAQUE = /* @__PURE__ */ new Set(["IFRAME", "CANVAS", "VIDEO", "AUDIO", "OBJECT", "EMBED"]);
+  var LAID_OUT = /(?:^|\s)(?:inline-)?(?:flex|grid)(?:\s|$)/;
   var BLOCK = /* @__PURE__ */ new Set(["DIV", "SECTION", "ARTICLE", "MAIN", "HEADER", "FOOTER", "ASIDE", "FIGURE", "FIGCAPTION", "DETAILS", "SUMMARY"]);
   function languageOf(pre) {
     const code = pre.querySelector("code[class*='language-']");
@@ -424,6 +478,19 @@ $$${source}$$
       return null;
     }
   }
+  function opaque(node, ctx) {
+    const kind = node.tagName.toLowerCase();
+    const label = (node.getAttribute("title") || node.getAttribute("aria-label") || node.textContent || "").trim().replace(/\s+/g, " ");
+    const raw = node.getAttribute("src") || node.getAttribute("data");
+    const src = raw ? safeUrl(raw) : null;
+    ctx.warnings.push(["UNREADABLE_ELEMENT", "a page element with no readable text (frame, canvas, media) was kept as a note"]);
+    const note = [kind, label, src].filter(Boolean).join(": ");
+    return `
+
+[${note.replace(/[[\]]/g, "")}]
+
+`;
+  }
   function cellText(cell, ctx) {
     return inline(cell, ctx).replace(/\n+/g, " ").replace(/\|/g, "\\|").trim();
   }
@@ -456,6 +523,7 @@ $$${source}$$
     if (node.matches(SKIP) || node.getAttribute("aria-hidden") === "true") return "";
     if (node.matches(".katex, .katex-display")) return node.matches(".katex-display") ? tex(node.querySelector(".katex") || node) : tex(node);
     if (node.tagName === "MATH") return tex(node);
+    if (OPAQUE.has(node.tagName)) return opaque(node, ctx);
     const tag = node.tagName;
     if (node.classList.contains("whitespace-pre-wrap")) {
       const token2 = `\0${ctx.blocks.length}\0`;
@@ -512,7 +580,7 @@ ${"#".repeat(Number(tag[1]))} ${inline(node, ctx).trim()}
       case "S":
         return `~~${convert(node, ctx)}~~`;
       case "A": {
-        const text = convert(node, ctx).trim();
+        const text = convert(node, ctx).replace(/\s+/g, " ").trim();
         const href = safeUrl(node.getAttribute("href") || "");
         return href && text && text !== href ? `[${text}](${href})` : text || href || "";
       }
@@ -550,9 +618,10 @@ ${convert(node, ctx).trim()}
 `;
       default: {
         const text = convert(node, ctx);
-        return BLOCK.has(tag) || tag === "LI" ? `
+        if (BLOCK.has(tag) || tag === "LI") return `
 ${text.trim()}
-` : text;
+`;
+        return LAID_OUT.test(node.getAttribute("class") || "") ? ` ${text} ` : text;
       }
     }
   }
@@ -564,23 +633,69 @@ ${text.trim()}
     }
     return out;
   }
-  function toMarkdown(root, { images = false } = {}) {
-    const ctx = { blocks: [], depth: 0, images };
+  function toMarkdown(root, { images = false, warnings = [] } = {}) {
+    const ctx = { blocks: [], depth: 0, images, warnings };
     if (root.classList?.contains("whitespace-pre-wrap")) return wellFormed(root.textContent.trim());
     const text = convert(root, ctx).split("\n").map((line) => line.replace(/[ \t]+$/, "")).join("\n").replace(/\n[ \t]+\n/g, "\n\n").replace(/\n{3,}/g, "\n\n").trim();
     return wellFormed(text.replace(/\u0000(\d+)\u0000/g, (_, i) => ctx.blocks[Number(i)]));
   }
 
+  // content/scroll_axis.js
+  function styledReverse(root) {
+    try {
+      return root instanceof Element && getComputedStyle(root).flexDirection === "column-reverse";
+    } catch {
+      return false;
+    }
+  }
+  function scrollAxis(root) {
+    let reversed = styledReverse(root);
+    const range = () => Math.max(0, root.scrollHeight - root.clientHeight);
+    const notice = () => {
+      if (root.scrollTop < 0) reversed = true;
+    };
+    const fromTop = () => {
+      notice();
+      return reversed ? root.scrollTop + range() : root.scrollTop;
+    };
+    const setFromTop = (distance) => {
+      const clamped = Math.min(range(), Math.max(0, distance));
+      root.scrollTop = reversed ? clamped - range() : clamped;
+    };
+    return {
+      get reversed() {
+        notice();
+        return reversed;
+      },
+      fromTop,
+      toBottom: () => setFromTop(range()),
+      atBottom: () => fromTop() >= range() - 2,
+      scrollUp: (by) => setFromTop(fromTop() - by)
+    };
+  }
+
   // content/sweep.js
-  var MAX_STEPS = 400;
-  var frame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 120)));
-  function attachmentsOf(element2, selectors) {
+  var MAX_STEPS = 2e3;
+  var IDLE_MS = 1e4;
+  var TOP_SETTLE_MS = 1e3;
+  var frame = () => new Promise((resolve) => {
+    const fallback = setTimeout(resolve, 250);
+    requestAnimationFrame(() => {
+      clearTimeout(fallback);
+      setTimeout(resolve, 50);
+    });
+  });
+  function attachmentsOf(element2, site2) {
+    const scope = site2.scopeOf ? site2.scopeOf(element2) : element2;
+    const mine = (node) => site2.owns ? site2.owns(element2, node) : true;
     const found = [];
-    for (const node of element2.querySelectorAll(selectors.files)) {
+    for (const node of scope.querySelectorAll(site2.attachments.files)) {
+      if (!mine(node)) continue;
       const name = (node.getAttribute("title") || node.getAttribute("aria-label") || node.textContent || "").trim().split("\n")[0];
       if (name) found.push({ name: wellFormed(name.slice(0, 300)), kind: "file", url: null });
     }
-    for (const image of element2.querySelectorAll(selectors.images)) {
+    for (const image of scope.querySelectorAll(site2.attachments.images)) {
+      if (!mine(image)) continue;
       const src = image.getAttribute("src") || "";
       const url = /^https:\/\//.test(src) ? src : null;
       const name = (image.getAttribute("alt") || (url ? url.split("/").pop().split("?")[0] : "") || "image").trim();
@@ -588,88 +703,192 @@ ${text.trim()}
     }
     return found;
   }
-  async function sweep(site2) {
+  function orderedMerge(order, windowKeys) {
+    const at = windowKeys.findIndex((key) => order.includes(key));
+    if (at < 0) {
+      order.unshift(...windowKeys);
+      return;
+    }
+    let cursor = order.indexOf(windowKeys[at]);
+    order.splice(cursor, 0, ...windowKeys.slice(0, at).filter((key) => !order.includes(key)));
+    cursor = order.indexOf(windowKeys[at]);
+    for (const key of windowKeys.slice(at + 1)) {
+      const known = order.indexOf(key);
+      if (known >= 0) cursor = known;
+      else order.splice(++cursor, 0, key);
+    }
+  }
+  function countWarning(warnings, code, message) {
+    const found = warnings.find((w) => w.code === code);
+    if (found) found.count += 1;
+    else warnings.push({ code, message, count: 1 });
+  }
+  async function sweep(site2, options = {}) {
+    const idleMs = options.idleMs ?? IDLE_MS;
+    const topSettleMs = options.topSettleMs ?? site2.topSettleMs ?? TOP_SETTLE_MS;
     const seen = /* @__PURE__ */ new Map();
-    let sequence = 0;
-    let unrenderedLeft = 0;
+    const order = [];
+    const placeholders = /* @__PURE__ */ new Set();
+    const warningsByKey = /* @__PURE__ */ new Map();
     let unkeyed = false;
     let unkeyedCount = 0;
+    let disjoint = false;
+    let unrenderedLeft = 0;
+    let announced = null;
     const positions = /* @__PURE__ */ new WeakMap();
     const unkeyedElements = [];
+    function keyFor(element2) {
+      const key = site2.keyOf(element2);
+      if (key) return key;
+      unkeyed = true;
+      if (!positions.has(element2)) {
+        positions.set(element2, `pos-${unkeyedCount++}`);
+        unkeyedElements.push(element2);
+      }
+      return positions.get(element2);
+    }
     function collect() {
+      const windowKeys = [];
       unrenderedLeft = 0;
+      const total = site2.announcedTotal?.();
+      if (Number.isInteger(total)) announced = Math.max(announced ?? 0, total);
       for (const element2 of site2.turns()) {
+        const key = keyFor(element2);
         if (site2.isUnrendered(element2)) {
           unrenderedLeft += 1;
+          if (!seen.has(key)) placeholders.add(key);
           continue;
         }
         const role = site2.roleOf(element2);
-        const bodies = [].concat(site2.bodyOf(element2) ?? []).filter(Boolean);
-        if (!role || !bodies.length) continue;
-        let key = site2.keyOf(element2);
-        if (!key) {
-          unkeyed = true;
-          if (!positions.has(element2)) {
-            positions.set(element2, `pos-${unkeyedCount++}`);
-            unkeyedElements.push(element2);
-          }
-          key = positions.get(element2);
+        if (!role) {
+          warningsByKey.set(key, ["UNKNOWN_ROLE", "a turn on the page had no recognisable role and was not saved"]);
+          continue;
         }
-        const markdown = bodies.map((body) => toMarkdown(body)).filter(Boolean).join("\n\n");
+        placeholders.delete(key);
+        warningsByKey.delete(key);
+        if (!windowKeys.includes(key)) windowKeys.push(key);
+        const bodies = [].concat(site2.bodyOf(element2) ?? []).filter(Boolean);
+        const bodyWarnings = [];
+        const markdown = bodies.map((body) => toMarkdown(body, { warnings: bodyWarnings })).filter(Boolean).join("\n\n");
+        const attachments = attachmentsOf(element2, site2);
         const previous = seen.get(key);
-        if (previous && previous.markdown.length >= markdown.length) continue;
+        if (previous && previous.markdown.length >= markdown.length && previous.attachments.length >= attachments.length) continue;
+        const warnings2 = bodyWarnings.slice();
+        if (!markdown && !attachments.length) warnings2.push(["EMPTY_TURN", "a turn showed no text the sweep could read"]);
         seen.set(key, {
           key: wellFormed(key),
           index: site2.indexOf(element2),
-          firstSeen: previous ? previous.firstSeen : sequence++,
           role,
           model: site2.modelOf(element2),
           markdown,
-          attachments: attachmentsOf(element2, site2.attachments)
+          attachments,
+          warnings: warnings2
         });
       }
+      if (windowKeys.length) {
+        const overlaps = windowKeys.some((key) => order.includes(key));
+        if (order.length && !overlaps) disjoint = true;
+        orderedMerge(order, windowKeys);
+      }
+      return windowKeys;
     }
-    collect();
+    const firstWindow = collect();
     const root = site2.scrollRoot();
-    let coveredAll = true;
     const scrollable = Boolean(root && root.scrollHeight > root.clientHeight + 4);
+    let startedAtBottom = true;
+    let reachedTop = true;
+    let timedOut = false;
+    let steps = 0;
     if (scrollable) {
+      const axis = scrollAxis(root);
       const start2 = root.scrollTop;
-      root.scrollTop = 0;
+      order.length = 0;
+      axis.toBottom();
       await frame();
       collect();
-      let steps = 0;
-      while (root.scrollTop + root.clientHeight < root.scrollHeight - 2 && steps < MAX_STEPS) {
-        const before = root.scrollTop;
-        root.scrollTop = before + Math.max(200, root.clientHeight * 0.8);
-        await frame();
-        collect();
-        steps += 1;
-        if (root.scrollTop === before) break;
+      startedAtBottom = axis.atBottom();
+      reachedTop = false;
+      let lastProgress = Date.now();
+      let topSince = null;
+      while (steps < MAX_STEPS) {
+        const before = { distance: axis.fromTop(), height: root.scrollHeight, turns: seen.size };
+        if (before.distance <= 1) {
+          const visible = document.visibilityState !== "hidden";
+          if (visible && topSince === null) topSince = Date.now();
+          if (visible && Date.now() - topSince >= topSettleMs) {
+            reachedTop = true;
+            break;
+          }
+          await frame();
+          collect();
+        } else {
+          topSince = null;
+          axis.scrollUp(Math.max(200, root.clientHeight * 0.8));
+          await frame();
+          collect();
+          steps += 1;
+        }
+        if (root.scrollHeight !== before.height) topSince = null;
+        const moved = axis.fromTop() !== before.distance || root.scrollHeight !== before.height || seen.size !== before.turns;
+        if (moved) lastProgress = Date.now();
+        else if (before.distance > 1 && Date.now() - lastProgress > idleMs) {
+          timedOut = true;
+          break;
+        }
+        if (before.distance <= 1 && !moved && Date.now() - lastProgress > Math.max(idleMs, topSettleMs)) {
+          timedOut = true;
+          break;
+        }
       }
-      coveredAll = root.scrollTop + root.clientHeight >= root.scrollHeight - 2;
+      if (steps >= MAX_STEPS) timedOut = true;
       root.scrollTop = start2;
+      const missed = firstWindow.filter((key) => !order.includes(key));
+      if (missed.length) {
+        disjoint = true;
+        orderedMerge(order, firstWindow);
+      }
     }
-    const turns = [...seen.values()];
-    const numbered = turns.every((turn) => Number.isInteger(turn.index));
-    turns.sort((a, b) => numbered ? a.index - b.index : a.firstSeen - b.firstSeen);
+    const turns = order.map((key) => seen.get(key)).filter(Boolean);
+    const numbered = turns.length > 0 && turns.every((turn) => Number.isInteger(turn.index));
+    if (numbered) turns.sort((a, b) => a.index - b.index);
     let gapless = true;
-    if (numbered && turns.length) {
+    if (numbered) {
       gapless = turns[0].index <= site2.firstIndex && turns.every((turn, i) => i === 0 || turn.index === turns[i - 1].index + 1);
     }
     const recycled = unkeyedElements.some((element2) => !element2.isConnected);
-    const complete = turns.length > 0 && coveredAll && unrenderedLeft === 0 && gapless && !(unkeyed && scrollable && recycled);
+    const neverRendered = placeholders.size;
+    const warnings = [];
+    for (const turn of turns) for (const [code, message] of turn.warnings) countWarning(warnings, code, message);
+    for (const [code, message] of warningsByKey.values()) countWarning(warnings, code, message);
+    const countMatches = announced === null || turns.length === announced;
+    const complete = turns.length > 0 && startedAtBottom && reachedTop && !timedOut && !disjoint && neverRendered === 0 && gapless && countMatches && !(unkeyed && scrollable && recycled);
     return {
       complete,
-      turns: turns.map((turn, order) => ({
+      turns: turns.map((turn, position) => ({
         key: turn.key,
-        order,
+        order: position,
         role: turn.role,
         model: turn.model,
         markdown: turn.markdown,
         attachments: turn.attachments
       })),
-      diagnostics: { coveredAll, unrenderedLeft, gapless, numbered, unkeyed, scrollable, recycled }
+      warnings,
+      diagnostics: {
+        scrollable,
+        startedAtBottom,
+        reachedTop,
+        timedOut,
+        steps,
+        disjoint,
+        unrenderedLeft,
+        neverRendered,
+        gapless,
+        numbered,
+        announced,
+        countMatches,
+        unkeyed,
+        recycled
+      }
     };
   }
 
@@ -688,7 +907,8 @@ ${text.trim()}
       title: title ? wellFormed(title) : null,
       captured_at: (/* @__PURE__ */ new Date()).toISOString(),
       complete: swept.complete,
-      turns: swept.turns
+      turns: swept.turns,
+      warnings: swept.warnings ?? []
     };
   }
   async function capture(site2, { allowApi = true } = {}) {

@@ -24,6 +24,7 @@ export function capturePayload(site, swept) {
     captured_at: new Date().toISOString(),
     complete: swept.complete,
     turns: swept.turns,
+    warnings: swept.warnings ?? [],
   };
 }
 

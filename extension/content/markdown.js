@@ -1,11 +1,14 @@
 // DOM -> Markdown for the page fallback: code blocks keep their language, KaTeX becomes its TeX
 // annotation ($..$ / $$..$$), tables become GFM, links keep only http(s) targets. Buttons,
-// icons and screen-reader labels ("You said:") are skipped.
+// icons and screen-reader labels ("You said:") are skipped. What cannot be read as text (a frame, a canvas,
+// a video, audio) is kept as a bracketed note naming it, and counted in the caller's `warnings`.
 import { wellFormed } from "../shared/text.js";
 const SKIP = "button, svg, script, style, noscript, template, textarea, input, select, .sr-only, [data-mnemosyne], " +
   "[role='toolbar'], [data-testid='copy-turn-action-button'], .katex-html";
 const TEXT_NODE = 3;
 const ELEMENT_NODE = 1;
+const OPAQUE = new Set(["IFRAME", "CANVAS", "VIDEO", "AUDIO", "OBJECT", "EMBED"]);
+const LAID_OUT = /(?:^|\s)(?:inline-)?(?:flex|grid)(?:\s|$)/;
 const BLOCK = new Set(["DIV", "SECTION", "ARTICLE", "MAIN", "HEADER", "FOOTER", "ASIDE", "FIGURE", "FIGCAPTION", "DETAILS", "SUMMARY"]);
 
 function languageOf(pre) {
@@ -51,6 +54,16 @@ function safeUrl(url) {
   }
 }
 
+function opaque(node, ctx) {
+  const kind = node.tagName.toLowerCase();
+  const label = (node.getAttribute("title") || node.getAttribute("aria-label") || node.textContent || "").trim().replace(/\s+/g, " ");
+  const raw = node.getAttribute("src") || node.getAttribute("data");
+  const src = raw ? safeUrl(raw) : null; // an empty src would resolve to the page itself
+  ctx.warnings.push(["UNREADABLE_ELEMENT", "a page element with no readable text (frame, canvas, media) was kept as a note"]);
+  const note = [kind, label, src].filter(Boolean).join(": ");
+  return `\n\n[${note.replace(/[[\]]/g, "")}]\n\n`;
+}
+
 function cellText(cell, ctx) {
   return inline(cell, ctx).replace(/\n+/g, " ").replace(/\|/g, "\\|").trim();
 }
@@ -87,6 +100,7 @@ function element(node, ctx) {
   if (node.matches(SKIP) || node.getAttribute("aria-hidden") === "true") return "";
   if (node.matches(".katex, .katex-display")) return node.matches(".katex-display") ? tex(node.querySelector(".katex") || node) : tex(node);
   if (node.tagName === "MATH") return tex(node);
+  if (OPAQUE.has(node.tagName)) return opaque(node, ctx);
   const tag = node.tagName;
   if (node.classList.contains("whitespace-pre-wrap")) {
     // user messages keep their own line breaks: protect them from whitespace folding
@@ -124,7 +138,7 @@ function element(node, ctx) {
     case "DEL": case "S":
       return `~~${convert(node, ctx)}~~`;
     case "A": {
-      const text = convert(node, ctx).trim();
+      const text = convert(node, ctx).replace(/\s+/g, " ").trim();
       const href = safeUrl(node.getAttribute("href") || "");
       return href && text && text !== href ? `[${text}](${href})` : text || href || "";
     }
@@ -145,7 +159,10 @@ function element(node, ctx) {
       return `\n\n${convert(node, ctx).trim()}\n\n`;
     default: {
       const text = convert(node, ctx);
-      return BLOCK.has(tag) || tag === "LI" ? `\n${text.trim()}\n` : text;
+      if (BLOCK.has(tag) || tag === "LI") return `\n${text.trim()}\n`;
+      // a flex or grid box lays its children out as separate boxes: "Uptime Institute" "+2" in a citation
+      // pill must not run together as "Institute+2"
+      return LAID_OUT.test(node.getAttribute("class") || "") ? ` ${text} ` : text;
     }
   }
 }
@@ -159,9 +176,12 @@ function convert(node, ctx) {
   return out;
 }
 
-/** Markdown for one message body. `images`: keep inline images as ![alt](url). */
-export function toMarkdown(root, { images = false } = {}) {
-  const ctx = { blocks: [], depth: 0, images };
+/**
+ * Markdown for one message body. `images`: keep inline images as ![alt](url). `warnings`: an array that
+ * receives one [code, message] per element kept as a note because it has no readable text.
+ */
+export function toMarkdown(root, { images = false, warnings = [] } = {}) {
+  const ctx = { blocks: [], depth: 0, images, warnings };
   // a user message body is often the pre-wrap element itself: its line breaks are the user's own
   if (root.classList?.contains("whitespace-pre-wrap")) return wellFormed(root.textContent.trim());
   const text = convert(root, ctx)

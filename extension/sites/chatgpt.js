@@ -1,7 +1,9 @@
 // chatgpt.com adapter (the interface is in sites/README.md). API path: /api/auth/session token ->
 // /backend-api/conversation/{id} (workspace header when the _account cookie names a workspace). The token
 // stays in this module for the page's lifetime and is never sent anywhere but chatgpt.com itself.
-// DOM path: the selector cascades of docs/sites.md, newest renderer first.
+// DOM path: the selector cascades of docs/sites.md, newest renderer first. Since Sept 2026 a turn is one
+// `div[data-turn-key]` holding the prompt and its answer; the sweep gets its two messages as two elements
+// (the user bubble, and the answer's role heading or first body), keyed `<turn key>:user` / `:assistant`.
 import { MnemoError } from "../shared/errors.js";
 import { fetchJson, readCookie } from "./page.js";
 
@@ -13,6 +15,12 @@ const TURN_CASCADE = [
   "article[data-turn-id]",
   "[data-virtualized-turn-content]",
 ];
+const TURN_KEY = "[data-turn-key]";
+const USER_BUBBLE = "[data-user-message-bubble]";
+const ROLE_HEADING = "h4[data-conversation-role], h5[data-conversation-role], h6[data-conversation-role]";
+const ANSWER_BODY = "[data-markdown-text-style='assistant-message']";
+// never a class-based selector: those matched the sidebar (and [data-app-action-sidebar-scroll] holds no turns)
+const SCROLL_ROOTS = ["[data-app-action-timeline-scroll]", "[data-scroll-root]", "#thread", "main .overflow-y-auto"];
 let session = null; // {token, expires}
 
 async function token(refresh = false) {
@@ -41,8 +49,28 @@ async function headers(accessToken) {
   return out;
 }
 
+function outermost(nodes) {
+  return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+}
+
+/** The answer's anchor in a Sept-2026 turn: its role heading (present on image-only answers too), else its body. */
+function answerAnchor(turn) {
+  const heading = [...turn.querySelectorAll(ROLE_HEADING)].find((h) => h.getAttribute("data-conversation-role") !== "user");
+  return heading || turn.querySelector(ANSWER_BODY);
+}
+
+/** The messages of one Sept-2026 turn, in order; the turn itself while nothing inside has rendered. */
+function messagesOfTurn(turn) {
+  const user = turn.querySelector(USER_BUBBLE);
+  const answer = answerAnchor(turn);
+  const found = [user, answer].filter(Boolean);
+  return found.length ? found : [turn];
+}
+
 function turnsInPage() {
   const scope = (node) => !node.closest("[data-app-shell-active-page='false']");
+  const keyed = outermost([...document.querySelectorAll(TURN_KEY)].filter(scope));
+  if (keyed.length) return keyed.flatMap(messagesOfTurn);
   const shells = [...document.querySelectorAll("[data-turn-id-container]")].filter(scope);
   if (shells.length) return shells;
   for (const selector of TURN_CASCADE) {
@@ -53,6 +81,10 @@ function turnsInPage() {
 }
 
 function roleOf(turn) {
+  if (turn.matches(USER_BUBBLE)) return "user";
+  if (turn.matches(ROLE_HEADING)) return turn.getAttribute("data-conversation-role") === "user" ? "user" : "assistant";
+  if (turn.matches(ANSWER_BODY)) return "assistant";
+  if (turn.matches(TURN_KEY)) return null; // a turn whose messages have not rendered
   const marked = turn.matches("[data-message-author-role]") ? turn : turn.querySelector("[data-message-author-role]");
   const role = marked?.getAttribute("data-message-author-role") || turn.getAttribute("data-turn")
     || turn.querySelector("[data-turn]")?.getAttribute("data-turn");
@@ -64,6 +96,9 @@ function roleOf(turn) {
 
 function bodyOf(turn) {
   const role = roleOf(turn);
+  const keyedTurn = turn.closest(TURN_KEY);
+  if (keyedTurn && role === "user") return turn.querySelector(".whitespace-pre-wrap") || turn;
+  if (keyedTurn && role === "assistant") return outermost([...keyedTurn.querySelectorAll(ANSWER_BODY)]);
   const messages = turn.matches("[data-message-author-role]") ? [turn] : [...turn.querySelectorAll("[data-message-author-role]")];
   if (role === "user") {
     return messages.map((m) => m.querySelector(".whitespace-pre-wrap, [data-user-message-bubble]") || m)
@@ -73,13 +108,32 @@ function bodyOf(turn) {
   return bodies.length ? bodies.filter((b) => !bodies.some((o) => o !== b && o.contains(b))) : messages;
 }
 
+function keyOf(turn) {
+  const keyedTurn = turn.closest(TURN_KEY);
+  if (keyedTurn) return `${keyedTurn.getAttribute("data-turn-key")}:${roleOf(turn) || "user"}`;
+  return turn.getAttribute("data-turn-id") || turn.getAttribute("data-turn-id-container")
+    || turn.querySelector("[data-turn-id]")?.getAttribute("data-turn-id")
+    || turn.querySelector("[data-message-id]")?.getAttribute("data-message-id") || turn.getAttribute("data-testid");
+}
+
+/** Whether `node` (an attachment) belongs to `message`: in a Sept-2026 turn, the prompt's part precedes the answer. */
+function owns(message, node) {
+  const keyedTurn = message.closest(TURN_KEY);
+  if (!keyedTurn) return true;
+  const answer = answerAnchor(keyedTurn);
+  const beforeAnswer = !answer || Boolean(answer.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_PRECEDING);
+  return roleOf(message) === "user" ? beforeAnswer : !beforeAnswer;
+}
+
 const dom = {
   firstIndex: 1,
+  topSettleMs: 2000, // older turns load 69-138 ms after the top is reached (measured Sept 2026): ~15x margin
   turns: turnsInPage,
-  isUnrendered: (turn) => turn.matches("[data-turn-id-container]") && !turn.querySelector("[data-message-author-role], [data-turn]"),
-  keyOf: (turn) => turn.getAttribute("data-turn-id") || turn.getAttribute("data-turn-id-container")
-    || turn.querySelector("[data-turn-id]")?.getAttribute("data-turn-id")
-    || turn.querySelector("[data-message-id]")?.getAttribute("data-message-id") || turn.getAttribute("data-testid"),
+  isUnrendered: (turn) => (turn.matches("[data-turn-id-container]") && !turn.querySelector("[data-message-author-role], [data-turn]"))
+    || turn.matches(TURN_KEY),
+  keyOf,
+  scopeOf: (message) => message.closest(TURN_KEY) || message,
+  owns,
   indexOf: (turn) => {
     const numbered = "[data-testid^='conversation-turn-']";
     const carrier = turn.matches(numbered) ? turn : turn.querySelector(numbered);
@@ -89,11 +143,10 @@ const dom = {
   roleOf,
   bodyOf,
   modelOf: (turn) => turn.querySelector("[data-message-model-slug]")?.getAttribute("data-message-model-slug") ?? null,
-  scrollRoot: () => document.querySelector("[data-scroll-root]") || document.querySelector("#thread")
-    || document.querySelector("main .overflow-y-auto") || document.scrollingElement,
+  scrollRoot: () => SCROLL_ROOTS.map((selector) => document.querySelector(selector)).find(Boolean) || document.scrollingElement,
   attachments: {
     files: "[data-testid='file-card'], [data-testid='artifact-card']",
-    images: "[data-message-author-role='user'] img",
+    images: "[data-message-author-role='user'] img, [data-user-message-bubble] img, [data-testid='generated-image-preview'] img",
   },
 };
 
@@ -124,8 +177,8 @@ export const chatgpt = {
   /** Endpoints and selectors that the health check tries. */
   probes: {
     api: async () => Boolean(await token()),
-    turnSelectors: TURN_CASCADE.concat("[data-message-author-role]"),
-    scrollRoot: ["[data-scroll-root]", "#thread", "main .overflow-y-auto"],
+    turnSelectors: [TURN_KEY].concat(TURN_CASCADE, "[data-message-author-role]"),
+    scrollRoot: SCROLL_ROOTS,
     anchors: ["#conversation-header-actions", "[data-testid='thread-header-right-actions']",
       "[data-testid='share-chat-button']", "[data-testid='model-switcher-dropdown-button']"],
   },

@@ -37,10 +37,12 @@ function roleOf(turn) {
 
 function bodyOf(turn) {
   if (roleOf(turn) === "user") return turn.matches("[data-testid='user-message']") ? turn : turn.querySelector(USER);
-  const markdown = [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")]
+  // the whole response, not only its .standard-markdown blocks: tool-use chips ("visualize show_widget") and
+  // other visible parts of an answer sit beside them and would be lost
+  const responses = [...turn.querySelectorAll(ASSISTANT)].concat(turn.matches(ASSISTANT) ? [turn] : [])
     .filter((node) => !node.closest("#markdown-artifact"));
-  if (markdown.length) return outermost(markdown);
-  return turn.matches(ASSISTANT) ? turn : turn.querySelector(ASSISTANT);
+  if (responses.length) return outermost(responses);
+  return [...turn.querySelectorAll(".standard-markdown, .progressive-markdown")].filter((node) => !node.closest("#markdown-artifact"));
 }
 
 function indexOf(turn) {
@@ -50,6 +52,9 @@ function indexOf(turn) {
 
 const dom = {
   firstIndex: 0,
+  // claude.ai mounts only part of a long thread (since mid-2026) and may add older rows when the top is
+  // reached: the sweep waits this long at the top before it believes nothing older is coming
+  topSettleMs: 1000,
   turns: turnsInPage,
   isUnrendered: (turn) => turn.matches("[data-is-streaming='true']") || Boolean(turn.querySelector("[data-is-streaming='true']")),
   keyOf: (turn) => {
@@ -59,6 +64,12 @@ const dom = {
   indexOf: (turn) => {
     const index = indexOf(turn);
     return Number.isInteger(index) ? index : null;
+  },
+  // each message row says "Message 3 of 40" (aria-posinset / aria-setsize): the sweep checks it read them all
+  announcedTotal: () => {
+    const sizes = [...document.querySelectorAll("[data-index] [aria-setsize]")].map((node) => Number(node.getAttribute("aria-setsize")));
+    const valid = sizes.filter((size) => Number.isInteger(size) && size > 0);
+    return valid.length ? Math.max(...valid) : null;
   },
   roleOf,
   bodyOf,

@@ -19,6 +19,8 @@ const PAGES = [
   [chatgpt, "dom_chatgpt", "aicb_chatgpt_loggedout_fullpage.html", "https://chatgpt.com/c/68b0f1c2-0000-0000-0000-000000000000"],
   [chatgpt, "dom_chatgpt", "ys_chatgpt.html", "https://chatgpt.com/c/68b0f1c2-1111-0000-0000-000000000000"],
   [chatgpt, "dom_chatgpt", "oae_chatgpt_chat-code.html", "https://chatgpt.com/"],
+  [chatgpt, "dom_chatgpt", "chatgpt_2026_09_timeline.html", "https://chatgpt.com/c/6f1c0000-0000-4000-8000-000000000009"],
+  [chatgpt, "dom_chatgpt", "ys_edges_chatgpt_001.html", "https://chatgpt.com/c/68b0f1c2-2222-0000-0000-000000000000"],
   [claude, "dom_claude", "ys_edges_claude_001.html", "https://claude.ai/chat/0b5bd5a7-3a5e-4c3b-8a51-6f0a0cf0e0aa"],
   [claude, "dom_claude", "ys_claude.html", "https://claude.ai/new"],
 ];

@@ -77,9 +77,9 @@ function virtualThread(total, { rowHeight = 100, view = 300, missing = new Set()
 test("a virtualised thread is read whole by scrolling, and the scroll position is restored", async () => {
   const { dom, root } = virtualThread(40);
   const result = await sweep(dom);
-  assert.equal(result.turns.length, 40);
+  assert.equal(result.turns.length, 40, JSON.stringify(result.diagnostics));
   assert.deepEqual(result.turns.map((turn) => turn.markdown), Array.from({ length: 40 }, (_, i) => `message ${i}`));
-  assert.equal(result.complete, true);
+  assert.equal(result.complete, true, JSON.stringify(result.diagnostics));
   assert.equal(root.scrollTop, 1234);
 });
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..errors import InputError
 from ..model import AttachmentPart, Conversation, Message, Part, TextPart
-from .base import RawInput, ReadContext, ReadFailure, build, parse_time
+from .base import RawInput, ReadContext, ReadFailure, Warnings, build, parse_time
 
 NAME = "capture"
 DESCRIPTION = "Mnemosyne page capture from the browser extension (mnemosyne.capture v1)"
@@ -48,6 +48,13 @@ class CaptureTurn(_Strict):
     attachments: Annotated[list[CaptureAttachment], Field(max_length=1000)] = []
 
 
+class CaptureWarning(_Strict):
+    # what the page showed but the sweep could not read as text (a frame, a turn with no role): counted, not lost
+    code: Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Z][A-Z0-9_]*$")]
+    message: ShortText
+    count: Annotated[int, Field(ge=1, le=MAX_TURNS)] = 1
+
+
 class CapturePayload(_Strict):
     format: Literal["mnemosyne.capture"]
     version: Literal[1]
@@ -58,6 +65,7 @@ class CapturePayload(_Strict):
     captured_at: Annotated[str, Field(max_length=64)]
     complete: bool
     turns: Annotated[list[CaptureTurn], Field(max_length=MAX_TURNS)]
+    warnings: Annotated[list[CaptureWarning], Field(max_length=100)] = []
 
     @field_validator("captured_at")
     @classmethod
@@ -126,6 +134,10 @@ def convert(payload: CapturePayload, raw: bytes, ctx: ReadContext) -> Conversati
         messages.append(Message(id=turn.key, parent=parent, role=turn.role, model=turn.model, parts=parts))
         parent = turn.key
     models = [t.model for t in turns if t.role == "assistant" and t.model]
+    warnings = Warnings()
+    for w in payload.warnings:
+        for _ in range(w.count):
+            warnings.add(f"PAGE_{w.code}", w.message)
     return build(
         site=payload.site,
         source_id=payload.conversation_id,
@@ -139,4 +151,5 @@ def convert(payload: CapturePayload, raw: bytes, ctx: ReadContext) -> Conversati
         url=payload.url,
         default_model=models[-1] if models else None,
         partial=not payload.complete,
+        warnings=warnings,
     )
