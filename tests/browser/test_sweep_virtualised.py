@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from closed_ui import TOAST_DONE, ClosedUi
 from ext_fakesite import FIXTURES, FakeSites, shell, strip_scripts
 from test_firefox import FIREFOX, firefox, open_and_export, serve_intercepts, shown_json
 
 pytestmark = pytest.mark.browser
 
-TOAST_DONE = "[data-mnemosyne='toast'][data-state='success'], [data-mnemosyne='toast'][data-state='error']"
 
 # Mounts only the rows in view (plus a margin) and, when the top is reached, loads `batch` older rows after a
 # short delay, as the sites do. `reversed`: the scroller is flex column-reverse (distance from the top is
@@ -72,14 +72,12 @@ def with_virtualiser(html: str, **options) -> str:
 
 
 def export(page) -> dict:
-    page.locator("[data-mnemosyne='export']").click(timeout=15_000)
-    toast = page.locator(TOAST_DONE)
-    toast.wait_for(timeout=60_000)
-    return {
-        "state": toast.get_attribute("data-state"),
-        "text": toast.inner_text(),
-        "path": toast.get_attribute("data-path"),
-    }
+    """Export through the closed-shadow UI with a real click; the sweep of a virtualised thread takes a while."""
+    ui = ClosedUi(page)
+    before = ui.get("[data-mnemosyne='toast']")
+    ui.click("[data-mnemosyne='export']", timeout=15)
+    toast = ui.wait(TOAST_DONE, timeout=60, other_than=before and before["element"])
+    return {"state": toast["data"].get("state"), "text": toast["text"], "path": toast["data"].get("path")}
 
 
 def saved_conversation(mnemo_cli) -> dict:

@@ -120,8 +120,7 @@ def test_branch_switch_shows_the_other_edit(browser, tmp_path, mnemo_cli, ext_ur
     # downloads and Continue in write the branch on screen, not the active one
     view.locator("[data-mnemosyne='download-markdown']").click()  # saved by the worker's downloads API
     view.locator("#status.ok").filter(has_text="Downloaded").wait_for(timeout=15_000)
-    [download] = [d for d in extension_downloads(browser, ext_url) if d["filename"].endswith(".md")][:1]
-    markdown = download["text"]
+    markdown = extension_downloads(browser, ext_url)[0]["text"]  # the newest: this page downloaded once
     assert other in markdown and f"\n{shown[0]}\n" not in markdown
     view.context.grant_permissions(["clipboard-read", "clipboard-write"])
     view.locator("[data-mnemosyne='continue-target']").select_option("agents-md")
