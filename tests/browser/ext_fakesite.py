@@ -173,3 +173,14 @@ class FakeSites:
         else:
             self.json_routes["https://claude.ai/api/"] = (api_status, {"error": "blocked"})
         return url
+
+
+def open_chatgpt_conversation(browser, sites, api: dict | None = None):
+    """A new tab on the fake chatgpt.com showing a real saved page, its API serving `api` (default: the fixture)."""
+    api = api or chatgpt_api_fixture()
+    html = strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
+    page = browser.new_page()
+    page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
+    return page

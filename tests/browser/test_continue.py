@@ -10,9 +10,9 @@ import pytest
 from closed_ui import ClosedUi
 from ext_fakesite import (
     FIXTURES,
-    chatgpt_api_fixture,
     claude_api_from_export,
     claude_export_conversation,
+    open_chatgpt_conversation,
     shell,
     strip_scripts,
 )
@@ -29,16 +29,6 @@ CLAUDE_COMPOSER_PAGE = (
     "<div class='ProseMirror' contenteditable='true' translate='no'><p><br></p></div>"
     "<button aria-label='Send' type='button'>Send</button></fieldset></main></body></html>"
 )
-
-
-def open_chatgpt_conversation(browser, sites):
-    api = chatgpt_api_fixture()
-    html = strip_scripts(
-        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
-    )
-    page = browser.new_page()
-    page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
-    return page
 
 
 def choose(browser, page, target: str):

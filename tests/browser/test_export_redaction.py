@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 from closed_ui import ClosedUi
-from ext_fakesite import FIXTURES, chatgpt_api_fixture, strip_scripts
+from ext_downloads import extension_downloads
+from ext_fakesite import chatgpt_api_fixture, open_chatgpt_conversation
 
 pytestmark = pytest.mark.browser
 
@@ -36,44 +36,10 @@ def set_settings(browser, ext_url, **settings) -> None:
     options.close()
 
 
-def extension_downloads(browser, ext_url) -> list[dict]:
-    """The extension's finished downloads, newest first, with the file's text."""
-    page = browser.new_page()
-    page.goto(ext_url("options/options.html"))
-    items = page.evaluate(
-        """() => new Promise((resolve, reject) => {
-          const deadline = Date.now() + 30000;
-          const poll = async () => {
-            const items = await chrome.downloads.search({orderBy: ['-startTime']});
-            if (items.length && items.every((item) => item.state !== 'in_progress')) resolve(items);
-            else if (Date.now() > deadline) reject(new Error('no finished download'));
-            else setTimeout(() => poll().catch(reject), 50);
-          };
-          poll().catch(reject);
-        })"""
-    )
-    page.close()
-    for item in items:
-        item["text"] = (
-            Path(item["filename"]).read_text(encoding="utf-8") if item["state"] == "complete" else None
-        )
-    return items
-
-
-def open_conversation(browser, sites):
-    api = api_with_secret()
-    html = strip_scripts(
-        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
-    )
-    page = browser.new_page()
-    page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
-    return page
-
-
 @pytest.mark.parametrize("redact", [True, False])
 def test_export_download_is_the_extensions_and_redacted(browser, sites, ext_url, mnemo_cli, redact):
     set_settings(browser, ext_url, downloadOnExport=True, exportFormat="markdown", redact=redact)
-    page = open_conversation(browser, sites)
+    page = open_chatgpt_conversation(browser, sites, api_with_secret())
     result = ClosedUi(page).export()
     assert result["state"] == "success", result["text"]
     assert "Downloaded" in result["text"]
@@ -97,7 +63,7 @@ def test_export_download_is_the_extensions_and_redacted(browser, sites, ext_url,
 def test_copy_on_export_and_the_view_page_are_redacted(browser, sites, ext_url):
     set_settings(browser, ext_url, copyMarkdownOnExport=True, redact=True)
     browser.grant_permissions(["clipboard-read", "clipboard-write"])
-    page = open_conversation(browser, sites)
+    page = open_chatgpt_conversation(browser, sites, api_with_secret())
     result = ClosedUi(page).export()
     assert result["state"] == "success", result["text"]
     copied = page.evaluate("navigator.clipboard.readText()")

@@ -8,6 +8,7 @@ import json
 
 import pytest
 from closed_ui import ClosedUi
+from ext_downloads import extension_downloads
 from ext_fakesite import (
     FIXTURES,
     chatgpt_api_fixture,
@@ -16,7 +17,6 @@ from ext_fakesite import (
     shell,
     strip_scripts,
 )
-from test_export_redaction import extension_downloads
 
 from support.browser import settle
 

@@ -8,8 +8,8 @@ import copy
 import json
 
 import pytest
+from ext_downloads import extension_downloads
 from ext_fakesite import FIXTURES, chatgpt_api_fixture
-from test_export_redaction import extension_downloads
 
 pytestmark = pytest.mark.browser
 FORKED = "0029-Title_Engaging_narrative_elements-68942c11-9018-8331-89b8-5bf83df856cd.json"
