@@ -32,6 +32,8 @@ Site = Literal[
     "other",
 ]
 CaptureMethod = Literal["site_api", "page_dom", "official_export", "other_tool", "manual"]
+AttachmentKind = Literal["image", "file", "audio", "video"]
+InstructionKind = Literal["system_prompt", "custom_instructions", "project_instructions", "memory"]
 
 
 class Strict(BaseModel):
@@ -109,7 +111,7 @@ class AttachmentPart(Strict):
     """A reference to an image, file, audio or video; the bytes stay at the source."""
 
     type: Literal["attachment"] = "attachment"
-    kind: Literal["image", "file", "audio", "video"]
+    kind: AttachmentKind
     asset_pointer: str | None = None
     name: str | None = None
     mime_type: str | None = None
@@ -213,7 +215,7 @@ class Message(Timed):
 
 
 class Instruction(Strict):
-    kind: Literal["system_prompt", "custom_instructions", "project_instructions", "memory"]
+    kind: InstructionKind
     text: str
     title: str | None = None
 

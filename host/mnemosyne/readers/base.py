@@ -13,7 +13,7 @@ from .. import __version__
 from ..canonical import _clean
 from ..errors import InputError
 from ..ids import conversation_id, sha256_hex
-from ..model import CaptureMethod, Conversation, Instruction, Message, Provenance, Source, Warning
+from ..model import CaptureMethod, Conversation, Instruction, Message, Provenance, Site, Source, Warning
 
 
 @dataclass
@@ -114,7 +114,7 @@ def raw_json(value: Any) -> Any:
 
 def build(
     *,
-    site: str,
+    site: Site,
     source_id: str | None,
     reader: str,
     method: CaptureMethod,
