@@ -10,22 +10,26 @@ and regenerations survive; `current_node` names the active leaf.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from ..errors import InputError
-from ..model import ArtifactPart, Conversation, Instruction, Message, TextPart
+from ..model import ArtifactPart, CaptureMethod, Conversation, Instruction, InstructionKind, Message, TextPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time
 from .chatgpt_parts import context_texts, message_parts, recipient_of
-from .chatgpt_refs import as_dict, as_list, link_assets
+from .chatgpt_refs import link_assets
+from .json_values import as_dict, as_list, as_role, as_str
 from .loading import ASSETS
 
 NAME = "chatgpt"
 DESCRIPTION = "ChatGPT conversation JSON (site API, bare mapping) and official export (json, split json, zip)"
 
-_ROLES = ("system", "user", "assistant", "tool")
 _EXPORT_NAME = re.compile(r"(^|[/:\\])conversations(-\d+)?\.json$")
-_CONTEXT_KINDS = {"user_editable_context": "custom_instructions", "model_editable_context": "memory"}
+_CONTEXT_KINDS: dict[str, InstructionKind] = {
+    "user_editable_context": "custom_instructions",
+    "model_editable_context": "memory",
+}
 
 
 # ---------------------------------------------------------------- detection
@@ -74,12 +78,11 @@ def detect(raw: RawInput) -> bool:
 def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure]:
     data = raw.data
     export = isinstance(data, list) or bool(_EXPORT_NAME.search(raw.name))
-    method = "official_export" if export else "site_api"
+    method: CaptureMethod = "official_export" if export else "site_api"
+    items: Iterator[tuple[str, Any, Callable[[], bytes]]]
     if isinstance(data, list):
         count = len(data)
-        items = (
-            (_label(raw.name, i, item), item, lambda item=item: dump_raw(item)) for i, item in enumerate(data)
-        )
+        items = ((_label(raw.name, i, item), item, partial(dump_raw, item)) for i, item in enumerate(data))
     else:
         count = 1
         items = iter([(raw.name, _single(raw), lambda: raw.raw)])
@@ -87,9 +90,10 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     assets = as_dict(raw.members.get(ASSETS))
     for label, item, item_raw in items:
         try:
-            result: Conversation | ReadFailure = _convert(item, item_raw(), method, ctx, window)
+            conversation = _convert(item, item_raw(), method, ctx, window)
             if assets:
-                link_assets(result, assets)
+                link_assets(conversation, assets)
+            result: Conversation | ReadFailure = conversation
         except (InputError, TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
             error = (
                 exc
@@ -123,7 +127,7 @@ def _window_as_mapping(data: dict) -> dict:
     mapping: dict[str, dict] = {}
     previous = None
     for n, msg in enumerate(m for m in data["messages"] if isinstance(m, dict)):
-        key = _text(msg.get("id")) or f"message-{n}"
+        key = as_str(msg.get("id")) or f"message-{n}"
         while key in mapping:
             key += "~"
         mapping[key] = {"id": key, "parent": previous, "children": [], "message": msg}
@@ -133,7 +137,9 @@ def _window_as_mapping(data: dict) -> dict:
     return {**data, "mapping": mapping, "current_node": data.get("current_node") or previous}
 
 
-def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext, window: bool = False) -> Conversation:
+def _convert(
+    conv: Any, raw: bytes, method: CaptureMethod, ctx: ReadContext, window: bool = False
+) -> Conversation:
     if not isinstance(conv, dict):
         raise InputError(f"expected a conversation object, got {type(conv).__name__}")
     mapping = conv.get("mapping")
@@ -147,9 +153,9 @@ def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext, window: bool 
         )
     tree = _Tree(mapping, warnings)
     messages, alias = tree.messages()
-    source_id = _text(conv.get("conversation_id")) or _text(conv.get("id"))
+    source_id = as_str(conv.get("conversation_id")) or as_str(conv.get("id"))
     # a project chat names its project in conversation_template_id ("g-p-..."), a custom GPT in gizmo_id
-    gizmo = _text(conv.get("gizmo_id")) or _text(conv.get("conversation_template_id")) or tree.gizmo_id()
+    gizmo = as_str(conv.get("gizmo_id")) or as_str(conv.get("conversation_template_id")) or tree.gizmo_id()
     url = None
     if source_id:
         url = (
@@ -163,11 +169,11 @@ def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext, window: bool 
         raw=raw,
         ctx=ctx,
         messages=messages,
-        title=_text(conv.get("title")),
+        title=as_str(conv.get("title")),
         url=url,
         created_at=parse_time(conv.get("create_time")),
         updated_at=parse_time(conv.get("update_time")),
-        default_model=_text(conv.get("default_model_slug"))
+        default_model=as_str(conv.get("default_model_slug"))
         or next((m.model for m in messages if m.model), None),
         active_leaf=tree.active_leaf(conv.get("current_node"), messages, alias),
         instructions=tree.instructions,
@@ -175,10 +181,6 @@ def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext, window: bool 
         warnings=warnings,
         partial=window,
     )
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 class _Tree:
@@ -189,7 +191,7 @@ class _Tree:
         self.warnings = warnings
         self.instructions: list[Instruction] = []
         self.kids: dict[str | None, list[str]] = {}
-        listed_parent = {}
+        listed_parent: dict[str, str] = {}
         for key, node in self.nodes.items():
             for child in as_list(node.get("children")):
                 if isinstance(child, str):
@@ -207,7 +209,7 @@ class _Tree:
     def gizmo_id(self) -> str | None:
         """Custom-GPT chats from the site API name their GPT only in message metadata."""
         for node in self.nodes.values():
-            gizmo = _text(as_dict(as_dict(node.get("message")).get("metadata")).get("gizmo_id"))
+            gizmo = as_str(as_dict(as_dict(node.get("message")).get("metadata")).get("gizmo_id"))
             if gizmo:
                 return gizmo
         return None
@@ -247,11 +249,12 @@ class _Tree:
 
     def _message(self, key: str, msg: dict, parent: str | None) -> Message:
         author = as_dict(msg.get("author"))
-        role = author.get("role")
-        name = _text(author.get("name"))
-        if role not in _ROLES:
-            self.warnings.add("UNKNOWN_ROLE", f"author role {role!r} read as a tool message")
-            name, role = name or _text(role), "tool"
+        given_role = author.get("role")
+        name = as_str(author.get("name"))
+        role = as_role(given_role)
+        if role is None:
+            self.warnings.add("UNKNOWN_ROLE", f"author role {given_role!r} read as a tool message")
+            name, role = name or as_str(given_role), "tool"
         metadata = as_dict(msg.get("metadata"))
         content = as_dict(msg.get("content"))
         kind = content.get("content_type")
@@ -268,7 +271,7 @@ class _Tree:
             role=role,
             author=name if role == "tool" or name else None,
             # on a user turn model_slug is only the model picker's state, not who wrote it
-            model=_text(metadata.get("model_slug")) if role != "user" else None,
+            model=as_str(metadata.get("model_slug")) if role != "user" else None,
             hidden=hidden,
             status=_status(msg),
             created_at=parse_time(msg.get("create_time")),
@@ -314,7 +317,7 @@ class _Tree:
         previous.updated_at = finished or previous.updated_at
         return previous
 
-    def _add_instructions(self, kind: str, content: dict) -> None:
+    def _add_instructions(self, kind: InstructionKind, content: dict) -> None:
         for title, text in context_texts(content):
             item = Instruction(kind=kind, text=text, title=title)
             if item not in self.instructions:
@@ -329,10 +332,10 @@ class _Tree:
                 continue
             for part in parent.parts:
                 if isinstance(part, ArtifactPart):
-                    part.artifact_id = part.artifact_id or _text(canvas.get("textdoc_id"))
+                    part.artifact_id = part.artifact_id or as_str(canvas.get("textdoc_id"))
                     version = canvas.get("version")
                     part.version = part.version or (str(version) if version is not None else None)
-                    part.title = _text(canvas.get("title")) or part.title  # the title the site shows
+                    part.title = as_str(canvas.get("title")) or part.title  # the title the site shows
 
     def active_leaf(self, current: Any, messages: list[Message], alias: dict[str, str]) -> str | None:
         if isinstance(current, str) and current in alias:
@@ -362,5 +365,5 @@ def _status(msg: dict) -> str | None:
     finish = _finish(msg)
     if finish in ("interrupted", "max_tokens"):
         return finish
-    status = _text(msg.get("status"))
+    status = as_str(msg.get("status"))
     return "finished" if status == "finished_successfully" else status

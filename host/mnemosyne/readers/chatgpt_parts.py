@@ -30,9 +30,6 @@ from .chatgpt_refs import (
     ASSET_KINDS,
     CANVAS_COMMANDS,
     add_uploads,
-    as_dict,
-    as_list,
-    as_str,
     attachment,
     canvas_part,
     deep_research,
@@ -41,6 +38,7 @@ from .chatgpt_refs import (
     search_results,
     text_citations,
 )
+from .json_values import as_dict, as_list, as_str
 
 _DURATION = re.compile(r"(?:(\d+)\s*m(?:in(?:utes?)?)?\s*)?(\d+)\s*s(?:ec(?:onds?)?)?\b")
 
@@ -229,7 +227,7 @@ def message_parts(msg: dict, role: str, author: str | None, warnings: Warnings) 
     if kind is None and all(isinstance(p, str) for p in as_list(content.get("parts"))):
         kind = "text"  # trimmed third-party exports drop content_type; string parts are text
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
-    parts = handler(msg, content, ctx) if handler else [_unknown(str(kind), content, warnings)]
+    parts: list[Part] = handler(msg, content, ctx) if handler else [_unknown(str(kind), content, warnings)]
     add_uploads(parts, ctx.metadata)
     report = deep_research(ctx.metadata, warnings)
     if report:

@@ -6,33 +6,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..model import ArtifactPart, AttachmentPart, Citation, Conversation, Part
+from ..model import ArtifactPart, AttachmentKind, AttachmentPart, Citation, Conversation, Part
 from .base import Warnings, text_of
 from .chatgpt_markers import resolve_markers
+from .json_values import as_dict, as_int, as_list, as_str, media_kind
 
-ASSET_KINDS = {
+ASSET_KINDS: dict[str, AttachmentKind] = {
     "image_asset_pointer": "image",
     "audio_asset_pointer": "audio",
     "video_asset_pointer": "video",
     "real_time_user_audio_video_asset_pointer": "audio",
 }
 CANVAS_COMMANDS = {"canmore.create_textdoc": "create", "canmore.update_textdoc": "update"}
-
-
-def as_dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def as_list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def as_str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def as_int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def parts_text(content: dict) -> str:
@@ -105,7 +90,7 @@ def search_results(metadata: dict) -> list[Citation]:
 
 
 def attachment(item: dict) -> AttachmentPart:
-    kind = ASSET_KINDS.get(item.get("content_type"), "file")
+    kind = ASSET_KINDS.get(as_str(item.get("content_type")) or "", "file")
     meta = as_dict(item.get("metadata"))
     source = item
     if item.get("content_type") == "real_time_user_audio_video_asset_pointer":
@@ -142,9 +127,7 @@ def add_uploads(parts: list[Part], metadata: dict) -> None:
         known = next(same, None)
         if known is None:
             top = (mime or "").split("/", 1)[0]
-            known = AttachmentPart(
-                kind=top if top in ("image", "audio", "video") else "file", asset_pointer=file_id
-            )
+            known = AttachmentPart(kind=media_kind(top), asset_pointer=file_id)
             parts.append(known)
         known.name = known.name or as_str(item.get("name"))
         known.mime_type = known.mime_type or mime
