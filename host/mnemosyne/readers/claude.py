@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import InputError
-from ..model import Conversation, Instruction, Message, ToolResultPart
+from ..model import CaptureMethod, Conversation, Instruction, Message, Role, ToolResultPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time
 from .claude_parts import PartContext, message_parts, resolve_artifact_edits
 
@@ -17,7 +17,7 @@ DESCRIPTION = "Claude chat_conversations tree JSON (site API) and official expor
 
 ROOT_PARENT = "00000000-0000-4000-8000-000000000000"  # claude.ai's parent of the first message
 CHAT_URL = "https://claude.ai/chat/{}"
-_ROLES = {"human": "user", "user": "user", "assistant": "assistant", "system": "system"}
+_ROLES: dict[str, Role] = {"human": "user", "user": "user", "assistant": "assistant", "system": "system"}
 
 
 def _text(value: Any) -> str | None:
@@ -76,7 +76,7 @@ def convert(
     raw: bytes,
     ctx: ReadContext,
     *,
-    method: str,
+    method: CaptureMethod,
     projects: dict[str, dict] | None = None,
     memories: Any = None,
 ) -> Conversation:
@@ -203,8 +203,8 @@ def linear_order(records: list[dict], warnings: Warnings) -> list[dict]:
     # Without parent links or index, list order is all there is. Some older exports
     # list messages out of time order (a stored tree flattened); only then, and
     # only for such a linear chat, a stable sort by created_at restores the turns.
-    times = [parse_time(r.get("created_at")) for r in records]
-    if all(times) and any(b < a for a, b in zip(times, times[1:])):
+    times = [t for t in (parse_time(r.get("created_at")) for r in records) if t is not None]
+    if len(times) == len(records) and any(b < a for a, b in zip(times, times[1:])):
         warnings.add("ORDER_FROM_TIMESTAMPS", "messages were listed out of time order; ordered by created_at")
         return [records[i] for i in sorted(range(len(records)), key=lambda i: (times[i], i))]
     return records

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..model import (
     ArtifactPart,
+    AttachmentKind,
     AttachmentPart,
     Citation,
     Message,
@@ -22,6 +23,7 @@ from ..model import (
     UnknownPart,
 )
 from .base import Warnings, parse_time, raw_json, text_of
+from .json_values import as_dict, as_int, as_list, as_str
 
 ARTIFACT_TOOL = "artifacts"
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".heic", ".heif", ".svg", ".avif")
@@ -39,14 +41,6 @@ class PartContext:
     artifact_edits: dict[int, tuple[ArtifactPart, dict]] = field(
         default_factory=dict
     )  # id(part) -> update input
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 # ---------------------------------------------------------------- messages
@@ -113,10 +107,10 @@ def inline_tag_parts(text: str) -> list[Part]:
         else:
             parts.append(
                 ArtifactPart(
-                    artifact_id=_str(attributes.get("identifier")),
-                    title=_str(attributes.get("title")),
-                    kind=_str(attributes.get("type")),
-                    language=_str(attributes.get("language")),
+                    artifact_id=as_str(attributes.get("identifier")),
+                    title=as_str(attributes.get("title")),
+                    kind=as_str(attributes.get("type")),
+                    language=as_str(attributes.get("language")),
                     content=body.strip("\n"),
                 )
             )
@@ -131,13 +125,13 @@ def citations(items: Any) -> list[Citation]:
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict):
             continue
-        details = item.get("details") if isinstance(item.get("details"), dict) else {}
+        details = as_dict(item.get("details"))
         cite = Citation(
-            title=_str(item.get("title")) or _str(details.get("title")),
-            url=_str(item.get("url")) or _str(details.get("url")),
-            snippet=_str(item.get("cited_text")) or _str(item.get("snippet")),
-            start=_int(item.get("start_index")),
-            end=_int(item.get("end_index")),
+            title=as_str(item.get("title")) or as_str(details.get("title")),
+            url=as_str(item.get("url")) or as_str(details.get("url")),
+            snippet=as_str(item.get("cited_text")) or as_str(item.get("snippet")),
+            start=as_int(item.get("start_index")),
+            end=as_int(item.get("end_index")),
         )
         if cite.model_dump(exclude_none=True):
             found.append(cite)
@@ -148,13 +142,13 @@ def citations(items: Any) -> list[Citation]:
 
 
 def thinking_parts(block: dict) -> list[Part]:
-    summaries = block.get("summaries") if isinstance(block.get("summaries"), list) else []
+    summaries = as_list(block.get("summaries"))
     lines = [
         s if isinstance(s, str) else text_of(s.get("summary")) if isinstance(s, dict) else ""
         for s in summaries
     ]
     summary = "\n".join(line for line in lines if line) or None
-    text = block.get("thinking") if isinstance(block.get("thinking"), str) else ""
+    text = as_str(block.get("thinking")) or ""
     truncated = bool(block.get("cut_off") or block.get("truncated"))
     if not text and not summary and not truncated:
         return []
@@ -164,8 +158,8 @@ def thinking_parts(block: dict) -> list[Part]:
 
 
 def tool_use_part(block: dict, ctx: PartContext) -> Part:
-    name = _str(block.get("name")) or "tool"  # MCP tools keep their `Server:tool` name as given
-    call_id = _str(block.get("id"))
+    name = as_str(block.get("name")) or "tool"  # MCP tools keep their `Server:tool` name as given
+    call_id = as_str(block.get("id"))
     if call_id:
         ctx.tool_names[call_id] = name
     arguments = block.get("input")
@@ -176,13 +170,13 @@ def tool_use_part(block: dict, ctx: PartContext) -> Part:
 
 def artifact_part(spec: dict, ctx: PartContext) -> ArtifactPart:
     part = ArtifactPart(
-        artifact_id=_str(spec.get("id")),
-        version=_str(spec.get("version_uuid")),
-        title=_str(spec.get("title")),
-        kind=_str(spec.get("type")),
-        language=_str(spec.get("language")),
-        command=_str(spec.get("command")),
-        content=spec.get("content") if isinstance(spec.get("content"), str) else "",
+        artifact_id=as_str(spec.get("id")),
+        version=as_str(spec.get("version_uuid")),
+        title=as_str(spec.get("title")),
+        kind=as_str(spec.get("type")),
+        language=as_str(spec.get("language")),
+        command=as_str(spec.get("command")),
+        content=as_str(spec.get("content")) or "",
     )
     if part.command == "update" and "content" not in spec:
         ctx.artifact_edits[id(part)] = (part, spec)  # an old_str/new_str edit: resolved along the tree later
@@ -190,7 +184,7 @@ def artifact_part(spec: dict, ctx: PartContext) -> ArtifactPart:
 
 
 def tool_result_part(block: dict, ctx: PartContext) -> ToolResultPart:
-    call_id = _str(block.get("tool_use_id"))
+    call_id = as_str(block.get("tool_use_id"))
     content = block.get("content")
     outputs: list[str] = []
     found: list[Citation] = []
@@ -198,14 +192,16 @@ def tool_result_part(block: dict, ctx: PartContext) -> ToolResultPart:
         if isinstance(item, dict) and item.get("type") == "knowledge":  # web search / fetch result stub
             found.append(
                 Citation(
-                    title=_str(item.get("title")), url=_str(item.get("url")), snippet=_str(item.get("text"))
+                    title=as_str(item.get("title")),
+                    url=as_str(item.get("url")),
+                    snippet=as_str(item.get("text")),
                 )
             )
         else:
             outputs.append(text_of(item))
     return ToolResultPart(
         call_id=call_id,
-        name=_str(block.get("name")) or (ctx.tool_names.get(call_id) if call_id else None),
+        name=as_str(block.get("name")) or (ctx.tool_names.get(call_id) if call_id else None),
         output="\n".join(o for o in outputs if o),
         is_error=bool(block.get("is_error")),
         citations=found,
@@ -216,7 +212,7 @@ def voice_note_part(block: dict) -> Part:
     transcript = text_of(block.get("text") or block.get("transcript") or block.get("content"))
     if transcript.strip():
         return TextPart(text=transcript)
-    return AttachmentPart(kind="audio", name=_str(block.get("title")))
+    return AttachmentPart(kind="audio", name=as_str(block.get("title")))
 
 
 # ---------------------------------------------------------------- files
@@ -235,15 +231,15 @@ def attachment_parts(msg: dict) -> list[Part]:
     for item in msg.get("attachments") or []:
         if not isinstance(item, dict):
             continue
-        name = _str(item.get("file_name"))
+        name = as_str(item.get("file_name"))
         names.add(name or "")
         parts.append(
             AttachmentPart(
                 kind="file",
                 name=name,
                 mime_type=_mime(item.get("file_type"), name),
-                size_bytes=_int(item.get("file_size")),
-                extracted_text=_str(item.get("extracted_content")),
+                size_bytes=as_int(item.get("file_size")),
+                extracted_text=as_str(item.get("extracted_content")),
             )
         )
     seen_uuids: set[str] = set()
@@ -257,7 +253,7 @@ def attachment_parts(msg: dict) -> list[Part]:
             continue
         if not isinstance(item, dict):
             continue
-        file_uuid = _str(item.get("file_uuid")) or _str(item.get("uuid"))
+        file_uuid = as_str(item.get("file_uuid")) or as_str(item.get("uuid"))
         if file_uuid and file_uuid in seen_uuids:
             continue
         if file_uuid:
@@ -266,7 +262,7 @@ def attachment_parts(msg: dict) -> list[Part]:
     return parts
 
 
-def file_kind(declared: Any, name: str | None) -> str:
+def file_kind(declared: Any, name: str | None) -> AttachmentKind:
     if declared == "image":
         return "image"
     if declared in ("document", "blob", "file"):
@@ -275,22 +271,22 @@ def file_kind(declared: Any, name: str | None) -> str:
 
 
 def file_part(item: dict, file_uuid: str | None) -> AttachmentPart:
-    name = _str(item.get("file_name"))
-    preview = item.get("preview_asset") if isinstance(item.get("preview_asset"), dict) else {}
-    thumbnail = item.get("thumbnail_asset") if isinstance(item.get("thumbnail_asset"), dict) else {}
+    name = as_str(item.get("file_name"))
+    preview = as_dict(item.get("preview_asset"))
+    thumbnail = as_dict(item.get("thumbnail_asset"))
     url = (
-        _str(preview.get("url"))
-        or _str(item.get("preview_url"))
-        or _str(thumbnail.get("url"))
-        or _str(item.get("thumbnail_url"))
+        as_str(preview.get("url"))
+        or as_str(item.get("preview_url"))
+        or as_str(thumbnail.get("url"))
+        or as_str(item.get("thumbnail_url"))
     )
     return AttachmentPart(
         kind=file_kind(item.get("file_kind"), name),
         asset_pointer=file_uuid or url,
         name=name,
         mime_type=_mime(item.get("file_type") or item.get("mime_type"), name),
-        width=_int(preview.get("image_width")),
-        height=_int(preview.get("image_height")),
+        width=as_int(preview.get("image_width")),
+        height=as_int(preview.get("image_height")),
     )
 
 
