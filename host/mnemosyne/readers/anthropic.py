@@ -4,11 +4,12 @@ request `body` with its `response_body` (one per record, several per file)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, Final, TypeGuard
 
 from ..errors import InputError
 from ..model import (
+    AttachmentKind,
     AttachmentPart,
     Citation,
     Conversation,
@@ -16,6 +17,7 @@ from ..model import (
     Message,
     Part,
     ReasoningPart,
+    Role,
     TextPart,
     ToolCallPart,
     ToolResultPart,
@@ -23,8 +25,9 @@ from ..model import (
 )
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, raw_json
 from .interop_common import as_text, each_item, str_or_none
+from .json_values import as_dict
 
-NAME = "anthropic"
+NAME: Final = "anthropic"
 DESCRIPTION = "Anthropic Messages API request/response bodies (and proxy logs of them)"
 
 # Block types only the Messages API uses; a message list with one of them is Anthropic's.
@@ -48,7 +51,7 @@ _OWN_BLOCKS = {
 # ---------------------------------------------------------------- detection
 
 
-def _turns_ok(messages: Any) -> bool:
+def _turns_ok(messages: Any) -> TypeGuard[list[Any]]:
     return isinstance(messages, list) and all(
         isinstance(m, dict) and m.get("role") in ("user", "assistant") and "content" in m for m in messages
     )
@@ -140,8 +143,8 @@ def _citations(block: dict[str, Any]) -> list[Citation]:
     return out
 
 
-def _attachment(block: dict[str, Any], kind: str, warnings: Warnings) -> AttachmentPart:
-    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+def _attachment(block: dict[str, Any], kind: AttachmentKind, warnings: Warnings) -> AttachmentPart:
+    source = as_dict(block.get("source"))
     stype = source.get("type")
     pointer = str_or_none(source.get("url")) or str_or_none(source.get("file_id"))
     extracted = None
@@ -239,13 +242,13 @@ def _system_text(system: Any) -> str:
     )
 
 
-def _add(messages: list[Message], role: str, parts: list[Part], **extra: Any) -> None:
+def _add(messages: list[Message], role: Role, parts: Sequence[Part], **extra: Any) -> None:
     messages.append(
         Message(
             id=f"m{len(messages) + 1}",
             parent=messages[-1].id if messages else None,
             role=role,
-            parts=parts,
+            parts=list(parts),
             **extra,
         )
     )
@@ -285,7 +288,8 @@ def _convert(item: Any, raw: bytes, ctx: ReadContext) -> Conversation:
     messages: list[Message] = []
     instructions: list[Instruction] = []
     source_id = None
-    request, response = item, None
+    request: Any = item  # an API request, or a batch record / response around one
+    response: Any = None
     if _is_record(item):
         request, response = item["body"], item.get("response_body")
         source_id = str_or_none(item.get("request_id")) or str_or_none(item.get("id"))
