@@ -6,7 +6,7 @@ bodies {model, input, instructions?}, response bodies {object: response, output}
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from ..model import (
     Conversation,
@@ -14,6 +14,7 @@ from ..model import (
     Message,
     Part,
     ReasoningPart,
+    Role,
     TextPart,
     ToolCallPart,
     ToolResultPart,
@@ -23,7 +24,7 @@ from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw,
 from .interop_common import as_text, each_item, parse_json_text, require, str_or_none
 from .openai_parts import content_parts, function_call_part, function_output_part, reasoning_part
 
-NAME = "openai"
+NAME: Final = "openai"
 DESCRIPTION = "OpenAI Chat Completions / Responses API message lists and request or response bodies"
 
 _ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
@@ -130,7 +131,7 @@ class _Builder:
         self.call_names: dict[str, str] = {}
         self._grouped: str | None = None  # id of the assistant message typed items are joining
 
-    def _new(self, role: str, parts: list[Part], **extra: Any) -> Message:
+    def _new(self, role: Role, parts: list[Part], **extra: Any) -> Message:
         msg = Message(
             id=f"m{len(self.messages) + 1}",
             parent=self.messages[-1].id if self.messages else None,

@@ -42,7 +42,8 @@ def image_part(
 
 def file_part(spec: dict[str, Any], warnings: Warnings) -> AttachmentPart:
     """Chat `file` parts ({file:{file_id, filename, file_data}}) and Responses `input_file` items."""
-    inner = spec.get("file") if isinstance(spec.get("file"), dict) else spec
+    nested = spec.get("file")
+    inner: dict[str, Any] = nested if isinstance(nested, dict) else spec
     data = inner.get("file_data")
     mime = data_url_mime(data) if isinstance(data, str) and data.startswith("data:") else None
     if data:
