@@ -8,9 +8,10 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from ..model import (
+    AttachmentKind,
     AttachmentPart,
     CodePart,
     Conversation,
@@ -25,9 +26,10 @@ from ..model import (
 )
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time, raw_json
 from .interop_common import as_text, each_item, leaf_of, link_tree, parse_json_text, require, str_or_none
+from .json_values import as_dict, as_list
 from .openai_parts import content_parts, function_call_part, function_output_part, reasoning_part
 
-NAME = "openwebui"
+NAME: Final = "openwebui"
 DESCRIPTION = "Open WebUI chat export (JSON array of chats, one chat, or a bare chat object)"
 
 _DETAILS = re.compile(r"<details\b([^>]*)>(.*?)</details>", re.S)
@@ -43,7 +45,8 @@ def _chat(item: Any) -> dict[str, Any] | None:
     """The `chat` object of an export entry (or the entry itself when it is a bare chat)."""
     if not isinstance(item, dict):
         return None
-    chat = item.get("chat") if isinstance(item.get("chat"), dict) else item
+    nested = item.get("chat")
+    chat: dict[str, Any] = nested if isinstance(nested, dict) else item
     history = chat.get("history")
     if isinstance(history, dict) and isinstance(history.get("messages"), dict):
         return chat
@@ -155,11 +158,11 @@ def _files(files: Any) -> list[Part]:
     for f in files if isinstance(files, list) else []:
         if not isinstance(f, dict):
             continue
-        kind = "image" if f.get("type") == "image" else "file"
+        kind: AttachmentKind = "image" if f.get("type") == "image" else "file"
         url = f.get("url")
         pointer = None if isinstance(url, str) and url.startswith("data:") else str_or_none(url)
-        inner = f.get("file") if isinstance(f.get("file"), dict) else {}
-        meta = inner.get("meta") if isinstance(inner.get("meta"), dict) else {}
+        inner = as_dict(f.get("file"))
+        meta = as_dict(inner.get("meta"))
         parts.append(
             AttachmentPart(
                 kind=kind,
@@ -205,14 +208,14 @@ def _convert(item: dict[str, Any], raw: bytes, ctx: ReadContext) -> Conversation
     nodes = [_message(k, v, warnings) for k, v in history["messages"].items()]
     messages = link_tree(nodes, warnings)
     instructions = []
-    params = chat.get("params") if isinstance(chat.get("params"), dict) else {}
+    params = as_dict(chat.get("params"))
     system = chat.get("system") or params.get("system")
     if isinstance(system, str) and system.strip():
         instructions.append(Instruction(kind="system_prompt", text=system))
     current = str_or_none(history.get("currentId"))
     ids = {m.id for m in messages}
     active = leaf_of(messages, current) if current in ids else None
-    models = chat.get("models") if isinstance(chat.get("models"), list) else []
+    models = as_list(chat.get("models"))
     return build(
         site=NAME,
         source_id=str_or_none(item.get("id")) or str_or_none(chat.get("id")),
