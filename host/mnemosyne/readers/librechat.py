@@ -6,7 +6,7 @@ LibreChat also imports."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from ..model import (
     AttachmentPart,
@@ -23,8 +23,9 @@ from ..model import (
 )
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time, raw_json
 from .interop_common import as_text, chain, each_item, link_tree, parse_json_text, require, str_or_none
+from .json_values import as_dict
 
-NAME = "librechat"
+NAME: Final = "librechat"
 DESCRIPTION = "LibreChat conversation export (tree or linear) and Chatbot UI export"
 
 _NO_PARENT = "00000000-0000-0000-0000-000000000000"  # LibreChat's root marker
@@ -165,7 +166,7 @@ def _convert_librechat(data: dict[str, Any], raw: bytes, ctx: ReadContext) -> Co
     else:
         flat = list(data["messages"])
     messages = link_tree([_message(n, warnings) for n in flat], warnings, root_ids=[_NO_PARENT])
-    options = data.get("options") if isinstance(data.get("options"), dict) else {}
+    options = as_dict(data.get("options"))
     instructions = []
     for key in ("promptPrefix", "system"):
         if isinstance(options.get(key), str) and options[key].strip():
@@ -185,9 +186,7 @@ def _convert_librechat(data: dict[str, Any], raw: bytes, ctx: ReadContext) -> Co
         warnings=warnings,
         project=str_or_none(options.get("chatGptLabel") or options.get("modelLabel")),
         created_at=min((m.created_at for m in messages if m.created_at), default=None),
-        updated_at=max(
-            (m.updated_at or m.created_at for m in messages if m.updated_at or m.created_at), default=None
-        ),
+        updated_at=max((t for m in messages if (t := m.updated_at or m.created_at)), default=None),
     )
 
 
@@ -195,7 +194,7 @@ def _convert_librechat(data: dict[str, Any], raw: bytes, ctx: ReadContext) -> Co
 
 
 def _convert_chatbot_ui(conv: dict[str, Any], raw: bytes, ctx: ReadContext) -> Conversation:
-    model = conv.get("model") if isinstance(conv.get("model"), dict) else {}
+    model = as_dict(conv.get("model"))
     messages = []
     for i, msg in enumerate(conv["messages"], 1):
         role = msg.get("role")
