@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from ..model import (
+    AttachmentKind,
     AttachmentPart,
     Conversation,
     Instruction,
     Message,
     Part,
     ReasoningPart,
+    Role,
     TextPart,
     ToolCallPart,
     ToolResultPart,
@@ -24,10 +26,10 @@ from ..model import (
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, raw_json
 from .interop_common import as_text, each_item, require, str_or_none
 
-NAME = "sharegpt"
+NAME: Final = "sharegpt"
 DESCRIPTION = "ShareGPT / LLaMA-Factory training conversations (JSON, list or JSON Lines)"
 
-_ROLES = {
+_ROLES: dict[str, Role] = {
     "human": "user",
     "user": "user",
     "gpt": "assistant",
@@ -50,7 +52,11 @@ _ROLES = {
 _FOREIGN_KEYS = ("format", "mapping", "chat_messages", "history", "conversationId")
 _CALL_ROLES = {"function_call", "tool_call", "tool_calls"}
 # placeholder in the text -> (item field listing the files, attachment kind)
-_MEDIA = {"<image>": ("images", "image"), "<video>": ("videos", "video"), "<audio>": ("audios", "audio")}
+_MEDIA: dict[str, tuple[str, AttachmentKind]] = {
+    "<image>": ("images", "image"),
+    "<video>": ("videos", "video"),
+    "<audio>": ("audios", "audio"),
+}
 _MEDIA_TYPES = {
     "image": "<image>",
     "video": "<video>",
