@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Final, TypedDict
 
 from ..errors import InputError
-from ..model import AttachmentPart, Conversation, Message, Part, ReasoningPart, TextPart
+from ..model import AttachmentPart, Conversation, Message, Part, ReasoningPart, Role, TextPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, parse_time
 from .interop_common import as_text, str_or_none
+from .json_values import as_dict, as_list
 
-NAME = "sillytavern"
+NAME: Final = "sillytavern"
 DESCRIPTION = "SillyTavern chat (JSON Lines: header line, then messages)"
 
 _UNUSED = "unused"  # what newer SillyTavern versions write into the header's name fields
@@ -107,8 +108,8 @@ def _parts(text: Any, extra: Any) -> list[Part]:
     return parts
 
 
-def _role(record: dict[str, Any]) -> str:
-    extra = record.get("extra") if isinstance(record.get("extra"), dict) else {}
+def _role(record: dict[str, Any]) -> Role:
+    extra = as_dict(record.get("extra"))
     if record.get("is_user"):
         return "user"
     if extra.get("type") in ("narrator", "comment"):  # /sys and /comment messages
@@ -116,17 +117,26 @@ def _role(record: dict[str, Any]) -> str:
     return "assistant"
 
 
+class _Shared(TypedDict):
+    """What a reply and its swipes have in common."""
+
+    parent: str | None
+    role: Role
+    author: str | None
+    hidden: bool
+
+
 def _message_nodes(index: int, record: dict[str, Any], parent: str | None) -> tuple[list[Message], str]:
     """The message and, for a reply with swipes, its alternatives as siblings; returns the chosen id."""
-    extra = record.get("extra") if isinstance(record.get("extra"), dict) else {}
+    extra = as_dict(record.get("extra"))
     role = _role(record)
     chosen_id = f"m{index}"
-    common = dict(
-        parent=parent,
-        role=role,
-        author=str_or_none(record.get("name")),
-        hidden=bool(record.get("is_system")) or extra.get("type") == "comment",
-    )
+    common: _Shared = {
+        "parent": parent,
+        "role": role,
+        "author": str_or_none(record.get("name")),
+        "hidden": bool(record.get("is_system")) or extra.get("type") == "comment",
+    }
     chosen = Message(
         id=chosen_id,
         model=str_or_none(extra.get("model")),
@@ -134,18 +144,19 @@ def _message_nodes(index: int, record: dict[str, Any], parent: str | None) -> tu
         parts=_parts(record.get("mes"), extra),
         **common,
     )
-    swipes = record.get("swipes") if isinstance(record.get("swipes"), list) else []
-    picked = record.get("swipe_id") if isinstance(record.get("swipe_id"), int) else 0
+    swipes = as_list(record.get("swipes"))
+    swipe_id = record.get("swipe_id")
+    picked = swipe_id if isinstance(swipe_id, int) else 0
     if len(swipes) < 2 or not 0 <= picked < len(swipes):
         return [chosen], chosen_id
-    infos = record.get("swipe_info") if isinstance(record.get("swipe_info"), list) else []
+    infos = as_list(record.get("swipe_info"))
     nodes: list[Message] = []
     for k, swipe in enumerate(swipes):
         if k == picked:
             nodes.append(chosen)
             continue
         info = infos[k] if k < len(infos) and isinstance(infos[k], dict) else {}
-        info_extra = info.get("extra") if isinstance(info.get("extra"), dict) else {}
+        info_extra = as_dict(info.get("extra"))
         nodes.append(
             Message(
                 id=f"{chosen_id}.swipe{k}",
@@ -181,7 +192,7 @@ def _convert(header: dict[str, Any], records: list[Any], raw: RawInput, ctx: Rea
         parent = parent_next
     character = _character(header, records)
     created = str_or_none(header.get("create_date"))
-    metadata = header.get("chat_metadata") if isinstance(header.get("chat_metadata"), dict) else {}
+    metadata = as_dict(header.get("chat_metadata"))
     source_id = str_or_none(metadata.get("integrity")) or (
         f"{character}/{created}" if character and created else None
     )
