@@ -85,8 +85,8 @@ def detect(raw: RawInput) -> bool:
 
 def validate(data: object, name: str = "capture") -> CapturePayload:
     """The payload, or InputError naming the first field that is wrong."""
-    is_capture = isinstance(data, dict) and data.get("format") == FORMAT
-    version = data.get("version") if is_capture else VERSION
+    fields = data if isinstance(data, dict) else {}
+    version = fields.get("version") if fields.get("format") == FORMAT else VERSION
     if type(version) is not int or version != VERSION:  # True == 1 in Python, so check the type too
         newer = (
             type(version) is int and version > VERSION

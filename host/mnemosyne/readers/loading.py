@@ -40,7 +40,8 @@ def main_members(names: list[str]) -> list[str]:
     """The conversation files of an export, in order: conversations.json, then -000, -001, ... by number."""
 
     def order(name: str) -> tuple:
-        number = _MAIN_MEMBER.search(name).group(3)
+        match = _MAIN_MEMBER.search(name)  # always matches: only members it matched are sorted
+        number = match.group(3) if match else None
         return (name.rsplit("/", 1)[0] if "/" in name else "", int(number) if number else -1, name)
 
     return sorted((n for n in names if _MAIN_MEMBER.search(n)), key=order)
@@ -74,7 +75,7 @@ _ASSET_ID = re.compile(r"^(file[-_][A-Za-z0-9]+)")  # file-AbC12..., file_000000
 
 def asset_files(names: list[str]) -> dict[str, str]:
     """Asset pointer id -> the export file that holds its bytes (`file-AbC-photo.png`, `file_00ab-....dat`)."""
-    found = {}
+    found: dict[str, str] = {}
     for name in names:
         base = name.replace("\\", "/").rsplit("/", 1)[-1]
         match = _ASSET_ID.match(base)

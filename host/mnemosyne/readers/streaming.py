@@ -14,7 +14,7 @@ import os
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from ..errors import InputError
 from .base import RawInput
@@ -147,7 +147,7 @@ class _Window:
     """A large file decoded a window at a time: the text not yet parsed, grown when an element runs
     past its end, so a 234 MB export is never one Python string (4 bytes a character after one emoji)."""
 
-    def __init__(self, name: str, stream: BinaryIO, total: int):
+    def __init__(self, name: str, stream: IO[bytes], total: int):
         self.name, self.stream, self.total = name, stream, total
         self.text, self.pending, self.eof, self.read_bytes = "", b"", False, 0
         self.offset = 0  # bytes of the file before self.text
@@ -184,7 +184,7 @@ class _Window:
         return 0
 
 
-def _window_batches(name: str, stream: BinaryIO, total: int, members: dict) -> Iterator[RawInput]:
+def _window_batches(name: str, stream: IO[bytes], total: int, members: dict) -> Iterator[RawInput]:
     win = _Window(name, stream, total)
     decoder = json.JSONDecoder()
     win.more()
