@@ -66,43 +66,42 @@ def render_message(msg: Message, include: frozenset[str] = frozenset()) -> str:
         return ""
     pieces: list[str] = []
     for part in msg.parts:
-        kind = part.type
-        if kind == "text":
+        if part.type == "text":
             pieces.append(part.text)
-        elif kind == "artifact":
+        elif part.type == "artifact":
             head = (
                 f"[artifact: {part.title or part.artifact_id or 'untitled'}"
                 + (f" v{part.version}" if part.version else "")
                 + "]"
             )
             pieces.append(head + ("\n" + _fence(part.content, part.language) if part.content else ""))
-        elif kind == "attachment":
+        elif part.type == "attachment":
             label = part.name or part.asset_pointer or "unnamed"
             pieces.append(f"[{part.kind} attached: {label}]")
             if part.extracted_text:
                 pieces.append(part.extracted_text)
-        elif kind == "citation":
+        elif part.type == "citation":
             ref = " ".join(x for x in (part.title, f"<{part.url}>" if part.url else None) if x)
             if ref:
                 pieces.append(f"[source: {ref}]")
-        elif kind == "reasoning":
+        elif part.type == "reasoning":
             if "reasoning" in include:
                 body = part.text or part.summary or ""
                 if body:
                     pieces.append(f"[reasoning]\n{body}")
         elif not tools:
             continue
-        elif kind == "code":
+        elif part.type == "code":
             pieces.append(_fence(part.code, part.language))
-        elif kind == "code_output":
+        elif part.type == "code_output":
             pieces.append(f"[output]\n{part.text}")
-        elif kind == "tool_call":
+        elif part.type == "tool_call":
             pieces.append(f"[tool call {part.name}] {_args_text(part.arguments)}".rstrip())
-        elif kind == "tool_result":
+        elif part.type == "tool_result":
             pieces.append(
                 f"[tool result{' ' + part.name if part.name else ''}{' (error)' if part.is_error else ''}]\n{part.output}"
             )
-        elif kind == "system_error":
+        elif part.type == "system_error":
             pieces.append(f"[error] {part.text}")
     text = "\n\n".join(p.strip("\n") for p in pieces if p and p.strip())
     return _PUA.sub("", _PUA_CITATION.sub("", text)) if _PUA.search(text) else text
