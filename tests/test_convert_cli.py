@@ -1,4 +1,5 @@
-"""`mnemo convert` end to end, as a subprocess: folders, JSON Lines, stdin, zips, bad inputs."""
+"""`mnemo convert` end to end through `main(argv)`: folders, JSON Lines, stdin, zips, bad inputs;
+one real process proves the installed entry point reads stdin and writes bytes to stdout."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mnemosyne import canonical
-from support.cli import mnemo
+from support.cli import mnemo, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHATGPT_ARRAY = FIXTURES / "chatgpt_export" / "librechat_chatgpt-export.json"  # 2 conversations
@@ -23,7 +24,7 @@ CLAUDE_TOOLS = FIXTURES / "claude_export" / "echomine_claude_tool_messages.json"
 
 
 def convert(*args: str | Path, stdin: bytes | None = None, cwd: Path | None = None):
-    return mnemo(None, "convert", *args, stdin=stdin, cwd=cwd, check=False, text=False, timeout=60)
+    return run_cli(None, "convert", *args, stdin=stdin, cwd=cwd, check=False, text=False)
 
 
 def one_error_line(done: subprocess.CompletedProcess, name: str) -> str:
@@ -75,7 +76,7 @@ def test_several_conversations_to_stdout_need_a_folder():
 
 def test_stdin_to_stdout_and_to_a_file(tmp_path):
     data = CHATGPT_ONE.read_bytes()
-    done = convert("-", "--to", "openai", stdin=data)
+    done = mnemo(None, "convert", "-", "--to", "openai", stdin=data, check=False, text=False, timeout=60)
     assert done.returncode == 0, done.stderr
     body = json.loads(done.stdout)
     assert body["messages"][0] == {"role": "user", "content": body["messages"][0]["content"]}

@@ -8,13 +8,13 @@ from __future__ import annotations
 import copy
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mnemosyne.model import Conversation, TextPart
 from mnemosyne.readers import ReadContext, ReadFailure, load_path, read_raw
+from support.cli import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHATGPT = FIXTURES / "chatgpt_export/librechat_chatgpt-export.json"  # 2 conversations
@@ -22,18 +22,9 @@ CHATGPT_ONE = FIXTURES / "chatgpt_export/echomine_003_with_code.json"
 CLAUDE = FIXTURES / "claude_export/echomine_claude_sample_export.json"  # 5 conversations
 
 
-def mnemo(*args, home: Path | None = None) -> subprocess.CompletedProcess:
-    env = None
-    if home is not None:
-        import os
-
-        env = dict(os.environ, MNEMOSYNE_HOME=str(home), MNEMOSYNE_KEY_FILE=str(home / "archive.key"))
-    return subprocess.run(
-        [sys.executable, "-m", "mnemosyne.cli.main", *map(str, args)],
-        capture_output=True,
-        timeout=120,
-        env=env,
-    )
+def mnemo(*args: str | Path) -> subprocess.CompletedProcess:
+    """`mnemo ARGS` through `main(argv)`, output as bytes; the archive is the one `mnemo_home` set up."""
+    return run_cli(None, *args, check=False, text=False)
 
 
 def read(path: Path) -> list:
@@ -128,7 +119,7 @@ def test_an_empty_export_is_no_conversations_not_an_unknown_format(tmp_path, mne
     done = mnemo("convert", path, "--to", "markdown")
     assert done.returncode == 0 and "no conversations" in done.stderr.decode()
     assert "not a conversation format" not in done.stderr.decode()
-    done = mnemo("import", "--no-tokens", path, home=mnemo_home)
+    done = mnemo("import", "--no-tokens", path)
     assert done.returncode == 0 and "imported 0, updated 0, unchanged 0, failed 0" in done.stdout.decode()
 
 
@@ -151,7 +142,7 @@ def test_a_parent_cycle_keeps_every_message(tmp_path):
 def test_an_import_error_names_the_path_once(tmp_path, mnemo_home):
     path = tmp_path / "notes.json"
     path.write_text('{"hello": "world"}', encoding="utf-8")
-    done = mnemo("import", "--no-tokens", path, home=mnemo_home)
+    done = mnemo("import", "--no-tokens", path)
     assert done.returncode == 1
     (line,) = done.stderr.decode().splitlines()
     assert line.count(str(path)) == 1 and "not a conversation format" in line

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 from mnemosyne import canonical
 from mnemosyne.model import Conversation
 from mnemosyne.readers import ReadContext, load_path, read_raw, streaming
+from support.cli import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHATGPT = FIXTURES / "chatgpt_export/librechat_chatgpt-export.json"  # 2 conversations
@@ -107,10 +107,9 @@ def test_one_file_per_project_in_a_projects_folder(tmp_path):
     assert read(folder)[0].source.project == "Tesis"
 
 
-def mnemo(*args) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "mnemosyne.cli.main", *map(str, args)], capture_output=True, timeout=60
-    )
+def mnemo(*args: str | Path) -> subprocess.CompletedProcess:
+    """`mnemo ARGS` through `main(argv)`, output as bytes; the archive is the one `mnemo_home` set up."""
+    return run_cli(None, *args, check=False, text=False)
 
 
 def test_mnemo_convert_and_import_of_a_folder_succeed_without_a_word(tmp_path, mnemo_home):

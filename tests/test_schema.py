@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from mnemosyne.model import Conversation
 from mnemosyne.readers import ReadFailure, load_path, read_raw
 from mnemosyne.schema_gen import COMMITTED, committed_text, schema_text
 from mnemosyne.writers import portable
+from support.cli import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONVERSATION_FIXTURES = sorted(
@@ -54,10 +53,7 @@ def test_schema_describes_the_format():
 
 
 def test_mnemo_schema_prints_it():
-    done = subprocess.run(
-        [sys.executable, "-m", "mnemosyne.cli.main", "schema"], capture_output=True, check=True
-    )
-    assert done.stdout.decode("utf-8") == committed_text()
+    assert run_cli(None, "schema").stdout == committed_text()
 
 
 def test_unsupported_major_version_names_both_versions():

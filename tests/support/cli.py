@@ -3,6 +3,7 @@ through `main(argv)` (`run_cli`: the fast tier, for commands whose process bound
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import subprocess
@@ -39,25 +40,45 @@ def mnemo(
 
 
 def run_cli(
-    env: dict[str, str] | None, *args: str | Path, check: bool = True, stdin: str | None = None
+    env: dict[str, str] | None,
+    *args: str | Path,
+    check: bool = True,
+    stdin: str | bytes | None = None,
+    cwd: Path | None = None,
+    text: bool = True,
 ) -> subprocess.CompletedProcess:
     """`mnemo ARGS` in this process through `main(argv)` (the fast tier): the same result as `mnemo()`,
-    with `env` as the whole environment for the call and stdout/stderr captured as text."""
+    with `env` as the whole environment for the call (None: this process's) and stdout/stderr captured,
+    as text or, with `text=False`, as the bytes a process would have written (`convert` writes bytes)."""
     from mnemosyne.cli.main import main
 
     argv = [str(a) for a in args]
-    out, err = io.StringIO(), io.StringIO()
+    data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin or b""
+    out_bytes, err_bytes = io.BytesIO(), io.BytesIO()
+    out = io.TextIOWrapper(out_bytes, encoding="utf-8", write_through=True)
+    err = io.TextIOWrapper(err_bytes, encoding="utf-8", write_through=True)
     with (
         mock.patch.dict(os.environ, env or {}, clear=env is not None),
-        mock.patch("sys.stdin", io.StringIO(stdin or "")),
+        mock.patch("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")),
         redirect_stdout(out),
         redirect_stderr(err),
+        contextlib.chdir(cwd or Path.cwd()),
     ):
         try:
             code = main(argv)
         except SystemExit as exc:  # argparse: --help, bad arguments
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    done = subprocess.CompletedProcess(["mnemo", *argv], code, out.getvalue(), err.getvalue())
+        out.flush()
+        err.flush()
+    stdout, stderr = out_bytes.getvalue(), err_bytes.getvalue()
+    done = subprocess.CompletedProcess(
+        ["mnemo", *argv],
+        code,
+        stdout.decode("utf-8") if text else stdout,
+        stderr.decode("utf-8") if text else stderr,
+    )
     if check and code != 0:
-        raise AssertionError(f"mnemo {' '.join(argv)} -> {code}\n{done.stdout}\n{done.stderr}")
+        raise AssertionError(
+            f"mnemo {' '.join(argv)} -> {code}\n{stdout.decode(errors='replace')}\n{stderr.decode(errors='replace')}"
+        )
     return done
