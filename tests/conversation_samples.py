@@ -1,7 +1,8 @@
-"""Hand-built conversations for writer tests: every part type, a branch, tools."""
+"""Hand-built conversations for writer and context tests: every part type, a branch, tools, a plain script."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timezone
 
 from mnemosyne.model import (
@@ -29,6 +30,30 @@ T0 = datetime(2025, 3, 1, 9, 30, tzinfo=timezone.utc)
 
 def provenance() -> Provenance:
     return Provenance(method="manual", reader="tests", reader_version="0", raw_sha256="0" * 64)
+
+
+def linear(
+    script: Iterable[tuple[str, str]],
+    *,
+    conversation_id: str = "hand",
+    title: str = "hand made",
+    site: str = "claude",
+    instructions: Iterable[Instruction] = (),
+) -> Conversation:
+    """A chain of text messages from (role, text) pairs, m0, m1, ...; the last one is the active leaf."""
+    messages = [
+        Message(id=f"m{i}", parent=f"m{i - 1}" if i else None, role=role, parts=[TextPart(text=text)])
+        for i, (role, text) in enumerate(script)
+    ]
+    return Conversation(
+        id=conversation_id,
+        title=title,
+        source=Source(site=site),
+        messages=messages,
+        instructions=list(instructions),
+        active_leaf=messages[-1].id,
+        provenance=provenance(),
+    )
 
 
 def every_part() -> Conversation:

@@ -3,19 +3,19 @@ instructions, branch choice, redaction, shapes, and the CLI."""
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from conversation_samples import linear
 from mnemosyne import tokens, tree
 from mnemosyne.context import build_context, count_messages, get_target, target_names
 from mnemosyne.context.shapes import count_payload
 from mnemosyne.context.turns import render_message
 from mnemosyne.errors import InputError, NotFoundError
-from mnemosyne.model import Conversation, Instruction, Message, Provenance, Source, TextPart
+from mnemosyne.model import Conversation, Instruction
 from mnemosyne.readers import ReadFailure, load_path, read_raw
+from support.cli import mnemo, run_cli
 
 FIX = Path(__file__).parent / "fixtures"
 REAL = [
@@ -134,19 +134,7 @@ def test_branch_choice():
 
 
 def _hand_made(texts: list[tuple[str, str]], instructions: list[Instruction] = ()) -> Conversation:
-    messages = [
-        Message(id=f"m{i}", parent=f"m{i - 1}" if i else None, role=r, parts=[TextPart(text=t)])
-        for i, (r, t) in enumerate(texts)
-    ]
-    return Conversation(
-        id="hand",
-        title="hand made",
-        source=Source(site="claude"),
-        messages=messages,
-        instructions=list(instructions),
-        active_leaf=messages[-1].id,
-        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
-    )
+    return linear(texts, instructions=instructions)
 
 
 def test_redaction_replaces_secrets_and_reports_counts():
@@ -235,20 +223,11 @@ def test_typed_errors():
     assert "chatgpt" in target_names() and get_target("Claude-Web").name == "claude"
 
 
-def _mnemo(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "mnemosyne.cli.main", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-
-
 def test_cli_context_json_and_text(tmp_path):
     env = dict(os.environ, MNEMOSYNE_HOME=str(tmp_path))
     tree_file = str(FIX / "chatgpt_export/librechat_chatgpt-tree.json")
-    out = _mnemo(
+    out = run_cli(
+        env,
         "context",
         tree_file,
         "--target",
@@ -258,16 +237,17 @@ def test_cli_context_json_and_text(tmp_path):
         "--json",
         "--branch",
         "ada93f81-f59e-4b31-933d-1357efd68bfc",
-        env=env,
+        check=False,
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["report"]["tokens"] <= 400 and data["report"]["tokenizer"] == "o200k_base"
     assert data["payload"][-1]["content"].startswith("Sure! Here's a short story")
-    # determinism across processes with different hash seeds
+    # determinism across processes with different hash seeds (real processes: the entry point's smoke test)
     texts = set()
     for seed in ("1", "2"):
-        run = _mnemo(
+        run = mnemo(
+            dict(env, PYTHONHASHSEED=seed),
             "context",
             str(FIX / "chatgpt_export/echomine_003_with_code.json"),
             "-t",
@@ -275,17 +255,24 @@ def test_cli_context_json_and_text(tmp_path):
             "-b",
             "1500",
             "--redact",
-            env=dict(env, PYTHONHASHSEED=seed),
+            check=False,
+            timeout=120,
         )
         assert run.returncode == 0, run.stderr
         assert "(estimate)" in run.stderr and "redacted" in run.stderr
         texts.add(run.stdout)
     assert len(texts) == 1
-    several = _mnemo(
-        "context", str(FIX / "chatgpt_export/librechat_chatgpt-export.json"), "-t", "chatgpt", env=env
+    several = run_cli(
+        env,
+        "context",
+        str(FIX / "chatgpt_export/librechat_chatgpt-export.json"),
+        "-t",
+        "chatgpt",
+        check=False,
     )
     assert several.returncode == 2 and "--pick" in several.stderr
-    picked = _mnemo(
+    picked = run_cli(
+        env,
         "context",
         str(FIX / "chatgpt_export/librechat_chatgpt-export.json"),
         "-t",
@@ -294,13 +281,13 @@ def test_cli_context_json_and_text(tmp_path):
         "2",
         "-b",
         "2000",
-        env=env,
+        check=False,
     )
     assert picked.returncode == 0 and "<<<BEGIN TRANSCRIPT" in picked.stdout
 
 
 def test_cli_targets(tmp_path):
-    out = _mnemo("targets", "--json", env=dict(os.environ, MNEMOSYNE_HOME=str(tmp_path)))
+    out = run_cli(dict(os.environ, MNEMOSYNE_HOME=str(tmp_path)), "targets", "--json")
     rows = json.loads(out.stdout)
     by_name = {r["name"]: r for r in rows}
     assert by_name["gpt-4o"]["tokenizer"] == "o200k_base" and by_name["gpt-4"]["tokenizer"] == "cl100k_base"
@@ -312,13 +299,13 @@ def test_cli_targets(tmp_path):
 def test_cli_context_from_the_archive_matches_the_file(mnemo_home):
     env = dict(os.environ)  # mnemo_home set MNEMOSYNE_HOME and the key-file opt-in
     code_file = str(FIX / "chatgpt_export/echomine_003_with_code.json")
-    assert _mnemo("import", code_file, env=env).returncode == 0
+    assert run_cli(env, "import", code_file).returncode == 0
     conv_id = load("chatgpt_export/echomine_003_with_code.json")[0].id
-    from_archive = _mnemo("context", conv_id, "-t", "chatgpt", "-b", "800", "--json", env=env)
-    from_file = _mnemo("context", code_file, "-t", "chatgpt", "-b", "800", "--json", env=env)
+    from_archive = run_cli(env, "context", conv_id, "-t", "chatgpt", "-b", "800", "--json", check=False)
+    from_file = run_cli(env, "context", code_file, "-t", "chatgpt", "-b", "800", "--json", check=False)
     assert from_archive.returncode == 0, from_archive.stderr
     assert json.loads(from_archive.stdout) == json.loads(from_file.stdout)
-    missing = _mnemo("context", "zzzzzzzzzzzz", "-t", "chatgpt", env=env)
+    missing = run_cli(env, "context", "zzzzzzzzzzzz", "-t", "chatgpt", check=False)
     assert missing.returncode == 2 and "NOT_FOUND" in missing.stderr
 
 

@@ -6,15 +6,16 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from conversation_samples import linear
 from mnemosyne.context import build_context
 from mnemosyne.errors import InputError
-from mnemosyne.model import Conversation, Message, Provenance, Source, TextPart
+from mnemosyne.model import Conversation
+from support.cli import run_cli
 
 BENCH = Path(__file__).parent / "bench" / "context_quality.py"
 DATABASE = "The staging database runs on host pg-stage-7, port 6543, and the nightly dump goes to bucket kestrel-backups."
@@ -34,18 +35,7 @@ def two_topics(filler: list[tuple[str, str]]) -> Conversation:
     script = [("user", DATABASE), ("assistant", "Noted."), ("user", WEBSITE), ("assistant", "Noted.")]
     script += [x for a, b in filler for x in (("user", a), ("assistant", b))]
     script.append(("user", "Right, let's get back to our own project."))
-    messages = [
-        Message(id=f"m{i}", parent=f"m{i - 1}" if i else None, role=r, parts=[TextPart(text=t)])
-        for i, (r, t) in enumerate(script)
-    ]
-    return Conversation(
-        id="two-topics",
-        title="infrastructure notes",
-        source=Source(site="chatgpt"),
-        messages=messages,
-        active_leaf=messages[-1].id,
-        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
-    )
+    return linear(script, conversation_id="two-topics", title="infrastructure notes", site="chatgpt")
 
 
 def test_focus_brings_in_what_bears_on_it(filler):
@@ -76,32 +66,14 @@ def test_focus_in_chinese():
         )
     ]
     script.append(("user", "回到正事。"))
-    messages = [
-        Message(id=f"m{i}", parent=f"m{i - 1}" if i else None, role=r, parts=[TextPart(text=t)])
-        for i, (r, t) in enumerate(script)
-    ]
-    conv = Conversation(
-        id="zh-topics",
-        title="笔记",
-        source=Source(site="chatgpt"),
-        messages=messages,
-        active_leaf=messages[-1].id,
-        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
-    )
+    conv = linear(script, conversation_id="zh-topics", title="笔记", site="chatgpt")
     warehouse = build_context(conv, "chatgpt", budget=400, focus="仓库的地址")
     site = build_context(conv, "chatgpt", budget=400, focus="官网的域名")
     assert "甬仓七号" in warehouse.text and "青禾点网" in site.text
 
 
 def test_focus_is_checked():
-    conv = Conversation(
-        id="x",
-        title="x",
-        source=Source(site="chatgpt"),
-        messages=[Message(id="m0", role="user", parts=[TextPart(text="hello")])],
-        active_leaf="m0",
-        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
-    )
+    conv = linear([("user", "hello")], conversation_id="x", title="x", site="chatgpt")
     with pytest.raises(InputError):
         build_context(conv, "chatgpt", focus="x" * 5000)
     assert build_context(conv, "chatgpt", focus="   ").report["focus"] is None
@@ -138,25 +110,17 @@ def test_same_context_from_library_cli_and_host(tmp_path, fixtures, monkeypatch)
         counts = arc.token_counts(conv.id, "o200k_base")
     library = build_context(conv, "chatgpt", budget=1500, token_counts=counts, focus="vacuum hose leak")
     assert library.text == host_text and library.report == host_report
-    cli = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mnemosyne.cli.main",
-            "context",
-            conv_id,
-            "-t",
-            "chatgpt",
-            "-b",
-            "1500",
-            "--focus",
-            "vacuum hose leak",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=dict(os.environ, **{k: env[k] for k in ("MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE")}),
+    cli = run_cli(
+        dict(os.environ, **{k: env[k] for k in ("MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE")}),
+        "context",
+        conv_id,
+        "-t",
+        "chatgpt",
+        "-b",
+        "1500",
+        "--focus",
+        "vacuum hose leak",
+        "--json",
     )
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout) == {"payload": library.payload, "report": library.report}
