@@ -121,14 +121,19 @@ def launch(
     return ctx
 
 
-@pytest.fixture
-def browser(playwright_instance, profile_dir, env, sites, installed_host, extension_id):
-    """Chromium with the extension loaded and the real host registered for its profile."""
-    ctx = launch(playwright_instance, profile_dir, env, sites)
+def _with_extension_worker(ctx, extension_id: str):
+    """`ctx` once the extension's service worker runs (its id proves the pinned key was used)."""
     worker = (
         ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker", timeout=15_000)
     )
     assert worker.url.startswith(f"chrome-extension://{extension_id}/"), worker.url
+    return ctx
+
+
+@pytest.fixture
+def browser(playwright_instance, profile_dir, env, sites, installed_host, extension_id):
+    """Chromium with the extension loaded and the real host registered for its profile."""
+    ctx = _with_extension_worker(launch(playwright_instance, profile_dir, env, sites), extension_id)
     yield ctx
     ctx.close()
 
@@ -136,11 +141,7 @@ def browser(playwright_instance, profile_dir, env, sites, installed_host, extens
 @pytest.fixture
 def browser_without_host(playwright_instance, profile_dir, env, sites, extension_id):
     """Chromium with the extension but no native host registered (the "not installed" case)."""
-    ctx = launch(playwright_instance, profile_dir, env, sites)
-    worker = (
-        ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker", timeout=15_000)
-    )
-    assert worker.url.startswith(f"chrome-extension://{extension_id}/"), worker.url
+    ctx = _with_extension_worker(launch(playwright_instance, profile_dir, env, sites), extension_id)
     yield ctx
     ctx.close()
 

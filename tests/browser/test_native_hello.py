@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mnemosyne.extension_ids import CHROMIUM_EXTENSION_ID, CHROMIUM_PUBLIC_KEY
+from support.cli import mnemo
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = [
@@ -77,22 +76,7 @@ def test_installed_host_answers_hello_in_real_chromium(tmp_path, monkeypatch, pl
         XDG_CACHE_HOME=str(tmp_path / "xdg-cache"),
     )
     profile = tmp_path / "profile"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mnemosyne.cli.main",
-            "install",
-            "--browser",
-            "chromium",
-            "--user-data-dir",
-            str(profile),
-        ],
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    mnemo(env, "install", "--browser", "chromium", "--user-data-dir", profile, timeout=120)
     manifest = json.loads((profile / "NativeMessagingHosts" / "org.mnemosyne.host.json").read_text())
     assert manifest["allowed_origins"] == [f"chrome-extension://{CHROMIUM_EXTENSION_ID}/"]
 
