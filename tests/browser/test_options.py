@@ -3,10 +3,12 @@ tab's reading paths and the host's doctor checks; the UI follows the browser lan
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from closed_ui import ClosedUi
+from ext_downloads import extension_downloads
 from ext_fakesite import FIXTURES, chatgpt_api_fixture, strip_scripts
-from test_export_redaction import extension_downloads
 
 from conftest import launch
 
@@ -40,7 +42,7 @@ def test_settings_persist_and_download_on_export(browser, sites, ext_url):
     [download] = extension_downloads(browser, ext_url)  # the worker's download, not the page's
     assert download["mime"].startswith("application/json")
     body = download["text"]
-    assert '"format": "mnemosyne.conversation"' in body or '"format":"mnemosyne.conversation"' in body
+    assert json.loads(body)["format"] == "mnemosyne.conversation"
     assert "Tide anneal crucible explanation" in body
 
 
