@@ -115,28 +115,31 @@ def test_a_tab_can_save_only_what_its_own_site_sent(browser, sites, mnemo_cli):
     send = content_script_world(page)
     claude = claude_api_from_export(claude_export_conversation())
     chatgpt_url = f"https://chatgpt.com/c/{api['conversation_id']}"
-    forged = [
-        {"type": "save", "kind": "claude_api", "payload": claude, "source_url": chatgpt_url},
-        {
-            "type": "save",
-            "kind": "capture",
-            "payload": {**CAPTURE, "site": "claude"},
-            "source_url": chatgpt_url,
-        },
-        {
-            "type": "save",
-            "kind": "capture",
-            "payload": {**CAPTURE, "url": "https://claude.ai/chat/x"},
-            "source_url": chatgpt_url,
-        },
-        {"type": "save", "kind": "auto", "payload": claude, "source_url": chatgpt_url},
+    forged = [  # (message, the code it gets): another site's data is forbidden, an unknown kind is bad
+        ({"type": "save", "kind": "claude_api", "payload": claude, "source_url": chatgpt_url}, "FORBIDDEN"),
+        (
+            {
+                "type": "save",
+                "kind": "capture",
+                "payload": {**CAPTURE, "site": "claude"},
+                "source_url": chatgpt_url,
+            },
+            "FORBIDDEN",
+        ),
+        (
+            {
+                "type": "save",
+                "kind": "capture",
+                "payload": {**CAPTURE, "url": "https://claude.ai/chat/x"},
+                "source_url": chatgpt_url,
+            },
+            "FORBIDDEN",
+        ),
+        ({"type": "save", "kind": "auto", "payload": claude, "source_url": chatgpt_url}, "BAD_REQUEST"),
     ]
-    for message in forged:
+    for message, code in forged:
         reply = send(message)
-        assert reply["ok"] is False and reply["error"]["code"] in {"FORBIDDEN", "BAD_REQUEST"}, (
-            message["kind"],
-            reply,
-        )
+        assert reply["ok"] is False and reply["error"]["code"] == code, (message["kind"], reply)
     assert mnemo_cli("list", "--json").stdout.strip() == "[]"
     # the same world saves what its own site sent
     reply = send({"type": "save", "kind": "capture", "payload": CAPTURE, "source_url": chatgpt_url})
