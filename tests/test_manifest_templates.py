@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from mnemosyne.extension_ids import CHROMIUM_EXTENSION_ID, FIREFOX_ADDON_ID
+from support.cli import run_cli
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "host" / "mnemosyne" / "install" / "templates"
 
@@ -45,14 +44,7 @@ def test_installed_manifests_are_the_single_template_copy_filled_in(tmp_path):
         MNEMOSYNE_KEY_FILE=str(tmp_path / "data" / "archive.key"),
     )
     (home / ".config" / "chromium").mkdir(parents=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "mnemosyne.cli.main", "install", "--browser", "all"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    run_cli(env, "install", "--browser", "all")
     written = {
         "chromium": home / ".config" / "chromium" / "NativeMessagingHosts" / "org.mnemosyne.host.json",
         "firefox": home / ".mozilla" / "native-messaging-hosts" / "org.mnemosyne.host.json",
