@@ -141,6 +141,34 @@ def m007_sync_state(conn) -> None:
     )
 
 
+def m008_attachment_blobs(conn) -> None:
+    """Attachment bytes, once per SHA-256, and their links to site conversations (see attachments.py)."""
+    _run(
+        conn,
+        """
+        CREATE TABLE attachment_blobs (
+            sha256 TEXT PRIMARY KEY,
+            bytes INTEGER NOT NULL,
+            name TEXT,
+            mime TEXT,
+            data BLOB NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE attachment_links (
+            site TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            file_id TEXT NOT NULL,
+            sha256 TEXT NOT NULL REFERENCES attachment_blobs(sha256),
+            name TEXT,
+            mime TEXT,
+            saved_at TEXT NOT NULL,
+            PRIMARY KEY (site, source_id, file_id)
+        );
+        CREATE INDEX attachment_links_blob ON attachment_links(sha256);
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [
     m001_initial,
     m002_recency_and_trigram,
@@ -148,6 +176,7 @@ MIGRATIONS: list[Callable] = [
     m004_cjk_bigrams,
     m005_index_pending,
     m007_sync_state,
+    m008_attachment_blobs,
 ]
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import paths
 from ..errors import ArchiveError, InputError, NotFoundError
 from ..ids import sha256_hex
-from . import indexing, keys, migrations, sync
+from . import attachments, indexing, keys, migrations, sync
 from .db import Transaction, connect, sqlite
 
 if (
@@ -246,8 +246,12 @@ class Archive:
     def delete(self, conv_id: str) -> bool:
         conv_id = self.resolve(conv_id)
         with Transaction(self.conn) as c:
+            site, source_id = c.execute(
+                "SELECT site, source_id FROM conversations WHERE id = ?", (conv_id,)
+            ).fetchone()
             self._delete_rows(c, conv_id)
             sync.forget(c, conv_id)
+            attachments.forget(c, site, source_id)
         return True
 
     def store_token_counts(self, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
@@ -329,10 +333,13 @@ class Archive:
 
     def get(self, conv_id: str) -> Conversation:
         conv_id = self.resolve(conv_id)
-        row = self.conn.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+        row = self.conn.execute(
+            "SELECT document, site, source_id FROM conversations WHERE id = ?", (conv_id,)
+        ).fetchone()
         from .. import canonical
 
-        return canonical.loads(row[0])
+        # the attachments whose bytes the archive holds carry their sha256 (kept apart: a re-save keeps them)
+        return attachments.annotate(canonical.loads(row[0]), attachments.links(self.conn, row[1], row[2]))
 
     def get_document(self, conv_id: str) -> str:
         conv_id = self.resolve(conv_id)
