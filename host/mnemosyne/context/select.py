@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import tokens
@@ -56,16 +57,24 @@ _COUNTS: dict[str, dict[str, int]] = {}
 
 
 class Meter:
-    """Counts text with a target's tokenizer (exact, or the estimate)."""
+    """Counts text with a target's tokenizer (exact, or the estimate). With `bound`, counts UTF-8 bytes
+    instead: o200k_base and cl100k_base never yield more tokens than bytes, so every count is an upper
+    bound, and no tokenizer is loaded."""
 
-    def __init__(self, tokenizer: str):
+    def __init__(self, tokenizer: str, bound: bool = False):
         self.tokenizer = tokenizer
         self.base = tokens.base_encoding(tokenizer)
-        self._enc = tokens.encoding(self.base)
+        self.bound = bound
+
+    @property
+    def _enc(self):  # loaded on the first exact count
+        return tokens.encoding(self.base)
 
     def base_count(self, text: str) -> int:
         if not text:
             return 0
+        if self.bound:
+            return len(text.encode())
         counts = _COUNTS.setdefault(self.base, {})
         n = counts.get(text)
         if n is None:
@@ -319,8 +328,7 @@ def plan(
     turns: list[Turn],
     last_pos: int,
     instructions: list[tuple[str, str]],
-    units: list[Unit],
-    stats: S.TermStats,
+    get_units: Callable[[], tuple[list[Unit], S.TermStats]],
     meter: Meter,
     room: int,
     recent_share: float,
@@ -352,6 +360,7 @@ def plan(
         verbatim[pos] = turns[pos]
         spent += cost
     left -= spent
+    units, stats = get_units()  # only a conversation that does not fit needs its units
     index = {id(u): k for k, u in enumerate(units)}
     recent = [u for u in units if u.turn in verbatim]
     chosen = _preselect([u for u in units if u.turn not in verbatim], stats, left, focus_weight)
