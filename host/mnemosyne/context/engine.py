@@ -15,13 +15,15 @@ from typing import TYPE_CHECKING, Any
 from .. import tokens, tree
 from ..errors import InputError, NotFoundError
 from ..model import Conversation
-from . import digest, salience, select, shapes
+from . import select, shapes
 from .select import Meter, Plan, plan
 from .targets import Target, get_target
 from .turns import Turn, instruction_texts, parse_include, path_turns
 
 if TYPE_CHECKING:
     from ..redact import Redactor
+    from . import salience
+    from .digest import Unit
 
 SITE_NAMES = {
     "chatgpt": "ChatGPT",
@@ -97,12 +99,19 @@ def _pieces(
     conv: Conversation, target: Target, turns: list[Turn], p: Plan, header: str, closing: str
 ) -> shapes.Pieces:
     chosen = p.chosen
-    artifacts = digest.artifact_names(turns, [u for u in chosen if u.kind == "code"]) if chosen else []
+    digest_line, compressed = "", ""
+    if chosen:  # (digest, and the term patterns it brings, load only when units were chosen)
+        from . import digest
+
+        digest_line = digest.render_digest(
+            digest.artifact_names(turns, [u for u in chosen if u.kind == "code"])
+        )
+        compressed = digest.render_compressed(chosen, turns)
     return shapes.Pieces(
         header=header,
         instructions=p.instructions,
-        digest=digest.render_digest(artifacts),
-        compressed=digest.render_compressed(chosen, turns),
+        digest=digest_line,
+        compressed=compressed,
         recent=[(t.role, t.index, t.text) for t in p.verbatim],
         closing=closing,
         file_name=target.file_name or "AGENTS.md",
@@ -138,8 +147,10 @@ QUERY_TURNS = 2  # without --focus, the last user turns are the query
 
 def _units(
     turns: list[Turn], last_pos: int, focus: str | None, title: str
-) -> tuple[list[digest.Unit], salience.TermStats]:
+) -> tuple[list[Unit], salience.TermStats]:
     """Every unit of the conversation with its terms, and their relevance to the query."""
+    from . import digest, salience
+
     units = digest.units_of(turns)
     stats = salience.TermStats.build([u.terms for u in units], [u.turn for u in units])
     # the query: the focus, or the last user turns; the title names the conversation's subject either way

@@ -16,12 +16,14 @@ import heapq
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .. import tokens
-from . import digest
-from . import salience as S
-from .digest import Unit
 from .turns import Turn
+
+if TYPE_CHECKING:  # units exist only when a conversation does not fit: their modules load then
+    from . import salience as S
+    from .digest import Unit
 
 TURN_OVERHEAD = 8  # role label, blank lines, per-message framing of the API shapes
 LINE_OVERHEAD = 2  # the space, "… " or newline that joins a unit to its neighbours
@@ -360,6 +362,8 @@ def plan(
         verbatim[pos] = turns[pos]
         spent += cost
     left -= spent
+    from . import digest
+
     units, stats = get_units()  # only a conversation that does not fit needs its units
     index = {id(u): k for k, u in enumerate(units)}
     recent = [u for u in units if u.turn in verbatim]
