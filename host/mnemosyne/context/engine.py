@@ -172,9 +172,12 @@ def build_context(
     redact: bool = False,
     token_counts: dict[str, int] | None = None,
     focus: str | None = None,
+    exact_tokens: bool = False,
 ) -> ContextResult:
     """The context for `target`; `token_counts` are per-message base-encoding counts stored at save time;
-    `focus` (what the user wants to do next) makes units relevant to it preferred."""
+    `focus` (what the user wants to do next) makes units relevant to it preferred. The output is the same
+    either way; the report's `tokens` is the exact count when `exact_tokens` or when the tokenizer is in
+    memory already, else, for a conversation that fits by its byte count, an upper bound (`tokens_exact`)."""
     target = get_target(target) if isinstance(target, str) else target
     budget = target.default_budget if budget is None else int(budget)
     if budget < MIN_BUDGET:
@@ -205,7 +208,7 @@ def build_context(
     header = _header(conv, compact)
     closing = _closing(last_pos == len(turns) - 1, compact)
     built = None
-    exact = tokens.is_loaded(tokens.base_encoding(target.tokenizer))
+    exact = exact_tokens or tokens.is_loaded(tokens.base_encoding(target.tokenizer))
     if not exact and _fits_by_bytes(turns, instructions, header, closing, target, usable):
         # o200k never yields more tokens than UTF-8 bytes: planned with byte counts, a build that keeps
         # everything is the build exact counts would give, without loading a tokenizer
