@@ -129,6 +129,8 @@ class Coverage:
         self.removed: set[int] = set()  # taken out to fit, or their turn went in verbatim: never again
         self._cost: dict[int, int] = {}
         self._recent_first: list[int] | None = None  # pool indices, most recent unit first
+        self._by_turn: dict[int, list[int]] = {}
+        self._by_turn_size = -1
 
     def cost(self, k: int) -> int:
         """Exact tokens of unit k, plus the line that opens its turn when none of the turn is in yet."""
@@ -195,17 +197,25 @@ class Coverage:
             used += cost
         return used
 
+    def _of_turn(self, turn: int) -> list[int]:
+        """Pool indices of the units of `turn` (the index is rebuilt when the pool grew)."""
+        if self._by_turn_size != len(self.pool):
+            self._by_turn = {}
+            for k, u in enumerate(self.pool):
+                self._by_turn.setdefault(u.turn, []).append(k)
+            self._by_turn_size = len(self.pool)
+        return self._by_turn.get(turn, [])
+
     def turn_tokens(self, turn: int) -> int:
         """Tokens the chosen units of `turn` take, with the line that opens the turn."""
-        ks = [k for k in self.chosen if self.pool[k].turn == turn]
+        ks = [k for k in self._of_turn(turn) if k in self.chosen]
         return sum(self._cost[k] for k in ks) + (GROUP_OVERHEAD if ks else 0)
 
     def remove_turn(self, turn: int) -> None:
         """The turn goes in verbatim: its chosen units leave (their terms stay covered)."""
-        for k, u in enumerate(self.pool):
-            if u.turn == turn:
-                self.chosen.pop(k, None)
-                self.removed.add(k)
+        for k in self._of_turn(turn):
+            self.chosen.pop(k, None)
+            self.removed.add(k)
         self.turns.pop(turn, None)
 
     def fill_rest(self, units: list[Unit], room: int) -> int:
