@@ -37,6 +37,11 @@ class ContextReport(_Strict):
     target: str = Field(description="the target name (see the targets action)")
     shape: str = Field(description="text, agents_md, openai or anthropic")
     tokens: int = Field(ge=0, description="tokens the context uses, counted with `tokenizer`")
+    tokens_exact: bool = Field(
+        default=True,
+        description="true: `tokens` is the exact count; false: an upper bound (UTF-8 bytes, which o200k_base "
+        "never exceeds, scaled for estimates): everything fitted by its byte count, so no tokenizer was loaded",
+    )
     tokenizer: str = Field(description="an exact encoding, or an estimate name")
     estimate: bool = Field(description="true when the tokenizer is an estimate and `margin` is held back")
     budget: int = Field(gt=0, description="the budget asked for (or the target's default)")

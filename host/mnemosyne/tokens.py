@@ -144,6 +144,14 @@ def ensure_files() -> Path:
         return folder
 
 
+_loaded: set[str] = set()
+
+
+def is_loaded(name: str) -> bool:
+    """Whether this process has the encoding in memory already (so counting with it is cheap)."""
+    return name in _loaded
+
+
 @cache
 def encoding(name: str) -> Any:
     """The tiktoken Encoding for an exact encoding name (cached per process)."""
@@ -165,7 +173,9 @@ def encoding(name: str) -> Any:
                 rank_cache.save(cached, kwargs, EXACT_ENCODINGS[name])
             except OSError:
                 pass  # a read-only cache folder only costs the next process the stock load
-    return tiktoken.Encoding(**kwargs)
+    enc = tiktoken.Encoding(**kwargs)
+    _loaded.add(name)
+    return enc
 
 
 def is_estimate(name: str) -> bool:

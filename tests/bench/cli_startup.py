@@ -20,7 +20,7 @@ from pathlib import Path
 
 from benchlib import Figure, emit, fresh_home, median, p95, use_home
 
-ROUNDS = 9
+ROUNDS = int(os.environ.get("CLI_ROUNDS", "9"))
 SIZES = {"10 KB": 10_000, "100 KB": 100_000, "1 MB": 1_000_000}
 FLOORS = {
     "pass": "pass",
@@ -33,12 +33,12 @@ FLOORS = {
 def chat_file(folder: Path, label: str, size: int) -> Path:
     """A portable JSON chat of about `size` bytes of message text."""
     from context_quality import build
-    from context_speed import megabyte_conversation
+    from context_speed import conversation_of
 
     from mnemosyne.context.turns import render_message
     from mnemosyne.writers import portable
 
-    conv = megabyte_conversation() if size >= 1_000_000 else build("en", 10_000)[0]
+    conv = conversation_of(size) if size >= 1_000_000 else build("en", 10_000)[0]
     messages = list(conv.messages)
     total = sum(len(render_message(m).encode()) for m in messages)
     while total > size and len(messages) > 4:  # drop the oldest filler, keep the last question

@@ -462,7 +462,9 @@ def _pieces(text: str) -> Counter:
 
 def repeated_units(context: str, conv: Conversation) -> int:
     """Units the context shows more often than the conversation says them: a unit chosen twice."""
-    source = _pieces("\n\n".join(render_message(m) for m in conv.messages))
+    source = sum(
+        (_pieces(render_message(m)) for m in conv.messages), Counter()
+    )  # a list ends with its message
     return sum(max(0, n - source[b]) for b, n in _pieces(context).items() if n > 1)
 
 

@@ -66,8 +66,9 @@ def run_context(args: argparse.Namespace) -> int:
     sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
     c = report["counts"]
     note = " (estimate)" if report["estimate"] else ""
+    used = report["tokens"] if report.get("tokens_exact", True) else f"at most {report['tokens']}"
     summary = (
-        f"mnemo context: {report['tokens']}/{report['limit']} tokens{note} with {report['tokenizer']} for "
+        f"mnemo context: {used}/{report['limit']} tokens{note} with {report['tokenizer']} for "
         f"{report['target']}; {c['kept']} kept, {c['compressed']} compressed, {c['dropped']} dropped"
     )
     if "redactions" in report:

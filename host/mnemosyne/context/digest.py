@@ -39,7 +39,7 @@ class Unit:
     seq: int  # order inside the turn
     msg_id: str
     role: str
-    kind: str  # "sentence", "item", "row" or "code"
+    kind: str  # "sentence", "item", "row", "code", "table" or "list" (see split_text)
     text: str
     terms: dict[str, str]
     names: tuple[str, ...] = ()  # identifiers a code block defines
@@ -78,44 +78,94 @@ def _split_long(sentence: str) -> list[str]:
     ]
 
 
+MAX_BLOCK_CHARS = 900  # a table or list of short items up to this size is one unit
+MAX_BLOCK_ITEM = 160  # a list whose items are all this short reads as one block
+
+
+def _block(lines: list[str], kind: str, lead: str | None) -> list[tuple[str, str]]:
+    """A table (header with its rows) or a list of short items (with its lead-in line) as one unit when
+    small: a row without its header, an item without what it lists, says little, and one unit pays the
+    turn's label once. Otherwise the rows or items one by one."""
+    single = "row" if kind == "table" else "item"
+    body = "\n".join(lines if kind == "table" else ["- " + x for x in lines])
+    if (
+        len(lines) > 1
+        and len(body) <= MAX_BLOCK_CHARS
+        and (kind == "table" or all(len(x) <= MAX_BLOCK_ITEM for x in lines))
+    ):
+        return [(kind, (lead + "\n" if lead else "") + body)]
+    out = [("sentence", lead)] if lead else []
+    for x in lines:
+        out.extend((single, c) for c in (_split_long(x) if single == "item" else [x]))
+    return out
+
+
+def _prose_units(body: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    run: list[str] = []  # the current table's rows or list's items
+    run_kind = ""
+    lead: str | None = None  # the line that introduces the run ("Our customers:")
+
+    def flush() -> None:
+        nonlocal run_kind, lead
+        if run:
+            out.extend(_block(run, run_kind, lead))
+            run.clear()
+        elif lead:
+            out.append(("sentence", lead))
+        run_kind, lead = "", None
+
+    def start(kind: str) -> None:
+        nonlocal run_kind
+        if run_kind != kind:
+            if run_kind != "lead":
+                flush()
+            run_kind = kind
+
+    for line in body.split("\n"):
+        line = line.strip()
+        if not line or line in ("---", "***"):
+            continue
+        if line.startswith("|"):
+            start("table")
+            if not _TABLE_RULE.match(line):
+                run.append(line)
+            continue
+        item = _LIST_ITEM.match(line) if line[0] in _ITEM_START else None
+        if item:
+            line = line[item.end() :]
+        if line[:1] in "#>" or "**" in line or "__" in line:
+            line = _MARKUP.sub("", line).strip()
+        if not line:
+            continue
+        if item:
+            start("list")
+            run.append(line)
+            continue
+        flush()
+        sentences = [s.strip() for s in _SENTENCE_END.split(line)]
+        sentences = [c for s in sentences if s for c in _split_long(s)]
+        if sentences and sentences[-1].endswith((":", "：")) and len(sentences[-1]) <= MAX_BLOCK_ITEM:
+            lead = sentences.pop()  # held back: it goes with the table or list that follows, if one does
+        out.extend(("sentence", c) for c in sentences)
+        if lead is not None:
+            run_kind = "lead"
+    flush()
+    return out
+
+
 def split_text(text: str) -> list[tuple[str, str]]:
-    """(kind, text) units of one turn, in order."""
+    """(kind, text) units of one turn, in order: "sentence", "item", "row", "code", and the blocks
+    "table" (header and rows) and "list" (lead-in and items)."""
     out: list[tuple[str, str]] = []
     pos = 0
-    pieces: list[tuple[str, str]] = []
     for m in _FENCE.finditer(text) if ("```" in text or "~~~" in text) else ():
         if m.start() > pos:
-            pieces.append(("prose", text[pos : m.start()]))
-        pieces.append(("code", m.group(0)))
+            out.extend(_prose_units(text[pos : m.start()]))
+        out.append(("code", m.group(0)))
         pos = m.end()
     if pos < len(text):
-        pieces.append(("prose", text[pos:]))
-    for kind, body in pieces:
-        if kind == "code":
-            out.append(("code", body))
-            continue
-        for line in body.split("\n"):
-            line = line.strip()
-            if not line or line in ("---", "***"):
-                continue
-            if line.startswith("|"):
-                if not _TABLE_RULE.match(line):
-                    out.append(("row", line))
-                continue
-            item = _LIST_ITEM.match(line) if line[0] in _ITEM_START else None
-            if item:
-                line = line[item.end() :]
-            if line[:1] in "#>" or "**" in line or "__" in line:
-                line = _MARKUP.sub("", line).strip()
-            if not line:
-                continue
-            if item:
-                out.extend(("item", c) for c in _split_long(line))
-                continue
-            for sentence in _SENTENCE_END.split(line):
-                sentence = sentence.strip()
-                if sentence:
-                    out.extend(("sentence", c) for c in _split_long(sentence))
+        out.extend(_prose_units(text[pos:]))
     return out
 
 
@@ -308,7 +358,7 @@ def render_compressed(chosen: list[Unit], turns: list[Turn]) -> str:
             flush()
             current, last_seq = u.turn, -1
             lines.append(f"[{turns[u.turn].role} #{turns[u.turn].index}]")
-        if u.kind in ("code", "row", "item"):
+        if u.kind in ("code", "row", "item", "table", "list"):
             flush()
             lines.append(u.text if u.kind != "item" else "- " + u.text)
         else:

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .. import tree
+from .. import tokens, tree
 from ..errors import InputError, NotFoundError
 from ..model import Conversation
-from ..redact import Redactor
-from . import digest, salience, select, shapes
+from . import select, shapes
 from .select import Meter, Plan, plan
 from .targets import Target, get_target
 from .turns import Turn, instruction_texts, parse_include, path_turns
+
+if TYPE_CHECKING:
+    from ..redact import Redactor
+    from . import salience
+    from .digest import Unit
 
 SITE_NAMES = {
     "chatgpt": "ChatGPT",
@@ -95,12 +99,19 @@ def _pieces(
     conv: Conversation, target: Target, turns: list[Turn], p: Plan, header: str, closing: str
 ) -> shapes.Pieces:
     chosen = p.chosen
-    artifacts = digest.artifact_names(turns, [u for u in chosen if u.kind == "code"]) if chosen else []
+    digest_line, compressed = "", ""
+    if chosen:  # (digest, and the term patterns it brings, load only when units were chosen)
+        from . import digest
+
+        digest_line = digest.render_digest(
+            digest.artifact_names(turns, [u for u in chosen if u.kind == "code"])
+        )
+        compressed = digest.render_compressed(chosen, turns)
     return shapes.Pieces(
         header=header,
         instructions=p.instructions,
-        digest=digest.render_digest(artifacts),
-        compressed=digest.render_compressed(chosen, turns),
+        digest=digest_line,
+        compressed=compressed,
         recent=[(t.role, t.index, t.text) for t in p.verbatim],
         closing=closing,
         file_name=target.file_name or "AGENTS.md",
@@ -136,8 +147,10 @@ QUERY_TURNS = 2  # without --focus, the last user turns are the query
 
 def _units(
     turns: list[Turn], last_pos: int, focus: str | None, title: str
-) -> tuple[list[digest.Unit], salience.TermStats]:
+) -> tuple[list[Unit], salience.TermStats]:
     """Every unit of the conversation with its terms, and their relevance to the query."""
+    from . import digest, salience
+
     units = digest.units_of(turns)
     stats = salience.TermStats.build([u.terms for u in units], [u.turn for u in units])
     # the query: the focus, or the last user turns; the title names the conversation's subject either way
@@ -159,9 +172,12 @@ def build_context(
     redact: bool = False,
     token_counts: dict[str, int] | None = None,
     focus: str | None = None,
+    exact_tokens: bool = False,
 ) -> ContextResult:
     """The context for `target`; `token_counts` are per-message base-encoding counts stored at save time;
-    `focus` (what the user wants to do next) makes units relevant to it preferred."""
+    `focus` (what the user wants to do next) makes units relevant to it preferred. The output is the same
+    either way; the report's `tokens` is the exact count when `exact_tokens` or when the tokenizer is in
+    memory already, else, for a conversation that fits by its byte count, an upper bound (`tokens_exact`)."""
     target = get_target(target) if isinstance(target, str) else target
     budget = target.default_budget if budget is None else int(budget)
     if budget < MIN_BUDGET:
@@ -173,7 +189,11 @@ def build_context(
     if branch is not None and branch not in tree.by_id(conv):
         raise NotFoundError(f"no message {branch!r} in conversation {conv.id}")
     path = tree.path_to(conv, branch)
-    redactor = Redactor() if redact else None
+    redactor = None
+    if redact:
+        from ..redact import Redactor
+
+        redactor = Redactor()
     turns = path_turns(path, flags, redactor)
     instructions = instruction_texts(conv, path)
     if redactor is not None:
@@ -182,12 +202,85 @@ def build_context(
         raise InputError(f"conversation {conv.id} has no message with text on the chosen branch")
     # the last user message anchors the context; a conversation without one is anchored on its last turn
     last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
-    meter = Meter(target.tokenizer)
     usable = target.usable(budget)
     counts = token_counts if (token_counts and not flags and redactor is None) else None
     compact = usable < COMPACT_BELOW
     header = _header(conv, compact)
     closing = _closing(last_pos == len(turns) - 1, compact)
+    built = None
+    exact = exact_tokens or tokens.is_loaded(tokens.base_encoding(target.tokenizer))
+    if not exact and _fits_by_bytes(turns, instructions, header, closing, target, usable):
+        # o200k never yields more tokens than UTF-8 bytes: planned with byte counts, a build that keeps
+        # everything is the build exact counts would give, without loading a tokenizer
+        built = _assemble(
+            conv,
+            target,
+            turns,
+            instructions,
+            last_pos,
+            focus,
+            usable,
+            None,
+            Meter(target.tokenizer, bound=True),
+            header,
+            closing,
+            budget,
+        )
+        if built[0].coverage is not None or built[0].truncated:
+            built = None
+    if built is None:
+        exact = True
+        built = _assemble(
+            conv,
+            target,
+            turns,
+            instructions,
+            last_pos,
+            focus,
+            usable,
+            counts,
+            Meter(target.tokenizer),
+            header,
+            closing,
+            budget,
+        )
+    chosen_plan, payload, used = built
+    return ContextResult(
+        target.shape,
+        payload,
+        _report(conv, target, budget, usable, used, exact, turns, chosen_plan, redactor, path, focus),
+    )
+
+
+def _fits_by_bytes(
+    turns: list[Turn],
+    instructions: list[tuple[str, str]],
+    header: str,
+    closing: str,
+    target: Target,
+    usable: int,
+) -> bool:
+    """Whether everything, counted as UTF-8 bytes (an upper bound of its tokens), fits `usable`."""
+    size = sum(len(t.text.encode()) for t in turns) + sum(len(x.encode()) for _, x in instructions)
+    size += len(header.encode()) + len(closing.encode())
+    return tokens.scale(size, target.tokenizer) < usable
+
+
+def _assemble(
+    conv: Conversation,
+    target: Target,
+    turns: list[Turn],
+    instructions: list[tuple[str, str]],
+    last_pos: int,
+    focus: str | None,
+    usable: int,
+    counts: dict[str, int] | None,
+    meter: Meter,
+    header: str,
+    closing: str,
+    budget: int,
+) -> tuple[Plan, Any, int]:
+    """Plan the context with `meter`'s counts, render it and shrink it until it fits: (plan, payload, tokens)."""
     skeleton = shapes.Pieces(
         header=header,
         instructions=[],
@@ -203,13 +296,11 @@ def build_context(
         raise InputError(
             f"budget {budget} leaves no room after the header ({fixed} tokens); use a larger budget"
         )
-    units, stats = _units(turns, last_pos, focus, conv.title or "")
     chosen_plan = plan(
         turns,
         last_pos,
         instructions,
-        units,
-        stats,
+        lambda: _units(turns, last_pos, focus, conv.title or ""),
         meter,
         room,
         RECENT_SHARE[target.shape],
@@ -233,11 +324,7 @@ def build_context(
             raise InputError(f"budget {budget} is too small for this conversation's header and last message")
     else:
         raise InputError(f"could not fit the context into {budget} tokens")
-    return ContextResult(
-        target.shape,
-        payload,
-        _report(conv, target, budget, usable, used, turns, chosen_plan, redactor, path, focus),
-    )
+    return chosen_plan, payload, used
 
 
 def _report(
@@ -246,6 +333,7 @@ def _report(
     budget: int,
     usable: int,
     used: int,
+    exact: bool,
     turns: list[Turn],
     p: Plan,
     redactor: Redactor | None,
@@ -262,6 +350,7 @@ def _report(
         "target": target.name,
         "shape": target.shape,
         "tokens": used,
+        "tokens_exact": exact,
         "tokenizer": target.tokenizer,
         "estimate": not target.exact,
         "budget": budget,

@@ -315,12 +315,14 @@ HAN_FUNCTION = "的了是我你他她它们在有和就不也很都到说要去�
 _H = "\u3400-\u9fff\uf900-\ufaff"
 _HAN_BIGRAMS = re.compile(f"(?=([{_H}]{{2}}))")  # every overlapping pair, found in C
 _GRAMMAR_BIGRAMS = re.compile(f"(?=([{HAN_FUNCTION}][{_H}]|[{_H}][{HAN_FUNCTION}]))")
+_SHORT_HAN = re.compile(f"(?<![{_H}])[{_H}]{{2,3}}(?![{_H}])")
 _LATIN = re.compile(r"[A-Za-z]")
 _MAYBE_SPECIAL = re.compile(r"[A-Z_`]|\.[a-z]")  # names, identifiers, file names need one of these
 
 
 def terms(text: str) -> dict[str, str]:
-    """Content terms of `text`: key -> kind ("word", "name", "number", "ident", "han", "grammar")."""
+    """Content terms of `text`: key -> kind ("word", "name", "number", "ident", "han", "hanword",
+    "grammar")."""
     out: dict[str, str] = {}
     ascii_only = text.isascii()
     if ascii_only or _LATIN.search(text):
@@ -343,6 +345,13 @@ def terms(text: str) -> dict[str, str]:
         han = _HAN_BIGRAMS.findall(text)
         if han:
             out.update(dict.fromkeys(han, "han"))
+            # a run of two or three characters between punctuation or spaces is mostly one word (a name, a
+            # table cell, a list entry); a longer run's pairs are half seams between words
+            out.update(
+                dict.fromkeys(
+                    [r[i : i + 2] for r in _SHORT_HAN.findall(text) for i in range(len(r) - 1)], "hanword"
+                )
+            )
             out.update(dict.fromkeys(_GRAMMAR_BIGRAMS.findall(text), "grammar"))
         else:
             out.update(dict.fromkeys(_HAN.findall(text), "han"))  # single characters
@@ -381,7 +390,15 @@ def compress(text: str) -> str:
 
 # ---------------------------------------------------------------- weights
 
-KIND_WEIGHT = {"word": 1.0, "han": 0.4, "grammar": 0.15, "name": 1.6, "number": 1.5, "ident": 1.8}
+KIND_WEIGHT = {
+    "word": 1.0,
+    "han": 0.4,
+    "hanword": 0.8,
+    "grammar": 0.15,
+    "name": 1.6,
+    "number": 1.5,
+    "ident": 1.8,
+}
 LATER_BONUS = 0.5  # a term later turns use again (a definition the rest relies on)
 DEFINITION_BONUS = 3.0  # a name a code block defines and later turns use
 FIRST_BONUS = 0.3  # the first statement of a term, over its restatements

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .. import tokens
-from . import digest
-from . import salience as S
-from .digest import Unit
 from .turns import Turn
+
+if TYPE_CHECKING:  # units exist only when a conversation does not fit: their modules load then
+    from . import salience as S
+    from .digest import Unit
 
 TURN_OVERHEAD = 8  # role label, blank lines, per-message framing of the API shapes
 LINE_OVERHEAD = 2  # the space, "… " or newline that joins a unit to its neighbours
@@ -39,8 +42,9 @@ FOCUS_WEIGHT = 1.5  # how much relevance to an explicit --focus multiplies a uni
 DEFAULT_FOCUS_WEIGHT = 1.0  # the same for the default query: the title and the last user turns
 # what only the user could have said weighs more; tool output is the noise a continuation needs least
 ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
-# a list item or table row is information someone took the trouble to lay out
-KIND_PRIOR = {"sentence": 1.0, "item": 1.0, "row": 1.0, "code": 1.0}
+# no prior for tables and lists: 1.5 won on the tuning half, whose filler (tool-call demos) has few lists,
+# and lost on real assistant answers, which are lists throughout
+KIND_PRIOR = {"sentence": 1.0, "item": 1.0, "row": 1.0, "code": 1.0, "table": 1.0, "list": 1.0}
 QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
 
 
@@ -56,16 +60,24 @@ _COUNTS: dict[str, dict[str, int]] = {}
 
 
 class Meter:
-    """Counts text with a target's tokenizer (exact, or the estimate)."""
+    """Counts text with a target's tokenizer (exact, or the estimate). With `bound`, counts UTF-8 bytes
+    instead: o200k_base and cl100k_base never yield more tokens than bytes, so every count is an upper
+    bound, and no tokenizer is loaded."""
 
-    def __init__(self, tokenizer: str):
+    def __init__(self, tokenizer: str, bound: bool = False):
         self.tokenizer = tokenizer
         self.base = tokens.base_encoding(tokenizer)
-        self._enc = tokens.encoding(self.base)
+        self.bound = bound
+
+    @property
+    def _enc(self):  # loaded on the first exact count
+        return tokens.encoding(self.base)
 
     def base_count(self, text: str) -> int:
         if not text:
             return 0
+        if self.bound:
+            return len(text.encode())
         counts = _COUNTS.setdefault(self.base, {})
         n = counts.get(text)
         if n is None:
@@ -117,6 +129,8 @@ class Coverage:
         self.removed: set[int] = set()  # taken out to fit, or their turn went in verbatim: never again
         self._cost: dict[int, int] = {}
         self._recent_first: list[int] | None = None  # pool indices, most recent unit first
+        self._by_turn: dict[int, list[int]] = {}
+        self._by_turn_size = -1
 
     def cost(self, k: int) -> int:
         """Exact tokens of unit k, plus the line that opens its turn when none of the turn is in yet."""
@@ -183,17 +197,25 @@ class Coverage:
             used += cost
         return used
 
+    def _of_turn(self, turn: int) -> list[int]:
+        """Pool indices of the units of `turn` (the index is rebuilt when the pool grew)."""
+        if self._by_turn_size != len(self.pool):
+            self._by_turn = {}
+            for k, u in enumerate(self.pool):
+                self._by_turn.setdefault(u.turn, []).append(k)
+            self._by_turn_size = len(self.pool)
+        return self._by_turn.get(turn, [])
+
     def turn_tokens(self, turn: int) -> int:
         """Tokens the chosen units of `turn` take, with the line that opens the turn."""
-        ks = [k for k in self.chosen if self.pool[k].turn == turn]
+        ks = [k for k in self._of_turn(turn) if k in self.chosen]
         return sum(self._cost[k] for k in ks) + (GROUP_OVERHEAD if ks else 0)
 
     def remove_turn(self, turn: int) -> None:
         """The turn goes in verbatim: its chosen units leave (their terms stay covered)."""
-        for k, u in enumerate(self.pool):
-            if u.turn == turn:
-                self.chosen.pop(k, None)
-                self.removed.add(k)
+        for k in self._of_turn(turn):
+            self.chosen.pop(k, None)
+            self.removed.add(k)
         self.turns.pop(turn, None)
 
     def fill_rest(self, units: list[Unit], room: int) -> int:
@@ -319,8 +341,7 @@ def plan(
     turns: list[Turn],
     last_pos: int,
     instructions: list[tuple[str, str]],
-    units: list[Unit],
-    stats: S.TermStats,
+    get_units: Callable[[], tuple[list[Unit], S.TermStats]],
     meter: Meter,
     room: int,
     recent_share: float,
@@ -352,6 +373,9 @@ def plan(
         verbatim[pos] = turns[pos]
         spent += cost
     left -= spent
+    from . import digest
+
+    units, stats = get_units()  # only a conversation that does not fit needs its units
     index = {id(u): k for k, u in enumerate(units)}
     recent = [u for u in units if u.turn in verbatim]
     chosen = _preselect([u for u in units if u.turn not in verbatim], stats, left, focus_weight)

@@ -11,11 +11,14 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .. import tokens
 from ..errors import InputError
 from ..model import Conversation, Message
-from ..redact import Redactor
+
+if TYPE_CHECKING:
+    from ..redact import Redactor  # its patterns compile at import: only a redacting build pays for them
 
 INCLUDE_CHOICES = ("reasoning", "tools")
 # ChatGPT wraps citations in private-use characters ("\ue200cite\ue202turn0search1\ue201"): markup, not text

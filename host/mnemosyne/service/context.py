@@ -23,6 +23,7 @@ def context_for(
     redact: bool = False,
     focus: str | None = None,
     arc: Archive | None = None,
+    exact_tokens: bool = False,
 ) -> ContextResult:
     """The context for `target`. With `arc` (the conversation is archived) a plain build reuses, or
     stores once, the per-message token counts; the token policy decides when counts are used at all."""
@@ -45,6 +46,7 @@ def context_for(
         redact=redact,
         token_counts=counts,
         focus=focus,
+        exact_tokens=exact_tokens,
     )
     if pre is not None:
         from ..redact import merge_reports

@@ -29,7 +29,15 @@ def run(params: dict, session: HostSession) -> dict:
         arc = session.archive()
         conv = arc.get(conv_id)
         result = context_for(
-            conv, target, budget=budget, branch=branch, include=include, redact=redact, focus=focus, arc=arc
+            conv,
+            target,
+            budget=budget,
+            branch=branch,
+            include=include,
+            redact=redact,
+            focus=focus,
+            arc=arc,
+            exact_tokens=True,  # the extension shows the count: a long-lived host loads the tokenizer once
         )
         return result.text, {
             "conversation_id": conv.id,
