@@ -7,7 +7,8 @@ import { fillSiteOf, sourceSiteOf } from "../sites/index.js";
 import { hostCall } from "./host.js";
 import { callAllPages } from "./paging.js";
 import { grant, isGranted } from "./grants.js";
-import { buildContext, claimFill, contextPreview, contextText, describeTargets, openAndFill, openPreview } from "./continue.js";
+import { buildContext, claimFill, contextPreview, contextText, describeTargets, openAndFill, openPreview,
+  rebuildContext } from "./continue.js";
 import { downloadText, safeFilename } from "./download.js";
 import { healthOfTab } from "./health.js";
 
@@ -77,6 +78,7 @@ const HANDLERS = {
     },
   },
   "context-preview": { from: [PAGE], run: (msg) => contextPreview(msg) },
+  "context-rebuild": { from: [PAGE], run: (msg) => rebuildContext(msg) },
   list: {
     from: [PAGE],
     run: (msg) => hostCall("list", pick(msg, ["limit", "cursor", "source", "order", "since", "until"])),
