@@ -141,10 +141,27 @@ export async function claimFill(sender) {
   if (tabId === undefined) return { text: null };
   await Promise.all([...opening]);
   const fills = await sessionGet(FILLS_KEY);
+  for (const [id, old] of Object.entries(fills)) if (Date.now() - old.at > 2 * CLAIM_WINDOW_MS) delete fills[id];
   const entry = fills[tabId];
-  if (!entry) return { text: null };
-  delete fills[tabId];
+  if (!entry || entry.claimed) return { text: null };
+  // kept, marked claimed, until the filler says how it went: a failed fill is copied from here (fill-copy)
+  fills[tabId] = { ...entry, claimed: true };
   await api.storage.session.set({ [FILLS_KEY]: fills });
   if (Date.now() - entry.at > CLAIM_WINDOW_MS) return { text: null };
   return { text: entry.text, target: entry.target };
+}
+
+/**
+ * The filler of a tab could not fill its composer: copy the text it claimed to the clipboard, by the
+ * extension (`copy(text)`), not in that page. Once; the text is then forgotten.
+ */
+export async function copyFailedFill(sender, copy) {
+  const tabId = sender.tab?.id;
+  const fills = await sessionGet(FILLS_KEY);
+  const entry = tabId === undefined ? undefined : fills[tabId];
+  if (!entry?.claimed) throw new MnemoError("UNKNOWN_HANDLE", "this tab claimed no text");
+  delete fills[tabId];
+  await api.storage.session.set({ [FILLS_KEY]: fills });
+  await copy(entry.text);
+  return { copied: true };
 }
