@@ -47,4 +47,5 @@ def save_payload(
         raise InputError("the payload holds no conversation")
     if isinstance(first, ReadFailure):
         raise InputError(first.error.message, code=first.error.code)
+    del raw, raw_bytes  # only hashed by the reader; a 64 MiB save does not hold them while it is stored
     return arc.save(first)
