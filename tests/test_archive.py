@@ -357,3 +357,26 @@ def test_list_oldest_first_and_within_dates_pages_the_same_set(mnemo_home):
         assert walk(order="oldest") == [f"2025-03-0{d}" for d in range(1, 8)]
         assert walk(since="2025-03-03", until="2025-03-06") == ["2025-03-05", "2025-03-04", "2025-03-03"]
         assert walk(order="oldest", since="2025-03-06") == ["2025-03-06", "2025-03-07"]
+
+
+@pytest.mark.parametrize("slice_chars", [1, 5, 1 << 20])
+def test_the_content_digest_hashed_in_pieces_is_the_digest_of_the_document_without_captured_at(
+    monkeypatch, slice_chars
+):
+    """The save's digest is computed piece by piece (no whole copy of a 64 MiB document); it must stay the
+    digest of the document with every captured_at removed, whatever the text (astral, lone surrogates)."""
+    import re as _re
+
+    from mnemosyne.archive import store
+    from mnemosyne.ids import sha256_hex
+
+    monkeypatch.setattr(store, "_DIGEST_SLICE", slice_chars)
+    documents = [
+        '{"a":"x","captured_at":"2026-01-01T00:00:00Z","b":"😀 \ud800 é"}',
+        '{"captured_at":"1","provenance":{"captured_at":"2"},"text":"\\"captured_at\\":\\"3\\""}',
+        "",
+        '{"no":"marker"}',
+    ]
+    pattern = _re.compile(r'"captured_at":"[^"]*",?')
+    for document in documents:
+        assert store._content_digest(document) == sha256_hex(pattern.sub("", document)), document

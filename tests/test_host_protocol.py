@@ -250,3 +250,32 @@ def test_a_page_cannot_save_a_mnemosyne_document_or_another_tools_file(host, fix
         assert reply["ok"] is False and reply["error"]["code"] == "BAD_INPUT", reply
         assert "ChatGPT or Claude conversation JSON or a page capture" in reply["error"]["message"]
     assert host.data("hello")["archive"]["conversations"] == 0
+
+
+class _Trickle:
+    """A pipe that hands out at most `step` bytes per read, as a real stdin does for a large frame."""
+
+    def __init__(self, data: bytes, step: int = 7):
+        self.data, self.pos, self.step = data, 0, step
+
+    def readinto(self, buffer) -> int:
+        chunk = self.data[self.pos : self.pos + min(self.step, len(buffer))]
+        buffer[: len(chunk)] = chunk
+        self.pos += len(chunk)
+        return len(chunk)
+
+    def read(self, n: int) -> bytes:
+        chunk = self.data[self.pos : self.pos + min(self.step, n)]
+        self.pos += len(chunk)
+        return chunk
+
+
+def test_a_frame_read_in_pieces_is_whole_and_a_cut_one_is_truncated():
+    from mnemosyne.nativehost.framing import FrameError, read_frame
+
+    body = json.dumps({"id": 1, "action": "hello", "pad": "é" * 1000}, ensure_ascii=False).encode()
+    assert bytes(read_frame(_Trickle(frame({"id": 1, "action": "hello", "pad": "é" * 1000})))) == body
+    with pytest.raises(FrameError) as cut:
+        read_frame(_Trickle(frame({"id": 1, "action": "hello"})[:-3]))
+    assert cut.value.code == "TRUNCATED_FRAME"
+    assert read_frame(_Trickle(b"")) is None

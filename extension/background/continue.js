@@ -9,7 +9,7 @@ import { fillSiteOf } from "../sites/index.js";
 import { hostCall } from "./host.js";
 import { callAllPages } from "./paging.js";
 
-const CONTEXTS_KEY = "mnemosyneContexts"; // handle -> {text, target, label, fillUrl, report, at}
+const CONTEXTS_KEY = "mnemosyneContexts"; // handle -> {text, target, label, fillUrl, report, params, focus, at}
 const FILLS_KEY = "mnemosynePendingFills"; // tab id -> {text, target, at}
 const KEEP_CONTEXTS = 8;
 const CLAIM_WINDOW_MS = 120_000;
@@ -52,16 +52,33 @@ function newHandle() {
 }
 
 /** Build the context through the host, keep it, and return its report, a preview and a handle. */
-export async function buildContext({ conversation_id, target, budget, redact, branch }) {
+export async function buildContext({ conversation_id, target, budget, redact, branch, focus }) {
   const entry = (await hostMenu()).find((candidate) => candidate.target === target);
   if (!entry) throw new MnemoError("UNKNOWN_TARGET", `unknown target ${target}`);
   const params = { conversation_id, target: entry.target, redact: redact !== false };
   if (Number.isInteger(budget) && budget > 0) params.budget = budget;
   if (branch) params.branch = String(branch); // a leaf message id: continue that branch, not the active one
-  const { report, text, ...meta } = await callAllPages("context", params, { timeoutMs: 120_000 });
-  const handle = newHandle();
+  return keepContext(newHandle(), entry, params, focus);
+}
+
+/**
+ * Build again what `handle` holds, with `focus` (what the user wants to do next; empty: none), under the same
+ * handle: the preview's confirm then fills or copies the rebuilt context.
+ */
+export async function rebuildContext({ handle, focus }) {
+  const kept = await keptContext(handle);
+  const entry = (await hostMenu()).find((candidate) => candidate.target === kept.target);
+  if (!entry) throw new MnemoError("UNKNOWN_TARGET", `unknown target ${kept.target}`);
+  return keepContext(handle, entry, kept.params, focus);
+}
+
+async function keepContext(handle, entry, params, focus) {
+  const query = typeof focus === "string" ? focus.trim() : "";
+  const call = query ? { ...params, focus: query } : params;
+  const { report, text, ...meta } = await callAllPages("context", call, { timeoutMs: 120_000 });
   const kept = await sessionGet(CONTEXTS_KEY);
-  kept[handle] = { text, target: entry.target, label: entry.label, fillUrl: entry.fill_url, report, meta, at: Date.now() };
+  kept[handle] = { text, target: entry.target, label: entry.label, fillUrl: entry.fill_url, report, meta, params,
+    focus: query || null, at: Date.now() };
   const newest = Object.entries(kept).sort((a, b) => b[1].at - a[1].at).slice(0, KEEP_CONTEXTS);
   await api.storage.session.set({ [CONTEXTS_KEY]: Object.fromEntries(newest) });
   return describeContext(handle, kept[handle]);
@@ -69,7 +86,7 @@ export async function buildContext({ conversation_id, target, budget, redact, br
 
 function describeContext(handle, entry) {
   return { ...entry.meta, report: entry.report, handle, target: entry.target, label: entry.label, fills: Boolean(entry.fillUrl),
-    preview: entry.text.slice(0, PREVIEW_CHARS), total_chars: entry.text.length };
+    focus: entry.focus ?? null, preview: entry.text.slice(0, PREVIEW_CHARS), total_chars: entry.text.length };
 }
 
 async function keptContext(handle) {
@@ -124,10 +141,27 @@ export async function claimFill(sender) {
   if (tabId === undefined) return { text: null };
   await Promise.all([...opening]);
   const fills = await sessionGet(FILLS_KEY);
+  for (const [id, old] of Object.entries(fills)) if (Date.now() - old.at > 2 * CLAIM_WINDOW_MS) delete fills[id];
   const entry = fills[tabId];
-  if (!entry) return { text: null };
-  delete fills[tabId];
+  if (!entry || entry.claimed) return { text: null };
+  // kept, marked claimed, until the filler says how it went: a failed fill is copied from here (fill-copy)
+  fills[tabId] = { ...entry, claimed: true };
   await api.storage.session.set({ [FILLS_KEY]: fills });
   if (Date.now() - entry.at > CLAIM_WINDOW_MS) return { text: null };
   return { text: entry.text, target: entry.target };
+}
+
+/**
+ * The filler of a tab could not fill its composer: copy the text it claimed to the clipboard, by the
+ * extension (`copy(text)`), not in that page. Once; the text is then forgotten.
+ */
+export async function copyFailedFill(sender, copy) {
+  const tabId = sender.tab?.id;
+  const fills = await sessionGet(FILLS_KEY);
+  const entry = tabId === undefined ? undefined : fills[tabId];
+  if (!entry?.claimed) throw new MnemoError("UNKNOWN_HANDLE", "this tab claimed no text");
+  delete fills[tabId];
+  await api.storage.session.set({ [FILLS_KEY]: fills });
+  await copy(entry.text);
+  return { copied: true };
 }

@@ -7,7 +7,9 @@ import { fillSiteOf, sourceSiteOf } from "../sites/index.js";
 import { hostCall } from "./host.js";
 import { callAllPages } from "./paging.js";
 import { grant, isGranted } from "./grants.js";
-import { buildContext, claimFill, contextPreview, contextText, describeTargets, openAndFill, openPreview } from "./continue.js";
+import { buildContext, claimFill, contextPreview, copyFailedFill, contextText, describeTargets, openAndFill, openPreview,
+  rebuildContext } from "./continue.js";
+import { copyToClipboard } from "./clipboard.js";
 import { downloadText, safeFilename } from "./download.js";
 import { healthOfTab } from "./health.js";
 
@@ -67,6 +69,15 @@ const HANDLERS = {
       return { filename, download_id: downloadId, redactions: data.redactions ?? null };
     },
   },
+  copy: {
+    from: [SOURCE_TAB],
+    async run(msg, sender, kinds) {
+      await requireGrant(kinds, sender, text(msg.conversation_id, "conversation_id"));
+      const data = await fetchExport(msg);
+      await copyToClipboard(data.text); // by the extension: the text never enters the page
+      return { copied: true, redactions: data.redactions ?? null };
+    },
+  },
   context: {
     from: [PAGE, SOURCE_TAB],
     async run(msg, sender, kinds) {
@@ -77,6 +88,7 @@ const HANDLERS = {
     },
   },
   "context-preview": { from: [PAGE], run: (msg) => contextPreview(msg) },
+  "context-rebuild": { from: [PAGE], run: (msg) => rebuildContext(msg) },
   list: {
     from: [PAGE],
     run: (msg) => hostCall("list", pick(msg, ["limit", "cursor", "source", "order", "since", "until"])),
@@ -95,6 +107,7 @@ const HANDLERS = {
   "context-text": { from: [PAGE], run: (msg) => contextText(msg) },
   "fill-open": { from: [PAGE], run: (msg) => openAndFill(msg) },
   "fill-claim": { from: [FILL_TAB], run: (msg, sender) => claimFill(sender) },
+  "fill-copy": { from: [FILL_TAB], run: (msg, sender) => copyFailedFill(sender, copyToClipboard) },
 };
 
 /** A conversation as the host writes it (`get`, all pages joined), redacted when the caller asks. */

@@ -442,25 +442,6 @@ button:disabled { opacity: .6; cursor: progress; }
     return node;
   }
 
-  // content/clipboard.js
-  async function copyText(text) {
-    try {
-      await navigator.clipboard.writeText(text);
-      return true;
-    } catch {
-      const { root } = overlay();
-      const area = el("textarea", { readonly: "" });
-      area.style.position = "fixed";
-      area.style.left = "-9999px";
-      area.value = text;
-      root.append(area);
-      area.select();
-      const copied = document.execCommand("copy");
-      area.remove();
-      return copied;
-    }
-  }
-
   // content/toast.js
   var timer = null;
   function toast(state, text, { hint = null, sticky = state === "error" } = {}) {
@@ -542,7 +523,7 @@ button:disabled { opacity: .6; cursor: progress; }
         return "filled";
       }
     }
-    const copied = await copyText(text);
+    const copied = await request("fill-copy").then(() => true, () => false);
     toast(copied ? "success" : "error", copied ? t("fillCopied") : t("fillFailed"));
     return copied ? "copied" : "failed";
   }

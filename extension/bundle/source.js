@@ -1098,31 +1098,16 @@ button:disabled { opacity: .6; cursor: progress; }
     });
   }
 
-  // content/clipboard.js
-  async function copyText(text) {
-    try {
-      await navigator.clipboard.writeText(text);
-      return true;
-    } catch {
-      const { root } = overlay();
-      const area = el("textarea", { readonly: "" });
-      area.style.position = "fixed";
-      area.style.left = "-9999px";
-      area.value = text;
-      root.append(area);
-      area.select();
-      const copied = document.execCommand("copy");
-      area.remove();
-      return copied;
-    }
-  }
-
   // content/export.js
   async function afterSave(saved) {
     const settings = await loadSettings();
     if (settings.copyMarkdownOnExport) {
-      const data = await request("get", { conversation_id: saved.conversation_id, format: "markdown", redact: settings.redact });
-      return await copyText(data.text) ? "copied" : "copy-failed";
+      try {
+        await request("copy", { conversation_id: saved.conversation_id, format: "markdown", redact: settings.redact });
+        return "copied";
+      } catch {
+        return "copy-failed";
+      }
     }
     if (settings.downloadOnExport) {
       const format = settings.exportFormat === "json" ? "portable" : "markdown";
@@ -1233,7 +1218,7 @@ button:disabled { opacity: .6; cursor: progress; }
         return "filled";
       }
     }
-    const copied = await copyText(text);
+    const copied = await request("fill-copy").then(() => true, () => false);
     toast(copied ? "success" : "error", copied ? t("fillCopied") : t("fillFailed"));
     return copied ? "copied" : "failed";
   }

@@ -7,20 +7,24 @@ import { request } from "../shared/messages.js";
 import { loadSettings } from "../shared/settings.js";
 import { captureAndSave } from "./capture.js";
 import { openContinueMenu } from "./continue.js";
-import { copyText } from "./clipboard.js";
 import { onTrusted, shadowHost } from "./shadow_ui.js";
 import { toast, toastError } from "./toast.js";
 
 /**
  * Download or copy per the user's settings, after the archive has the conversation; redacted like a context
- * when the setting is on. The download is the service worker's (downloads API): the file's text never enters
- * this page, and no page-origin blob: URL exists for the page to fetch.
+ * when the setting is on. Both are the service worker's (downloads API, its clipboard surface): the text never
+ * enters this page, and no page-origin blob: URL exists for the page to fetch.
  */
 async function afterSave(saved) {
   const settings = await loadSettings();
   if (settings.copyMarkdownOnExport) {
-    const data = await request("get", { conversation_id: saved.conversation_id, format: "markdown", redact: settings.redact });
-    return (await copyText(data.text)) ? "copied" : "copy-failed";
+    // the worker fetches and copies: the Markdown never enters this page (its DOM, selection or copy event)
+    try {
+      await request("copy", { conversation_id: saved.conversation_id, format: "markdown", redact: settings.redact });
+      return "copied";
+    } catch {
+      return "copy-failed";
+    }
   }
   if (settings.downloadOnExport) {
     const format = settings.exportFormat === "json" ? "portable" : "markdown";

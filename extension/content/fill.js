@@ -1,10 +1,10 @@
 // On a target site opened by "Continue in…": claim the text meant for this tab from the service worker
 // (once: the worker answers only after the tab's text is stored), wait for the composer of the site's
-// adapter, and fill it WITHOUT sending. If filling fails, copy the text to the clipboard and say so.
+// adapter, and fill it WITHOUT sending. If filling fails, the extension copies the text to the clipboard
+// (never through this page's DOM) and this tab says so.
 import { t } from "../shared/api.js";
 import { el } from "../shared/element.js";
 import { request } from "../shared/messages.js";
-import { copyText } from "./clipboard.js";
 import { toast } from "./toast.js";
 
 const WAIT_MS = 20_000;
@@ -79,7 +79,8 @@ export async function fillComposer(adapter, text) {
       return "filled";
     }
   }
-  const copied = await copyText(text);
+  // the extension copies the text it handed this tab (background/clipboard.js), not this page's DOM
+  const copied = await request("fill-copy").then(() => true, () => false);
   toast(copied ? "success" : "error", copied ? t("fillCopied") : t("fillFailed"));
   return copied ? "copied" : "failed";
 }

@@ -1,6 +1,8 @@
 // The preview window of a context built for a web page's "Continue in…": the host's report and the start
-// of the text, then fill or copy on the user's confirmation. It is an extension page, so the web page that
-// asked can neither read the transcript shown here nor press its buttons; it holds no handle it could use.
+// of the text, then fill or copy on the user's confirmation. An optional one-line focus (what the user wants
+// to do next) rebuilds the context under the same handle, so the confirm uses what the preview shows. It is
+// an extension page, so the web page that asked can neither read the transcript shown here nor press its
+// buttons; it holds no handle it could use.
 import { t } from "../shared/api.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { localize } from "../shared/dom.js";
@@ -15,16 +17,40 @@ function say(text, kind = "") {
   $("status").className = `status ${kind}`;
 }
 
+function render(built) {
+  context = built;
+  $("preview").dataset.focus = context.focus ?? "";
+  $("preview-body").replaceChildren(...previewNodes(context));
+}
+
 async function show() {
   localize();
-  context = await request("context-preview", { handle });
-  document.title = t("previewTitle", [context.label]);
-  $("title").textContent = t("previewTitle", [context.label]);
-  $("preview").dataset.target = context.target;
-  $("preview-body").replaceChildren(...previewNodes(context));
-  $("preview-go").textContent = context.fills ? t("previewFill") : t("previewCopy");
+  const built = await request("context-preview", { handle });
+  document.title = t("previewTitle", [built.label]);
+  $("title").textContent = t("previewTitle", [built.label]);
+  $("preview").dataset.target = built.target;
+  $("focus").value = built.focus ?? "";
+  render(built);
+  $("preview-go").textContent = built.fills ? t("previewFill") : t("previewCopy");
+  $("preview").dataset.state = "ready";
   $("preview").hidden = false;
   $("preview-go").focus();
+}
+
+/** Build again with the focus typed (empty: none); confirm stays off until the new preview is shown. */
+async function rebuild() {
+  $("preview-go").disabled = true;
+  $("focus-rebuild").disabled = true;
+  $("preview").dataset.state = "rebuilding";
+  say(t("buildingContext"));
+  try {
+    render(await request("context-rebuild", { handle, focus: $("focus").value }));
+    say("");
+  } finally {
+    $("preview-go").disabled = false;
+    $("focus-rebuild").disabled = false;
+    $("preview").dataset.state = "ready";
+  }
 }
 
 async function confirmContext() {
@@ -40,6 +66,10 @@ async function confirmContext() {
   say(t("contextCopied"), "ok");
 }
 
+$("focus-form").addEventListener("submit", (event) => {
+  event.preventDefault(); // Enter in the field or the Rebuild button
+  rebuild().catch((error) => say(describeError(error), "error"));
+});
 $("preview-go").addEventListener("click", () => confirmContext().catch((error) => {
   $("preview-go").disabled = false;
   say(describeError(error), "error");

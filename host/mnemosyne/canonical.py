@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -38,8 +39,10 @@ def to_dict(conv: Conversation) -> dict[str, Any]:
     return conv.model_dump(mode="json", exclude_none=True)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dumps(conv: Conversation, *, indent: int | None = 2) -> str:
-    data = to_dict(conv)
     seps = (",", ": ") if indent else (",", ":")
 
     def dump(value: Any) -> str:
@@ -48,13 +51,13 @@ def dumps(conv: Conversation, *, indent: int | None = 2) -> str:
         ) + ("\n" if indent else "")
 
     # JSON mode already made every key a string and NaN/Infinity null; what is left to clean is a lone
-    # surrogate (or a float pydantic let through): rare, so dump first and walk the tree only then
+    # surrogate (or a float pydantic let through): rare, so dump first and walk the tree only then. The
+    # dict is dropped once dumped and the surrogate check copies nothing: a 64 MiB save holds one document.
     try:
-        text = dump(data)
-        text.encode("utf-8")
-        return text
-    except (ValueError, UnicodeEncodeError):
-        return dump(_clean(data))
+        text = dump(to_dict(conv))
+    except ValueError:
+        return dump(_clean(to_dict(conv)))
+    return dump(_clean(to_dict(conv))) if _SURROGATE.search(text) else text
 
 
 def is_document(data: Any) -> bool:

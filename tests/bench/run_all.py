@@ -34,6 +34,7 @@ SCRIPTS = [
     "convert_bench",
     "search_bench",
     "host_memory",
+    "frame_memory",
     "paging_bench",
 ]
 TIMEOUT_S = 1800

@@ -48,6 +48,7 @@ def test_manifest_loads_in_chromium_and_firefox():
         "scripting",
         "activeTab",
         "downloads",  # exports are saved by the worker, never from a page-origin blob: URL
+        "offscreen",  # Chromium: the worker's clipboard surface; every copy happens there, never in a page
     }
     assert m["host_permissions"] == [
         "https://chatgpt.com/*",

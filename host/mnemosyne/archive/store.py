@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import builtins
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -15,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..errors import ArchiveError, InputError, NotFoundError
-from ..ids import sha256_hex
 from . import attachments, indexing, keys, migrations, sync
 from .db import Transaction, connect, sqlite
 
@@ -88,11 +88,27 @@ _IMPORTED = sync.SyncMark(origin="import")
 _CAPTURED_AT = re.compile(r'"captured_at":"[^"]*",?')
 
 
+_DIGEST_SLICE = 1 << 20  # characters encoded at a time
+
+
 def _content_digest(document: str) -> str:
     """What the conversation says, not when it was captured: re-saving the same thing is 'unchanged'.
 
-    Transcript text cannot fake the pattern: inside JSON strings its quotes are escaped."""
-    return sha256_hex(_CAPTURED_AT.sub("", document))
+    Transcript text cannot fake the pattern: inside JSON strings its quotes are escaped. The same digest as
+    sha256 of the document without its captured_at, hashed piece by piece: a 64 MiB save's document is never
+    copied whole (a str copy, then its UTF-8 bytes, was the save's peak memory)."""
+    digest = hashlib.sha256()
+
+    def feed(start: int, end: int) -> None:
+        for at in range(start, end, _DIGEST_SLICE):
+            digest.update(document[at : min(at + _DIGEST_SLICE, end)].encode("utf-8", "surrogatepass"))
+
+    kept_from = 0
+    for match in _CAPTURED_AT.finditer(document):
+        feed(kept_from, match.start())
+        kept_from = match.end()
+    feed(kept_from, len(document))
+    return digest.hexdigest()
 
 
 class Archive:

@@ -50,7 +50,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _check_surrogates(body: bytes) -> None:
+def _check_surrogates(body: bytes | bytearray) -> None:
     """A high surrogate escape must be followed by a low one; anything else is a lone surrogate."""
     if b"\\u" not in body and b"\\U" not in body:
         return
@@ -62,7 +62,7 @@ def _check_surrogates(body: bytes) -> None:
             )
 
 
-def parse_json(body: bytes) -> Any:
+def parse_json(body: bytes | bytearray) -> Any:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -76,7 +76,7 @@ def parse_json(body: bytes) -> Any:
         raise RequestError("INVALID_JSON", f"invalid JSON: {str(exc)[:200]}") from None
 
 
-def parse_request(body: bytes) -> Request:
+def parse_request(body: bytes | bytearray) -> Request:
     data = parse_json(body)
     if not isinstance(data, dict):
         raise RequestError("BAD_REQUEST", "a request must be a JSON object")

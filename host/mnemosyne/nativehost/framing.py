@@ -28,18 +28,23 @@ class FrameTooLarge(FrameError):
         self.length = length
 
 
-def _read_exactly(stream: BinaryIO, n: int) -> bytes:
-    chunks, remaining = [], n
-    while remaining:
-        chunk = stream.read(remaining)
-        if not chunk:
+def _read_exactly(stream: BinaryIO, n: int) -> bytes | bytearray:
+    """Up to `n` bytes (fewer at the end of input), read into one buffer: a 64 MiB frame is held once, not as
+    a list of pipe-sized chunks and their join."""
+    buffer = bytearray(n)
+    view, got = memoryview(buffer), 0
+    while got < n:
+        read = stream.readinto(view[got:])  # type: ignore[attr-defined]
+        if not read:
             break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
+        got += read
+    view.release()
+    if got < n:
+        del buffer[got:]
+    return buffer
 
 
-def read_frame(stream: BinaryIO, max_in: int = MAX_IN) -> bytes | None:
+def read_frame(stream: BinaryIO, max_in: int = MAX_IN) -> bytes | bytearray | None:
     """The next frame's body, or None at a clean end of input."""
     header = _read_exactly(stream, 4)
     if not header:

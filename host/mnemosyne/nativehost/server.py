@@ -50,12 +50,16 @@ def setup_logging() -> None:
     log.setLevel(logging.INFO)
 
 
-def handle(body: bytes, session: HostSession) -> bytes:
-    """One request frame in, one reply frame out; never raises."""
+def handle(body: bytes | bytearray, session: HostSession) -> bytes:
+    """One request frame in, one reply frame out; never raises. A bytearray frame (what read_frame gives) is
+    emptied once parsed: a 64 MiB save does not hold its frame while the action runs."""
     started = time.perf_counter()
     request_id, action, code = None, "?", "OK"
+    size = len(body)
     try:
         request = envelope.parse_request(body)
+        if isinstance(body, bytearray):
+            body.clear()
         request_id, action = request.id, request.action
         data = dispatch(request, session)
         reply = envelope.ok(request_id, data)
@@ -83,7 +87,7 @@ def handle(body: bytes, session: HostSession) -> bytes:
         "action=%s id=%r in=%dB out=%dB code=%s ms=%.1f",
         action[:40],
         request_id,
-        len(body),
+        size,
         len(reply),
         code,
         (time.perf_counter() - started) * 1000,
