@@ -10,6 +10,7 @@ import { grant, isGranted } from "./grants.js";
 import { buildContext, claimFill, contextPreview, contextText, describeTargets, openAndFill, openPreview } from "./continue.js";
 import { downloadText, safeFilename } from "./download.js";
 import { healthOfTab } from "./health.js";
+import { backupStatus, cancelBackup, pauseBackup, resumeBackup, retryBackupFailures, startBackup } from "./backup.js";
 
 const PAGE = "page"; // an extension page (popup, view, options)
 const SOURCE_TAB = "source"; // a content script on chatgpt.com / claude.ai
@@ -44,7 +45,9 @@ const HANDLERS = {
     from: [SOURCE_TAB],
     async run(msg, sender) {
       checkSaveAgreesWithTab(msg, sender);
-      const data = await hostCall("save", { payload: msg.payload, kind: msg.kind, source_url: msg.source_url }, { timeoutMs: 120_000 });
+      const origin = msg.origin === "keep-current" ? "keep-current" : "export"; // "backup" is the worker's own
+      const data = await hostCall("save", { payload: msg.payload, kind: msg.kind, source_url: msg.source_url, origin },
+        { timeoutMs: 120_000 });
       await grant(sender.tab.id, data.conversation_id);
       return data;
     },
@@ -95,6 +98,12 @@ const HANDLERS = {
   "context-text": { from: [PAGE], run: (msg) => contextText(msg) },
   "fill-open": { from: [PAGE], run: (msg) => openAndFill(msg) },
   "fill-claim": { from: [FILL_TAB], run: (msg, sender) => claimFill(sender) },
+  "backup-start": { from: [PAGE], run: () => startBackup() },
+  "backup-status": { from: [PAGE], run: () => backupStatus() },
+  "backup-pause": { from: [PAGE], run: () => pauseBackup() },
+  "backup-resume": { from: [PAGE], run: () => resumeBackup() },
+  "backup-cancel": { from: [PAGE], run: () => cancelBackup() },
+  "backup-retry": { from: [PAGE], run: (msg) => retryBackupFailures(msg.ids ?? null) },
 };
 
 /** A conversation as the host writes it (`get`, all pages joined), redacted when the caller asks. */

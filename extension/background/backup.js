@@ -1,0 +1,304 @@
+// "Back up everything": the worker drives one run per browser (state in storage.local, backup_state.js) through
+// a site tab's content script, which makes the requests (see docs/ARCHITECTURE.md "Backup" for why the tab and
+// not the worker). One request at a time, on the schedule of rate_policy.js; each conversation is saved through
+// the host's `save` with `list_updated` and `origin: "backup"`. The run survives the worker: every step is
+// committed to storage.local, an alarm wakes the worker for long waits and as a heartbeat, and the module
+// resumes a running run whenever it loads.
+import { api } from "../shared/api.js";
+import { MnemoError } from "../shared/errors.js";
+import { wellFormedDeep } from "../shared/text.js";
+import { SOURCE_PATTERNS, sourceSiteOf } from "../sites/index.js";
+import { applyListReply, conversationKind, conversationPath, nextListPath } from "./backup_lists.js";
+import { LOG_EVERY, RUN_KEY, addListed, finishItem, listingDone, logRecord, newRun, nextItem, retryFailures } from "./backup_state.js";
+import { hostCall } from "./host.js";
+import { delayMs, isRetryable, observed, policyFor, started } from "./rate_policy.js";
+
+export const WAKE_ALARM = "backup-wake";
+export const HEARTBEAT_ALARM = "backup-heartbeat";
+const TEST_POLICY_KEY = "backupTestPolicy"; // test-only: overrides of the site policy's numbers
+const IN_WORKER_WAIT_MS = 20_000; // shorter waits stay in this worker (an alarm still backs them up)
+const TAB_TIMEOUT_MS = 120_000;
+const SYNC_STATE_MAX = 500;
+const ACTIVE = new Set(["running"]);
+
+let looping = false;
+let chain = Promise.resolve();
+
+async function load() {
+  return (await api.storage.local.get(RUN_KEY))[RUN_KEY] ?? null;
+}
+
+/** Serialised read-modify-write of the run: pause, retry and a finishing step never overwrite each other. */
+function update(change) {
+  const next = chain.then(async () => {
+    const run = await load();
+    const changed = await change(run);
+    if (changed && changed !== run) await api.storage.local.set({ [RUN_KEY]: changed });
+    return changed ?? run;
+  });
+  chain = next.catch(() => {});
+  return next;
+}
+
+async function policyOf(site) {
+  const overrides = (await api.storage.local.get(TEST_POLICY_KEY))[TEST_POLICY_KEY];
+  return policyFor(site, overrides);
+}
+
+function syncLog(run) {
+  hostCall("sync-log", { run: logRecord(run) }).catch((error) => console.warn(`mnemosyne: sync-log: ${error.code ?? error}`));
+}
+
+async function armAlarms(whenMs) {
+  await api.alarms.create(HEARTBEAT_ALARM, { periodInMinutes: 0.5 });
+  if (whenMs) await api.alarms.create(WAKE_ALARM, { when: whenMs });
+}
+
+async function clearAlarms() {
+  await api.alarms.clear(WAKE_ALARM);
+  await api.alarms.clear(HEARTBEAT_ALARM);
+}
+
+/** The tab whose content script makes the run's requests: the run's own, else any tab of the site, else a new one. */
+async function siteTab(run) {
+  const usable = (tab) => tab && sourceSiteOf(tab.url) === run.site;
+  const own = run.tabId ? await api.tabs.get(run.tabId).catch(() => null) : null;
+  if (usable(own)) return own.id;
+  const tabs = (await api.tabs.query({ url: SOURCE_PATTERNS })).filter(usable);
+  const tab = tabs[0] ?? (await api.tabs.create({ url: run.site === "claude" ? "https://claude.ai/" : "https://chatgpt.com/", active: false }));
+  await update((r) => (r?.id === run.id ? { ...r, tabId: tab.id } : r));
+  return tab.id;
+}
+
+/** One same-origin GET through the site tab: `{ok, data}` or `{ok: false, status, retryAfter, code, message}`. */
+async function tabGet(run, path) {
+  const fail = (error) => ({ ok: false, status: 0, code: error.code, message: error.message });
+  let timer;
+  try {
+    const tabId = await siteTab(run);
+    const timeout = new Promise((resolve) => {
+      timer = setTimeout(() => resolve(fail(new MnemoError("TAB_TIMEOUT", "the site tab did not answer"))), TAB_TIMEOUT_MS);
+    });
+    const reply = await Promise.race([api.tabs.sendMessage(tabId, { type: "backup-get", path }, { frameId: 0 }), timeout]);
+    return reply ?? fail(new MnemoError("NO_REPLY", "the site tab sent no reply"));
+  } catch (error) {
+    return fail(new MnemoError("NO_SITE_TAB", String(error?.message ?? error)));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The host's sync-state for these ids; an archive without it (an older host) knows nothing. */
+async function knownIds(site, ids) {
+  const known = {};
+  for (let i = 0; i < ids.length; i += SYNC_STATE_MAX) {
+    try {
+      Object.assign(known, (await hostCall("sync-state", { site, ids: ids.slice(i, i + SYNC_STATE_MAX) })).known ?? {});
+    } catch (error) {
+      console.warn(`mnemosyne: sync-state: ${error.code ?? error}`);
+    }
+  }
+  return known;
+}
+
+function sourceUrl(site, entry) {
+  if (site === "claude") return `https://claude.ai/chat/${entry.id}`;
+  return entry.project ? `https://chatgpt.com/g/${entry.project}/c/${entry.id}` : `https://chatgpt.com/c/${entry.id}`;
+}
+
+/** The project the list named, added to the payload where the readers look (Claude: the inline `project`). */
+function withProject(site, payload, project) {
+  if (!project) return payload;
+  if (site === "claude") {
+    const listed = { uuid: project.id, name: project.name, prompt_template: project.instructions, description: project.description,
+      docs: project.docs ?? [] };
+    return { ...payload, project: { ...listed, ...(payload.project ?? {}) } };
+  }
+  return { ...payload, mnemosyne_project: { id: project.id, name: project.name, instructions: project.instructions } };
+}
+
+/** Apply a failed reply to the schedule: retry the same request later, or give up (then `giveUp` is true). */
+function afterError(run, policy, reply, now) {
+  const status = Number.isInteger(reply.status) ? reply.status : 0;
+  const rate = observed(run.rate, policy, { status, retryAfter: reply.retryAfter }, now);
+  const giveUp = !isRetryable(status) || rate.giveUp;
+  return { rate: { ...rate, giveUp: false, failures: giveUp ? 0 : rate.failures }, giveUp, reason: reply.code ?? `HTTP_${status}` };
+}
+
+async function listStep(run, policy) {
+  const path = nextListPath(run.site, run.listing);
+  if (!path) return update((r) => (r?.id === run.id ? { ...r, listing: { ...r.listing, phase: "end" } } : r));
+  await update((r) => (r?.id === run.id ? { ...r, rate: started(r.rate, policy, Date.now()) } : r));
+  const reply = await tabGet(run, path);
+  const now = Date.now();
+  if (!reply.ok) {
+    return update((r) => {
+      if (r?.id !== run.id) return r;
+      const { rate, giveUp, reason } = afterError(r, policy, reply, now);
+      // a list that cannot be read stops the run (paused, with the reason): what is listed so far is not everything
+      return giveUp ? { ...r, rate, state: "paused", pausedReason: reason } : { ...r, rate };
+    });
+  }
+  const { listing, entries, projects, docs } = applyListReply(run.site, run.listing, reply.data);
+  const known = entries.length ? await knownIds(run.site, entries.map((e) => e.id)) : {};
+  return update((r) => {
+    if (r?.id !== run.id) return r;
+    const table = { ...r.projects };
+    for (const project of projects) table[project.id] = project;
+    if (docs && table[docs.id]) table[docs.id] = { ...table[docs.id], docs: docs.docs };
+    const rate = observed(r.rate, policy, { status: 200 }, now);
+    return addListed({ ...r, listing, projects: table, rate }, entries, known);
+  });
+}
+
+async function fetchStep(run, entry, policy) {
+  await update((r) => (r?.id === run.id ? { ...r, current: { id: entry.id, title: entry.title ?? null }, rate: started(r.rate, policy, Date.now()) } : r));
+  const reply = await tabGet(run, conversationPath(run.site, entry));
+  const now = Date.now();
+  let outcome = "failed";
+  let reason = null;
+  if (!reply.ok) {
+    const settled = await update((r) => {
+      if (r?.id !== run.id) return r;
+      const { rate, giveUp, reason: why } = afterError(r, policy, reply, now);
+      return giveUp ? finishItem({ ...r, rate }, entry, "failed", why, now) : { ...r, rate, attempts: r.attempts + 1 };
+    });
+    return maybeLog(settled);
+  }
+  const { kind, ok } = conversationKind(run.site, reply.data);
+  if (!ok) reason = "API_SHAPE";
+  else {
+    try {
+      const payload = wellFormedDeep(withProject(run.site, reply.data, entry.project ? run.projects[entry.project] : null));
+      const saved = await hostCall("save", { payload, kind, source_url: sourceUrl(run.site, entry), list_updated: entry.updated,
+        origin: "backup" }, { timeoutMs: 120_000 });
+      outcome = saved.status === "kept" ? "kept" : "done";
+      reason = outcome === "kept" ? (saved.reason ?? "kept") : null;
+    } catch (error) {
+      reason = error.code ?? "INTERNAL";
+    }
+  }
+  const settled = await update((r) => {
+    if (r?.id !== run.id) return r;
+    const rate = observed(r.rate, policy, { status: 200 }, now);
+    return finishItem({ ...r, rate }, entry, outcome, reason, now);
+  });
+  return maybeLog(settled);
+}
+
+async function maybeLog(run) {
+  if (!run || run.sinceLog < LOG_EVERY) return run;
+  const reset = await update((r) => (r?.id === run.id ? { ...r, sinceLog: 0 } : r));
+  syncLog(reset);
+  return reset;
+}
+
+async function finish(run) {
+  const done = await update((r) => (r?.id === run.id && r.state === "running"
+    ? { ...r, state: "done", finishedAt: new Date().toISOString(), current: null } : r));
+  await clearAlarms();
+  syncLog(done);
+  return done;
+}
+
+/** Drive the stored run until it finishes, pauses, or must wait longer than this worker should stay alive. */
+export async function runLoop() {
+  if (looping) return;
+  looping = true;
+  try {
+    for (;;) {
+      const run = await load();
+      if (!run || !ACTIVE.has(run.state)) return;
+      const policy = await policyOf(run.site);
+      const wait = delayMs(run.rate, policy, Date.now());
+      if (wait > 0) {
+        await armAlarms(Date.now() + wait);
+        if (wait > IN_WORKER_WAIT_MS) return; // the alarm wakes the worker
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        continue;
+      }
+      if (!listingDone(run)) await listStep(run, policy);
+      else if (nextItem(run)) await fetchStep(run, nextItem(run), policy);
+      else await finish(run);
+    }
+  } finally {
+    looping = false;
+  }
+}
+
+/** The site a backup started from an extension page is for: the active tab's, else the most recent site tab's. */
+async function siteOfOpenTab() {
+  const [active] = await api.tabs.query({ active: true, lastFocusedWindow: true });
+  if (active && sourceSiteOf(active.url)) return { site: sourceSiteOf(active.url), tabId: active.id };
+  const tabs = await api.tabs.query({ url: SOURCE_PATTERNS });
+  tabs.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
+  if (!tabs.length) throw new MnemoError("NO_SOURCE_TAB", "open ChatGPT or Claude, signed in, then start the backup");
+  return { site: sourceSiteOf(tabs[0].url), tabId: tabs[0].id };
+}
+
+/** Start a run (or return the one in progress). */
+export async function startBackup() {
+  const current = await load();
+  if (current && (current.state === "running" || current.state === "paused")) {
+    if (current.state === "running") runLoop();
+    return current;
+  }
+  const { site, tabId } = await siteOfOpenTab();
+  const now = Date.now();
+  const run = newRun({ id: `${site}-${new Date(now).toISOString()}`, site, tabId, policy: await policyOf(site), now });
+  await update(() => run);
+  await armAlarms(null);
+  syncLog(run);
+  runLoop();
+  return run;
+}
+
+export async function pauseBackup() {
+  const run = await update((r) => (r?.state === "running" ? { ...r, state: "paused", pausedReason: "user" } : r));
+  await clearAlarms();
+  if (run) syncLog(run);
+  return run;
+}
+
+export async function resumeBackup() {
+  const run = await update((r) => (r && r.state === "paused" ? { ...r, state: "running", pausedReason: null } : r));
+  if (run?.state === "running") {
+    await armAlarms(null);
+    runLoop();
+  }
+  return run;
+}
+
+export async function cancelBackup() {
+  const run = await update((r) => (r && (r.state === "running" || r.state === "paused")
+    ? { ...r, state: "cancelled", finishedAt: new Date().toISOString(), current: null } : r));
+  await clearAlarms();
+  if (run) syncLog(run);
+  return run;
+}
+
+export async function retryBackupFailures(ids = null) {
+  const run = await update((r) => (r ? retryFailures(r, Array.isArray(ids) ? ids.map(String) : null) : r));
+  if (run?.state === "running") {
+    await armAlarms(null);
+    runLoop();
+  }
+  return run;
+}
+
+/** The run as pages show it (no queue). */
+export async function backupStatus() {
+  const run = await load();
+  if (!run) return { run: null };
+  const { queue: _queue, seen: _seen, projects: _projects, ...rest } = run;
+  return { run: { ...rest, left: Math.max(0, run.queue.length - run.cursor) } };
+}
+
+/** Wire the wake-ups: alarms, browser start, and this module loading (a worker that was stopped). */
+export function installBackup() {
+  api.alarms.onAlarm.addListener((alarm) => {
+    if (alarm.name === WAKE_ALARM || alarm.name === HEARTBEAT_ALARM) runLoop();
+  });
+  api.runtime.onStartup?.addListener(() => runLoop());
+  runLoop();
+}
