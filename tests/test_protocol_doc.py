@@ -13,7 +13,7 @@ DOC = (ROOT / "host" / "PROTOCOL.md").read_text(encoding="utf-8")
 
 
 def test_every_action_is_documented_and_every_documented_action_exists():
-    documented = set(re.findall(r"^### `([a-z_]+)`", DOC, flags=re.M))
+    documented = set(re.findall(r"^### `([a-z_-]+)`", DOC, flags=re.M))
     assert documented == set(ACTIONS)
 
 

@@ -106,7 +106,8 @@ class CodeOutputPart(Strict):
 
 
 class AttachmentPart(Strict):
-    """A reference to an image, file, audio or video; the bytes stay at the source."""
+    """A reference to an image, file, audio or video; the bytes stay at the source unless the archive holds
+    them (`sha256`, `bytes`)."""
 
     type: Literal["attachment"] = "attachment"
     kind: Literal["image", "file", "audio", "video"]
@@ -120,6 +121,8 @@ class AttachmentPart(Strict):
     export_file: str | None = (
         None  # the file in the export zip/folder that holds the bytes (ChatGPT .dat, images)
     )
+    sha256: str | None = None  # the archive holds the bytes under this SHA-256 (`mnemo export` writes them)
+    bytes: int | None = None  # their size, when the archive holds them
 
 
 class ToolCallPart(Strict):

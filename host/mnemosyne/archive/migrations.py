@@ -102,12 +102,81 @@ def m005_index_pending(conn) -> None:
     conn.execute("CREATE TABLE index_pending (conversation_id TEXT PRIMARY KEY)")
 
 
+def m007_sync_state(conn) -> None:
+    """Per site conversation: the site list's update marker at its last save, whether that copy is
+    complete, who saved it; and the backup runs the extension reports (see sync.py)."""
+    _run(
+        conn,
+        """
+        CREATE TABLE sync_state (
+            site TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            conversation_id TEXT NOT NULL,
+            list_updated TEXT,
+            complete INTEGER NOT NULL,
+            origin TEXT NOT NULL,
+            saved_at TEXT NOT NULL,
+            PRIMARY KEY (site, source_id)
+        );
+        CREATE INDEX sync_state_conversation ON sync_state(conversation_id);
+        INSERT OR IGNORE INTO sync_state (site, source_id, conversation_id, list_updated, complete, origin, saved_at)
+            SELECT site, source_id, id, NULL,
+                   1 - coalesce(json_extract(document, '$.provenance.partial'), 0),
+                   CASE WHEN json_extract(document, '$.provenance.method') IN ('official_export', 'other_tool')
+                        THEN 'import' ELSE 'export' END,
+                   saved_at
+            FROM conversations WHERE source_id IS NOT NULL;
+        CREATE TABLE sync_runs (
+            id TEXT PRIMARY KEY,
+            site TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            state TEXT NOT NULL,
+            counts TEXT NOT NULL,
+            failures TEXT NOT NULL,
+            recorded_at TEXT NOT NULL
+        );
+        CREATE INDEX sync_runs_started ON sync_runs(started_at DESC);
+        """,
+    )
+
+
+def m008_attachment_blobs(conn) -> None:
+    """Attachment bytes, once per SHA-256, and their links to site conversations (see attachments.py)."""
+    _run(
+        conn,
+        """
+        CREATE TABLE attachment_blobs (
+            sha256 TEXT PRIMARY KEY,
+            bytes INTEGER NOT NULL,
+            name TEXT,
+            mime TEXT,
+            data BLOB NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE attachment_links (
+            site TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            file_id TEXT NOT NULL,
+            sha256 TEXT NOT NULL REFERENCES attachment_blobs(sha256),
+            name TEXT,
+            mime TEXT,
+            saved_at TEXT NOT NULL,
+            PRIMARY KEY (site, source_id, file_id)
+        );
+        CREATE INDEX attachment_links_blob ON attachment_links(sha256);
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [
     m001_initial,
     m002_recency_and_trigram,
     m003_token_counts,
     m004_cjk_bigrams,
     m005_index_pending,
+    m007_sync_state,
+    m008_attachment_blobs,
 ]
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import paths
 from ..errors import ArchiveError, InputError, NotFoundError
 from ..ids import sha256_hex
-from . import indexing, keys, migrations
+from . import attachments, indexing, keys, migrations, sync
 from .db import Transaction, connect, sqlite
 
 if (
@@ -30,15 +30,16 @@ SUMMARY_COLUMNS = "id, site, title, url, created_at, updated_at, saved_at, messa
 @dataclass
 class SaveResult:
     id: str
-    status: str  # created | updated | unchanged
+    status: str  # created | updated | unchanged | kept (a partial capture did not replace a complete copy)
     title: str | None
     site: str
     messages: int
     warnings: int
     partial: bool
+    reason: str | None = None  # why a save was `kept`
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "conversation_id": self.id,
             "status": self.status,
             "title": self.title,
@@ -47,6 +48,9 @@ class SaveResult:
             "warnings": self.warnings,
             "partial": self.partial,
         }
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out
 
 
 def _summary(row) -> dict[str, Any]:
@@ -77,6 +81,9 @@ def decode_cursor(cursor: str, length: int) -> list[Any]:
         raise InputError("cursor is not one this host issued", code="BAD_CURSOR")
     return values
 
+
+KEPT_REASON = "the archive holds a complete copy of this conversation; a partial capture never replaces it"
+_IMPORTED = sync.SyncMark(origin="import")
 
 _CAPTURED_AT = re.compile(r'"captured_at":"[^"]*",?')
 
@@ -118,17 +125,25 @@ class Archive:
         convs: list[Conversation],
         counter: Callable[[Conversation], dict[str, int]] | None = None,
         encoding: str = "o200k_base",
+        marks: list[sync.SyncMark] | None = None,
     ) -> list[SaveResult]:
         """Several conversations in one transaction (bulk import: one commit, one fsync, for the batch).
 
-        `counter` gives per-message token counts to store with each conversation that changed."""
+        `counter` gives per-message token counts to store with each conversation that changed; `marks`
+        (one per conversation) what the sync bookkeeping records (default: an import)."""
         try:
             with Transaction(self.conn) as c:
                 results = []
-                for conv in convs:
+                for n, conv in enumerate(convs):
                     result, saved = self._save_in(c, conv)
+                    if result.status == "kept":
+                        results.append(result)
+                        continue
                     if counter is not None and result.status != "unchanged":
                         self._store_counts(c, saved.id, encoding, counter(saved))
+                    mark = marks[n] if marks is not None else _IMPORTED
+                    complete = not saved.provenance.partial
+                    sync.record_save(c, saved.id, result.site, saved.source.conversation_id, complete, mark)
                     results.append(result)
                 return results
         except sqlite.Error as exc:  # rolled back: nothing of this batch was written
@@ -143,7 +158,22 @@ class Archive:
         ).fetchone()
         status = "created"
         if row is not None:
-            conv = merge(canonical.loads(row[0]), conv)
+            stored = canonical.loads(row[0])
+            if (
+                conv.provenance.partial and not stored.provenance.partial
+            ):  # never worse: keep the complete copy
+                kept = SaveResult(
+                    id=stored.id,
+                    status="kept",
+                    title=stored.title,
+                    site=stored.source.site,
+                    messages=len(stored.messages),
+                    warnings=sum(w.count for w in stored.warnings),
+                    partial=True,
+                    reason=KEPT_REASON,
+                )
+                return kept, stored
+            conv = merge(stored, conv)
             status = "updated"
         document = canonical.dumps(conv, indent=None)
         digest = _content_digest(document)
@@ -216,7 +246,12 @@ class Archive:
     def delete(self, conv_id: str) -> bool:
         conv_id = self.resolve(conv_id)
         with Transaction(self.conn) as c:
+            site, source_id = c.execute(
+                "SELECT site, source_id FROM conversations WHERE id = ?", (conv_id,)
+            ).fetchone()
             self._delete_rows(c, conv_id)
+            sync.forget(c, conv_id)
+            attachments.forget(c, site, source_id)
         return True
 
     def store_token_counts(self, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
@@ -298,10 +333,13 @@ class Archive:
 
     def get(self, conv_id: str) -> Conversation:
         conv_id = self.resolve(conv_id)
-        row = self.conn.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+        row = self.conn.execute(
+            "SELECT document, site, source_id FROM conversations WHERE id = ?", (conv_id,)
+        ).fetchone()
         from .. import canonical
 
-        return canonical.loads(row[0])
+        # the attachments whose bytes the archive holds carry their sha256 (kept apart: a re-save keeps them)
+        return attachments.annotate(canonical.loads(row[0]), attachments.links(self.conn, row[1], row[2]))
 
     def get_document(self, conv_id: str) -> str:
         conv_id = self.resolve(conv_id)

@@ -40,6 +40,7 @@ class ImportTotals:
     created: int = 0
     updated: int = 0
     unchanged: int = 0
+    kept: int = 0  # partial inputs that did not replace a complete copy
     failed: int = 0
     failures: list[str] = field(default_factory=list)  # one readable line per failed input or conversation
 
@@ -121,15 +122,10 @@ class _Import:
 
     def save(self, convs: list[Conversation]) -> None:
         from ..token_policy import COUNTED_ENCODING
+        from .save import save_conversations
 
-        try:
-            results = self.arc.save_many(convs, self.counter, COUNTED_ENCODING)
-        except MnemosyneError:
-            results = []
-            for conv in convs:  # find the one that failed; the rest still go in
-                try:
-                    results += self.arc.save_many([conv], self.counter, COUNTED_ENCODING)
-                except MnemosyneError as exc:
-                    self.fail(f"{conv.title or conv.id}: {exc.message}")
-        for result in results:
-            setattr(self.totals, result.status, getattr(self.totals, result.status) + 1)
+        for conv, result in zip(convs, save_conversations(self.arc, convs, self.counter, COUNTED_ENCODING)):
+            if isinstance(result, MnemosyneError):
+                self.fail(f"{conv.title or conv.id}: {result.message}")
+            else:
+                setattr(self.totals, result.status, getattr(self.totals, result.status) + 1)

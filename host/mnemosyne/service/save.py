@@ -1,16 +1,18 @@
-"""Saving one payload the extension sent: a site's conversation JSON or a page capture."""
+"""Saving what the extension sent: a site's conversation JSON or a page capture, one or a batch."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
+from ..archive.sync import SyncMark
+from ..errors import InputError, MnemosyneError
 
 if TYPE_CHECKING:
     from ..archive import Archive, SaveResult
-    from ..model import CaptureMethod
+    from ..model import CaptureMethod, Conversation
 
 # kind -> (reader, capture method); "auto" detects, but only among PAGE_READERS
 PAGE_KINDS: dict[str, tuple[str | None, CaptureMethod | None]] = {
@@ -23,13 +25,38 @@ PAGE_KINDS: dict[str, tuple[str | None, CaptureMethod | None]] = {
 PAGE_READERS = ("chatgpt", "claude", "capture")
 
 
+@dataclass
+class SaveItem:
+    """One conversation to save, as the extension sent it (`save`, or one item of `save-batch`)."""
+
+    payload: dict[str, Any] | list[Any]
+    kind: str = "auto"
+    source_url: str | None = None
+    mark: SyncMark = SyncMark()
+
+
 def save_payload(
-    arc: Archive, payload: dict[str, Any] | list[Any], kind: str = "auto", source_url: str | None = None
+    arc: Archive,
+    payload: dict[str, Any] | list[Any],
+    kind: str = "auto",
+    source_url: str | None = None,
+    *,
+    list_updated: str | None = None,
+    origin: str = "export",
 ) -> SaveResult:
-    """Convert `payload` with the reader `kind` names and store it (idempotent: a re-save merges).
+    """Convert `payload` with the reader `kind` names and store it (idempotent: a re-save merges; a partial
+    capture never replaces a complete copy: status `kept`).
 
     No token counts are stored here: the extension's default context is redacted, which counts the text
     it builds (see token_policy), so counting at save time would be thrown away."""
+    conv = read_payload(payload, kind, source_url)
+    return arc.save_many([conv], marks=[SyncMark(list_updated, origin)])[0]
+
+
+def read_payload(
+    payload: dict[str, Any] | list[Any], kind: str = "auto", source_url: str | None = None
+) -> Conversation:
+    """The conversation a page payload holds (InputError when it holds none)."""
     from ..readers import RawInput, ReadContext, ReadFailure, detect, read_raw
 
     fmt, method = PAGE_KINDS[kind]
@@ -47,4 +74,56 @@ def save_payload(
         raise InputError("the payload holds no conversation")
     if isinstance(first, ReadFailure):
         raise InputError(first.error.message, code=first.error.code)
-    return arc.save(first)
+    return first
+
+
+def save_batch(arc: Archive, items: list[SaveItem | MnemosyneError]) -> list[SaveResult | MnemosyneError]:
+    """Every item read, then the readable ones stored in one transaction (see save_conversations); an item
+    that is already an error, or fails to read or store, is that item's result. Results in item order."""
+    results: list[SaveResult | MnemosyneError | None] = []
+    convs: list[Conversation] = []
+    marks: list[SyncMark] = []
+    slots: list[int] = []
+    for item in items:
+        if isinstance(item, MnemosyneError):
+            results.append(item)
+            continue
+        try:
+            conv = read_payload(item.payload, item.kind, item.source_url)
+        except MnemosyneError as exc:
+            results.append(exc)
+            continue
+        except RecursionError:
+            results.append(InputError("input nested too deeply"))
+            continue
+        slots.append(len(results))
+        results.append(None)
+        convs.append(conv)
+        marks.append(item.mark)
+    for slot, saved in zip(slots, save_conversations(arc, convs, marks=marks)):
+        results[slot] = saved
+    return [r for r in results if r is not None]
+
+
+def save_conversations(
+    arc: Archive,
+    convs: list[Conversation],
+    counter: Any = None,
+    encoding: str = "o200k_base",
+    marks: list[SyncMark] | None = None,
+) -> list[SaveResult | MnemosyneError]:
+    """Many conversations in one transaction (one commit, one fsync); when that fails, one by one, so the
+    one that cannot be stored is reported and the rest still go in. Shared by `mnemo import` and save-batch."""
+    if not convs:
+        return []
+    try:
+        return list(arc.save_many(convs, counter, encoding, marks=marks))
+    except MnemosyneError:
+        pass
+    out: list[SaveResult | MnemosyneError] = []
+    for n, conv in enumerate(convs):
+        try:
+            out += arc.save_many([conv], counter, encoding, marks=None if marks is None else [marks[n]])
+        except MnemosyneError as exc:
+            out.append(exc)
+    return out

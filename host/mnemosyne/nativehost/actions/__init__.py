@@ -16,6 +16,11 @@ if TYPE_CHECKING:
 ACTIONS: dict[str, str] = {
     "hello": "mnemosyne.nativehost.actions.hello:run",
     "save": "mnemosyne.nativehost.actions.save:run",
+    "save-batch": "mnemosyne.nativehost.actions.save_batch:run",
+    "sync-state": "mnemosyne.nativehost.actions.sync_state:run",
+    "sync-log": "mnemosyne.nativehost.actions.sync_log:run",
+    "save-attachment": "mnemosyne.nativehost.actions.save_attachment:run",
+    "get-attachment": "mnemosyne.nativehost.actions.get_attachment:run",
     "list": "mnemosyne.nativehost.actions.listing:run",
     "search": "mnemosyne.nativehost.actions.search:run",
     "get": "mnemosyne.nativehost.actions.get:run",
