@@ -9,7 +9,7 @@ import { MnemoError } from "../shared/errors.js";
 import { wellFormedDeep } from "../shared/text.js";
 import { SOURCE_PATTERNS, sourceSiteOf } from "../sites/index.js";
 import { applyListReply, conversationKind, conversationPath, nextListPath } from "./backup_lists.js";
-import { LOG_EVERY, RUN_KEY, addListed, finishItem, listingDone, logRecord, newRun, nextItem, retryFailures } from "./backup_state.js";
+import { LOG_EVERY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem, retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
 import { delayMs, isRetryable, observed, policyFor, started } from "./rate_policy.js";
 
@@ -24,8 +24,21 @@ const ACTIVE = new Set(["running"]);
 let looping = false;
 let chain = Promise.resolve();
 
+// The queue and the ids seen (large: an entry per conversation) are stored apart from the rest of the run and
+// written only when they change (a listed page, a retry), not at every step.
 async function load() {
-  return (await api.storage.local.get(RUN_KEY))[RUN_KEY] ?? null;
+  const stored = await api.storage.local.get([RUN_KEY, QUEUE_KEY]);
+  const run = stored[RUN_KEY];
+  if (!run) return null;
+  const queue = stored[QUEUE_KEY]?.id === run.id ? stored[QUEUE_KEY] : { queue: [], seen: {} };
+  return { ...run, queue: queue.queue, seen: queue.seen };
+}
+
+async function store(run, before) {
+  const { queue, seen, ...rest } = run;
+  const items = { [RUN_KEY]: { ...rest, queueLength: queue.length } };
+  if (!before || before.id !== run.id || before.queue !== queue || before.seen !== seen) items[QUEUE_KEY] = { id: run.id, queue, seen };
+  await api.storage.local.set(items);
 }
 
 /** Serialised read-modify-write of the run: pause, retry and a finishing step never overwrite each other. */
@@ -33,7 +46,7 @@ function update(change) {
   const next = chain.then(async () => {
     const run = await load();
     const changed = await change(run);
-    if (changed && changed !== run) await api.storage.local.set({ [RUN_KEY]: changed });
+    if (changed && changed !== run) await store(changed, run);
     return changed ?? run;
   });
   chain = next.catch(() => {});
@@ -291,7 +304,7 @@ export async function backupStatus() {
   const run = await load();
   if (!run) return { run: null };
   const { queue: _queue, seen: _seen, projects: _projects, ...rest } = run;
-  return { run: { ...rest, left: Math.max(0, run.queue.length - run.cursor) } };
+  return { run: { ...rest, left: left(run) } };
 }
 
 /** Wire the wake-ups: alarms, browser start, and this module loading (a worker that was stopped). */

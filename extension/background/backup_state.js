@@ -4,7 +4,8 @@
 import { initialListing } from "./backup_lists.js";
 import { initialRate } from "./rate_policy.js";
 
-export const RUN_KEY = "backupRun";
+export const RUN_KEY = "backupRun"; // the run without its queue (pages read this)
+export const QUEUE_KEY = "backupQueue"; // {id, queue, seen}: written only when they change
 export const LOG_EVERY = 25; // items between sync-log reports to the host
 const FAILURE_LIMIT = 500; // failures kept in the run (the host's sync-log keeps them too)
 
@@ -18,8 +19,9 @@ export function newRun({ id, site, tabId, policy, now }) {
   };
 }
 
+/** Conversations still to fetch (a stored run has `queueLength` instead of its queue). */
 export function left(run) {
-  return Math.max(0, run.queue.length - run.cursor);
+  return Math.max(0, (run.queue ? run.queue.length : run.queueLength ?? 0) - run.cursor);
 }
 
 export function listingDone(run) {
