@@ -47,10 +47,13 @@ export function conversationPath(site, entry) {
   return `/backend-api/conversation/${enc(entry.id)}`;
 }
 
-/** The save `kind` and whether the reply is the shape we save, for a conversation reply. */
+/**
+ * The save `kind` and whether the reply is a shape we save. ChatGPT: the full tree (`mapping`), or a window of
+ * `messages` (the plural endpoint's shape), which the host reads as partial and never lets replace a complete copy.
+ */
 export function conversationKind(site, payload) {
-  const ok = payload && typeof payload === "object"
-    && (site === "claude" ? Array.isArray(payload.chat_messages) : Boolean(payload.mapping && typeof payload.mapping === "object"));
+  const chatgpt = (p) => Boolean(p.mapping && typeof p.mapping === "object") || (Array.isArray(p.messages) && p.messages.length > 0);
+  const ok = Boolean(payload && typeof payload === "object") && (site === "claude" ? Array.isArray(payload.chat_messages) : chatgpt(payload));
   return { kind: site === "claude" ? "claude_api" : "chatgpt_api", ok };
 }
 

@@ -56,6 +56,8 @@ test("Claude: chat orgs only, projects with docs, chats paged by has_more", () =
   assert.match(conversationPath("claude", entries[0]), /^\/api\/organizations\/org1\/chat_conversations\/a\?tree=True&rendering_mode=messages/);
   assert.equal(conversationKind("claude", { chat_messages: [] }).ok, true);
   assert.equal(conversationKind("chatgpt", { title: "no mapping" }).ok, false);
+  assert.equal(conversationKind("chatgpt", { messages: [{ author: { role: "user" } }] }).ok, true, "a window: saved, the host keeps it partial");
+  assert.equal(conversationKind("chatgpt", null).ok, false);
 });
 
 function run() {

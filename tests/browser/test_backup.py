@@ -43,6 +43,9 @@ class ChatgptAccount:
     archived: list[str] = field(default_factory=list)
     project: list[str] = field(default_factory=list)
     broken: set[str] = field(default_factory=set)  # answer 200 without a mapping
+    windowed: set[str] = field(
+        default_factory=set
+    )  # answer the plural endpoint's window of messages (partial)
     limited: dict[str, str] = field(default_factory=dict)  # id -> Retry-After of one 429 before it answers
     fetched: list[tuple[float, str, int]] = field(
         default_factory=list
@@ -116,6 +119,10 @@ class ChatgptAccount:
                 self.fetched.append((time.monotonic(), cid, 200))
             if cid in self.broken:
                 return 200, {"detail": "something else"}, {}
+            if cid in self.windowed:
+                full = self.conversation(cid)
+                messages = [n["message"] for n in full["mapping"].values() if n.get("message")][-2:]
+                return 200, {"conversation_id": cid, "title": full["title"], "messages": messages}, {}
             return 200, self.conversation(cid), {}
         return 404, {"detail": "not found"}, {}
 
@@ -384,3 +391,35 @@ def test_claude_backup_lists_organizations_and_projects(browser, sites, ext_url,
 def archive_conversations(mnemo_cli, title: str) -> set[str]:
     listed = json.loads(mnemo_cli("list", "--source", "claude", "--limit", "0", "--json").stdout)
     return {item["id"] for item in listed if item.get("title") == title}
+
+
+def test_a_partial_reply_never_replaces_the_complete_copy(browser, sites, ext_url, mnemo_cli):
+    account = ChatgptAccount(main=ids(6, "partial"))
+    account.install(browser)
+    open_site(browser, sites, "https://chatgpt.com")
+    popup = open_popup(browser, ext_url)
+    popup.click("[data-mnemosyne='backup-all']")
+    assert wait_state(popup, "done", 60_000)["done"] == "6"
+    before = {
+        item["source_id"]: item for item in json.loads(mnemo_cli("list", "--limit", "0", "--json").stdout)
+    }
+
+    # the site changes one conversation and now answers only a window of its latest messages
+    target = account.main[2]
+    account.updated[target] = "2026-11-30T23:59:59.000000Z"
+    account.windowed.add(target)
+    popup.click("[data-mnemosyne='backup-all']")
+    popup.wait_for_function(
+        "() => document.querySelector(\"[data-mnemosyne='backup-progress']\").dataset.skipped === '6'"
+        " && document.querySelector(\"[data-mnemosyne='backup-progress']\").dataset.state === 'done'",
+        timeout=60_000,
+    )
+    done = progress(popup)
+    assert (done["done"], done["failed"]) == ("0", "0"), done  # kept: skipped with its reason, not a failure
+    assert account.conversation_fetches()[-1] == target
+    kept = popup.locator("[data-mnemosyne='backup-kept'] li")
+    assert kept.count() == 1 and kept.first.get_attribute("data-id") == target
+    after = {
+        item["source_id"]: item for item in json.loads(mnemo_cli("list", "--limit", "0", "--json").stdout)
+    }
+    assert after[target]["message_count"] == before[target]["message_count"] > 2
