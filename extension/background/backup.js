@@ -226,7 +226,10 @@ export async function runLoop() {
       const wait = delayMs(run.rate, policy, Date.now());
       if (wait > 0) {
         await armAlarms(Date.now() + wait);
-        if (wait > IN_WORKER_WAIT_MS) return; // the alarm wakes the worker
+        if (wait > IN_WORKER_WAIT_MS) { // the alarm wakes the worker; the progress says until when
+          await update((r) => (r?.id === run.id ? { ...r, waitUntil: Date.now() + wait } : r));
+          return;
+        }
         await new Promise((resolve) => setTimeout(resolve, wait));
         continue;
       }
@@ -274,7 +277,9 @@ export async function pauseBackup() {
 }
 
 export async function resumeBackup() {
-  const run = await update((r) => (r && r.state === "paused" ? { ...r, state: "running", pausedReason: null } : r));
+  // the pause is not part of the observed rate the ETA uses
+  const run = await update((r) => (r && r.state === "paused"
+    ? { ...r, state: "running", pausedReason: null, timing: { ...r.timing, since: null } } : r));
   if (run?.state === "running") {
     await armAlarms(null);
     runLoop();

@@ -23,8 +23,9 @@ export function progressText(run) {
   if (run.state === "running" && run.listing?.phase !== "end") parts.push(t("backupListing", [String(run.listed ?? 0)]));
   if (run.state === "running" && run.current) parts.push(t("backupCurrent", [run.current.title || run.current.id]));
   if (run.state === "running" && run.listing?.phase === "end" && left) parts.push(t("backupEta", [duration(etaSeconds(run))]));
-  if (run.state === "running" && run.rate?.notBefore > Date.now()) {
-    parts.push(t("backupWaiting", [new Date(run.rate.notBefore).toLocaleTimeString(api.i18n.getUILanguage())]));
+  const waitUntil = Math.max(run.rate?.notBefore ?? 0, run.waitUntil ?? 0);
+  if (run.state === "running" && waitUntil > Date.now()) {
+    parts.push(t("backupWaiting", [new Date(waitUntil).toLocaleTimeString(api.i18n.getUILanguage())]));
   }
   if (run.state === "paused") parts.push(run.pausedReason && run.pausedReason !== "user" ? t("backupPausedBecause", [run.pausedReason]) : t("backupPaused"));
   if (run.state === "done") parts.push(t("backupDone"));
@@ -34,13 +35,13 @@ export function progressText(run) {
 
 /** Build the panel into `container`; returns nothing, keeps itself current. */
 export function mountBackupPanel(container) {
-  const button = (name, label, action) => el("button", { type: "button", dataset: { mnemosyne: name }, text: t(label),
+  const button = (name, label, action) => el("button", { type: "button", dataset: { mnemosyne: name }, text: label,
     on: { click: () => act(action) } });
-  const start = button("backup-all", "backupAll", "backup-start");
-  const pause = button("backup-pause", "backupPause", "backup-pause");
-  const resume = button("backup-resume", "backupResume", "backup-resume");
-  const cancel = button("backup-cancel", "backupCancel", "backup-cancel");
-  const retry = button("backup-retry", "backupRetry", "backup-retry");
+  const start = button("backup-all", t("backupAll"), "backup-start");
+  const pause = button("backup-pause", t("backupPause"), "backup-pause");
+  const resume = button("backup-resume", t("backupResume"), "backup-resume");
+  const cancel = button("backup-cancel", t("backupCancel"), "backup-cancel");
+  const retry = button("backup-retry", t("backupRetry"), "backup-retry");
   const progress = el("p", { className: "status", role: "status", dataset: { mnemosyne: "backup-progress" } });
   const failures = el("ul", { className: "backup-failures", dataset: { mnemosyne: "backup-failures" } });
   const kept = el("ul", { className: "backup-failures", dataset: { mnemosyne: "backup-kept" } });
