@@ -20,6 +20,7 @@ const IN_WORKER_WAIT_MS = 20_000; // shorter waits stay in this worker (an alarm
 const TAB_TIMEOUT_MS = 120_000;
 const SYNC_STATE_MAX = 500;
 const ACTIVE = new Set(["running"]);
+const HOST_DOWN = /^(HOST_|KEYRING_)/; // the archive cannot be reached: the run pauses instead of failing every item
 
 let looping = false;
 let chain = Promise.resolve();
@@ -189,6 +190,11 @@ async function fetchStep(run, entry, policy) {
       reason = outcome === "kept" ? (saved.reason ?? "kept") : null;
     } catch (error) {
       reason = error.code ?? "INTERNAL";
+      if (HOST_DOWN.test(reason)) { // not this conversation's fault: pause on it, nothing is lost
+        const paused = await update((r) => (r?.id === run.id ? { ...r, state: "paused", pausedReason: reason, current: null } : r));
+        await clearAlarms();
+        return paused;
+      }
     }
   }
   const settled = await update((r) => {

@@ -465,3 +465,18 @@ def test_keep_current_saves_after_a_completed_reply_only_when_enabled(browser, s
     saved = json.loads(mnemo_cli("list", "--json").stdout)
     assert [item["source_id"] for item in saved] == [cid]
     assert conversation_gets(sites, cid) == 1
+
+
+def test_without_the_host_the_run_pauses_on_its_first_conversation(browser_without_host, sites, ext_url):
+    account = ChatgptAccount(main=ids(5, "nohost"))
+    account.install(browser_without_host)
+    open_site(browser_without_host, sites, "https://chatgpt.com")
+    popup = open_popup(browser_without_host, ext_url)
+    popup.click("[data-mnemosyne='backup-all']")
+    paused = wait_state(popup, "paused", 60_000)
+    assert (paused["done"], paused["failed"], paused["left"]) == ("0", "0", "5"), paused
+    assert "HOST_NOT_FOUND" in paused["text"]
+    assert (
+        account.conversation_fetches() == account.main[:1]
+    )  # nothing more is read while the archive is away
+    assert popup.locator("[data-mnemosyne='backup-resume']").is_visible()
