@@ -123,3 +123,17 @@ def test_unique_names_for_repeated_conversations():
     assert unique_name("a-x.md", used) == "a-x.md"
     assert unique_name("a-x.md", used) == "a-x-2.md"
     assert unique_name("A-X.md", used) == "A-X-3.md"  # case-insensitive file systems
+
+
+def test_attachment_filenames_are_safe_whatever_the_site_named_the_file():
+    from mnemosyne.filenames import attachment_filename
+
+    digest = "ab" * 32
+    assert attachment_filename("Photo (1).JPEG", digest) == "photo-1.jpeg"
+    assert attachment_filename("../../etc/passwd", digest) == "etc-passwd"
+    assert attachment_filename("CON.txt", digest) == "_con.txt"
+    assert attachment_filename(None, digest) == digest[:12]
+    assert attachment_filename(".bashrc", digest) == digest[:12] + ".bashrc"  # never a hidden file
+    assert attachment_filename("report.exe\u202egnp", digest) == "report-exe-gnp"
+    long = attachment_filename("名" * 400 + ".pdf", digest)
+    assert long.endswith(".pdf") and len(long.encode()) <= 255 and "/" not in long

@@ -76,6 +76,18 @@ def conversation_filename(title: str | None, conv_id: str, extension: str) -> st
     return ("_" + stem if is_reserved(stem) else stem) + extension
 
 
+def attachment_filename(name: str | None, digest: str) -> str:
+    """A held attachment's file name beside its conversation: the slug of its name with its extension
+    (lower-case letters and digits only), or the start of its SHA-256 when the name has nothing usable."""
+    stem, dot, ext = (name or "").rpartition(".")
+    extension = "." + ext.lower() if dot and _SAFE_EXTENSION.fullmatch("." + ext.lower()) else ""
+    if not extension:
+        stem = name or ""
+    base = slug(stem, SLUG_MAX, NAME_MAX_BYTES - len(extension) - 8) or digest[:12]
+    candidate = base + extension
+    return "_" + candidate if is_reserved(candidate) else candidate
+
+
 def unique_name(name: str, used: set[str]) -> str:
     """`name`, or `name-2`, `name-3`… when the same conversation comes twice (case-insensitively)."""
     stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")

@@ -28,6 +28,7 @@ SCRIPTS = [
     "host_startup",
     "cli_startup",
     "save_bench",
+    "sync_save_bench",
     "context_bench",
     "import_bench",
     "convert_bench",

@@ -162,28 +162,40 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("folder", metavar="DIR", help="where to write (created if missing)")
     p.add_argument("--to", choices=EXPORT_FORMATS, default="markdown")
     p.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    p.add_argument(
+        "--since",
+        metavar="DATE",
+        type=_since,
+        help="only conversations saved (or given attachments) at or after DATE (2026-11-30 or an ISO time)",
+    )
+
+
+def _since(value: str) -> str:
+    """An ISO date stays a date (compared as a prefix); a time becomes the archive's UTC spelling."""
+    from datetime import date, datetime, timezone
+
+    from ..model import format_time
+
+    try:
+        if len(value) == 10:
+            return date.fromisoformat(value).isoformat()
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a date (YYYY-MM-DD) or ISO 8601 time") from None
+    return format_time(moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
 
 
 def run_export(args) -> int:
-    from ..filenames import conversation_filename, path_inside
-    from ..paths import write_private
-    from ..writers import writer
+    from ..service.export import changed_ids, export_folder
 
     out = Path(args.folder)
-    out.mkdir(
-        parents=True, exist_ok=True, mode=0o700
-    )  # a new folder is private; an existing one is left as is
-    mod = writer(args.to)
-    written = 0
     with _archive() as arc:
-        ids = arc.all_ids()
+        ids = changed_ids(arc, args.since)
         progress = Progress(len(ids), label="export")
-        for conv_id in ids:
-            conv = _maybe_redacted(arc.get(conv_id), args.redact)
-            target = path_inside(out, conversation_filename(conv.title, conv.id, mod.EXTENSION))
-            write_private(target, mod.write(conv).encode("utf-8", "replace"))  # 0600: archive text is private
-            written += 1
-            progress.step()
+        totals = export_folder(arc, out, args.to, ids, redact=args.redact, step=progress.step)
         progress.done()
-    print(f"exported {written} conversations to {out}")
+    print(
+        f"exported {totals.conversations} conversations to {out}"
+        f" ({totals.written} written, {totals.unchanged} unchanged, {totals.attachments} attachment files written)"
+    )
     return 0

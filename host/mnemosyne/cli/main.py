@@ -49,6 +49,7 @@ COMMANDS: dict[str, Command] = {
         "add_export_arguments",
         "run_export",
     ),
+    "sync-status": _cmd("sync_cmd", "what the extension's backups saved, when, and what failed"),
     "context": _cmd(
         "context_cmd",
         "build a token-trimmed context for another tool",

@@ -14,7 +14,9 @@ links are footnotes collected at the end; only http(s) URLs become links.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime
+from urllib.parse import quote
 
 from ..model import (
     ArtifactPart,
@@ -78,10 +80,12 @@ def callout(kind: str, title: str, body: str, folded: bool = True) -> str:
 
 
 class Footnotes:
-    """Numbered citation links, one per distinct target, defined at the end."""
+    """Numbered citation links, one per distinct target, defined at the end; and the local files that hold
+    attachments (`mnemo export`: sha256 -> a relative path), which attachments link to."""
 
-    def __init__(self) -> None:
+    def __init__(self, files: Mapping[str, str] | None = None) -> None:
         self.numbers: dict[tuple[str, str], int] = {}
+        self.files = files or {}
 
     def ref(self, title: str | None, url: str | None) -> str:
         key = (" ".join((title or "").split()), url or "")
@@ -107,12 +111,19 @@ def _arguments_block(arguments: object) -> str:
     return fenced(json.dumps(arguments, ensure_ascii=False, indent=2), "json")
 
 
-def _attachment(part: AttachmentPart) -> str:
+def _attachment(part: AttachmentPart, files: Mapping[str, str]) -> str:
     details = [part.mime_type, human_size(part.size_bytes)]
     if part.width and part.height:
         details.append(f"{part.width}×{part.height}")
     shown = ", ".join(d for d in details if d)
-    line = f"- {part.kind.capitalize()}: {inline_code(part.name or part.asset_pointer or 'unnamed')}"
+    label = part.name or part.asset_pointer or "unnamed"
+    local = files.get(part.sha256) if part.sha256 else None
+    if local:  # our own relative path, percent-encoded: the name cannot break out of the link
+        target = quote(local)
+        bang = "!" if part.kind == "image" else ""
+        line = f"- {part.kind.capitalize()}: {bang}[{plain(label) or 'file'}]({target})"
+    else:
+        line = f"- {part.kind.capitalize()}: {inline_code(label)}"
     line += f" ({shown})" if shown else ""
     if part.extracted_text:
         line += "\n\n" + callout("quote", "Extracted text", part.extracted_text)
@@ -140,7 +151,7 @@ def render_part(part: Part, notes: Footnotes, tool_heading: str | None = None) -
         images = "\n".join(f"- Image: {inline_code(i)}" for i in part.images)
         return "\n\n".join(x for x in ("Output:", fenced(part.text) if part.text else "", images) if x)
     if isinstance(part, AttachmentPart):
-        return _attachment(part)
+        return _attachment(part, notes.files)
     if isinstance(part, ToolCallPart):
         return f"**Tool call:** {inline_code(part.name)}\n\n{_arguments_block(part.arguments)}"
     if isinstance(part, ToolResultPart):
@@ -231,8 +242,9 @@ def _instructions(conv: Conversation) -> str:
     return "## Instructions\n\n" + "\n\n".join(blocks) if blocks else ""
 
 
-def write(conv: Conversation, *, branch: str | None = None) -> str:
-    notes = Footnotes()
+def write(conv: Conversation, *, branch: str | None = None, files: Mapping[str, str] | None = None) -> str:
+    """`files`: sha256 -> the relative path of the file holding an attachment's bytes (`mnemo export`)."""
+    notes = Footnotes(files)
     sections = [f"# {plain(title_of(conv))}", _instructions(conv)]
     previous = ""
     for msg in visible_path(conv, branch):
