@@ -251,6 +251,17 @@ def stop_service_worker(browser, page) -> None:
     assert versions[running[0]] == "stopped", versions
 
 
+def logged_run(mnemo_cli, state: str, timeout: float = 20) -> dict:
+    """The latest run `mnemo sync-status` shows, once it has `state` (the extension reports it without waiting)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        runs = json.loads(mnemo_cli("sync-status", "--json").stdout)["runs"]
+        if (runs and runs[0]["state"] == state) or time.monotonic() > deadline:
+            assert runs and runs[0]["state"] == state, runs[:1]
+            return runs[0]
+        time.sleep(0.2)
+
+
 def test_backup_survives_a_stopped_worker_a_429_and_a_broken_conversation(browser, sites, ext_url, mnemo_cli):
     account = ChatgptAccount(main=ids(60, "resume"))
     broken = account.main[7]
@@ -283,6 +294,10 @@ def test_backup_survives_a_stopped_worker_a_429_and_a_broken_conversation(browse
     assert times[1][0] - times[0][0] >= 2.0
     held = archive_ids(mnemo_cli, "chatgpt")
     assert set(account.main) - {broken} <= held and broken not in held
+    # the run was reported to the host (sync-log): `mnemo sync-status` shows it, with its failure
+    run = logged_run(mnemo_cli, "done")
+    assert run["counts"] == {"done": 59, "skipped": 0, "failed": 1, "left": 0}, run
+    assert [(f["id"], f["reason"]) for f in run["failures"]] == [(broken, "API_SHAPE")]
 
     # the failure can be retried once the site answers
     account.broken.clear()
