@@ -8,6 +8,8 @@ import { api } from "../shared/api.js";
 import { MnemoError } from "../shared/errors.js";
 import { wellFormedDeep } from "../shared/text.js";
 import { SOURCE_PATTERNS, sourceSiteOf } from "../sites/index.js";
+import { loadSettings } from "../shared/settings.js";
+import { filesOf } from "./backup_files.js";
 import { applyListReply, conversationKind, conversationPath, nextListPath } from "./backup_lists.js";
 import { LOG_EVERY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem, retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
@@ -84,8 +86,8 @@ async function siteTab(run) {
   return tab.id;
 }
 
-/** One same-origin GET through the site tab: `{ok, data}` or `{ok: false, status, retryAfter, code, message}`. */
-async function tabGet(run, path) {
+/** One request through the site tab (`backup-get` / `backup-file`): `{ok, data}` or `{ok: false, status, retryAfter, code, message}`. */
+async function tabCall(run, message) {
   const fail = (error) => ({ ok: false, status: 0, code: error.code, message: error.message });
   let timer;
   try {
@@ -93,13 +95,67 @@ async function tabGet(run, path) {
     const timeout = new Promise((resolve) => {
       timer = setTimeout(() => resolve(fail(new MnemoError("TAB_TIMEOUT", "the site tab did not answer"))), TAB_TIMEOUT_MS);
     });
-    const reply = await Promise.race([api.tabs.sendMessage(tabId, { type: "backup-get", path }, { frameId: 0 }), timeout]);
+    const reply = await Promise.race([api.tabs.sendMessage(tabId, message, { frameId: 0 }), timeout]);
     return reply ?? fail(new MnemoError("NO_REPLY", "the site tab sent no reply"));
   } catch (error) {
     return fail(new MnemoError("NO_SITE_TAB", String(error?.message ?? error)));
   } finally {
     clearTimeout(timer);
   }
+}
+
+const tabGet = (run, path) => tabCall(run, { type: "backup-get", path });
+
+/**
+ * Download the files a saved conversation refers to (within the user's cap) and store each with `save-attachment`,
+ * paced like every other request. Waits happen in this worker: if it stops, the conversation is done again
+ * (its save is unchanged, and the host keeps each file once by SHA-256).
+ */
+async function saveFiles(run, entry, payload, policy) {
+  const tally = { saved: 0, failed: 0 };
+  const capBytes = Math.max(0, Number((await loadSettings()).attachmentCapMb) || 0) * 1_000_000;
+  if (!capBytes) return tally;
+  for (const file of filesOf(run.site, payload)) {
+    if (file.size && file.size > capBytes) continue;
+    for (;;) {
+      const current = await load();
+      if (current?.id !== run.id || current.state !== "running") return tally;
+      const wait = delayMs(current.rate, policy, Date.now());
+      if (wait > 0) {
+        await armAlarms(Date.now() + wait);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        continue;
+      }
+      await update((r) => (r?.id === run.id ? { ...r, rate: started(r.rate, policy, Date.now()) } : r));
+      const reply = await tabCall(run, { type: "backup-file", path: file.path, capBytes });
+      const now = Date.now();
+      if (reply.ok) {
+        await update((r) => (r?.id === run.id ? { ...r, rate: observed(r.rate, policy, { status: 200 }, now) } : r));
+        try {
+          await hostCall("save-attachment", { site: run.site, source_id: entry.id, file_id: file.fileId, name: file.name,
+            mime: reply.data.mime || file.mime || "application/octet-stream", data: reply.data.data }, { timeoutMs: 120_000 });
+          tally.saved += 1;
+        } catch (error) {
+          console.warn(`mnemosyne: save-attachment: ${error.code ?? error}`);
+          tally.failed += 1;
+        }
+        break;
+      }
+      let giveUp = false;
+      await update((r) => {
+        if (r?.id !== run.id) return r;
+        const settled = afterError(r, policy, reply, now);
+        giveUp = settled.giveUp;
+        return { ...r, rate: settled.rate };
+      });
+      if (reply.code === "TOO_LARGE") break; // over the cap: not an error, not saved
+      if (giveUp) {
+        tally.failed += 1;
+        break;
+      }
+    }
+  }
+  return tally;
 }
 
 /** The host's sync-state for these ids; an archive without it (an older host) knows nothing. */
@@ -171,6 +227,7 @@ async function fetchStep(run, entry, policy) {
   const now = Date.now();
   let outcome = "failed";
   let reason = null;
+  let files = { saved: 0, failed: 0 };
   if (!reply.ok) {
     const settled = await update((r) => {
       if (r?.id !== run.id) return r;
@@ -188,6 +245,7 @@ async function fetchStep(run, entry, policy) {
         origin: "backup" }, { timeoutMs: 120_000 });
       outcome = saved.status === "kept" ? "kept" : "done";
       reason = outcome === "kept" ? (saved.reason ?? "kept") : null;
+      if (outcome === "done") files = await saveFiles(run, entry, payload, policy);
     } catch (error) {
       reason = error.code ?? "INTERNAL";
       if (HOST_DOWN.test(reason)) { // not this conversation's fault: pause on it, nothing is lost
@@ -199,8 +257,9 @@ async function fetchStep(run, entry, policy) {
   }
   const settled = await update((r) => {
     if (r?.id !== run.id) return r;
-    const rate = observed(r.rate, policy, { status: 200 }, now);
-    return finishItem({ ...r, rate }, entry, outcome, reason, now);
+    const rate = r.rate.lastStartAt > now ? r.rate : observed(r.rate, policy, { status: 200 }, now);
+    const tally = { saved: (r.files?.saved ?? 0) + files.saved, failed: (r.files?.failed ?? 0) + files.failed };
+    return finishItem({ ...r, rate, files: tally }, entry, outcome, reason, Date.now());
   });
   return maybeLog(settled);
 }

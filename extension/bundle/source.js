@@ -416,6 +416,8 @@
     // token budget for contexts; 0 = the target's own default
     redact: true,
     // ask the host to redact secrets before a context leaves the archive
+    attachmentCapMb: 20,
+    // a backup downloads uploaded files and generated images up to this size each; 0 = none
     keepCurrent: false
     // save the open conversation again after each completed reply (content/keep_current.js)
   });
@@ -1134,6 +1136,43 @@ button:disabled { opacity: .6; cursor: progress; }
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
     }
   }
+  function base64(buffer) {
+    const bytes = new Uint8Array(buffer);
+    let binary = "";
+    for (let i = 0; i < bytes.length; i += 32768) binary += String.fromCharCode(...bytes.subarray(i, i + 32768));
+    return btoa(binary);
+  }
+  function tooLarge(bytes, capBytes) {
+    return failed(new MnemoError("TOO_LARGE", `${bytes} bytes is over the ${capBytes}-byte cap`), 413);
+  }
+  async function backupFile(site2, path, capBytes) {
+    if (typeof path !== "string" || !path.startsWith(site2.apiPrefix) || path.includes("..") || path.includes("//")) {
+      return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+    }
+    try {
+      let url = path;
+      if (site2.name === "chatgpt") {
+        url = (await site2.apiGet(path))?.download_url;
+        if (typeof url !== "string" || !/^(https:\/\/|\/)/.test(url)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
+      }
+      const sameOrigin = new URL(url, location.origin).origin === location.origin;
+      const response = await pageFetch(url, sameOrigin ? {} : { credentials: "omit" });
+      if (!response.ok) {
+        return {
+          ...failed(new MnemoError(`HTTP_${response.status}`, `the file answered ${response.status}`), response.status),
+          retryAfter: response.headers.get("Retry-After")
+        };
+      }
+      const declared = Number(response.headers.get("Content-Length"));
+      if (declared > capBytes) return tooLarge(declared, capBytes);
+      const buffer = await response.arrayBuffer();
+      if (buffer.byteLength > capBytes) return tooLarge(buffer.byteLength, capBytes);
+      return { ok: true, data: { bytes: buffer.byteLength, mime: response.headers.get("Content-Type"), data: base64(buffer) } };
+    } catch (error) {
+      const status = Number.isInteger(error.status) ? error.status : 0;
+      return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+    }
+  }
 
   // content/clipboard.js
   async function copyText(text) {
@@ -1435,6 +1474,9 @@ button:disabled { opacity: .6; cursor: progress; }
       else if (message?.type === "menu-continue") continueIn(site2, message.target);
       else if (message?.type === "backup-get") {
         backupGet(site2, message.path).then(sendResponse);
+        return true;
+      } else if (message?.type === "backup-file") {
+        backupFile(site2, message.path, message.capBytes).then(sendResponse);
         return true;
       } else if (message?.type === "health") {
         health(site2).then(sendResponse, (error) => sendResponse({ site: site2.name, checks: [

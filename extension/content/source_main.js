@@ -5,7 +5,7 @@
 import { api } from "../shared/api.js";
 import { adapterForHost } from "../sites/index.js";
 import { closeMenusOnEscape, continueIn } from "./continue.js";
-import { backupGet } from "./backup_fetch.js";
+import { backupFile, backupGet } from "./backup_fetch.js";
 import { buildBar, exportNow } from "./export.js";
 import { claimAndFill } from "./fill.js";
 import { health } from "./health.js";
@@ -56,6 +56,9 @@ function start(site) {
     else if (message?.type === "menu-continue") continueIn(site, message.target);
     else if (message?.type === "backup-get") {
       backupGet(site, message.path).then(sendResponse);
+      return true;
+    } else if (message?.type === "backup-file") {
+      backupFile(site, message.path, message.capBytes).then(sendResponse);
       return true;
     } else if (message?.type === "health") {
       health(site).then(sendResponse, (error) => sendResponse({ site: site.name, checks: [

@@ -20,6 +20,7 @@ function duration(seconds) {
 export function progressText(run) {
   const left = leftOf(run);
   const parts = [t("backupCounts", [String(run.counts.done), String(run.counts.skipped), String(run.counts.failed), String(left)])];
+  if (run.files?.saved || run.files?.failed) parts.push(t("backupFiles", [String(run.files.saved), String(run.files.failed)]));
   if (run.state === "running" && run.listing?.phase !== "end") parts.push(t("backupListing", [String(run.listed ?? 0)]));
   if (run.state === "running" && run.current) parts.push(t("backupCurrent", [run.current.title || run.current.id]));
   if (run.state === "running" && run.listing?.phase === "end" && left) parts.push(t("backupEta", [duration(etaSeconds(run))]));

@@ -101,3 +101,18 @@ test("the ETA follows the observed rate", () => {
   // 3 intervals of 2 s over 4 items (the first starts the clock): 6 left at 1.5 s each
   assert.equal(etaSeconds(state), 9);
 });
+
+test("the files of a conversation: ChatGPT asset pointers and attachments, Claude same-origin assets, once each", async () => {
+  const { filesOf } = await import("../background/backup_files.js");
+  const { readFileSync } = await import("node:fs");
+  const fixture = JSON.parse(readFileSync(new URL("../../tests/fixtures/chatgpt_api/elinvoss/0054-Auto_repair_help-68f67423-fdcc-8321-ae7f-b94e4aca7138.json", import.meta.url)));
+  const files = filesOf("chatgpt", fixture);
+  assert.ok(files.length >= 1);
+  assert.ok(files.every((f) => /^\/backend-api\/files\/download\/file[-_]\w+\?/.test(f.path)), JSON.stringify(files));
+  assert.equal(new Set(files.map((f) => f.id)).size, files.length);
+  const claude = filesOf("claude", { chat_messages: [
+    { files_v2: [{ file_uuid: "f1", file_name: "a.png", preview_asset: { url: "/api/org/files/f1/preview" } }] },
+    { files: [{ file_uuid: "f1", preview_asset: { url: "/api/org/files/f1/preview" } }, { file_uuid: "f2", preview_asset: { url: "https://evil.example/x" } }] },
+  ] });
+  assert.deepEqual(claude.map((f) => [f.id, f.path]), [["f1", "/api/org/files/f1/preview"]]);
+});

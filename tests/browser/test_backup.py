@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from ext_fakesite import (
@@ -25,6 +26,7 @@ from ext_fakesite import (
 )
 
 pytestmark = pytest.mark.browser
+EXTENSION_ICONS = Path(__file__).resolve().parents[2] / "extension" / "icons"
 
 FAST = {
     "spacingMs": 0,
@@ -53,9 +55,13 @@ class ChatgptAccount:
     )  # (time, id, status) per conversation GET
     listed: list[str] = field(default_factory=list)  # list paths asked
     lock: threading.Lock = field(default_factory=threading.Lock)
+    fixture: str | None = None  # a chatgpt_api fixture name (default: ext_fakesite's)
+    files: dict[str, bytes] = field(default_factory=dict)  # file id -> bytes served by files/download
+    file_gets: list[str] = field(default_factory=list)
+    file_of: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (fixture file id, its own)
 
     def __post_init__(self):
-        self.base = chatgpt_api_fixture()
+        self.base = chatgpt_api_fixture(self.fixture) if self.fixture else chatgpt_api_fixture()
         self.updated = {
             cid: f"2026-11-{1 + i % 28:02d}T10:00:00.{i:06d}Z" for i, cid in enumerate(self.all_ids())
         }
@@ -73,6 +79,9 @@ class ChatgptAccount:
 
     def conversation(self, cid: str) -> dict:
         body = dict(self.base)
+        if self.file_of.get(cid):  # this conversation's own file: the fixture's file id replaced
+            original, own = self.file_of[cid]
+            body = json.loads(json.dumps(body).replace(original, own))
         body.update(conversation_id=cid, id=cid, title=f"Conversation {cid[:8]}")
         if cid in self.project:
             body["gizmo_id"] = PROJECT
@@ -130,6 +139,19 @@ class ChatgptAccount:
     def install(self, ctx) -> None:
         def handle(route):
             request = route.request
+            path = request.url.removeprefix("https://chatgpt.com").partition("?")[0]
+            if path == "/backend-api/estuary/content":  # the signed download URL: no token, the bytes
+                file_id = request.url.rsplit("id=", 1)[-1]
+                self.file_gets.append(file_id)
+                route.fulfill(status=200, content_type="image/png", body=self.files[file_id])
+                return
+            match = re.fullmatch(r"/backend-api/files/download/([\w-]+)", path)
+            if match and match.group(1) in self.files:
+                url = f"https://chatgpt.com/backend-api/estuary/content?id={match.group(1)}"
+                route.fulfill(
+                    status=200, content_type="application/json", body=json.dumps({"download_url": url})
+                )
+                return
             if request.headers.get("authorization") != f"Bearer {ACCESS_TOKEN}":
                 route.fulfill(status=401, content_type="application/json", body='{"detail":"unauthorized"}')
                 return
@@ -495,3 +517,35 @@ def test_without_the_host_the_run_pauses_on_its_first_conversation(browser_witho
         account.conversation_fetches() == account.main[:1]
     )  # nothing more is read while the archive is away
     assert popup.locator("[data-mnemosyne='backup-resume']").is_visible()
+
+
+def test_backup_downloads_a_conversations_images_into_the_archive_within_the_cap(
+    browser, sites, ext_url, mnemo_cli
+):
+    name = "0054-Auto_repair_help-68f67423-fdcc-8321-ae7f-b94e4aca7138.json"
+    account = ChatgptAccount(main=ids(2, "files"), fixture=name)
+    (original,) = {m.group(1) for m in re.finditer(r"(file_[0-9a-f]{32})", json.dumps(account.base))}
+    image = (EXTENSION_ICONS / "icon128.png").read_bytes()
+    small_conv, big_conv = account.main
+    account.file_of = {small_conv: (original, "file_" + "1" * 32), big_conv: (original, "file_" + "2" * 32)}
+    # the fixture declares its file at 15.8 MB: under a 16 MB cap; the second conversation's is served at 17 MB
+    account.files = {"file_" + "1" * 32: image, "file_" + "2" * 32: image * (1 + 17_000_000 // len(image))}
+    account.install(browser)
+    open_site(browser, sites, "https://chatgpt.com")
+    popup = open_popup(browser, ext_url)
+    popup.evaluate("() => chrome.storage.sync.set({attachmentCapMb: 16})")
+    popup.click("[data-mnemosyne='backup-all']")
+    done = wait_state(popup, "done", 60_000)
+    assert (done["done"], done["failed"]) == ("2", "0"), done
+    assert "1 saved, 0 not saved" in done["text"], (done["text"], account.file_gets)
+    assert sorted(account.file_gets) == sorted(
+        account.files
+    )  # the big one was asked for, then refused by size
+
+    def held(cid: str) -> list[dict]:
+        listed = {item["source_id"]: item["id"] for item in json.loads(mnemo_cli("list", "--json").stdout)}
+        portable = json.loads(mnemo_cli("show", listed[cid], "--json").stdout)
+        return [p for p in re.findall(r'\{[^{}]*"sha256"[^{}]*\}', json.dumps(portable))]
+
+    assert held(small_conv) and all(f'"bytes": {len(image)}' in part for part in held(small_conv))
+    assert held(big_conv) == []
