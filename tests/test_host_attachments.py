@@ -132,3 +132,21 @@ def test_oversize_attachment_is_refused_before_decoding(host):
 def test_get_attachment_errors(host, params, code):
     host.data("save-attachment", site="claude", source_id="c1", file_id="u1", data="QUJD")
     assert host.call("get-attachment", **params)["error"]["code"] == code
+
+
+def test_claude_file_links_by_its_file_uuid(host, fixtures):
+    [conv] = load(fixtures, "claude_export/echomine_claude_attachments.json")
+    saved = host.data("save", payload=conv, kind="claude_api")
+    png = b"\x89PNG\r\n\x1a\n" + os.urandom(300)
+    params = {"site": "claude", "source_id": conv["uuid"], "name": "image.png", "mime": "image/png"}
+    kept = host.data(
+        "save-attachment", **params, file_id="file-uuid-002", data=base64.b64encode(png).decode()
+    )
+    assert kept["linked"] is True
+    stray = host.data(
+        "save-attachment", **params, file_id="file-uuid-999", data=base64.b64encode(b"x").decode()
+    )
+    assert stray["linked"] is False  # no attachment of that conversation has this id
+    doc = json.loads(host.paged("get", conversation_id=saved["conversation_id"])[0])
+    held = {p.get("name"): p.get("sha256") for p in attachment_parts(doc)}
+    assert held["image.png"] == kept["sha256"] and held["data.csv"] is None
