@@ -202,12 +202,17 @@ async function listStep(run, policy) {
   const reply = await tabGet(run, path);
   const now = Date.now();
   if (!reply.ok) {
-    return update((r) => {
+    const settled = await update((r) => {
       if (r?.id !== run.id) return r;
       const { rate, giveUp, reason } = afterError(r, policy, reply, now);
       // a list that cannot be read stops the run (paused, with the reason): what is listed so far is not everything
       return giveUp ? { ...r, rate, state: "paused", pausedReason: reason } : { ...r, rate };
     });
+    if (settled?.state === "paused") {
+      await clearAlarms();
+      syncLog(settled);
+    }
+    return settled;
   }
   const { listing, entries, projects, docs } = applyListReply(run.site, run.listing, reply.data);
   const known = entries.length ? await knownIds(run.site, entries.map((e) => e.id)) : {};

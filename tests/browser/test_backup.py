@@ -549,3 +549,15 @@ def test_backup_downloads_a_conversations_images_into_the_archive_within_the_cap
 
     assert held(small_conv) and all(f'"bytes": {len(image)}' in part for part in held(small_conv))
     assert held(big_conv) == []
+
+
+def test_a_signed_out_site_pauses_the_run_with_the_reason(browser, sites, ext_url, mnemo_cli):
+    account = ChatgptAccount(main=ids(3, "signedout"))
+    account.install(browser)
+    open_site(browser, sites, "https://chatgpt.com")
+    sites.json_routes["https://chatgpt.com/api/auth/session$"] = (401, {"detail": "signed out"})
+    popup = open_popup(browser, ext_url)
+    popup.click("[data-mnemosyne='backup-all']")
+    paused = wait_state(popup, "paused", 60_000)
+    assert "HTTP_401" in paused["text"] and account.fetched == [], paused
+    assert logged_run(mnemo_cli, "paused")["counts"]["done"] == 0
