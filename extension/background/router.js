@@ -12,6 +12,7 @@ import { buildContext, claimFill, contextPreview, copyFailedFill, contextText, d
 import { copyToClipboard } from "./clipboard.js";
 import { downloadText, safeFilename } from "./download.js";
 import { healthOfTab } from "./health.js";
+import { backupStatus, cancelBackup, pauseBackup, resumeBackup, retryBackupFailures, startBackup } from "./backup.js";
 
 const PAGE = "page"; // an extension page (popup, view, options)
 const SOURCE_TAB = "source"; // a content script on chatgpt.com / claude.ai
@@ -46,7 +47,9 @@ const HANDLERS = {
     from: [SOURCE_TAB],
     async run(msg, sender) {
       checkSaveAgreesWithTab(msg, sender);
-      const data = await hostCall("save", { payload: msg.payload, kind: msg.kind, source_url: msg.source_url }, { timeoutMs: 120_000 });
+      const origin = msg.origin === "keep-current" ? "keep-current" : "export"; // "backup" is the worker's own
+      const data = await hostCall("save", { payload: msg.payload, kind: msg.kind, source_url: msg.source_url, origin },
+        { timeoutMs: 120_000 });
       await grant(sender.tab.id, data.conversation_id);
       return data;
     },
@@ -108,6 +111,12 @@ const HANDLERS = {
   "fill-open": { from: [PAGE], run: (msg) => openAndFill(msg) },
   "fill-claim": { from: [FILL_TAB], run: (msg, sender) => claimFill(sender) },
   "fill-copy": { from: [FILL_TAB], run: (msg, sender) => copyFailedFill(sender, copyToClipboard) },
+  "backup-start": { from: [PAGE], run: () => startBackup() },
+  "backup-status": { from: [PAGE], run: () => backupStatus() },
+  "backup-pause": { from: [PAGE], run: () => pauseBackup() },
+  "backup-resume": { from: [PAGE], run: () => resumeBackup() },
+  "backup-cancel": { from: [PAGE], run: () => cancelBackup() },
+  "backup-retry": { from: [PAGE], run: (msg) => retryBackupFailures(msg.ids ?? null) },
 };
 
 /** A conversation as the host writes it (`get`, all pages joined), redacted when the caller asks. */

@@ -15,7 +15,12 @@
   }
   async function fetchJson(path, headers2 = {}) {
     const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers2 } });
-    if (!response.ok) throw new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+    if (!response.ok) {
+      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      error.status = response.status;
+      error.retryAfter = response.headers.get("Retry-After");
+      throw error;
+    }
     return JSON.parse(await response.text());
   }
   function readCookie(name) {
@@ -49,7 +54,13 @@
     session = { token: data.accessToken, expires };
     return session.token;
   }
+  var headersOf = { token: null, headers: null };
   async function headers(accessToken) {
+    if (headersOf.token === accessToken) return headersOf.headers;
+    headersOf = { token: accessToken, headers: await buildHeaders(accessToken) };
+    return headersOf.headers;
+  }
+  async function buildHeaders(accessToken) {
     const out = { Authorization: `Bearer ${accessToken}` };
     const deviceId = readCookie("oai-did");
     if (deviceId) out["OAI-Device-Id"] = deviceId;
@@ -156,20 +167,24 @@
     source: true,
     conversationId: () => location.pathname.match(ID_PATTERN)?.[1] ?? null,
     title: () => document.title.replace(/\s+[-|]\s+ChatGPT$/, "").trim() || null,
-    /** The raw conversation JSON from the site's own API. */
-    async fetchApi(id) {
-      let accessToken = await token();
-      let result;
+    /** GET one /backend-api/ path with the session's token (refreshed once when it expired). */
+    async apiGet(path) {
       try {
-        result = await fetchJson(`/backend-api/conversation/${encodeURIComponent(id)}`, await headers(accessToken));
+        return await fetchJson(path, await headers(await token()));
       } catch (error) {
         if (error.code !== "HTTP_401") throw error;
-        accessToken = await token(true);
-        result = await fetchJson(`/backend-api/conversation/${encodeURIComponent(id)}`, await headers(accessToken));
+        return fetchJson(path, await headers(await token(true)));
       }
+    },
+    /** The raw conversation JSON from the site's own API. */
+    async fetchApi(id) {
+      const result = await this.apiGet(`/backend-api/conversation/${encodeURIComponent(id)}`);
       if (!result || typeof result !== "object" || !result.mapping) throw new MnemoError("API_SHAPE", "no mapping in reply");
       return { kind: "chatgpt_api", payload: result };
     },
+    apiPrefix: "/backend-api/",
+    streaming: "[data-testid='stop-button']",
+    // shown while a reply streams (keep current waits for it to go)
     /** Endpoints and selectors that the health check tries. */
     probes: {
       api: async () => Boolean(await token()),
@@ -276,6 +291,9 @@
       const node = document.querySelector("[data-testid='chat-title-button'] .truncate, button[data-testid='chat-menu-trigger']");
       return node?.textContent.trim() || document.title.replace(/\s+[-|]\s+Claude$/, "").trim() || null;
     },
+    apiPrefix: "/api/",
+    streaming: "[data-is-streaming='true'], button[aria-label='Stop response']",
+    apiGet: (path) => fetchJson(path),
     async fetchApi(id) {
       const path = (org) => `/api/organizations/${encodeURIComponent(org)}/chat_conversations/${encodeURIComponent(id)}?${CONVERSATION_QUERY}`;
       const cookieOrg = readCookie("lastActiveOrg");

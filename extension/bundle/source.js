@@ -21,7 +21,12 @@
   }
   async function fetchJson(path, headers2 = {}) {
     const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers2 } });
-    if (!response.ok) throw new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+    if (!response.ok) {
+      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      error.status = response.status;
+      error.retryAfter = response.headers.get("Retry-After");
+      throw error;
+    }
     return JSON.parse(await response.text());
   }
   function readCookie(name) {
@@ -55,7 +60,13 @@
     session = { token: data.accessToken, expires };
     return session.token;
   }
+  var headersOf = { token: null, headers: null };
   async function headers(accessToken) {
+    if (headersOf.token === accessToken) return headersOf.headers;
+    headersOf = { token: accessToken, headers: await buildHeaders(accessToken) };
+    return headersOf.headers;
+  }
+  async function buildHeaders(accessToken) {
     const out = { Authorization: `Bearer ${accessToken}` };
     const deviceId = readCookie("oai-did");
     if (deviceId) out["OAI-Device-Id"] = deviceId;
@@ -162,20 +173,24 @@
     source: true,
     conversationId: () => location.pathname.match(ID_PATTERN)?.[1] ?? null,
     title: () => document.title.replace(/\s+[-|]\s+ChatGPT$/, "").trim() || null,
-    /** The raw conversation JSON from the site's own API. */
-    async fetchApi(id) {
-      let accessToken = await token();
-      let result;
+    /** GET one /backend-api/ path with the session's token (refreshed once when it expired). */
+    async apiGet(path) {
       try {
-        result = await fetchJson(`/backend-api/conversation/${encodeURIComponent(id)}`, await headers(accessToken));
+        return await fetchJson(path, await headers(await token()));
       } catch (error) {
         if (error.code !== "HTTP_401") throw error;
-        accessToken = await token(true);
-        result = await fetchJson(`/backend-api/conversation/${encodeURIComponent(id)}`, await headers(accessToken));
+        return fetchJson(path, await headers(await token(true)));
       }
+    },
+    /** The raw conversation JSON from the site's own API. */
+    async fetchApi(id) {
+      const result = await this.apiGet(`/backend-api/conversation/${encodeURIComponent(id)}`);
       if (!result || typeof result !== "object" || !result.mapping) throw new MnemoError("API_SHAPE", "no mapping in reply");
       return { kind: "chatgpt_api", payload: result };
     },
+    apiPrefix: "/backend-api/",
+    streaming: "[data-testid='stop-button']",
+    // shown while a reply streams (keep current waits for it to go)
     /** Endpoints and selectors that the health check tries. */
     probes: {
       api: async () => Boolean(await token()),
@@ -282,6 +297,9 @@
       const node = document.querySelector("[data-testid='chat-title-button'] .truncate, button[data-testid='chat-menu-trigger']");
       return node?.textContent.trim() || document.title.replace(/\s+[-|]\s+Claude$/, "").trim() || null;
     },
+    apiPrefix: "/api/",
+    streaming: "[data-is-streaming='true'], button[aria-label='Stop response']",
+    apiGet: (path) => fetchJson(path),
     async fetchApi(id) {
       const path = (org) => `/api/organizations/${encodeURIComponent(org)}/chat_conversations/${encodeURIComponent(id)}?${CONVERSATION_QUERY}`;
       const cookieOrg = readCookie("lastActiveOrg");
@@ -396,8 +414,12 @@
     // menu entry preselected by the context menu "Continue in…"
     budget: 0,
     // token budget for contexts; 0 = the target's own default
-    redact: true
+    redact: true,
     // ask the host to redact secrets before a context leaves the archive
+    attachmentCapMb: 20,
+    // a backup downloads uploaded files and generated images up to this size each; 0 = none
+    keepCurrent: false
+    // save the open conversation again after each completed reply (content/keep_current.js)
   });
   async function loadSettings() {
     const stored = await api.storage.sync.get(DEFAULT_SETTINGS);
@@ -1098,6 +1120,60 @@ button:disabled { opacity: .6; cursor: progress; }
     });
   }
 
+  // content/backup_fetch.js
+  function failed(error, status = 0) {
+    return { ok: false, status, retryAfter: error.retryAfter ?? null, code: error.code, message: String(error.message ?? error) };
+  }
+  async function backupGet(site2, path) {
+    if (typeof path !== "string" || !path.startsWith(site2.apiPrefix) || path.includes("..") || path.includes("//")) {
+      return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+    }
+    try {
+      return { ok: true, data: await site2.apiGet(path) };
+    } catch (error) {
+      if (error instanceof SyntaxError) return failed(new MnemoError("API_SHAPE", "the reply is not JSON"), 200);
+      const status = Number.isInteger(error.status) ? error.status : error.code === "LOGGED_OUT" ? 401 : 0;
+      return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+    }
+  }
+  function base64(buffer) {
+    const bytes = new Uint8Array(buffer);
+    let binary = "";
+    for (let i = 0; i < bytes.length; i += 32768) binary += String.fromCharCode(...bytes.subarray(i, i + 32768));
+    return btoa(binary);
+  }
+  function tooLarge(bytes, capBytes) {
+    return failed(new MnemoError("TOO_LARGE", `${bytes} bytes is over the ${capBytes}-byte cap`), 413);
+  }
+  async function backupFile(site2, path, capBytes) {
+    if (typeof path !== "string" || !path.startsWith(site2.apiPrefix) || path.includes("..") || path.includes("//")) {
+      return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+    }
+    try {
+      let url = path;
+      if (site2.name === "chatgpt") {
+        url = (await site2.apiGet(path))?.download_url;
+        if (typeof url !== "string" || !/^(https:\/\/|\/)/.test(url)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
+      }
+      const sameOrigin = new URL(url, location.origin).origin === location.origin;
+      const response = await pageFetch(url, sameOrigin ? {} : { credentials: "omit" });
+      if (!response.ok) {
+        return {
+          ...failed(new MnemoError(`HTTP_${response.status}`, `the file answered ${response.status}`), response.status),
+          retryAfter: response.headers.get("Retry-After")
+        };
+      }
+      const declared = Number(response.headers.get("Content-Length"));
+      if (declared > capBytes) return tooLarge(declared, capBytes);
+      const buffer = await response.arrayBuffer();
+      if (buffer.byteLength > capBytes) return tooLarge(buffer.byteLength, capBytes);
+      return { ok: true, data: { bytes: buffer.byteLength, mime: response.headers.get("Content-Type"), data: base64(buffer) } };
+    } catch (error) {
+      const status = Number.isInteger(error.status) ? error.status : 0;
+      return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+    }
+  }
+
   // content/export.js
   async function afterSave(saved) {
     const settings = await loadSettings();
@@ -1273,6 +1349,74 @@ button:disabled { opacity: .6; cursor: progress; }
     return { site: site2.name, url: `${location.origin}${location.pathname}`, checks };
   }
 
+  // content/keep_current.js
+  var SETTLE_MS = 2500;
+  var lastSaved = /* @__PURE__ */ new Map();
+  async function digest(text) {
+    const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+    return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  async function saveAgain(site2) {
+    const id = site2.conversationId();
+    if (!id) return;
+    try {
+      const { kind, payload } = await site2.fetchApi(id);
+      const clean = wellFormedDeep(payload);
+      const hash = await digest(JSON.stringify(clean));
+      if (lastSaved.get(id) === hash) return;
+      await request("save", { kind, payload: clean, source_url: `${location.origin}${location.pathname}`, origin: "keep-current" });
+      lastSaved.set(id, hash);
+    } catch (error) {
+      console.warn(`mnemosyne: keep current: ${error.code ?? error}`);
+    }
+  }
+  function keepCurrent(site2) {
+    let enabled = false;
+    let streaming = false;
+    let timer2 = null;
+    const isStreaming = () => Boolean(document.querySelector(site2.streaming));
+    function check() {
+      if (!enabled) return;
+      const now = isStreaming();
+      if (now) {
+        streaming = true;
+        clearTimeout(timer2);
+        timer2 = null;
+        return;
+      }
+      if (!streaming || timer2) return;
+      timer2 = setTimeout(() => {
+        timer2 = null;
+        if (isStreaming()) return;
+        streaming = false;
+        saveAgain(site2);
+      }, SETTLE_MS);
+    }
+    let queued = false;
+    const observer = new MutationObserver(() => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        check();
+      });
+    });
+    const apply = (on) => {
+      enabled = on;
+      if (on) observer.observe(document.body || document.documentElement, {
+        childList: true,
+        subtree: true,
+        attributes: true,
+        attributeFilter: ["data-is-streaming", "data-testid"]
+      });
+      else observer.disconnect();
+    };
+    loadSettings().then((settings) => apply(settings.keepCurrent === true));
+    api.storage.onChanged.addListener((changes, area) => {
+      if (area === "sync" && changes.keepCurrent) apply(changes.keepCurrent.newValue === true);
+    });
+  }
+
   // content/source_main.js
   var site = adapterForHost(location.hostname);
   if (site?.source && window.top === window) start(site);
@@ -1313,7 +1457,13 @@ button:disabled { opacity: .6; cursor: progress; }
       if (sender.id !== api.runtime.id || sender.tab) return false;
       if (message?.type === "menu-export") exportNow(site2, null);
       else if (message?.type === "menu-continue") continueIn(site2, message.target);
-      else if (message?.type === "health") {
+      else if (message?.type === "backup-get") {
+        backupGet(site2, message.path).then(sendResponse);
+        return true;
+      } else if (message?.type === "backup-file") {
+        backupFile(site2, message.path, message.capBytes).then(sendResponse);
+        return true;
+      } else if (message?.type === "health") {
         health(site2).then(sendResponse, (error) => sendResponse({ site: site2.name, checks: [
           { name: "health", status: "fail", detail: String(error.message ?? error) }
         ] }));
@@ -1325,5 +1475,6 @@ button:disabled { opacity: .6; cursor: progress; }
     place();
     observer.observe(document.body || document.documentElement, { childList: true, subtree: true });
     claimAndFill(site2);
+    keepCurrent(site2);
   }
 })();

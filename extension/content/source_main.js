@@ -1,13 +1,15 @@
 // Content-script entry on chatgpt.com / claude.ai (bundled into bundle/source.js): keep the Export /
 // Continue bar beside the conversation actions as the single-page app re-renders and navigates, answer
-// the service worker's requests (context-menu clicks, health check), and fill the composer when this tab
-// was opened by "Continue in…".
+// the service worker's requests (context-menu clicks, health check, the backup's API reads), and fill the
+// composer when this tab was opened by "Continue in…".
 import { api } from "../shared/api.js";
 import { adapterForHost } from "../sites/index.js";
 import { closeMenusOnEscape, continueIn } from "./continue.js";
+import { backupFile, backupGet } from "./backup_fetch.js";
 import { buildBar, exportNow } from "./export.js";
 import { claimAndFill } from "./fill.js";
 import { health } from "./health.js";
+import { keepCurrent } from "./keep_current.js";
 
 const site = adapterForHost(location.hostname);
 if (site?.source && window.top === window) start(site);
@@ -52,7 +54,13 @@ function start(site) {
     if (sender.id !== api.runtime.id || sender.tab) return false; // only our service worker
     if (message?.type === "menu-export") exportNow(site, null);
     else if (message?.type === "menu-continue") continueIn(site, message.target);
-    else if (message?.type === "health") {
+    else if (message?.type === "backup-get") {
+      backupGet(site, message.path).then(sendResponse);
+      return true;
+    } else if (message?.type === "backup-file") {
+      backupFile(site, message.path, message.capBytes).then(sendResponse);
+      return true;
+    } else if (message?.type === "health") {
       health(site).then(sendResponse, (error) => sendResponse({ site: site.name, checks: [
         { name: "health", status: "fail", detail: String(error.message ?? error) }] }));
       return true;
@@ -64,4 +72,5 @@ function start(site) {
   place();
   observer.observe(document.body || document.documentElement, { childList: true, subtree: true });
   claimAndFill(site);
+  keepCurrent(site);
 }

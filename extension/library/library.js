@@ -5,6 +5,7 @@
 // a date sort applied here to those results). All text goes in through textContent (shared/dom.js).
 import { api, t } from "../shared/api.js";
 import { el, formatDate, localize, siteIcon, snippetNodes } from "../shared/dom.js";
+import { mountBackupPanel } from "../shared/backup_panel.js";
 import { describeError, request } from "../shared/messages.js";
 import { clearSelection, initSelection, selectBox, toggle } from "./selection.js";
 
@@ -171,6 +172,7 @@ new IntersectionObserver((entries) => {
 }, { rootMargin: "400px" }).observe($("sentinel"));
 
 localize();
+mountBackupPanel($("backup"));
 initSelection(say);
 $("sort").value = "newest";
 refresh();

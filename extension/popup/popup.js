@@ -3,6 +3,7 @@
 import { api, t } from "../shared/api.js";
 import { el, formatDate, localize, siteIcon, snippetNodes } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
+import { mountBackupPanel } from "../shared/backup_panel.js";
 
 const PAGE_SIZE = 50;
 const list = document.getElementById("items");
@@ -86,5 +87,6 @@ search.addEventListener("input", () => {
 more.addEventListener("click", () => showList(true));
 
 localize();
+mountBackupPanel(document.getElementById("backup"));
 showList();
 search.focus();

@@ -9,6 +9,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
   defaultTarget: "chatgpt", // menu entry preselected by the context menu "Continue in…"
   budget: 0, // token budget for contexts; 0 = the target's own default
   redact: true, // ask the host to redact secrets before a context leaves the archive
+  attachmentCapMb: 20, // a backup downloads uploaded files and generated images up to this size each; 0 = none
+  keepCurrent: false, // save the open conversation again after each completed reply (content/keep_current.js)
 });
 
 export async function loadSettings() {

@@ -32,7 +32,15 @@ async function token(refresh = false) {
   return session.token;
 }
 
+let headersOf = { token: null, headers: null }; // the workspace check once per token, not once per request
+
 async function headers(accessToken) {
+  if (headersOf.token === accessToken) return headersOf.headers;
+  headersOf = { token: accessToken, headers: await buildHeaders(accessToken) };
+  return headersOf.headers;
+}
+
+async function buildHeaders(accessToken) {
   const out = { Authorization: `Bearer ${accessToken}` };
   const deviceId = readCookie("oai-did");
   if (deviceId) out["OAI-Device-Id"] = deviceId;
@@ -159,20 +167,25 @@ export const chatgpt = {
   conversationId: () => location.pathname.match(ID_PATTERN)?.[1] ?? null,
   title: () => document.title.replace(/\s+[-|]\s+ChatGPT$/, "").trim() || null,
 
-  /** The raw conversation JSON from the site's own API. */
-  async fetchApi(id) {
-    let accessToken = await token();
-    let result;
+  /** GET one /backend-api/ path with the session's token (refreshed once when it expired). */
+  async apiGet(path) {
     try {
-      result = await fetchJson(`/backend-api/conversation/${encodeURIComponent(id)}`, await headers(accessToken));
+      return await fetchJson(path, await headers(await token()));
     } catch (error) {
       if (error.code !== "HTTP_401") throw error;
-      accessToken = await token(true); // expired token: refresh once
-      result = await fetchJson(`/backend-api/conversation/${encodeURIComponent(id)}`, await headers(accessToken));
+      return fetchJson(path, await headers(await token(true)));
     }
+  },
+
+  /** The raw conversation JSON from the site's own API. */
+  async fetchApi(id) {
+    const result = await this.apiGet(`/backend-api/conversation/${encodeURIComponent(id)}`);
     if (!result || typeof result !== "object" || !result.mapping) throw new MnemoError("API_SHAPE", "no mapping in reply");
     return { kind: "chatgpt_api", payload: result };
   },
+
+  apiPrefix: "/backend-api/",
+  streaming: "[data-testid='stop-button']", // shown while a reply streams (keep current waits for it to go)
 
   /** Endpoints and selectors that the health check tries. */
   probes: {

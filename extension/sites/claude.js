@@ -100,6 +100,10 @@ export const claude = {
     return node?.textContent.trim() || document.title.replace(/\s+[-|]\s+Claude$/, "").trim() || null;
   },
 
+  apiPrefix: "/api/",
+  streaming: "[data-is-streaming='true'], button[aria-label='Stop response']",
+  apiGet: (path) => fetchJson(path),
+
   async fetchApi(id) {
     const path = (org) => `/api/organizations/${encodeURIComponent(org)}/chat_conversations/${encodeURIComponent(id)}?${CONVERSATION_QUERY}`;
     const cookieOrg = readCookie("lastActiveOrg");

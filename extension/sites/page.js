@@ -12,7 +12,12 @@ export function pageFetch(url, init = {}) {
 /** GET a same-site JSON endpoint; a non-2xx answer is an HTTP_<status> error. */
 export async function fetchJson(path, headers = {}) {
   const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers } });
-  if (!response.ok) throw new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+  if (!response.ok) {
+    const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+    error.status = response.status; // the backup's rate policy reads these
+    error.retryAfter = response.headers.get("Retry-After");
+    throw error;
+  }
   // parsed here, not with response.json(): in Firefox (content.fetch) that object belongs to the page,
   // reaches us through an Xray wrapper and the API capture failed over to the DOM sweep
   return JSON.parse(await response.text());

@@ -43,6 +43,7 @@ def test_manifest_loads_in_chromium_and_firefox():
     assert set(m["permissions"]) == {
         "nativeMessaging",
         "storage",
+        "alarms",  # a backup's waits outlive the service worker
         "contextMenus",
         "clipboardWrite",
         "scripting",

@@ -1,0 +1,65 @@
+// The site tab's half of a backup: the service worker asks for one same-origin API path at a time
+// (`backup-get`), this tab fetches it as the site's own app would (cookies, session token, workspace header)
+// and answers the JSON, or the status and Retry-After the worker's rate policy needs.
+import { MnemoError } from "../shared/errors.js";
+import { pageFetch } from "../sites/page.js";
+
+function failed(error, status = 0) {
+  return { ok: false, status, retryAfter: error.retryAfter ?? null, code: error.code, message: String(error.message ?? error) };
+}
+
+/** Answer one `backup-get`: `{ok: true, data}` or `{ok: false, status, retryAfter, code, message}`. */
+export async function backupGet(site, path) {
+  if (typeof path !== "string" || !path.startsWith(site.apiPrefix) || path.includes("..") || path.includes("//")) {
+    return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+  }
+  try {
+    return { ok: true, data: await site.apiGet(path) };
+  } catch (error) {
+    if (error instanceof SyntaxError) return failed(new MnemoError("API_SHAPE", "the reply is not JSON"), 200); // no retry
+    const status = Number.isInteger(error.status) ? error.status : error.code === "LOGGED_OUT" ? 401 : 0;
+    return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+  }
+}
+
+function base64(buffer) {
+  const bytes = new Uint8Array(buffer);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function tooLarge(bytes, capBytes) {
+  return failed(new MnemoError("TOO_LARGE", `${bytes} bytes is over the ${capBytes}-byte cap`), 413);
+}
+
+/**
+ * Answer one `backup-file`: download a file the conversation refers to, within `capBytes`. ChatGPT's path answers
+ * `{download_url}` first; Claude's path is the file. `{ok: true, data: {bytes, mime, data (base64)}}` or a failure.
+ */
+export async function backupFile(site, path, capBytes) {
+  if (typeof path !== "string" || !path.startsWith(site.apiPrefix) || path.includes("..") || path.includes("//")) {
+    return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+  }
+  try {
+    let url = path;
+    if (site.name === "chatgpt") {
+      url = (await site.apiGet(path))?.download_url;
+      if (typeof url !== "string" || !/^(https:\/\/|\/)/.test(url)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
+    }
+    const sameOrigin = new URL(url, location.origin).origin === location.origin;
+    const response = await pageFetch(url, sameOrigin ? {} : { credentials: "omit" });
+    if (!response.ok) {
+      return { ...failed(new MnemoError(`HTTP_${response.status}`, `the file answered ${response.status}`), response.status),
+        retryAfter: response.headers.get("Retry-After") };
+    }
+    const declared = Number(response.headers.get("Content-Length"));
+    if (declared > capBytes) return tooLarge(declared, capBytes);
+    const buffer = await response.arrayBuffer();
+    if (buffer.byteLength > capBytes) return tooLarge(buffer.byteLength, capBytes);
+    return { ok: true, data: { bytes: buffer.byteLength, mime: response.headers.get("Content-Type"), data: base64(buffer) } };
+  } catch (error) {
+    const status = Number.isInteger(error.status) ? error.status : 0;
+    return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+  }
+}

@@ -1,0 +1,96 @@
+// "Back up everything" controls and progress, for the popup and the library: start, pause, resume, cancel,
+// counts (done / skipped / failed / left), the current conversation, an ETA from the observed rate, and the
+// failures with their reasons and a retry. The run is the worker's (background/backup.js); this panel reads it
+// from storage.local and follows storage.onChanged, so it updates as the worker commits each step.
+import { api, t } from "./api.js";
+import { el } from "./element.js";
+import { describeError, request } from "./messages.js";
+import { RUN_KEY, etaSeconds, left as leftOf } from "../background/backup_state.js";
+
+const FAILURES_SHOWN = 20;
+
+function duration(seconds) {
+  if (seconds === null || seconds === undefined) return t("backupEtaUnknown");
+  if (seconds < 90) return t("backupSeconds", [String(Math.max(1, seconds))]);
+  if (seconds < 90 * 60) return t("backupMinutes", [String(Math.round(seconds / 60))]);
+  return t("backupHours", [(seconds / 3600).toFixed(1)]);
+}
+
+/** The progress sentence: the four counts as numbers, then state, current item and ETA. */
+export function progressText(run) {
+  const left = leftOf(run);
+  const parts = [t("backupCounts", [String(run.counts.done), String(run.counts.skipped), String(run.counts.failed), String(left)])];
+  if (run.files?.saved || run.files?.failed) parts.push(t("backupFiles", [String(run.files.saved), String(run.files.failed)]));
+  if (run.state === "running" && run.listing?.phase !== "end") parts.push(t("backupListing", [String(run.listed ?? 0)]));
+  if (run.state === "running" && run.current) parts.push(t("backupCurrent", [run.current.title || run.current.id]));
+  if (run.state === "running" && run.listing?.phase === "end" && left) parts.push(t("backupEta", [duration(etaSeconds(run))]));
+  const waitUntil = Math.max(run.rate?.notBefore ?? 0, run.waitUntil ?? 0);
+  if (run.state === "running" && waitUntil > Date.now()) {
+    parts.push(t("backupWaiting", [new Date(waitUntil).toLocaleTimeString(api.i18n.getUILanguage())]));
+  }
+  if (run.state === "paused") parts.push(run.pausedReason && run.pausedReason !== "user" ? t("backupPausedBecause", [run.pausedReason]) : t("backupPaused"));
+  if (run.state === "done") parts.push(t("backupDone"));
+  if (run.state === "cancelled") parts.push(t("backupCancelled"));
+  return parts.join(" · ");
+}
+
+/** Build the panel into `container`; returns nothing, keeps itself current. */
+export function mountBackupPanel(container) {
+  const button = (name, label, action) => el("button", { type: "button", dataset: { mnemosyne: name }, text: label,
+    on: { click: () => act(action) } });
+  const start = button("backup-all", t("backupAll"), "backup-start");
+  const pause = button("backup-pause", t("backupPause"), "backup-pause");
+  const resume = button("backup-resume", t("backupResume"), "backup-resume");
+  const cancel = button("backup-cancel", t("backupCancel"), "backup-cancel");
+  const retry = button("backup-retry", t("backupRetry"), "backup-retry");
+  const progress = el("p", { className: "status", role: "status", dataset: { mnemosyne: "backup-progress" } });
+  const failures = el("ul", { className: "backup-failures", dataset: { mnemosyne: "backup-failures" } });
+  const kept = el("ul", { className: "backup-failures", dataset: { mnemosyne: "backup-kept" } });
+  container.replaceChildren(el("div", { className: "backup-actions" }, [start, pause, resume, cancel, retry]), progress, failures, kept);
+
+  async function act(type) {
+    progress.classList.remove("error");
+    try {
+      await request(type);
+      await refresh();
+    } catch (error) {
+      progress.textContent = describeError(error);
+      progress.classList.add("error");
+    }
+  }
+
+  function show(run) {
+    const active = run && (run.state === "running" || run.state === "paused");
+    start.hidden = Boolean(active);
+    pause.hidden = run?.state !== "running";
+    resume.hidden = run?.state !== "paused";
+    cancel.hidden = !active;
+    retry.hidden = !run?.failures?.length;
+    if (!run) {
+      progress.textContent = "";
+      failures.replaceChildren();
+      kept.replaceChildren();
+      return;
+    }
+    const left = leftOf(run);
+    Object.assign(progress.dataset, { state: run.state, done: run.counts.done, skipped: run.counts.skipped, failed: run.counts.failed, left });
+    progress.classList.toggle("error", run.state === "paused" && Boolean(run.pausedReason) && run.pausedReason !== "user");
+    progress.textContent = progressText(run);
+    failures.replaceChildren(...run.failures.slice(-FAILURES_SHOWN).map((f) => el("li", { dataset: { id: f.id } }, [
+      el("span", { text: t("backupFailure", [f.title || f.id, f.reason || "?"]) }),
+      el("button", { type: "button", className: "link", text: t("backupRetryOne"), dataset: { mnemosyne: "backup-retry-one" },
+        on: { click: () => request("backup-retry", { ids: [f.id] }).then(refresh, (error) => { progress.textContent = describeError(error); }) } }),
+    ])));
+    kept.replaceChildren(...(run.kept ?? []).slice(-FAILURES_SHOWN).map((k) => el("li", { dataset: { id: k.id },
+      text: t("backupKept", [k.title || k.id, k.reason || ""]) })));
+  }
+
+  async function refresh() {
+    show((await api.storage.local.get(RUN_KEY))[RUN_KEY] ?? null);
+  }
+
+  api.storage.onChanged.addListener((changes, area) => {
+    if (area === "local" && changes[RUN_KEY]) show(changes[RUN_KEY].newValue ?? null);
+  });
+  refresh();
+}

@@ -1,0 +1,118 @@
+// A backup's listing (background/backup_lists.js) and its queue and counts (background/backup_state.js).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { applyListReply, conversationKind, conversationPath, initialListing, nextListPath } from "../background/backup_lists.js";
+import { addListed, counts, etaSeconds, finishItem, logRecord, newRun, nextItem, retryFailures } from "../background/backup_state.js";
+import { policyFor } from "../background/rate_policy.js";
+
+/** Walk a site's listing against a table of path -> reply, as the worker does; returns paths asked and entries. */
+function listAll(site, replies) {
+  let listing = initialListing(site);
+  const paths = [];
+  const entries = [];
+  for (let path = nextListPath(site, listing); path; path = nextListPath(site, listing)) {
+    paths.push(path);
+    assert.ok(paths.length < 100, "listing does not end");
+    const result = applyListReply(site, listing, replies(path));
+    listing = result.listing;
+    entries.push(...result.entries);
+  }
+  return { paths, entries };
+}
+
+test("ChatGPT: main list paged by offset until total, archived, then each project by cursor", () => {
+  const items = (from, n, extra = {}) => Array.from({ length: n }, (_, i) => ({ id: `c${from + i}`, title: `t${from + i}`,
+    update_time: `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}Z`, ...extra }));
+  const replies = (path) => {
+    if (path.includes("is_archived=true")) return { items: items(900, 2), total: 2, limit: 100, offset: 0 };
+    if (path.startsWith("/backend-api/conversations?offset=0&")) return { items: items(0, 100), total: 150, limit: 100, offset: 0 };
+    if (path.startsWith("/backend-api/conversations?offset=100&")) return { items: items(100, 50), total: 150, limit: 100, offset: 100 };
+    if (path.includes("snorlax")) {
+      return { items: [{ gizmo: { gizmo: { id: "g-p-abc", display: { name: "Thesis" }, instructions: "Be brief" } } }], cursor: null };
+    }
+    if (path === "/backend-api/gizmos/g-p-abc/conversations?cursor=0") return { items: items(500, 3), cursor: "3" };
+    if (path === "/backend-api/gizmos/g-p-abc/conversations?cursor=3") return { items: items(503, 1), cursor: null };
+    throw new Error(`unexpected ${path}`);
+  };
+  const { paths, entries } = listAll("chatgpt", replies);
+  assert.equal(paths.length, 6);
+  assert.equal(entries.length, 156);
+  assert.deepEqual(entries.at(-1), { id: "c503", title: "t503", updated: "2026-01-01T00:00:00Z", project: "g-p-abc" });
+  assert.equal(conversationPath("chatgpt", { id: "c1" }), "/backend-api/conversation/c1");
+});
+
+test("Claude: chat orgs only, projects with docs, chats paged by has_more", () => {
+  const replies = (path) => {
+    if (path === "/api/organizations") return [{ uuid: "api", capabilities: ["api"] }, { uuid: "org1", capabilities: ["chat"] }];
+    if (path === "/api/organizations/org1/projects") return [{ uuid: "p1", name: "Book", prompt_template: "Write well" }];
+    if (path === "/api/organizations/org1/projects/p1/docs") return [{ filename: "outline.md", content: "# Outline" }];
+    if (path.includes("offset=0")) return { data: [{ uuid: "a", name: "A", updated_at: "u1", project_uuid: "p1" }], has_more: true };
+    if (path.includes("offset=1")) return { data: [{ uuid: "b", name: "B", updated_at: "u2" }], has_more: false };
+    throw new Error(`unexpected ${path}`);
+  };
+  const { paths, entries } = listAll("claude", replies);
+  assert.equal(paths.length, 5);
+  assert.deepEqual(entries, [{ id: "a", title: "A", updated: "u1", org: "org1", project: "p1" }, { id: "b", title: "B", updated: "u2", org: "org1" }]);
+  assert.match(conversationPath("claude", entries[0]), /^\/api\/organizations\/org1\/chat_conversations\/a\?tree=True&rendering_mode=messages/);
+  assert.equal(conversationKind("claude", { chat_messages: [] }).ok, true);
+  assert.equal(conversationKind("chatgpt", { title: "no mapping" }).ok, false);
+  assert.equal(conversationKind("chatgpt", { messages: [{ author: { role: "user" } }] }).ok, true, "a window: saved, the host keeps it partial");
+  assert.equal(conversationKind("chatgpt", null).ok, false);
+});
+
+function run() {
+  return newRun({ id: "r1", site: "chatgpt", tabId: 1, policy: policyFor("chatgpt"), now: 0 });
+}
+
+test("unchanged complete conversations are skipped; changed, partial and new ones are queued once", () => {
+  const entries = [
+    { id: "same", updated: "u1" }, { id: "changed", updated: "u2" }, { id: "partial", updated: "u3" }, { id: "new", updated: "u4" },
+  ];
+  const known = {
+    same: { list_updated: "u1", complete: true }, changed: { list_updated: "u0", complete: true }, partial: { list_updated: "u3", complete: false },
+  };
+  let state = addListed(run(), entries, known);
+  state = addListed(state, [{ id: "new", updated: "u4", project: "g-p-x" }]);
+  assert.deepEqual(state.queue.map((e) => e.id), ["changed", "partial", "new"]);
+  assert.equal(state.queue[2].project, "g-p-x");
+  assert.deepEqual(counts(state), { done: 0, skipped: 1, failed: 0, left: 3 });
+});
+
+test("outcomes move the cursor; failures and kept copies are listed with reasons; failures can be retried", () => {
+  let state = addListed(run(), [{ id: "a", title: "A", updated: "1" }, { id: "b", title: "B", updated: "1" }, { id: "c", updated: "1" }]);
+  state = finishItem(state, nextItem(state), "done", null, 1000);
+  state = finishItem(state, nextItem(state), "failed", "HTTP_500", 2000);
+  state = finishItem(state, nextItem(state), "kept", "partial capture", 3000);
+  assert.equal(nextItem(state), null);
+  assert.deepEqual(counts(state), { done: 1, skipped: 1, failed: 1, left: 0 });
+  assert.deepEqual(state.failures, [{ id: "b", title: "B", reason: "HTTP_500" }]);
+  assert.deepEqual(logRecord(state).failures, [{ id: "b", title: "B", reason: "HTTP_500" }]);
+  state = { ...state, state: "done" };
+  state = retryFailures(state);
+  assert.equal(state.state, "running");
+  assert.deepEqual(counts(state), { done: 1, skipped: 1, failed: 0, left: 1 });
+  assert.equal(nextItem(state).id, "b");
+});
+
+test("the ETA follows the observed rate", () => {
+  let state = addListed(run(), Array.from({ length: 10 }, (_, i) => ({ id: `x${i}`, updated: "1" })));
+  assert.equal(etaSeconds(state), null);
+  for (let i = 1; i <= 4; i += 1) state = finishItem(state, nextItem(state), "done", null, i * 2000);
+  // 3 intervals of 2 s over 4 items (the first starts the clock): 6 left at 1.5 s each
+  assert.equal(etaSeconds(state), 9);
+});
+
+test("the files of a conversation: ChatGPT asset pointers and attachments, Claude same-origin assets, once each", async () => {
+  const { filesOf } = await import("../background/backup_files.js");
+  const { readFileSync } = await import("node:fs");
+  const fixture = JSON.parse(readFileSync(new URL("../../tests/fixtures/chatgpt_api/elinvoss/0054-Auto_repair_help-68f67423-fdcc-8321-ae7f-b94e4aca7138.json", import.meta.url)));
+  const files = filesOf("chatgpt", fixture);
+  assert.ok(files.length >= 1);
+  assert.ok(files.every((f) => /^\/backend-api\/files\/download\/file[-_]\w+\?/.test(f.path)), JSON.stringify(files));
+  assert.equal(new Set(files.map((f) => f.id)).size, files.length);
+  const claude = filesOf("claude", { chat_messages: [
+    { files_v2: [{ file_uuid: "f1", file_name: "a.png", preview_asset: { url: "/api/org/files/f1/preview" } }] },
+    { files: [{ file_uuid: "f1", preview_asset: { url: "/api/org/files/f1/preview" } }, { file_uuid: "f2", preview_asset: { url: "https://evil.example/x" } }] },
+  ] });
+  assert.deepEqual(claude.map((f) => [f.id, f.path]), [["f1", "/api/org/files/f1/preview"]]);
+});
