@@ -357,3 +357,23 @@ def test_list_oldest_first_and_within_dates_pages_the_same_set(mnemo_home):
         assert walk(order="oldest") == [f"2025-03-0{d}" for d in range(1, 8)]
         assert walk(since="2025-03-03", until="2025-03-06") == ["2025-03-05", "2025-03-04", "2025-03-03"]
         assert walk(order="oldest", since="2025-03-06") == ["2025-03-06", "2025-03-07"]
+
+
+def test_the_host_checkpoints_the_wal_after_its_reply_not_inside_a_save(mnemo_home, monkeypatch):
+    from mnemosyne.archive import db
+    from mnemosyne.nativehost.session import HostSession
+
+    def unbackfilled(arc) -> int:  # WAL frames not yet copied into the database
+        _, log, done = arc.conn.execute("PRAGMA wal_checkpoint(NOOP)").fetchone()
+        return log - done
+
+    monkeypatch.setattr(db, "CHECKPOINT_PAGES", 1)
+    session = HostSession()
+    arc = session.archive()
+    for n in range(3):
+        arc.save(conversation(f"w{n}", [f"walword{n} " * 2000, "reply"]))
+    assert unbackfilled(arc) > 0  # no checkpoint inside the saves' commits
+    session.after_reply(lambda: False)
+    assert unbackfilled(arc) == 0  # checkpointed after the reply, with the index written
+    assert len(arc.search("walword1")) == 1
+    session.close()

@@ -10,6 +10,7 @@ Floor: parsing the same JSON plus one o200k_base pass over its text.
 from __future__ import annotations
 
 import json
+import os
 
 import corpus
 from benchlib import BenchHost, Figure, emit, median, p95, run_in_fresh_host, timed
@@ -48,6 +49,21 @@ def floor_seconds(payloads: list[dict]) -> list[float]:
         text = payload_text(payload)
         out.append(timed(lambda: json.loads(raw)) + timed(lambda: enc.encode_ordinary(text)))
     return out
+
+
+def fsync_seconds(folder: str, size: int, rounds: int = 20) -> list[float]:
+    """One write of `size` bytes and its fsync on the archive's disk: the part of a durable save
+    (synchronous=FULL, archive/db.py) that no code change removes."""
+    import os
+    import tempfile
+
+    fd, name = tempfile.mkstemp(dir=folder)
+    try:
+        block = os.urandom(size)
+        return [timed(lambda: (os.write(fd, block), os.fsync(fd))) for _ in range(rounds)]
+    finally:
+        os.close(fd)
+        os.unlink(name)
 
 
 def timed_saves(host: BenchHost, payloads: list[dict], expect: str) -> list[float]:
@@ -93,6 +109,7 @@ def run_with(host: BenchHost) -> tuple[list[Figure], list[str]]:
     resave_s = timed_saves(host, small[:RESAVES_50], "unchanged")
     big_s = timed_saves(host, big, "created")
     big_resave_s = timed_saves(host, big, "unchanged")
+    sync_s = fsync_seconds(os.environ["MNEMOSYNE_HOME"], corpus.json_size(small[0]))
     small_floor = median(floor_seconds(small))
     big_floor = median(floor_seconds(big))
     big_mb = corpus.json_size(big[0]) / 1e6
@@ -121,6 +138,11 @@ def run_with(host: BenchHost) -> tuple[list[Figure], list[str]]:
             None,
             small_floor * 1000,
             floor_label,
+        ),
+        Figure(
+            "fsync of a 50-message payload's size on the archive's disk (median)",
+            median(sync_s) * 1000,
+            "ms",
         ),
         Figure("search right after the back-to-back saves (indexes what is left)", catch_up_s * 1000, "ms"),
         Figure(

@@ -53,6 +53,24 @@ def connect(path: Path, key: bytes) -> sqlite.Connection:
         raise ArchiveError(f"cannot open the archive {path}: {exc}") from None
 
 
+CHECKPOINT_PAGES = 1000  # SQLite's own auto-checkpoint threshold
+PAGE_BYTES = 4096
+
+
+def defer_checkpoints(conn: sqlite.Connection) -> None:
+    """No auto-checkpoint inside this connection's commits: a checkpoint copies the WAL into the
+    database and fsyncs it, which a save's reply should not wait for. The owner calls
+    Archive.checkpoint_deferred() when no request waits."""
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+
+
+def wal_pages(path: Path) -> int:
+    try:
+        return Path(f"{path}-wal").stat().st_size // PAGE_BYTES
+    except OSError:
+        return 0
+
+
 class Transaction:
     """`with Transaction(conn):` runs BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error.
 

@@ -24,10 +24,15 @@ Row = tuple[int, str | None, str]
 
 @dataclass
 class Pending:
-    """Index rows computed at save time, valid while the stored digest is still `digest`."""
+    """What a deferred save leaves for its index, valid while the stored digest is still `digest`: the
+    conversation and its message rowids, so the rows are computed after the reply, not on the request path."""
 
     digest: str
-    rows: list[Row]
+    conv: Conversation
+    rowids: list[int]
+
+    def rows(self) -> list[Row]:
+        return rows_for(self.conv, self.rowids)
 
 
 def storable(text: str) -> str:

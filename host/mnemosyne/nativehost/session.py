@@ -48,6 +48,9 @@ class HostSession:
 
             self._archive = open_archive()
             self._archive.defer_index = True  # the search index is written after the reply (after_reply)
+            from ..archive.db import defer_checkpoints
+
+            defer_checkpoints(self._archive.conn)  # and WAL checkpoints too
         return self._archive
 
     def archive_state(self) -> dict[str, Any]:
@@ -63,10 +66,13 @@ class HostSession:
 
     def after_reply(self, input_waiting: Callable[[], bool]) -> None:
         """Work that can wait for the reply: the search index of saved conversations, one at a time,
-        stopping as soon as a request is waiting (what is left is written after the next reply)."""
+        stopping as soon as a request is waiting (what is left is written after the next reply), then
+        a WAL checkpoint once the WAL has grown."""
         if self._archive is not None:
             try:
                 self._archive.index_pending(lambda: not input_waiting())
+                if not input_waiting():
+                    self._archive.checkpoint_deferred()
             except MnemosyneError as exc:  # stays pending in the archive; the next search retries
                 log.warning("deferred indexing failed: %s", exc.message)
             except Exception:
