@@ -10,8 +10,7 @@ in any process, indexes the conversation from its stored document.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .cjk import has_cjk, index_text
 
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
 Row = tuple[int, str | None, str]
 
 
-@dataclass
-class Pending:
+class Pending(NamedTuple):
     """What a deferred save leaves for its index, valid while the stored digest is still `digest`: the
     conversation and its message rowids, so the rows are computed after the reply, not on the request path."""
 

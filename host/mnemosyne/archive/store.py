@@ -8,10 +8,9 @@ import builtins
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import paths
 from ..errors import ArchiveError, InputError, NotFoundError
@@ -27,8 +26,7 @@ if (
 SUMMARY_COLUMNS = "id, site, title, url, created_at, updated_at, saved_at, message_count, source_id"
 
 
-@dataclass
-class SaveResult:
+class SaveResult(NamedTuple):  # not a dataclass: dataclasses (with inspect) is not on hello's path
     id: str
     status: str  # created | updated | unchanged
     title: str | None

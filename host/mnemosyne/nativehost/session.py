@@ -10,6 +10,7 @@ from ..errors import MnemosyneError
 
 if TYPE_CHECKING:
     from ..archive import Archive
+    from .paging import RenderCache
 
 log = logging.getLogger("mnemosyne.host")
 
@@ -23,9 +24,20 @@ class HostSession:
         self.caller = caller or []
         self._archive: Archive | None = None
         self._archive_error: MnemosyneError | None = None
-        from .paging import RenderCache
+        self._renders: RenderCache | None = None
 
-        self.renders = RenderCache()  # get/context texts of this process, rendered once per request
+    @property
+    def renders(self) -> RenderCache:
+        """get/context texts of this process, rendered once per request (made on first use: not on hello's path)."""
+        if self._renders is None:
+            from .paging import RenderCache
+
+            self._renders = RenderCache()
+        return self._renders
+
+    @renders.setter
+    def renders(self, cache: RenderCache) -> None:
+        self._renders = cache
 
     # ------------------------------------------------------------ caller check
 
