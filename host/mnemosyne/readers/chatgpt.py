@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..model import ArtifactPart, Conversation, Instruction, Message, TextPart
-from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time
+from .base import RawInput, ReadContext, ReadFailure, Warnings, build, parse_time
 from .chatgpt_parts import context_texts, message_parts, recipient_of
 from .chatgpt_refs import as_dict, as_list, link_assets
 from .loading import ASSETS
@@ -78,16 +78,22 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     if isinstance(data, list):
         count = len(data)
         items = (
-            (_label(raw.name, i, item), item, lambda item=item: dump_raw(item)) for i, item in enumerate(data)
+            (
+                _label(raw.name, i, item),
+                item,
+                lambda i=i, item=item: raw.item_bytes(i, item),
+                lambda i=i, item=item: raw.item_identity(i, item, _source_id(item) is not None),
+            )
+            for i, item in enumerate(data)
         )
     else:
         count = 1
-        items = iter([(raw.name, _single(raw), lambda: raw.raw)])
+        items = iter([(raw.name, _single(raw), lambda: raw.raw, lambda: None)])
     window = _is_message_window(raw.data)
     assets = as_dict(raw.members.get(ASSETS))
-    for label, item, item_raw in items:
+    for label, item, item_raw, identity in items:
         try:
-            result: Conversation | ReadFailure = _convert(item, item_raw(), method, ctx, window)
+            result: Conversation | ReadFailure = _convert(item, item_raw(), method, ctx, window, identity())
             if assets:
                 link_assets(result, assets)
         except (InputError, TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
@@ -133,7 +139,13 @@ def _window_as_mapping(data: dict) -> dict:
     return {**data, "mapping": mapping, "current_node": data.get("current_node") or previous}
 
 
-def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext, window: bool = False) -> Conversation:
+def _source_id(conv: Any) -> str | None:
+    return (_text(conv.get("conversation_id")) or _text(conv.get("id"))) if isinstance(conv, dict) else None
+
+
+def _convert(
+    conv: Any, raw: bytes, method: str, ctx: ReadContext, window: bool = False, identity: bytes | None = None
+) -> Conversation:
     if not isinstance(conv, dict):
         raise InputError(f"expected a conversation object, got {type(conv).__name__}")
     mapping = conv.get("mapping")
@@ -147,7 +159,7 @@ def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext, window: bool 
         )
     tree = _Tree(mapping, warnings)
     messages, alias = tree.messages()
-    source_id = _text(conv.get("conversation_id")) or _text(conv.get("id"))
+    source_id = _source_id(conv)
     # a project chat names its project in conversation_template_id ("g-p-..."), a custom GPT in gizmo_id
     gizmo = _text(conv.get("gizmo_id")) or _text(conv.get("conversation_template_id")) or tree.gizmo_id()
     url = None
@@ -174,6 +186,7 @@ def _convert(conv: Any, raw: bytes, method: str, ctx: ReadContext, window: bool 
         project=gizmo,
         warnings=warnings,
         partial=window,
+        identity=identity,
     )
 
 
