@@ -369,13 +369,16 @@ def test_the_host_checkpoints_the_wal_after_its_reply_not_inside_a_save(mnemo_ho
         _, log, done = arc.conn.execute("PRAGMA wal_checkpoint(NOOP)").fetchone()
         return log - done
 
-    monkeypatch.setattr(db, "CHECKPOINT_PAGES", 1)
+    monkeypatch.setattr(db, "CHECKPOINT_PAGES", 40)
     session = HostSession()
     arc = session.archive()
     for n in range(3):
         arc.save(conversation(f"w{n}", [f"walword{n} " * 2000, "reply"]))
-    assert unbackfilled(arc) > 0  # no checkpoint inside the saves' commits
+    assert unbackfilled(arc) >= 40  # no checkpoint inside the saves' commits
     session.after_reply(lambda: False)
     assert unbackfilled(arc) == 0  # checkpointed after the reply, with the index written
     assert len(arc.search("walword1")) == 1
+    arc.save(conversation("small", ["a few words", "reply"]))
+    session.after_reply(lambda: False)
+    assert 0 < unbackfilled(arc) < 40  # a small WAL waits: not one checkpoint (and fsync) per reply
     session.close()

@@ -54,7 +54,6 @@ def connect(path: Path, key: bytes) -> sqlite.Connection:
 
 
 CHECKPOINT_PAGES = 1000  # SQLite's own auto-checkpoint threshold
-PAGE_BYTES = 4096
 
 
 def defer_checkpoints(conn: sqlite.Connection) -> None:
@@ -64,11 +63,11 @@ def defer_checkpoints(conn: sqlite.Connection) -> None:
     conn.execute("PRAGMA wal_autocheckpoint = 0")
 
 
-def wal_pages(path: Path) -> int:
-    try:
-        return Path(f"{path}-wal").stat().st_size // PAGE_BYTES
-    except OSError:
-        return 0
+def wal_unbackfilled(conn: sqlite.Connection) -> int:
+    """WAL pages not yet copied into the database. Not the -wal file's size: after a checkpoint the file
+    keeps its size and is written again from its start (NOOP, SQLite 3.51+, only reads the counters)."""
+    _, log, done = conn.execute("PRAGMA wal_checkpoint(NOOP)").fetchone()
+    return max(0, log - done)
 
 
 class Transaction:

@@ -287,11 +287,11 @@ class Archive:
     def checkpoint_deferred(self) -> None:
         """The host checkpoints the WAL after its reply instead of inside a save's commit (db.py,
         `defer_checkpoints`); passive, so it never waits for another process's readers."""
-        if db.wal_pages(self.path) >= db.CHECKPOINT_PAGES:
-            try:
+        try:
+            if db.wal_unbackfilled(self.conn) >= db.CHECKPOINT_PAGES:
                 self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-            except sqlite.Error as exc:  # the next one retries; other processes checkpoint too
-                raise ArchiveError(f"could not checkpoint the archive: {exc}") from None
+        except sqlite.Error as exc:  # the next one retries; other processes checkpoint too
+            raise ArchiveError(f"could not checkpoint the archive: {exc}") from None
 
     def has_pending_index(self) -> bool:
         return self.conn.execute("SELECT 1 FROM index_pending LIMIT 1").fetchone() is not None
