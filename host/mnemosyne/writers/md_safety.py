@@ -26,6 +26,7 @@ _PREFIX = r"(?P<prefix>(?:[ \t]*(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+))*[ \t]{0
 _FENCE = re.compile(_PREFIX + r"[ \t]*(?P<run>`{3,}|~{3,})(?P<rest>.*)$")
 _HEADING = re.compile(_PREFIX + r"(?P<hashes>#{1,6})(?=[ \t]|$)")
 _SETEXT = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
+_ANY_SETEXT = re.compile(_SETEXT.pattern, re.MULTILINE)
 _PLAIN_LINE = re.compile(
     r"^[ \t>]*[^\s>#\-*+=|`~]"
 )  # a paragraph line that an underline could turn into a heading
@@ -82,6 +83,8 @@ def _heading_levels(lines: list[str]) -> dict[int, int]:
 
 def safe_markdown(text: str) -> str:
     """`text` (Markdown from a transcript) with HTML, images, unsafe links and structural headings disarmed."""
+    if not (_ACTIVE.search(text) or "```" in text or "~~~" in text or _ANY_SETEXT.search(text)):
+        return text  # nothing the line loop below would change: no HTML, link, heading, fence or underline
     lines = text.split("\n")
     levels = _heading_levels(lines)
     out: list[str] = []
