@@ -2,7 +2,8 @@
 
 SQLCipher with a raw 32-byte key (no PBKDF2: 1 ms per open instead of 100 ms).
 WAL and a busy timeout let two browsers and the CLI share the archive;
-synchronous=FULL so an acknowledged save survives a SIGKILL or power cut;
+synchronous=FULL so an acknowledged save survives a SIGKILL or power cut (the search index, derived
+data, commits without the fsync: see Archive._index_pending);
 temp_store=MEMORY so no plaintext spills into temp files.
 """
 
