@@ -279,3 +279,34 @@ def test_a_frame_read_in_pieces_is_whole_and_a_cut_one_is_truncated():
         read_frame(_Trickle(frame({"id": 1, "action": "hello"})[:-3]))
     assert cut.value.code == "TRUNCATED_FRAME"
     assert read_frame(_Trickle(b"")) is None
+
+
+def test_hello_loads_only_what_it_answers_with(tmp_path):
+    """The first hello of a cold host imports no tokenizer module, no logging.handlers (set up after the
+    reply), no dataclasses (with inspect) and no pydantic: each is start-up time a browser waits for."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from mnemosyne.nativehost import server\n"
+        "orig = server.handle\n"
+        "def spy(body, ctx):\n"
+        "    reply = orig(body, ctx)\n"
+        "    heavy = {'mnemosyne.tokens', 'logging.handlers', 'dataclasses', 'pydantic', 'secrets'}\n"
+        "    sys.stderr.write('LOADED ' + ','.join(sorted(heavy & set(sys.modules))) + '\\n')\n"
+        "    return reply\n"
+        "server.handle = spy\n"
+        "raise SystemExit(server.main([]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=frame({"id": 1, "action": "hello"}),
+        capture_output=True,
+        env=host_env(tmp_path / "home"),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = [line for line in done.stderr.decode().splitlines() if line.startswith("LOADED ")]
+    assert loaded == ["LOADED "]
+    assert (tmp_path / "home" / "logs" / "host.log").read_text(encoding="utf-8").count("action=hello") == 1

@@ -104,3 +104,43 @@ def test_a_window_smaller_than_a_conversation_reads_the_same_across_split_charac
     assert batches[-1].progress == (path.stat().st_size,) * 2
     streamed = conversations(batches)
     assert [c.model_dump() for c in streamed] == [c.model_dump() for c in whole] and len(streamed) == count
+
+
+def test_streamed_provenance_hashes_each_elements_own_bytes_and_ids_stay_as_read_whole(
+    fixtures, tmp_path, monkeypatch
+):
+    """Provenance of a streamed element is the sha256 of its bytes in the file (no re-dump); ids are the
+    same as reading the file whole, for conversations with a site id and for id-less ones."""
+    import hashlib
+
+    path, count = big_export(fixtures, tmp_path, copies=4)
+    items = json.loads(path.read_text(encoding="utf-8"))
+    for conv in items[:3]:  # id-less: their ids come from the content
+        conv.pop("id"), conv.pop("conversation_id")
+    elements = [json.dumps(conv, ensure_ascii=False, indent=2) for conv in items]
+    path.write_text("[\n" + ",\n  ".join(elements) + "\n]", encoding="utf-8")
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    streamed = conversations(streaming.iter_inputs(path))
+    whole = conversations(load_path(path))
+    assert len(streamed) == count
+    assert [c.id for c in streamed] == [c.id for c in whole]
+    assert len({c.id for c in streamed}) == count
+    digests = [hashlib.sha256(e.encode("utf-8")).hexdigest() for e in elements]
+    assert [c.provenance.raw_sha256 for c in streamed] == digests
+
+
+def test_streamed_claude_export_hashes_each_elements_own_bytes(fixtures, tmp_path, monkeypatch):
+    import hashlib
+
+    base = json.loads((fixtures / "claude_export/simonw_claude_example.json").read_text(encoding="utf-8"))
+    base = base if isinstance(base, list) else [base]
+    items = [dict(conv, uuid=f"{conv['uuid']}-{n}") for n in range(20) for conv in base]
+    elements = [json.dumps(conv, ensure_ascii=False) for conv in items]
+    path = tmp_path / "conversations.json"
+    path.write_text("[" + ", ".join(elements) + "]", encoding="utf-8")
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    streamed = conversations(streaming.iter_inputs(path))
+    assert [c.id for c in streamed] == [c.id for c in conversations(load_path(path))]
+    assert [c.provenance.raw_sha256 for c in streamed] == [
+        hashlib.sha256(e.encode("utf-8")).hexdigest() for e in elements
+    ]

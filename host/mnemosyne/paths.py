@@ -6,7 +6,6 @@ folder (~/.local/share/mnemosyne, ~/Library/Application Support/mnemosyne,
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 APP = "mnemosyne"
@@ -64,7 +63,7 @@ def write_private(path: Path, data: bytes) -> None:
     """Write a file only its owner can read (0600), atomically: a private temp file, then os.replace.
 
     The temp name is random and opened O_EXCL|O_NOFOLLOW, so a planted file or symlink is never written through."""
-    tmp = path.with_name(f".{path.name[:200]}.{secrets.token_hex(6)}.part")
+    tmp = path.with_name(f".{path.name[:200]}.{os.urandom(6).hex()}.part")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(tmp, flags, 0o600)
     try:

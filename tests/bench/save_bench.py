@@ -2,7 +2,7 @@
 
 Round trip at the client (frame written -> reply read). A save stores no token counts (see
 token_policy) and the host writes the search index after its reply (archive/indexing.py), so two
-figures: saves on an idle host (a `hello` before each, so the previous save's index is written: what a
+figures: saves on an idle host (two `hello`s before each, so the previous save's index is written: what a
 user's save meets) and saves back to back (the next request waits for one conversation's indexing).
 Floor: parsing the same JSON plus one o200k_base pass over its text.
 """
@@ -10,6 +10,7 @@ Floor: parsing the same JSON plus one o200k_base pass over its text.
 from __future__ import annotations
 
 import json
+import os
 
 import corpus
 from benchlib import BenchHost, Figure, emit, median, p95, run_in_fresh_host, timed
@@ -50,6 +51,21 @@ def floor_seconds(payloads: list[dict]) -> list[float]:
     return out
 
 
+def fsync_seconds(folder: str, size: int, rounds: int = 20) -> list[float]:
+    """One write of `size` bytes and its fsync on the archive's disk: the part of a durable save
+    (synchronous=FULL, archive/db.py) that no code change removes."""
+    import os
+    import tempfile
+
+    fd, name = tempfile.mkstemp(dir=folder)
+    try:
+        block = os.urandom(size)
+        return [timed(lambda: (os.write(fd, block), os.fsync(fd))) for _ in range(rounds)]
+    finally:
+        os.close(fd)
+        os.unlink(name)
+
+
 def timed_saves(host: BenchHost, payloads: list[dict], expect: str) -> list[float]:
     seconds = []
     for payload in payloads:
@@ -77,7 +93,10 @@ def warm_up(host: BenchHost) -> None:
 def idle_saves(host: BenchHost, payloads: list[dict]) -> list[float]:
     seconds = []
     for payload in payloads:
-        host.timed_call({"action": "hello"})  # answered once the previous save's index is written
+        # The host answers the first hello at once (deferred work yields to a waiting request) and writes
+        # the previous save's index after that reply; the second hello is answered once that is written.
+        host.timed_call({"action": "hello"})
+        host.timed_call({"action": "hello"})
         seconds += timed_saves(host, [payload], "created")
     return seconds
 
@@ -93,6 +112,7 @@ def run_with(host: BenchHost) -> tuple[list[Figure], list[str]]:
     resave_s = timed_saves(host, small[:RESAVES_50], "unchanged")
     big_s = timed_saves(host, big, "created")
     big_resave_s = timed_saves(host, big, "unchanged")
+    sync_s = fsync_seconds(os.environ["MNEMOSYNE_HOME"], corpus.json_size(small[0]))
     small_floor = median(floor_seconds(small))
     big_floor = median(floor_seconds(big))
     big_mb = corpus.json_size(big[0]) / 1e6
@@ -121,6 +141,11 @@ def run_with(host: BenchHost) -> tuple[list[Figure], list[str]]:
             None,
             small_floor * 1000,
             floor_label,
+        ),
+        Figure(
+            "fsync of a 50-message payload's size on the archive's disk (median)",
+            median(sync_s) * 1000,
+            "ms",
         ),
         Figure("search right after the back-to-back saves (indexes what is left)", catch_up_s * 1000, "ms"),
         Figure(

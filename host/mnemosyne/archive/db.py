@@ -2,7 +2,8 @@
 
 SQLCipher with a raw 32-byte key (no PBKDF2: 1 ms per open instead of 100 ms).
 WAL and a busy timeout let two browsers and the CLI share the archive;
-synchronous=FULL so an acknowledged save survives a SIGKILL or power cut;
+synchronous=FULL so an acknowledged save survives a SIGKILL or power cut (the search index, derived
+data, commits without the fsync: see Archive._index_pending);
 temp_store=MEMORY so no plaintext spills into temp files.
 """
 
@@ -51,6 +52,23 @@ def connect(path: Path, key: bytes) -> sqlite.Connection:
     except sqlite.Error as exc:
         conn.close()
         raise ArchiveError(f"cannot open the archive {path}: {exc}") from None
+
+
+CHECKPOINT_PAGES = 1000  # SQLite's own auto-checkpoint threshold
+
+
+def defer_checkpoints(conn: sqlite.Connection) -> None:
+    """No auto-checkpoint inside this connection's commits: a checkpoint copies the WAL into the
+    database and fsyncs it, which a save's reply should not wait for. The owner calls
+    Archive.checkpoint_deferred() when no request waits."""
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+
+
+def wal_unbackfilled(conn: sqlite.Connection) -> int:
+    """WAL pages not yet copied into the database. Not the -wal file's size: after a checkpoint the file
+    keeps its size and is written again from its start (NOOP, SQLite 3.51+, only reads the counters)."""
+    _, log, done = conn.execute("PRAGMA wal_checkpoint(NOOP)").fetchone()
+    return max(0, log - done)
 
 
 class Transaction:

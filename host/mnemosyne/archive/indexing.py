@@ -10,8 +10,7 @@ in any process, indexes the conversation from its stored document.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .cjk import has_cjk, index_text
 
@@ -22,12 +21,16 @@ if TYPE_CHECKING:
 Row = tuple[int, str | None, str]
 
 
-@dataclass
-class Pending:
-    """Index rows computed at save time, valid while the stored digest is still `digest`."""
+class Pending(NamedTuple):
+    """What a deferred save leaves for its index, valid while the stored digest is still `digest`: the
+    conversation and its message rowids, so the rows are computed after the reply, not on the request path."""
 
     digest: str
-    rows: list[Row]
+    conv: Conversation
+    rowids: list[int]
+
+    def rows(self) -> list[Row]:
+        return rows_for(self.conv, self.rowids)
 
 
 def storable(text: str) -> str:

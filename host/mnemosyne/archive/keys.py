@@ -1,4 +1,5 @@
-"""The archive key: 32 random bytes used as a raw SQLCipher key.
+"""The archive key: 32 random bytes (os.urandom, the OS CSPRNG that `secrets` wraps; importing
+`secrets` would cost hello its random and hmac modules) used as a raw SQLCipher key.
 
 It lives in the OS keyring (service "mnemosyne", user "archive-key"). Machines
 without a desktop keyring (headless Linux, WSL, CI) must opt in to a key file
@@ -10,7 +11,6 @@ never prompt: the native host's stdin is the message pipe.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -74,11 +74,11 @@ def _from_file(path: Path, create: bool) -> bytes | None:
     if not create:
         return None
     paths.ensure_private_dir(path.parent)
-    key = secrets.token_bytes(KEY_BYTES)
+    key = os.urandom(KEY_BYTES)
     # write a private temp file, then link it into place: a kill never leaves an empty key file,
     # and of two processes creating it at once, the second reads the first one's key.
     # O_EXCL|O_NOFOLLOW and a random name: a planted file or symlink is never written through.
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.urandom(8).hex()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(tmp, flags, 0o600)
     try:
@@ -120,7 +120,7 @@ def _from_keyring(create: bool) -> bytes | None:
             return _parse(stored, "the OS keyring")
         if not create:
             return None
-        key = secrets.token_bytes(KEY_BYTES)
+        key = os.urandom(KEY_BYTES)
         backend.set_password(SERVICE, USERNAME, key.hex())
         return key
     except KeyringUnavailableError:

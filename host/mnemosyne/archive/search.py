@@ -52,9 +52,12 @@ def _best_conversations(
     # than CANDIDATES messages ranks only the most recently saved CANDIDATES, and one matching more than
     # RECENT_ONLY (a stop word: BM25's document count alone costs a pass over them all) is not ranked:
     # its most recent matches come first.
+    # A prefix (`word*`) without a prefix index is expanded again by every query that uses it (all the
+    # terms it covers, merged): one with more than CANDIDATES matches lists its most recent ones unranked,
+    # without the second count, so it costs two expansions, not three (the popup sends one as people type).
     cutoff, recent_only = _nth_newest(conn, table, match, CANDIDATES), False
     if cutoff is not None:
-        recent_only = _nth_newest(conn, table, match, RECENT_ONLY) is not None
+        recent_only = match.endswith("*") or _nth_newest(conn, table, match, RECENT_ONLY) is not None
     if recent_only:
         ranked = f"SELECT rowid, -rowid AS rank FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC"
     else:

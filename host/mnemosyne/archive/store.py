@@ -9,14 +9,13 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import paths
 from ..errors import ArchiveError, InputError, NotFoundError
-from . import attachments, indexing, keys, migrations, sync
+from . import attachments, db, indexing, keys, migrations, sync
 from .db import Transaction, connect, sqlite
 
 if (
@@ -27,8 +26,7 @@ if (
 SUMMARY_COLUMNS = "id, site, title, url, created_at, updated_at, saved_at, message_count, source_id"
 
 
-@dataclass
-class SaveResult:
+class SaveResult(NamedTuple):  # not a dataclass: dataclasses (with inspect) is not on hello's path
     id: str
     status: str  # created | updated | unchanged | kept (a partial capture did not replace a complete copy)
     title: str | None
@@ -236,19 +234,21 @@ class Archive:
                 updated or created or now,
             ),
         )
-        rowids = []
-        for seq, msg in enumerate(conv.messages):
-            cur = c.execute(
-                "INSERT INTO messages (conversation_id, message_id, seq, role, hidden) VALUES (?,?,?,?,?)",
-                (conv.id, msg.id, seq, msg.role, int(msg.hidden)),
+        c.executemany(
+            "INSERT INTO messages (conversation_id, message_id, seq, role, hidden) VALUES (?,?,?,?,?)",
+            [(conv.id, msg.id, seq, msg.role, int(msg.hidden)) for seq, msg in enumerate(conv.messages)],
+        )
+        rowids = [
+            r[0]
+            for r in c.execute(
+                "SELECT rowid FROM messages WHERE conversation_id = ? ORDER BY seq", (conv.id,)
             )
-            rowids.append(cur.lastrowid)
-        rows = indexing.rows_for(conv, rowids)
+        ]
         if self.defer_index:
             c.execute("INSERT OR IGNORE INTO index_pending (conversation_id) VALUES (?)", (conv.id,))
-            self._pending[conv.id] = indexing.Pending(digest, rows)
+            self._pending[conv.id] = indexing.Pending(digest, conv, rowids)
         else:
-            indexing.write(c, rows)
+            indexing.write(c, indexing.rows_for(conv, rowids))
 
     def _delete_rows(self, c, conv_id: str) -> None:
         rowids = [r[0] for r in c.execute("SELECT rowid FROM messages WHERE conversation_id = ?", (conv_id,))]
@@ -292,6 +292,16 @@ class Archive:
             raise ArchiveError(f"could not write the search index: {exc}") from None
 
     def _index_pending(self, more: Callable[[], bool]) -> int:
+        # The index is derived data: its commits skip the fsync (synchronous=NORMAL). A power cut can
+        # lose one, never the save: the index_pending row goes in the same transaction, so the
+        # conversation stays pending and is indexed again from its stored document.
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        try:
+            return self._index_pending_rows(more)
+        finally:
+            self.conn.execute("PRAGMA synchronous = FULL")
+
+    def _index_pending_rows(self, more: Callable[[], bool]) -> int:
         done = 0
         while more():
             row = self.conn.execute("SELECT conversation_id FROM index_pending LIMIT 1").fetchone()
@@ -320,12 +330,19 @@ class Archive:
                     from .. import canonical
 
                     document = c.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,))
-                    pending = indexing.Pending(
-                        digest, indexing.rows_for(canonical.loads(document.fetchone()[0]), rowids)
-                    )
-                indexing.write(c, pending.rows)
+                    pending = indexing.Pending(digest, canonical.loads(document.fetchone()[0]), rowids)
+                indexing.write(c, pending.rows())
             done += 1
         return done
+
+    def checkpoint_deferred(self) -> None:
+        """The host checkpoints the WAL after its reply instead of inside a save's commit (db.py,
+        `defer_checkpoints`); passive, so it never waits for another process's readers."""
+        try:
+            if db.wal_unbackfilled(self.conn) >= db.CHECKPOINT_PAGES:
+                self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite.Error as exc:  # the next one retries; other processes checkpoint too
+            raise ArchiveError(f"could not checkpoint the archive: {exc}") from None
 
     def has_pending_index(self) -> bool:
         return self.conn.execute("SELECT 1 FROM index_pending LIMIT 1").fetchone() is not None

@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import BinaryIO
 
 from ..errors import MnemosyneError
@@ -34,20 +35,46 @@ def claim_stdout() -> BinaryIO:
     return frames
 
 
-def setup_logging() -> None:
-    from logging.handlers import RotatingFileHandler
-
+def _log_file():
     from .. import paths
+
+    return paths.ensure_dir(paths.log_dir()) / "host.log"
+
+
+def setup_logging(rotating: bool = True) -> None:
+    """The host log. Start-up opens it with logging's plain FileHandler; the rotating one (logging.handlers,
+    about a fifth of hello's imports) takes over after the first reply (`rotating=True`)."""
     from ..logfmt import EscapingFormatter
 
     try:
-        folder = paths.ensure_dir(paths.log_dir())
-        handler: logging.Handler = RotatingFileHandler(folder / "host.log", maxBytes=1_000_000, backupCount=2)
+        if rotating:
+            from logging.handlers import RotatingFileHandler
+
+            handler: logging.Handler = RotatingFileHandler(_log_file(), maxBytes=1_000_000, backupCount=2)
+        else:
+            handler = logging.FileHandler(_log_file())
     except OSError:
         handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(EscapingFormatter("%(asctime)s %(levelname)s %(message)s"))
+    for old in list(log.handlers):
+        log.removeHandler(old)
+        old.close()
     log.addHandler(handler)
     log.setLevel(logging.INFO)
+
+
+def _before_action(action: str) -> None:
+    """A request never pays for writing the tokenizer cache. Set before the first action that may load
+    the tokenizer, not at start-up: importing mnemosyne.tokens would cost hello more than python itself."""
+    global _tokens_quiet
+    if action != "hello" and not _tokens_quiet:
+        from .. import tokens
+
+        tokens.write_rank_cache = False
+        _tokens_quiet = True
+
+
+_tokens_quiet = False
 
 
 def handle(body: bytes | bytearray, session: HostSession) -> bytes:
@@ -61,6 +88,7 @@ def handle(body: bytes | bytearray, session: HostSession) -> bytes:
         if isinstance(body, bytearray):
             body.clear()
         request_id, action = request.id, request.action
+        _before_action(action)
         data = dispatch(request, session)
         reply = envelope.ok(request_id, data)
         if not envelope.fits(reply):
@@ -108,7 +136,13 @@ def input_waiting(stdin: BinaryIO) -> bool:
         return False
 
 
-def serve(stdin: BinaryIO, stdout: BinaryIO, session: HostSession | None = None, max_in: int = MAX_IN) -> int:
+def serve(
+    stdin: BinaryIO,
+    stdout: BinaryIO,
+    session: HostSession | None = None,
+    max_in: int = MAX_IN,
+    after_first_reply: Callable[[], None] | None = None,
+) -> int:
     session = session or HostSession()
     try:
         while True:
@@ -125,6 +159,9 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, session: HostSession | None = None,
             if body is None:
                 return 0
             write_frame(stdout, handle(body, session))
+            if after_first_reply is not None:
+                after_first_reply()
+                after_first_reply = None
             session.after_reply(lambda: input_waiting(stdin))
     except BrokenPipeError:
         return 0
@@ -133,11 +170,8 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, session: HostSession | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .. import tokens
-
-    tokens.write_rank_cache = False  # a request never pays for writing the tokenizer cache
     frames = claim_stdout()
-    setup_logging()
+    setup_logging(rotating=False)
     session = HostSession(caller=list(sys.argv[1:] if argv is None else argv))
     log.info("host start pid=%d caller=%s", os.getpid(), session.caller_label())
-    return serve(sys.stdin.buffer, frames, session)
+    return serve(sys.stdin.buffer, frames, session, after_first_reply=setup_logging)

@@ -10,6 +10,7 @@ from ..errors import MnemosyneError
 
 if TYPE_CHECKING:
     from ..archive import Archive
+    from .paging import RenderCache
 
 log = logging.getLogger("mnemosyne.host")
 
@@ -23,9 +24,20 @@ class HostSession:
         self.caller = caller or []
         self._archive: Archive | None = None
         self._archive_error: MnemosyneError | None = None
-        from .paging import RenderCache
+        self._renders: RenderCache | None = None
 
-        self.renders = RenderCache()  # get/context texts of this process, rendered once per request
+    @property
+    def renders(self) -> RenderCache:
+        """get/context texts of this process, rendered once per request (made on first use: not on hello's path)."""
+        if self._renders is None:
+            from .paging import RenderCache
+
+            self._renders = RenderCache()
+        return self._renders
+
+    @renders.setter
+    def renders(self, cache: RenderCache) -> None:
+        self._renders = cache
 
     # ------------------------------------------------------------ caller check
 
@@ -48,6 +60,9 @@ class HostSession:
 
             self._archive = open_archive()
             self._archive.defer_index = True  # the search index is written after the reply (after_reply)
+            from ..archive.db import defer_checkpoints
+
+            defer_checkpoints(self._archive.conn)  # and WAL checkpoints too
         return self._archive
 
     def archive_state(self) -> dict[str, Any]:
@@ -63,10 +78,13 @@ class HostSession:
 
     def after_reply(self, input_waiting: Callable[[], bool]) -> None:
         """Work that can wait for the reply: the search index of saved conversations, one at a time,
-        stopping as soon as a request is waiting (what is left is written after the next reply)."""
+        stopping as soon as a request is waiting (what is left is written after the next reply), then
+        a WAL checkpoint once the WAL has grown."""
         if self._archive is not None:
             try:
                 self._archive.index_pending(lambda: not input_waiting())
+                if not input_waiting():
+                    self._archive.checkpoint_deferred()
             except MnemosyneError as exc:  # stays pending in the archive; the next search retries
                 log.warning("deferred indexing failed: %s", exc.message)
             except Exception:

@@ -31,6 +31,18 @@ class RawInput:
     bad_lines: list[tuple[int, str]] = field(
         default_factory=list
     )  # JSON Lines that did not parse: (line, why)
+    # a streamed export array (streaming.py): each element's own bytes in the file, as the parser delimited them
+    item_raw: list[bytes] | None = None
+
+    def item_bytes(self, index: int, item: Any) -> bytes:
+        """The bytes element `index` of `data` came from, hashed into its provenance: its slice of the
+        file when streamed, else a stable dump of it."""
+        return self.item_raw[index] if self.item_raw is not None else dump_raw(item)
+
+    def item_identity(self, index: int, item: Any, has_site_id: bool) -> bytes | None:
+        """What an id-less element's id is derived from (build's `identity`): the stable dump, whatever the
+        provenance hashes, so ids never depend on how the file was read. None when the site gives an id."""
+        return None if has_site_id or self.item_raw is None else dump_raw(item)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..model import ArtifactPart, CaptureMethod, Conversation, Instruction, InstructionKind, Message, TextPart
-from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time
+from .base import RawInput, ReadContext, ReadFailure, Warnings, build, parse_time
 from .chatgpt_parts import context_texts, message_parts, recipient_of
 from .chatgpt_refs import link_assets
 from .json_values import as_dict, as_list, as_role, as_str
@@ -79,18 +79,26 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     data = raw.data
     export = isinstance(data, list) or bool(_EXPORT_NAME.search(raw.name))
     method: CaptureMethod = "official_export" if export else "site_api"
-    items: Iterator[tuple[str, Any, Callable[[], bytes]]]
+    items: Iterator[tuple[str, Any, Callable[[], bytes], Callable[[], bytes | None]]]
     if isinstance(data, list):
         count = len(data)
-        items = ((_label(raw.name, i, item), item, partial(dump_raw, item)) for i, item in enumerate(data))
+        items = (
+            (
+                _label(raw.name, i, item),
+                item,
+                partial(raw.item_bytes, i, item),
+                partial(raw.item_identity, i, item, _source_id(item) is not None),
+            )
+            for i, item in enumerate(data)
+        )
     else:
         count = 1
-        items = iter([(raw.name, _single(raw), lambda: raw.raw)])
+        items = iter([(raw.name, _single(raw), lambda: raw.raw, lambda: None)])
     window = _is_message_window(raw.data)
     assets = as_dict(raw.members.get(ASSETS))
-    for label, item, item_raw in items:
+    for label, item, item_raw, identity in items:
         try:
-            conversation = _convert(item, item_raw(), method, ctx, window)
+            conversation = _convert(item, item_raw(), method, ctx, window, identity())
             if assets:
                 link_assets(conversation, assets)
             result: Conversation | ReadFailure = conversation
@@ -137,8 +145,17 @@ def _window_as_mapping(data: dict) -> dict:
     return {**data, "mapping": mapping, "current_node": data.get("current_node") or previous}
 
 
+def _source_id(conv: Any) -> str | None:
+    return (as_str(conv.get("conversation_id")) or as_str(conv.get("id"))) if isinstance(conv, dict) else None
+
+
 def _convert(
-    conv: Any, raw: bytes, method: CaptureMethod, ctx: ReadContext, window: bool = False
+    conv: Any,
+    raw: bytes,
+    method: CaptureMethod,
+    ctx: ReadContext,
+    window: bool = False,
+    identity: bytes | None = None,
 ) -> Conversation:
     if not isinstance(conv, dict):
         raise InputError(f"expected a conversation object, got {type(conv).__name__}")
@@ -153,7 +170,7 @@ def _convert(
         )
     tree = _Tree(mapping, warnings)
     messages, alias = tree.messages()
-    source_id = as_str(conv.get("conversation_id")) or as_str(conv.get("id"))
+    source_id = _source_id(conv)
     # a project chat names its project in conversation_template_id ("g-p-..."), a custom GPT in gizmo_id
     gizmo = as_str(conv.get("gizmo_id")) or as_str(conv.get("conversation_template_id")) or tree.gizmo_id()
     url = None
@@ -180,6 +197,7 @@ def _convert(
         project=gizmo,
         warnings=warnings,
         partial=window,
+        identity=identity,
     )
 
 

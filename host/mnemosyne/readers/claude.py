@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..model import CaptureMethod, Conversation, Instruction, Message, Role, ToolResultPart
-from .base import RawInput, ReadContext, ReadFailure, Warnings, build, dump_raw, parse_time
+from .base import RawInput, ReadContext, ReadFailure, Warnings, build, parse_time
 from .claude_parts import PartContext, message_parts, resolve_artifact_edits
 
 NAME = "claude"
@@ -63,7 +63,13 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
             if not _is_conversation(item):
                 raise InputError(f"{label}: {_not_a_conversation(item)}")
             yield convert(
-                item, dump_raw(item), ctx, method="official_export", projects=projects, memories=memories
+                item,
+                raw.item_bytes(i, item),
+                ctx,
+                method="official_export",
+                projects=projects,
+                memories=memories,
+                identity=raw.item_identity(i, item, bool(str(item["uuid"]))),
             )
         except InputError as exc:
             yield ReadFailure(label=label, error=exc)
@@ -79,6 +85,7 @@ def convert(
     method: CaptureMethod,
     projects: dict[str, dict] | None = None,
     memories: Any = None,
+    identity: bytes | None = None,
 ) -> Conversation:
     """One Claude conversation object -> Mnemosyne conversation."""
     uuid = str(data["uuid"])
@@ -114,6 +121,7 @@ def convert(
         instructions=instructions(data, project) + memory_instructions(memories, project_uuid),
         project=(project or {}).get("name") or project_uuid,
         warnings=warnings,
+        identity=identity,
     )
 
 

@@ -135,11 +135,51 @@ def parse_json_bytes(name: str, data: bytes) -> RawInput:
     try:
         utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
         source = text.encode("utf-8", "surrogatepass") if utf16 else data
+        elements = array_elements(text)
+        if elements is not None:  # each element keeps its own bytes for its provenance, as when streamed
+            return RawInput(
+                name=name, data=well_formed(name, elements[0], source), raw=data, item_raw=elements[1]
+            )
         return RawInput(name=name, data=well_formed(name, json.loads(text), source), raw=data)
     except RecursionError:
         raise InputError(f"{name}: JSON nested too deeply") from None
     except ValueError as first:
         return json_lines(name, text, data, first)
+
+
+_WS = " \t\r\n"
+
+
+def array_elements(text: str) -> tuple[list, list[bytes]] | None:
+    """A top-level JSON array parsed one element at a time: the elements, and each one's bytes as written
+    (what a conversation of an export hashes into its provenance). None when the text is not an array, or
+    anything about it is unusual: json.loads then parses it, or reports the error."""
+    decoder = json.JSONDecoder()
+    i, end = len(text) - len(text.lstrip(_WS)), len(text.rstrip(_WS))
+    if not text.startswith("[", i) or not text.endswith("]", 0, end):
+        return None
+    items: list[object] = []
+    slices: list[bytes] = []
+    i, comma = i + 1, False
+    while True:
+        while i < end and text[i] in _WS:
+            i += 1
+        if text.startswith("]", i):
+            return (items, slices) if i == end - 1 and not comma else None
+        try:
+            item, stop = decoder.raw_decode(text, i)
+        except ValueError:
+            return None
+        items.append(item)
+        slices.append(text[i:stop].encode("utf-8", "surrogatepass"))
+        i = stop
+        while i < end and text[i] in _WS:
+            i += 1
+        comma = text.startswith(",", i)
+        if comma:
+            i += 1
+        elif not text.startswith("]", i):
+            return None
 
 
 def json_lines(name: str, text: str, data: bytes, first: ValueError) -> RawInput:

@@ -62,6 +62,7 @@ def array_batches(name: str, text: str, members: dict | None = None) -> Iterator
 
 def _batches(name: str, text: str, i: int, decoder: json.JSONDecoder, members: dict) -> Iterator[RawInput]:
     batch: list = []
+    slices: list[bytes] = []
     total = len(text)
     while True:
         i = _skip_ws(text, i)
@@ -74,17 +75,23 @@ def _batches(name: str, text: str, i: int, decoder: json.JSONDecoder, members: d
             item, i = decoder.raw_decode(text, i)
         except (ValueError, RecursionError) as exc:
             raise InputError(f"{name}: not valid JSON at character {i} ({exc})") from None
-        if "\\ud" in text[start:i] or "\\uD" in text[start:i]:
+        element = text[start:i]
+        if "\\ud" in element or "\\uD" in element:
             item = well_formed(name, item, b"\\ud")
         batch.append(item)
+        slices.append(element.encode("utf-8", "surrogatepass"))
         i = _skip_ws(text, i)
         if i < total and text[i] == ",":
             i += 1
         if len(batch) == BATCH:
-            yield RawInput(name=name, data=batch, raw=b"", members=members, progress=(i, total))
-            batch = []
+            yield RawInput(
+                name=name, data=batch, raw=b"", members=members, progress=(i, total), item_raw=slices
+            )
+            batch, slices = [], []
     if batch:
-        yield RawInput(name=name, data=batch, raw=b"", members=members, progress=(total, total))
+        yield RawInput(
+            name=name, data=batch, raw=b"", members=members, progress=(total, total), item_raw=slices
+        )
 
 
 def _decode(name: str, data: bytes) -> str:
@@ -190,6 +197,7 @@ def _window_batches(name: str, stream: IO[bytes], total: int, members: dict) -> 
     win.more()
     i = _skip_ws(win.text, 0)
     batch: list = []
+    slices: list[bytes] = []
     first = True
     while True:
         i = _skip_ws(win.text, i)
@@ -221,6 +229,7 @@ def _window_batches(name: str, stream: IO[bytes], total: int, members: dict) -> 
         if "\\ud" in element or "\\uD" in element:
             item = well_formed(name, item, b"\\ud")
         batch.append(item)
+        slices.append(element.encode("utf-8", "surrogatepass"))
         i = _skip_ws(win.text, i)
         if i < len(win.text) and win.text[i] == ",":
             i += 1
@@ -228,10 +237,14 @@ def _window_batches(name: str, stream: IO[bytes], total: int, members: dict) -> 
             i = win.drop(i)
         if len(batch) == BATCH:
             done = win.offset + len(win.text[:i].encode("utf-8", "surrogatepass"))
-            yield RawInput(name=name, data=batch, raw=b"", members=members, progress=(done, total))
-            batch = []
+            yield RawInput(
+                name=name, data=batch, raw=b"", members=members, progress=(done, total), item_raw=slices
+            )
+            batch, slices = [], []
     if batch:
-        yield RawInput(name=name, data=batch, raw=b"", members=members, progress=(total, total))
+        yield RawInput(
+            name=name, data=batch, raw=b"", members=members, progress=(total, total), item_raw=slices
+        )
 
 
 def _is_export_array(head: bytes) -> bool:

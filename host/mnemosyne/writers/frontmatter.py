@@ -28,7 +28,13 @@ def _printable(code: int) -> bool:
     )
 
 
+# any character quote() must escape: the simple escapes and everything outside YAML's c-printable set
+_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\<\x7f-\x84\x86-\x9f\ud800-\udfff\ufeff\ufffe\uffff]')
+
+
 def quote(value: str) -> str:
+    if not _NEEDS_ESCAPE.search(value):  # most values: nothing to escape
+        return f'"{value}"'
     out = ['"']
     for ch in value:
         code = ord(ch)

@@ -26,6 +26,7 @@ _PREFIX = r"(?P<prefix>(?:[ \t]*(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+))*[ \t]{0
 _FENCE = re.compile(_PREFIX + r"[ \t]*(?P<run>`{3,}|~{3,})(?P<rest>.*)$")
 _HEADING = re.compile(_PREFIX + r"(?P<hashes>#{1,6})(?=[ \t]|$)")
 _SETEXT = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
+_ANY_SETEXT = re.compile(_SETEXT.pattern, re.MULTILINE)
 _PLAIN_LINE = re.compile(
     r"^[ \t>]*[^\s>#\-*+=|`~]"
 )  # a paragraph line that an underline could turn into a heading
@@ -37,6 +38,8 @@ _CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _AUTOLINK = re.compile(r"<(?:https?://|mailto:)[^\s<>`]*>", re.IGNORECASE)
 _IMAGE = re.compile(r"(?<!\\)!\[")
 _LINK_TARGET = re.compile(r"\]\([ \t]*<?(?P<dest>[^\s)>]*)")
+# what _line can change (HTML, images, links, reference definitions, headings): most lines have none
+_ACTIVE = re.compile(r"[<\[\]#]")
 
 
 def _inline(segment: str) -> str:
@@ -54,6 +57,8 @@ def _inline(segment: str) -> str:
 
 
 def _line(line: str, levels: dict[int, int]) -> str:
+    if not _ACTIVE.search(line):
+        return line
     ref = _REFERENCE.match(line)
     if ref and not _SAFE_TARGET.match(ref.group("dest")):
         line = ref.group("prefix") + "\\" + line[len(ref.group("prefix")) :]
@@ -71,20 +76,22 @@ def _line(line: str, levels: dict[int, int]) -> str:
 
 def _heading_levels(lines: list[str]) -> dict[int, int]:
     """Each heading level the text uses, in order, moved to 4, 5, 6: `###`/`####` keep their hierarchy."""
-    used = sorted({len(m.group("hashes")) for line in lines if (m := _HEADING.match(line))})
+    used = sorted({len(m.group("hashes")) for line in lines if "#" in line and (m := _HEADING.match(line))})
     levels = {level: min(6, SHIFT + 1 + rank) for rank, level in enumerate(used)}
     return {n: levels.get(n, 6) for n in range(1, 7)}
 
 
 def safe_markdown(text: str) -> str:
     """`text` (Markdown from a transcript) with HTML, images, unsafe links and structural headings disarmed."""
+    if not (_ACTIVE.search(text) or "```" in text or "~~~" in text or _ANY_SETEXT.search(text)):
+        return text  # nothing the line loop below would change: no HTML, link, heading, fence or underline
     lines = text.split("\n")
     levels = _heading_levels(lines)
     out: list[str] = []
     fence: tuple[str, int, int] | None = None  # (run, prefix width, blockquote depth) of the open fence
     previous_plain = False
     for line in lines:
-        match = _FENCE.match(line)
+        match = _FENCE.match(line) if "```" in line or "~~~" in line else None
         if fence is not None and not _leaves(line, fence):
             out.append(line)  # code: exactly as written
             run = match.group("run") if match else ""
@@ -104,10 +111,10 @@ def safe_markdown(text: str) -> str:
             out.append(line)
             previous_plain = False
             continue
-        if _SETEXT.match(line) and previous_plain:
+        if previous_plain and _SETEXT.match(line):
             out.append("")  # an underline under text would make that text a heading
         out.append(_line(line, levels))
-        previous_plain = bool(_PLAIN_LINE.match(line)) and not _HEADING.match(line)
+        previous_plain = bool(_PLAIN_LINE.match(line)) and not ("#" in line and _HEADING.match(line))
     return "\n".join(out)
 
 
