@@ -79,7 +79,7 @@ const HANDLERS = {
   "context-preview": { from: [PAGE], run: (msg) => contextPreview(msg) },
   list: {
     from: [PAGE],
-    run: (msg) => hostCall("list", pick(msg, ["limit", "cursor", "source", "order", "since", "until"])),
+    run: (msg) => hostCall("list", pick(msg, ["limit", "cursor", "source", "order", "since", "until", "project", "model", "has_code", "has_attachments", "facets"])),
   },
   search: {
     from: [PAGE],
