@@ -34,6 +34,7 @@ SCRIPTS = [
     "search_bench",
     "host_memory",
     "paging_bench",
+    "library_bench",
 ]
 TIMEOUT_S = 1800
 RESULTS = BENCH_DIR / "RESULTS.md"
