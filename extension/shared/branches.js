@@ -5,13 +5,10 @@ import { t } from "./api.js";
 import { el } from "./element.js";
 import { activePath, renderMessage } from "./transcript.js";
 
-/** Resolves in the browser's next idle period (or within 100 ms when there is none) with its deadline. */
-function idle() {
-  if (typeof requestIdleCallback === "function") return new Promise((resolve) => requestIdleCallback(resolve, { timeout: 100 }));
-  return new Promise((resolve) => {
-    const start = performance.now();
-    setTimeout(() => resolve({ timeRemaining: () => Math.max(0, 40 - (performance.now() - start)) }), 0);
-  });
+const SLICE_MS = 40; // formatting runs in slices this long; input and scrolling are handled between them
+
+function yieldToPage() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function childrenOf(conversation) {
@@ -74,8 +71,11 @@ export function showBranches(container, conversation, onChange = () => {}) {
    * 1. the messages of the first screen, formatted;
    * 2. every other message as its plain text (cheap: no Markdown, no sanitizing), so the whole branch is on
    *    the page and find-in-page finds its words: data-state="shown";
-   * 3. those formatted in idle time, in order, the ones scrolled into view first: data-state="ready".
+   * 3. those formatted in slices between which the page handles input, in order, the ones scrolled into
+   *    view first: data-state="ready".
    * Formatting (markdown-it, highlight.js, KaTeX, then DOMPurify) is what costs: about 15 ms a long message.
+   * (requestIdleCallback was tried for step 3: it was no faster on the loaded bench machine, and when no idle
+   * period comes its timeout leaves the formatting a fraction of the time; slices keep it predictable.)
    */
   async function render() {
     const mine = ++rendering;
@@ -110,10 +110,9 @@ export function showBranches(container, conversation, onChange = () => {}) {
       plain.delete(node);
     };
     while (plain.size) {
-      const budget = await idle();
+      await yieldToPage();
       if (mine !== rendering) return;
-      // no idle period came (a busy machine): a 30 ms slice anyway, or the rest would take 100 ms a message
-      const until = performance.now() + (budget.didTimeout ? 30 : budget.timeRemaining() - 1);
+      const until = performance.now() + SLICE_MS;
       do format(seen.values().next().value ?? plain.keys().next().value);
       while (plain.size && performance.now() < until);
     }
