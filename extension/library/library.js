@@ -205,6 +205,14 @@ document.addEventListener("keydown", onKey);
 new IntersectionObserver((entries) => {
   if (entries.some((entry) => entry.isIntersecting)) fillViewport();
 }, { rootMargin: "400px" }).observe($("sentinel"));
+// and on scrolling: the observer reports changes only, so a page that grew and was scrolled to its end in the
+// same frame would otherwise never fetch the next page
+let scrollPending = false;
+addEventListener("scroll", () => {
+  if (scrollPending) return;
+  scrollPending = true;
+  requestAnimationFrame(() => { scrollPending = false; fillViewport(); });
+}, { passive: true });
 
 localize();
 initSelection(say);

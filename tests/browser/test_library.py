@@ -6,7 +6,6 @@ telling a user what to do when nothing matches."""
 from __future__ import annotations
 
 import json
-import re
 import time
 from datetime import datetime, timedelta, timezone
 
@@ -267,9 +266,15 @@ def test_library_filters_and_sorts_real_conversations_through_the_ui(browser, mn
         return rows(library).evaluate_all("(rs) => rs.map((r) => r.dataset.conversationId)")
 
     def settle(count: int) -> None:
-        """Every page of the new list fetched (scrolling pulls the next) and the count said."""
-        scroll_to_end(library, count)
-        library.locator("#status", has_text=re.compile(rf"^{count} conversations$")).wait_for()
+        """Every page of the new list fetched (kept scrolled to the end, which pulls the next) and the count said."""
+        library.wait_for_function(
+            """(n) => {
+              window.scrollTo(0, document.body.scrollHeight);
+              return document.querySelectorAll("[data-mnemosyne=conversation]").length === n
+                && document.querySelector("#status").textContent === `${n} conversations`;
+            }""",
+            arg=count,
+        )
 
     by_length = sorted(every, key=lambda i: (i["length"], i["id"]), reverse=True)
     library.locator("[data-mnemosyne='sort']").select_option("length")
