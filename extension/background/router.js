@@ -94,7 +94,7 @@ const HANDLERS = {
   "context-rebuild": { from: [PAGE], run: (msg) => rebuildContext(msg) },
   list: {
     from: [PAGE],
-    run: (msg) => hostCall("list", pick(msg, ["limit", "cursor", "source", "order", "since", "until"])),
+    run: (msg) => hostCall("list", pick(msg, ["limit", "cursor", "source", "order", "since", "until", "project", "model", "has_code", "has_attachments", "facets"])),
   },
   search: {
     from: [PAGE],

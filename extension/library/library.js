@@ -17,6 +17,7 @@ const status = $("status");
 const search = $("search");
 let nextCursor = null;
 let loading = false;
+let choicesLoaded = false; // the project and model lists come with the first page of the session
 let generation = 0; // a reply for an older query or filter set is dropped
 
 function say(text, kind = "") {
@@ -29,7 +30,7 @@ function openConversation(id) {
 }
 
 function row(entry) {
-  const meta = [entry.site, formatDate(entry.updated_at ?? entry.saved_at), t("messageCount", [String(entry.message_count ?? 0)])];
+  const meta = [entry.site, entry.model, formatDate(entry.updated_at ?? entry.saved_at), t("messageCount", [String(entry.message_count ?? 0)])];
   return el("li", {
     className: "row",
     tabindex: "0",
@@ -47,6 +48,8 @@ function row(entry) {
   ]);
 }
 
+const ORDERS = ["newest", "oldest", "title", "length"]; // the host's `list` orders
+
 /** The filters as the host's `list` takes them; `until` is the day after the chosen last day. */
 function filters() {
   const until = $("until").value ? new Date(`${$("until").value}T00:00:00Z`) : null;
@@ -55,8 +58,29 @@ function filters() {
     source: $("site").value || undefined,
     since: $("since").value || undefined,
     until: until ? until.toISOString().slice(0, 10) : undefined,
-    order: $("sort").value === "oldest" ? "oldest" : "newest",
+    project: $("project").value || undefined,
+    model: $("model").value || undefined,
+    has_code: $("has-code").checked || undefined,
+    has_attachments: $("has-attachments").checked || undefined,
+    order: ORDERS.includes($("sort").value) ? $("sort").value : "newest",
   };
+}
+
+function filtered() {
+  return ["site", "since", "until", "project", "model"].some((id) => $(id).value)
+    || $("has-code").checked || $("has-attachments").checked;
+}
+
+/** The project and model choices from the host's facet counts (once, with the first page). */
+function fillChoices(facets) {
+  for (const [id, values] of [["project", facets?.project], ["model", facets?.model]]) {
+    const select = $(id);
+    const chosen = select.value;
+    select.replaceChildren(select.options[0], ...(values ?? []).map(({ value, count }) =>
+      el("option", { value, text: `${value} (${count})` })));
+    select.value = chosen;
+    select.closest("label").hidden = !values?.length;
+  }
 }
 
 function showEmpty(text) {
@@ -68,12 +92,16 @@ async function loadPage() {
   loading = true;
   const mine = generation;
   try {
-    const data = await request("list", { limit: PAGE_SIZE, cursor: nextCursor ?? undefined, ...filters() });
+    const first = !nextCursor && !choicesLoaded;
+    const data = await request("list", { limit: PAGE_SIZE, cursor: nextCursor ?? undefined, facets: first || undefined, ...filters() });
     if (mine !== generation) return;
+    if (data.facets) {
+      fillChoices(data.facets);
+      choicesLoaded = true;
+    }
     list.append(...data.items.map(row));
     nextCursor = data.next_cursor ?? null;
-    const filtered = Boolean($("site").value || $("since").value || $("until").value);
-    if (!list.children.length) showEmpty(filtered ? t("libraryNoneInFilter") : t("emptyArchive"));
+    if (!list.children.length) showEmpty(filtered() ? t("libraryNoneInFilter") : t("emptyArchive"));
     else say(nextCursor ? t("libraryShown", [String(list.children.length)]) : t("libraryAllShown", [String(list.children.length)]));
   } catch (error) {
     if (mine === generation) {
@@ -92,10 +120,21 @@ function fillViewport() {
   if ($("sentinel").getBoundingClientRect().top <= innerHeight + 400) loadPage();
 }
 
-function inRange(entry, { since, until }) {
+/** The `list` filters the host's `search` does not take, applied to its results (which carry the facets). */
+function matches(entry, { since, until, project, model, has_code: code, has_attachments: attachments }) {
   const when = entry.updated_at ?? entry.created_at ?? "";
-  return (!since || when >= since) && (!until || when < until);
+  return (!since || when >= since) && (!until || when < until) && (!project || entry.project === project)
+    && (!model || entry.model === model) && (!code || entry.has_code) && (!attachments || entry.has_attachments);
 }
+
+const titleKey = (entry) => (entry.title ?? "").toLocaleLowerCase();
+// the host's orders, for search results: ties by id as the host breaks them
+const COMPARE = {
+  newest: (a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? "") || b.id.localeCompare(a.id),
+  oldest: (a, b) => (a.updated_at ?? "").localeCompare(b.updated_at ?? "") || a.id.localeCompare(b.id),
+  title: (a, b) => titleKey(a).localeCompare(titleKey(b)) || a.id.localeCompare(b.id),
+  length: (a, b) => (b.length ?? 0) - (a.length ?? 0) || b.id.localeCompare(a.id),
+};
 
 async function showSearch(query) {
   const mine = generation;
@@ -104,12 +143,9 @@ async function showSearch(query) {
     const range = filters();
     const data = await request("search", { query, limit: SEARCH_LIMIT, source: range.source });
     if (mine !== generation) return;
-    const items = data.items.filter((entry) => inRange(entry, range));
+    const items = data.items.filter((entry) => matches(entry, range));
     const sort = $("sort").value;
-    if (sort !== "relevance") {
-      const when = (entry) => entry.updated_at ?? "";
-      items.sort((a, b) => (sort === "oldest" ? when(a).localeCompare(when(b)) : when(b).localeCompare(when(a))));
-    }
+    if (Object.hasOwn(COMPARE, sort)) items.sort(COMPARE[sort]);
     list.replaceChildren(...items.map(row));
     if (!items.length) showEmpty(t("noResults"));
     say(items.length ? t("resultCount", [String(items.length)]) : "");
@@ -170,6 +206,14 @@ document.addEventListener("keydown", onKey);
 new IntersectionObserver((entries) => {
   if (entries.some((entry) => entry.isIntersecting)) fillViewport();
 }, { rootMargin: "400px" }).observe($("sentinel"));
+// and on scrolling: the observer reports changes only, so a page that grew and was scrolled to its end in the
+// same frame would otherwise never fetch the next page
+let scrollPending = false;
+addEventListener("scroll", () => {
+  if (scrollPending) return;
+  scrollPending = true;
+  requestAnimationFrame(() => { scrollPending = false; fillViewport(); });
+}, { passive: true });
 
 localize();
 mountBackupPanel($("backup"));

@@ -5,7 +5,11 @@ import { t } from "./api.js";
 import { el } from "./element.js";
 import { activePath, renderMessage } from "./transcript.js";
 
-const SLICE_MS = 50;
+const SLICE_MS = 40; // formatting runs in slices this long; input and scrolling are handled between them
+
+function yieldToPage() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
 
 function childrenOf(conversation) {
   const children = new Map();
@@ -52,21 +56,30 @@ export function showBranches(container, conversation, onChange = () => {}) {
   let path = activePath(conversation);
   const memory = { shown: new Map(), leaves: new Set(), turn: 0 }; // message id -> when last on screen
 
-  let rendering = 0; // a newer render (a branch switch) stops an older one still slicing
+  let rendering = 0; // a newer render (a branch switch) stops an older one still formatting
+  let watcher = null; // the IntersectionObserver of the render on screen
 
-  function article(message) {
-    const node = renderMessage(message);
+  function article(message, plain = false) {
+    const node = renderMessage(message, { plain });
     const siblings = children.get(message.parent ?? null) ?? [message];
     if (siblings.length > 1) node.querySelector("header")?.append(switcher(siblings, siblings.indexOf(message), choose));
     return node;
   }
 
   /**
-   * Messages go on screen in slices of about SLICE_MS, yielding between them, so the first screen of a
-   * long conversation shows at once and the page stays responsive; `data-state` is "ready" at the end.
+   * Three steps, so a long conversation shows at once and the page stays responsive:
+   * 1. the messages of the first screen, formatted;
+   * 2. every other message as its plain text (cheap: no Markdown, no sanitizing), so the whole branch is on
+   *    the page and find-in-page finds its words: data-state="shown";
+   * 3. those formatted in slices between which the page handles input, in order, the ones scrolled into
+   *    view first: data-state="ready".
+   * Formatting (markdown-it, highlight.js, KaTeX, then DOMPurify) is what costs: about 15 ms a long message.
+   * (requestIdleCallback was tried for step 3: it was no faster on the loaded bench machine, and when no idle
+   * period comes its timeout leaves the formatting a fraction of the time; slices keep it predictable.)
    */
   async function render() {
     const mine = ++rendering;
+    watcher?.disconnect();
     memory.turn += 1;
     for (const message of path) memory.shown.set(message.id, memory.turn);
     if (path.length) memory.leaves.add(path.at(-1).id);
@@ -74,15 +87,36 @@ export function showBranches(container, conversation, onChange = () => {}) {
     container.dataset.state = "rendering";
     container.replaceChildren();
     onChange(visible);
-    let sliceStart = performance.now();
-    for (const message of visible) {
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        if (mine !== rendering) return;
-        sliceStart = performance.now();
-      }
-      container.append(article(message));
+    let index = 0;
+    for (; index < visible.length && container.getBoundingClientRect().bottom < innerHeight; index += 1) {
+      container.append(article(visible[index]));
     }
+    const plain = new Map(); // plain article -> its message, in page order
+    for (const message of visible.slice(index)) {
+      const node = article(message, true);
+      plain.set(node, message);
+      container.append(node);
+    }
+    container.dataset.state = "shown";
+    const seen = new Set(); // plain articles near the screen: formatted first
+    watcher = new IntersectionObserver((entries) => {
+      for (const entry of entries) if (entry.isIntersecting) seen.add(entry.target);
+    }, { rootMargin: "800px 0px" });
+    for (const node of plain.keys()) watcher.observe(node);
+    const format = (node) => {
+      watcher.unobserve(node);
+      seen.delete(node);
+      node.replaceWith(article(plain.get(node)));
+      plain.delete(node);
+    };
+    while (plain.size) {
+      await yieldToPage();
+      if (mine !== rendering) return;
+      const until = performance.now() + SLICE_MS;
+      do format(seen.values().next().value ?? plain.keys().next().value);
+      while (plain.size && performance.now() < until);
+    }
+    watcher.disconnect();
     container.dataset.state = "ready";
   }
 
@@ -97,6 +131,6 @@ export function showBranches(container, conversation, onChange = () => {}) {
   return {
     leaf: () => path.at(-1)?.id ?? null,
     isActive: () => path.at(-1)?.id === activePath(conversation).at(-1)?.id,
-    stop: () => { rendering += 1; }, // a slice still to come adds nothing (e.g. after a delete)
+    stop: () => { rendering += 1; watcher?.disconnect(); }, // nothing more is formatted (e.g. after a delete)
   };
 }

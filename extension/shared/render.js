@@ -22,11 +22,21 @@ const md = new MarkdownIt({ html: false, linkify: true, breaks: false, highlight
   .use(texmath, { engine: katex, delimiters: ["dollars", "brackets"], katexOptions: { output: "mathml", throwOnError: false } });
 md.validateLink = (url) => SAFE_URL.test(url.trim());
 
+const PURIFY_OPTIONS = {
+  RETURN_DOM_FRAGMENT: true,
+  USE_PROFILES: { html: true, mathMl: true },
+  ADD_TAGS: ["semantics", "annotation"], // KaTeX's MathML; the TeX source in <annotation> is not displayed
+  FORBID_TAGS: ["style", "img", "svg", "form", "button", "textarea", "select", "iframe", "video", "audio", "source"],
+  FORBID_ATTR: ["style", "id", "name"],
+  ALLOWED_URI_REGEXP: SAFE_URL,
+};
+
 let purifier = null;
 
 function sanitizer() {
   if (purifier) return purifier;
   purifier = DOMPurify(window);
+  purifier.setConfig(PURIFY_OPTIONS); // once: a config passed to every sanitize() call is parsed again each time
   purifier.addHook("uponSanitizeAttribute", (node, data) => {
     // KaTeX's display math: <math display="block"> (the profile drops the attribute otherwise)
     if (node.localName === "math" && data.attrName === "display" && data.attrValue === "block") data.forceKeepAttr = true;
@@ -43,15 +53,6 @@ function sanitizer() {
   return purifier;
 }
 
-const PURIFY_OPTIONS = {
-  RETURN_DOM_FRAGMENT: true,
-  USE_PROFILES: { html: true, mathMl: true },
-  ADD_TAGS: ["semantics", "annotation"], // KaTeX's MathML; the TeX source in <annotation> is not displayed
-  FORBID_TAGS: ["style", "img", "svg", "form", "button", "textarea", "select", "iframe", "video", "audio", "source"],
-  FORBID_ATTR: ["style", "id", "name"],
-  ALLOWED_URI_REGEXP: SAFE_URL,
-};
-
 /** Markdown text -> HTML string (not sanitized; only markdownFragment may put it in a page). */
 export function markdownHtml(text) {
   return md.render(String(text ?? ""));
@@ -59,7 +60,7 @@ export function markdownHtml(text) {
 
 /** Markdown text -> a sanitized DocumentFragment of the current document. */
 export function markdownFragment(text) {
-  const fragment = sanitizer().sanitize(markdownHtml(text), PURIFY_OPTIONS);
+  const fragment = sanitizer().sanitize(markdownHtml(text));
   for (const box of fragment.querySelectorAll("input")) {
     const mark = document.createElement("span");
     mark.className = box.hasAttribute("checked") ? "task-box done" : "task-box";
@@ -72,7 +73,7 @@ export function markdownFragment(text) {
 /** A code part (not Markdown): a <pre><code> highlighted when the language is known, sanitized like the rest. */
 export function highlightedCode(code, language) {
   const html = highlight(String(code ?? ""), String(language ?? "").trim().toLowerCase());
-  const fragment = html ? sanitizer().sanitize(html, PURIFY_OPTIONS) : null;
+  const fragment = html ? sanitizer().sanitize(html) : null;
   if (fragment?.firstElementChild) return fragment.firstElementChild;
   const pre = document.createElement("pre");
   pre.className = "code";

@@ -71,6 +71,37 @@ function link(title, url) {
   return el("a", { href, target: "_blank", rel: "noopener noreferrer", text: label });
 }
 
+function hostOf(url) {
+  try {
+    return new URL(String(url)).hostname;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The sources a part cites (ChatGPT content_references / citations, Claude and API citations, as the readers
+ * keep them) as numbered footnotes under it, each source once: a link (http(s) only, new tab, noopener
+ * noreferrer) named by its title, else its site, with the quoted snippet. The archive keeps where in the
+ * original text each points (start/end), but ChatGPT's offsets count the markers the reader replaced, so the
+ * numbers are not placed in the text.
+ */
+function footnotes(citations) {
+  const unique = new Map();
+  for (const cite of citations ?? []) {
+    const key = `${cite.url ?? ""}\n${cite.url ? "" : cite.title ?? ""}`;
+    if (!unique.has(key) && (cite.url || cite.title)) unique.set(key, cite);
+  }
+  if (!unique.size) return null;
+  return el("section", { className: "footnotes", dataset: { mnemosyne: "citations" }, "aria-label": t("citationsHeading") }, [
+    el("ol", {}, [...unique.values()].map((cite) => el("li", {}, [
+      link(cite.title || hostOf(cite.url) || cite.url, cite.url),
+      cite.title && safeHref(cite.url) ? el("span", { className: "source-site", text: hostOf(cite.url) }) : null,
+      cite.snippet ? el("q", { className: "source-snippet", text: cite.snippet }) : null,
+    ]))),
+  ]);
+}
+
 function stringify(value) {
   if (typeof value === "string") return value;
   try {
@@ -81,15 +112,12 @@ function stringify(value) {
 }
 
 const PART_RENDERERS = {
-  text: (part, markdown) => [
-    ...prose(part.text, markdown),
-    part.citations?.length ? el("ul", { className: "citations" }, part.citations.map((c) => el("li", {}, [link(c.title, c.url)]))) : null,
-  ],
+  text: (part, markdown) => [...prose(part.text, markdown), footnotes(part.citations)],
   code: (part) => codeBlock(part.code, part.language),
   code_output: (part) => details(t("partOutput"), el("pre", { text: part.text }), "output"),
   attachment: (part) => el("div", { className: "attachment", text: `📎 ${part.name || part.asset_pointer || ""} (${part.kind})` }),
   tool_call: (part) => details(t("partToolCall", [part.name]), el("pre", { text: stringify(part.arguments) }), "tool"),
-  tool_result: (part) => details(t("partToolResult", [part.name || ""]), el("pre", { text: part.output }), "tool"),
+  tool_result: (part) => details(t("partToolResult", [part.name || ""]), [el("pre", { text: part.output }), footnotes(part.citations)], "tool"),
   reasoning: (part) => details(part.summary || t("partReasoning"), prose(part.text, true), "reasoning"),
   citation: (part) => el("div", { className: "citation" }, [link(part.title, part.url), part.text ? el("q", { text: part.text }) : null]),
   artifact: (part) => details(part.title || t("partArtifact"), codeBlock(part.content, part.language), "artifact"),
@@ -97,9 +125,19 @@ const PART_RENDERERS = {
   unknown: (part) => el("div", { className: "unknown", text: t("partUnknown", [String(part.source_type)]) }),
 };
 
+// A message's text before it is formatted (a long transcript's messages off the first screen): the same
+// words, unformatted, so the page shows and find-in-page finds them while the formatting happens in idle time.
+const PLAIN_RENDERERS = {
+  text: (part) => el("div", { className: "text", text: part.text }),
+  code: (part) => el("pre", { className: "code", text: part.code }),
+  reasoning: (part) => details(part.summary || t("partReasoning"), el("div", { className: "text", text: part.text }), "reasoning"),
+  artifact: (part) => details(part.title || t("partArtifact"), el("pre", { text: part.content }), "artifact"),
+};
+
 const ROLE_KEYS = { user: "roleUser", assistant: "roleAssistant", system: "roleSystem", tool: "roleTool" };
 
-export function renderMessage(message) {
+/** One message as an <article>; `plain`: its text unformatted (data-formatted="false"), cheap to build. */
+export function renderMessage(message, { plain = false } = {}) {
   const header = el("header", {}, [
     el("strong", { text: ROLE_KEYS[message.role] ? t(ROLE_KEYS[message.role]) : String(message.role) }),
     message.author ? el("span", { className: "author", text: message.author }) : null,
@@ -108,8 +146,10 @@ export function renderMessage(message) {
   ]);
   const body = [];
   for (const part of message.parts ?? []) {
-    const render = Object.hasOwn(PART_RENDERERS, part.type) ? PART_RENDERERS[part.type] : PART_RENDERERS.unknown;
+    const render = plain && Object.hasOwn(PLAIN_RENDERERS, part.type) ? PLAIN_RENDERERS[part.type]
+      : Object.hasOwn(PART_RENDERERS, part.type) ? PART_RENDERERS[part.type] : PART_RENDERERS.unknown;
     body.push(...[].concat(render(part, message.role !== "user")));
   }
-  return el("article", { className: `message role-${message.role}`, dataset: { role: message.role } }, [header, ...body]);
+  const dataset = { role: message.role, formatted: String(!plain) };
+  return el("article", { className: `message role-${message.role}`, dataset }, [header, ...body]);
 }

@@ -36,6 +36,7 @@ SCRIPTS = [
     "host_memory",
     "frame_memory",
     "paging_bench",
+    "library_bench",
 ]
 TIMEOUT_S = 1800
 RESULTS = BENCH_DIR / "RESULTS.md"

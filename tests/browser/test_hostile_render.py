@@ -84,6 +84,20 @@ MEASURE = """() => {
 }"""
 
 
+def hostile_citations(text: str) -> list[dict]:
+    """ChatGPT `metadata.citations` (2023-24 browsing): the payload as title and snippet, under URLs that must
+    never become links (script schemes) and one that must, with the payload in its query."""
+    urls = [
+        "javascript:window.__pwned_90=1",
+        "data:text/html,<script>window.__pwned_91=1</script>",
+        " JaVaScRiPt:window.__pwned_92=1",
+        "https://example.org/?q=" + text[:40],
+    ]
+    return [
+        {"start_ix": 0, "end_ix": 1, "metadata": {"title": text, "url": url, "text": text}} for url in urls
+    ]
+
+
 def chatgpt_api(title: str, texts: list[str], index: int) -> dict:
     """A ChatGPT API reply (the fixture's shape) whose title and alternating user/assistant turns are `texts`."""
     api = copy.deepcopy(chatgpt_api_fixture())
@@ -103,6 +117,8 @@ def chatgpt_api(title: str, texts: list[str], index: int) -> dict:
         message.update(id=node_id, create_time=1764090000.0 + turn)
         message["author"] = {**message["author"], "role": "user" if turn % 2 == 0 else "assistant"}
         message["content"] = {"content_type": "text", "parts": [text]}
+        if turn % 2:  # the assistant's echo cites its payload: footnotes with hostile titles, snippets, URLs
+            message["metadata"] = {**(message.get("metadata") or {}), "citations": hostile_citations(text)}
         mapping[node_id] = {"id": node_id, "message": message, "parent": parent, "children": []}
         mapping[parent]["children"].append(node_id)
         parent = node_id
@@ -245,6 +261,8 @@ def test_hostile_corpus_renders_inert_in_popup_search_and_view(
         rendered = view.locator(".message.role-assistant .markdown")
         assert title == item["title"]
         assert rendered.count() == view.locator(".message.role-user").count()  # every echo went through it
+        footnotes = view.locator("[data-mnemosyne='citations'] li")
+        assert footnotes.count() >= rendered.count()  # every echo's sources listed, as text or http(s) links
         shown.update(payload for payload in corpus if payload in said and payload in title)
         state = measure(view)
         pages[f"view {item['id'][:8]}"] = {

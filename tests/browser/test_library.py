@@ -247,3 +247,89 @@ def test_multi_select_exports_a_zip_like_mnemo_export_and_deletes_with_undo(
     library.locator("#status", has_text="Deleted 2").wait_for(timeout=15_000)
     left = {item["id"] for item in json.loads(mnemo_cli("list", "--json").stdout)}
     assert left == set(ids) - {ids[0], ids[2]}
+
+
+def test_library_filters_and_sorts_real_conversations_through_the_ui(browser, mnemo_cli, ext_url, screenshot):
+    """The fixture exports (ChatGPT and Claude) through `mnemo import`; the project, model, has-code and
+    has-attachments filters and the title and length sorts, chosen in the page, show the host's sets in order."""
+    from ext_fakesite import FIXTURES
+
+    for name in ("chatgpt_export", "claude_export"):
+        mnemo_cli("import", str(FIXTURES / name))
+    every = json.loads(mnemo_cli("list", "--json", "--limit", "0").stdout)
+    library = browser.new_page()
+    library.goto(ext_url("library/library.html"))
+    rows(library).first.wait_for(timeout=30_000)
+    assert len(every) > PAGE  # more than one host page: the cursors of each order are used
+
+    def shown() -> list[str]:
+        return rows(library).evaluate_all("(rs) => rs.map((r) => r.dataset.conversationId)")
+
+    def settle(count: int) -> None:
+        """Every page of the new list fetched (kept scrolled to the end, which pulls the next) and the count said."""
+        library.wait_for_function(
+            """(n) => {
+              window.scrollTo(0, document.body.scrollHeight);
+              return document.querySelectorAll("[data-mnemosyne=conversation]").length === n
+                && document.querySelector("#status").textContent === `${n} conversations`;
+            }""",
+            arg=count,
+        )
+
+    by_length = sorted(every, key=lambda i: (i["length"], i["id"]), reverse=True)
+    library.locator("[data-mnemosyne='sort']").select_option("length")
+    settle(len(every))
+    assert shown() == [i["id"] for i in by_length]
+
+    # has code, chosen from the keyboard (Space on the focused checkbox)
+    library.locator("[data-mnemosyne='filter-has-code']").focus()
+    library.keyboard.press("Space")
+    coded = [i["id"] for i in by_length if i["has_code"]]
+    assert 0 < len(coded) < len(every)
+    settle(len(coded))
+    assert shown() == coded
+
+    # a model from the host's choices, and has attachments too
+    models = library.locator("[data-mnemosyne='filter-model'] option").evaluate_all(
+        "(os) => os.map((o) => o.value)"
+    )
+    assert "gpt-4o" in models and "" in models
+    library.locator("[data-mnemosyne='filter-model']").select_option("gpt-4o")
+    library.locator("[data-mnemosyne='filter-has-attachments']").check()
+    want = [i["id"] for i in by_length if i["has_code"] and i["has_attachments"] and i["model"] == "gpt-4o"]
+    assert want
+    settle(len(want))
+    assert shown() == want
+
+    # all filters off, title A-Z
+    library.locator("[data-mnemosyne='filter-model']").select_option("")
+    library.locator("[data-mnemosyne='filter-has-attachments']").uncheck()
+    library.locator("[data-mnemosyne='filter-has-code']").uncheck()
+    library.locator("[data-mnemosyne='sort']").select_option("title")
+    settle(len(every))
+    key = lambda i: (" ".join((i["title"] or "").casefold().split()), i["id"])  # noqa: E731
+    assert shown() == [i["id"] for i in sorted(every, key=key)]
+
+    # a project (the custom GPT of one fixture conversation)
+    projects = {i["project"] for i in every} - {None}
+    if projects:
+        project = sorted(projects)[0]
+        library.locator("[data-mnemosyne='filter-project']").select_option(project)
+        want = [i["id"] for i in sorted(every, key=key) if i["project"] == project]
+        settle(len(want))
+        assert shown() == want
+        library.locator("[data-mnemosyne='filter-project']").select_option("")
+
+    # a search, filtered by has code and sorted longest first in the page
+    library.locator("[data-mnemosyne='search']").fill("the")
+    library.locator("#status", has_text="matches").wait_for()
+    library.locator("[data-mnemosyne='filter-has-code']").check()
+    library.locator("#status", has_text="matches").wait_for()
+    library.locator("[data-mnemosyne='sort']").select_option("length")
+    library.locator("#status", has_text="matches").wait_for()
+    lengths = {i["id"]: i["length"] for i in every}
+    ids = shown()
+    assert ids and set(ids) <= set(coded)
+    assert [lengths[i] for i in ids] == sorted((lengths[i] for i in ids), reverse=True)
+    library.emulate_media(color_scheme="dark")
+    screenshot(library, "library-filters-dark")

@@ -134,3 +134,76 @@ def test_branch_switch_shows_the_other_edit(browser, tmp_path, mnemo_cli, ext_ur
     switched.locator("[data-mnemosyne='branch-switch'] .branch-prev").click()
     view.locator(".message.role-user", has_text=shown[0]).wait_for()
     assert transcript.text_content() == before
+
+
+def test_citations_render_as_footnote_links(browser, tmp_path, mnemo_cli, ext_url):
+    """A real ChatGPT export answer with web citations (LibreChat's fixture): its sources are numbered
+    footnotes under the text, http(s) links only, each opening in a new tab without opener or referrer."""
+    export = FIXTURES / "chatgpt_export" / "librechat_chatgpt-citations.json"
+    cited = {
+        ref["url"]
+        for node in json.loads(export.read_text(encoding="utf-8"))[0]["mapping"].values()
+        for ref in ((node.get("message") or {}).get("metadata") or {}).get("citations") or []
+        for ref in [ref.get("metadata") or {}]
+        if str(ref.get("url", "")).startswith("https://")
+    }
+    assert len(cited) > 3
+    mnemo_cli("import", str(export))
+    conversation_id = json.loads(mnemo_cli("list", "--json").stdout)[0]["id"]
+    view = browser.new_page()
+    view.goto(ext_url(f"view/view.html?id={conversation_id}"))
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
+    notes = view.locator("[data-mnemosyne='citations']")
+    assert notes.count() >= 1
+    links = notes.locator("ol > li a")
+    hrefs = links.evaluate_all("(as) => as.map((a) => a.href)")
+    assert cited <= set(hrefs)
+    for section in notes.all():  # each source once under a part
+        listed = section.locator("a").evaluate_all("(as) => as.map((a) => a.href)")
+        assert len(listed) == len(set(listed))
+    assert set(links.evaluate_all("(as) => as.map((a) => a.rel + '|' + a.target)")) == {
+        "noopener noreferrer|_blank"
+    }
+    assert all(h.startswith(("https://", "http://")) for h in hrefs)
+
+
+def test_a_long_conversation_is_on_the_page_before_it_is_formatted(browser, tmp_path, mnemo_cli, ext_url):
+    """300 long answers: the first screen formatted, every message's words on the page (find-in-page finds
+    them), the rest formatted in idle time."""
+    api = copy.deepcopy(chatgpt_api_fixture())
+    parent = api["current_node"]
+    template = next(
+        n["message"]
+        for n in api["mapping"].values()
+        if (n.get("message") or {}).get("author", {}).get("role") == "assistant"
+    )
+    for i in range(300):
+        message = copy.deepcopy(template)
+        node_id = f"long-{i}"
+        message.update(id=node_id, create_time=1764090000.0 + i)
+        message["content"] = {
+            "content_type": "text",
+            "parts": [f"## Part {i}\n\n" + EXTRA.replace("anneal", f"anneal{i}")],
+        }
+        api["mapping"][node_id] = {"id": node_id, "message": message, "parent": parent, "children": []}
+        api["mapping"][parent]["children"].append(node_id)
+        parent = node_id
+    api["current_node"] = parent
+    conversation_id = import_api(tmp_path, mnemo_cli, api, "long.json")
+    view = browser.new_page()
+    view.goto(ext_url(f"view/view.html?id={conversation_id}"))
+    transcript = view.locator("[data-mnemosyne='transcript']")
+    view.locator("[data-mnemosyne='transcript']:is([data-state='shown'], [data-state='ready'])").wait_for(
+        timeout=30_000
+    )
+    assert "anneal299" in transcript.text_content()  # the last answer's words are on the page
+    assert transcript.locator("article").first.get_attribute("data-formatted") == "true"
+    last = transcript.locator("article").last
+    last.scroll_into_view_if_needed()
+    view.locator("[data-mnemosyne='transcript'] article:last-child[data-formatted='true']").wait_for(
+        timeout=30_000
+    )
+    assert last.locator("h2").first.text_content() == "Part 299"
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=120_000)
+    assert transcript.locator("article[data-formatted='false']").count() == 0
+    assert transcript.locator("td", has_text="anneal150").count() == 1

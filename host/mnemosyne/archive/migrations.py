@@ -102,6 +102,35 @@ def m005_index_pending(conn) -> None:
     conn.execute("CREATE TABLE index_pending (conversation_id TEXT PRIMARY KEY)")
 
 
+def m006_conversation_facets(conn) -> None:
+    """The library's filters (project, model, has code, has attachments) and sorts (title, length), filled
+    from every stored document (json.loads only, no validation: see facets.py)."""
+    from .facets import COLUMNS, of_json
+
+    _run(
+        conn,
+        """
+        ALTER TABLE conversations ADD COLUMN project TEXT;
+        ALTER TABLE conversations ADD COLUMN model TEXT;
+        ALTER TABLE conversations ADD COLUMN has_code INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE conversations ADD COLUMN has_attachments INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE conversations ADD COLUMN text_chars INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE conversations ADD COLUMN title_key TEXT NOT NULL DEFAULT '';
+        CREATE INDEX conversations_title ON conversations(title_key, id);
+        CREATE INDEX conversations_length ON conversations(text_chars DESC, id DESC);
+        CREATE INDEX conversations_project ON conversations(project, sort_key DESC);
+        CREATE INDEX conversations_model ON conversations(model, sort_key DESC);
+        """,
+    )
+    assignments = ", ".join(f"{name} = ?" for name in COLUMNS)
+    ids = [r[0] for r in conn.execute("SELECT id FROM conversations")]
+    for conv_id in ids:  # one document in memory at a time
+        (document,) = conn.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+        conn.execute(
+            f"UPDATE conversations SET {assignments} WHERE id = ?", (*of_json(document).values(), conv_id)
+        )
+
+
 def m007_sync_state(conn) -> None:
     """Per site conversation: the site list's update marker at its last save, whether that copy is
     complete, who saved it; and the backup runs the extension reports (see sync.py)."""
@@ -175,6 +204,7 @@ MIGRATIONS: list[Callable] = [
     m003_token_counts,
     m004_cjk_bigrams,
     m005_index_pending,
+    m006_conversation_facets,
     m007_sync_state,
     m008_attachment_blobs,
 ]

@@ -26,7 +26,10 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 CANDIDATES = 2000  # most matches a query ranks (the most recently saved ones)
 RECENT_ONLY = 50_000  # more matches than this: not ranked, the most recent first
 
-_SUMMARY = "SELECT id, title, site, updated_at, message_count FROM conversations WHERE id = ?"
+_SUMMARY = (
+    "SELECT id, title, site, updated_at, message_count, project, model, has_code, has_attachments, text_chars"
+    " FROM conversations WHERE id = ?"
+)
 
 
 def _terms(query: str, prefix: bool) -> str | None:
@@ -96,6 +99,12 @@ def _results(conn, best: list[tuple[str, float, int]], snippets: dict[int, str])
                 "site": row[2],
                 "updated_at": row[3],
                 "message_count": row[4],
+                # the library's filters and sorts, applied to the results by the page (as in `list`)
+                "project": row[5],
+                "model": row[6],
+                "has_code": bool(row[7]),
+                "has_attachments": bool(row[8]),
+                "length": row[9],
                 "score": round(-rank, 4),
                 "snippet": snippets.get(rowid, ""),
             }

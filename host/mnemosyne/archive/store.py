@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import paths
 from ..errors import ArchiveError, InputError, NotFoundError
-from . import attachments, db, indexing, keys, migrations, sync
+from . import attachments, db, facets, indexing, keys, migrations, sync
 from .db import Transaction, connect, sqlite
 
 if (
@@ -23,7 +23,30 @@ if (
 ):  # the format (pydantic) is imported on first save or get: `hello` opens the archive without it
     from ..model import Conversation
 
-SUMMARY_COLUMNS = "id, site, title, url, created_at, updated_at, saved_at, message_count, source_id"
+SUMMARY_KEYS = (
+    "id",
+    "site",
+    "title",
+    "url",
+    "created_at",
+    "updated_at",
+    "saved_at",
+    "message_count",
+    "source_id",
+    "project",
+    "model",
+    "has_code",
+    "has_attachments",
+    "length",
+)
+SUMMARY_COLUMNS = ", ".join(SUMMARY_KEYS).replace("length", "text_chars")
+# list orders: the sort column and direction; ties broken by id in the same direction (keyset paging)
+ORDERS = {
+    "newest": ("sort_key", "DESC"),
+    "oldest": ("sort_key", "ASC"),
+    "title": ("title_key", "ASC"),
+    "length": ("text_chars", "DESC"),
+}
 
 
 class SaveResult(NamedTuple):  # not a dataclass: dataclasses (with inspect) is not on hello's path
@@ -52,18 +75,10 @@ class SaveResult(NamedTuple):  # not a dataclass: dataclasses (with inspect) is 
 
 
 def _summary(row) -> dict[str, Any]:
-    keys_ = (
-        "id",
-        "site",
-        "title",
-        "url",
-        "created_at",
-        "updated_at",
-        "saved_at",
-        "message_count",
-        "source_id",
-    )
-    return dict(zip(keys_, row))
+    summary = dict(zip(SUMMARY_KEYS, row))
+    summary["has_code"] = bool(summary["has_code"])
+    summary["has_attachments"] = bool(summary["has_attachments"])
+    return summary
 
 
 def _encode_cursor(values: list[Any]) -> str:
@@ -216,8 +231,8 @@ class Archive:
         updated = format_time(conv.updated_at) if conv.updated_at else None
         c.execute(
             "INSERT INTO conversations (id, site, source_id, title, url, created_at, updated_at, saved_at,"
-            " message_count, active_leaf, content_sha256, document, sort_key)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f" message_count, active_leaf, content_sha256, document, sort_key, {', '.join(facets.COLUMNS)})"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 conv.id,
                 conv.source.site,
@@ -232,6 +247,7 @@ class Archive:
                 digest,
                 document,
                 updated or created or now,
+                *facets.of_json(document).values(),
             ),
         )
         c.executemany(
@@ -393,14 +409,28 @@ class Archive:
         order: str = "newest",
         since: str | None = None,
         until: str | None = None,
+        project: str | None = None,
+        model: str | None = None,
+        has_code: bool | None = None,
+        has_attachments: bool | None = None,
     ) -> tuple[list[dict], str | None]:
-        """Newest (or oldest) first by last activity, optionally within [since, until) (ISO prefixes compare
-        as text, as sort_key is stored); keyset paging so page N costs the same as page 1."""
-        newest = order != "oldest"
-        where, args = [], []
-        if site:
-            where.append("site = ?")
-            args.append(site)
+        """In `order` (ORDERS: newest or oldest by last activity, title A-Z, longest first), optionally within
+        [since, until) of last activity (ISO prefixes compare as text, as sort_key is stored) and the facet
+        filters; keyset paging so page N costs the same as page 1. A cursor names its order: one issued for
+        another order is BAD_CURSOR, never a page of the wrong list."""
+        if order not in ORDERS:
+            raise InputError(f"order must be one of {', '.join(ORDERS)}")
+        column, direction = ORDERS[order]
+        where: builtins.list[str] = []
+        args: builtins.list[Any] = []
+        for name, value in (("site", site), ("project", project), ("model", model)):
+            if value:
+                where.append(f"{name} = ?")
+                args.append(value)
+        for name, flag in (("has_code", has_code), ("has_attachments", has_attachments)):
+            if flag is not None:
+                where.append(f"{name} = ?")
+                args.append(int(flag))
         if since:
             where.append("sort_key >= ?")
             args.append(since)
@@ -408,21 +438,33 @@ class Archive:
             where.append("sort_key < ?")
             args.append(until)
         if cursor:
-            key, last_id = decode_cursor(cursor, 2)
-            op = "<" if newest else ">"
-            where.append(f"(sort_key {op} ? OR (sort_key = ? AND id {op} ?))")
+            cursor_order, key, last_id = decode_cursor(cursor, 3)
+            if cursor_order != order:
+                raise InputError("cursor is not one this host issued", code="BAD_CURSOR")
+            op = "<" if direction == "DESC" else ">"
+            where.append(f"({column} {op} ? OR ({column} = ? AND id {op} ?))")
             args += [key, key, last_id]
-        sql = f"SELECT {SUMMARY_COLUMNS}, sort_key FROM conversations"
+        sql = f"SELECT {SUMMARY_COLUMNS}, {column} FROM conversations"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += (
-            " ORDER BY sort_key DESC, id DESC LIMIT ?" if newest else " ORDER BY sort_key ASC, id ASC LIMIT ?"
-        )
+        sql += f" ORDER BY {column} {direction}, id {direction} LIMIT ?"
         rows = self.conn.execute(sql, (*args, limit + 1)).fetchall()
         more = len(rows) > limit
         rows = rows[:limit]
-        next_cursor = _encode_cursor([rows[-1][-1], rows[-1][0]]) if more and rows else None
+        next_cursor = _encode_cursor([order, rows[-1][-1], rows[-1][0]]) if more and rows else None
         return [_summary(r[:-1]) for r in rows], next_cursor
+
+    def facet_values(self, limit: int = 200) -> dict[str, builtins.list[dict[str, Any]]]:
+        """The projects and models in the archive, most conversations first (the library's filter choices)."""
+        found = {}
+        for name in ("project", "model"):
+            rows = self.conn.execute(
+                f"SELECT {name}, count(*) FROM conversations WHERE {name} IS NOT NULL"
+                f" GROUP BY {name} ORDER BY count(*) DESC, {name} LIMIT ?",
+                (limit,),
+            )
+            found[name] = [{"value": value, "count": count} for value, count in rows]
+        return found
 
     def all_ids(self) -> builtins.list[str]:
         return [
