@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import astuple, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 # a Markdown code fence at the start of a line (up to 3 spaces of indent, as CommonMark allows)
 _FENCE = re.compile(r"(?:^|\n)[ \t]{0,3}(?:```|~~~)")
@@ -30,8 +29,7 @@ _TEXT_FIELDS: dict[str, tuple[str, ...]] = {
 COLUMNS = ("project", "model", "has_code", "has_attachments", "text_chars", "title_key")
 
 
-@dataclass(frozen=True)
-class Facets:
+class Facets(NamedTuple):  # not a dataclass: the archive is on the host's hello path
     project: str | None
     model: str | None
     has_code: int
@@ -40,7 +38,7 @@ class Facets:
     title_key: str  # the title case-folded (the `title` order)
 
     def values(self) -> tuple[Any, ...]:
-        return astuple(self)
+        return tuple(self)
 
 
 def title_key(title: str | None) -> str:
