@@ -52,8 +52,7 @@ TUNING_LISTY_EN = (
     "interop_sharegpt/llamafactory_reason_tool_use_demo_50.jsonl",
     "interop_librechat/librechat_chatbotui-export.json",
     "interop_librechat/librechat_librechat-tree.json",
-    "interop_librechat/librechat_librechat-export.json",
-)
+)  # not librechat-export.json: its dialogue is the test half's chatgpt_export/librechat_chatgpt-export.json
 
 
 @dataclass(frozen=True)
