@@ -401,7 +401,7 @@ KIND_WEIGHT = {
 }
 LATER_BONUS = 0.5  # a term later turns use again (a definition the rest relies on)
 DEFINITION_BONUS = 3.0  # a name a code block defines and later turns use
-FIRST_BONUS = 0.3  # the first statement of a term, over its restatements
+FIRST_BONUS = 2.0  # the first statement of a term, over its restatements (0.3 before round 5)
 LATER_GAP = 2  # turns: nearer than this is the same exchange, not a reference back
 
 
