@@ -384,3 +384,11 @@ def test_table_markup_does_not_count_against_a_table_when_units_are_compared():
     assert cov.cost(table) > cov.cost(prose)  # the pipes are real tokens in the budget
     assert cov.rank_cost(table) <= cov.cost(prose) + 2  # but not when the two are compared
     assert cov.rank_cost(prose) == cov.cost(prose)
+
+
+def test_a_number_with_its_chinese_measure_word_is_one_term():
+    """4.2元 is a price, rarer than the 4.2 of any other table: it is weighed as a quantity of its own."""
+    from mnemosyne.context import salience
+
+    found = salience.terms("| 珍珠奶茶 | 4.2元 | 12杯 |\n三本书")
+    assert found["4.2元"] == "number" and found["12杯"] == "number" and found["三本"] == "number"

@@ -299,9 +299,11 @@ _SPECIALS = re.compile(
     r"|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt))\b"
     r"|(?<=[^\s.!?:>\-*#] )([A-Z][A-Za-z]{2,})"  # a capitalised word not opening a sentence: a name
 )
-# numbers written in Chinese with the measure word that makes them a quantity (三本, 九点, 两周)
+# numbers with the measure word that makes them a quantity (三本, 九点, 两周, 4.2元, 320本): a quantity is
+# rarer than its bare number (the 18 of 18元 is in every other table)
 _HAN_NUMBERS = re.compile(
-    r"[零〇一二三四五六七八九十百千万亿两]+(?:点|本|元|块|毛|角|个|人|天|周|月|年|号|楼|层|次|分|岁|斤|米|公里|小时|分钟|倍|件|张|页|岁)"
+    r"(?:[零〇一二三四五六七八九十百千万亿两]+|\d+(?:\.\d+)?)"
+    r"(?:点|本|元|块|毛|角|个|人|天|周|月|年|号|楼|层|次|分|岁|斤|米|公里|小时|分钟|倍|件|张|页|杯|份|瓶|箱)"
 )
 _NAMES = re.compile(r"(?<=[^\s.!?:>\-*#] )[A-Z][A-Za-z]{2,}")  # capitalised, not opening a sentence
 _IDENTS = re.compile(
