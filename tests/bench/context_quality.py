@@ -19,7 +19,8 @@ messages that fit, drop oldest first, evenly spaced messages). Every context is 
 budget (recounted with o200k_base) and to hold the last user message; Mnemosyne's budget use and
 repeated units are printed.
 
-Run: python tests/bench/context_quality.py [--half tuning|test|both]
+Run: python tests/bench/context_quality.py [--half tuning|test|both] [--why]  (--why: the tuning half's
+dropped facts with their units' value, cost and density against the chosen units')
 """
 
 from __future__ import annotations
@@ -568,10 +569,49 @@ def table(rows: list[dict]) -> None:
         )
 
 
+def why(lang: str, budget: int) -> None:
+    """Tuning half only: each dropped fact's unit with its value, token cost and density, against the
+    lowest density the selection took (what to study before changing the engine)."""
+    from mnemosyne.context import select
+
+    seen: list[select.Coverage] = []
+    fill = select.Coverage.fill
+
+    def spy(self: select.Coverage, room: int) -> int:
+        seen.append(self)
+        return fill(self, room)
+
+    conv, facts = build(lang, 240, "tuning")
+    select.Coverage.fill = spy  # type: ignore[method-assign]
+    try:
+        text = build_context(conv, "chatgpt", budget=budget).text
+    finally:
+        select.Coverage.fill = fill  # type: ignore[method-assign]
+    cov = seen[-1]
+    density = {k: cov.base[k] / cov.rank_cost(k) for k in range(len(cov.pool)) if cov.base[k] > 0}
+    taken = sorted(density[k] for k in cov.chosen if k in density)
+    print(f"{lang} {budget}: {len(cov.chosen)} units chosen, lowest density {taken[0] if taken else 0:.2f}")
+    for fact in facts:
+        if fact.kept(text):
+            continue
+        for k in [k for k, u in enumerate(cov.pool) if fact.key in u.text][:2]:
+            u = cov.pool[k]
+            print(
+                f"  {fact.key!r}: turn {u.turn} {u.role} {u.kind}, value {cov.base[k]:.0f}, cost {cov.cost(k)},"
+                f" density {density.get(k, 0):.2f}, gain left {cov.gain(k):.0f}: {u.text[:80]!r}"
+            )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--half", choices=("tuning", "test", "both"), default="both")
+    parser.add_argument("--why", action="store_true", help="tuning half: why each dropped fact was dropped")
     args = parser.parse_args()
+    if args.why:
+        for lang in ("en", "zh"):
+            for budget in BUDGETS:
+                why(lang, budget)
+        return 0
     halves = ["test", "tuning"] if args.half == "both" else [args.half]
     problems: list[str] = []
     for half in halves:
