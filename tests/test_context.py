@@ -358,3 +358,37 @@ def test_unit_cache_gives_the_same_context_and_stays_bounded(real, monkeypatch):
     assert bounded == cold
     held = sum(len(p[2]) + 0 for parts, _ in digest._cache.values() for p in parts) + len(digest._cache)
     assert 0 < digest._cache_terms == held <= 500
+
+
+def test_table_markup_does_not_count_against_a_table_when_units_are_compared():
+    """A table and a sentence saying the same thing rank alike: the pipes are not information."""
+    from mnemosyne.context import digest
+    from mnemosyne.context.select import Coverage, Meter
+    from mnemosyne.context.turns import Turn
+
+    turns = [
+        Turn(
+            0,
+            "a",
+            "user",
+            "Prices:\n\n| item | price |\n|---|---|\n| sourdough | £3.80 |\n| seeded rye | £4.20 |",
+        ),
+        Turn(1, "b", "user", "Prices: the sourdough is £3.80 and the seeded rye is £4.20."),
+    ]
+    units = digest.units_of(turns)
+    for u in units:
+        u.weights = dict.fromkeys(u.terms, 1.0)
+    cov = Coverage(units, Meter("o200k_base"), 0.0, set())
+    table = next(k for k, u in enumerate(cov.pool) if u.kind == "table")
+    prose = next(k for k, u in enumerate(cov.pool) if u.turn == 1)
+    assert cov.cost(table) > cov.cost(prose)  # the pipes are real tokens in the budget
+    assert cov.rank_cost(table) <= cov.cost(prose) + 2  # but not when the two are compared
+    assert cov.rank_cost(prose) == cov.cost(prose)
+
+
+def test_a_number_with_its_chinese_measure_word_is_one_term():
+    """4.2元 is a price, rarer than the 4.2 of any other table: it is weighed as a quantity of its own."""
+    from mnemosyne.context import salience
+
+    found = salience.terms("| 珍珠奶茶 | 4.2元 | 12杯 |\n三本书")
+    assert found["4.2元"] == "number" and found["12杯"] == "number" and found["三本"] == "number"

@@ -3,8 +3,10 @@
 Long conversations are built from real dialogue text with facts planted early, the way people
 state them. The engine never sees the fact keys.
 
-- TUNING half (what the engine was tuned on): the bakery / milk-tea-shop templates, with filler from
-  the glaive tool-call demos (English and Chinese, first 240 pairs) and axolotl.
+- TUNING half (what the engine was tuned on): the bakery / milk-tea-shop templates (Chinese facts in
+  lists and tables with no cue words among them), with filler from the glaive tool-call demos (English
+  and Chinese, first 240 pairs) and axolotl, the English one mixed with real list-heavy assistant
+  answers (LLaMA-Factory's reasoning demo, LibreChat and Chatbot UI exports; see TUNING_LISTY_EN).
 - TEST half (held out, reported): other templates and wording: an allotment association and a
   neighbourhood book corner, with facts stated by the assistant, facts in lists and in tables, facts
   restated and then corrected (the later value must be there and the earlier one gone), Chinese facts
@@ -17,7 +19,8 @@ messages that fit, drop oldest first, evenly spaced messages). Every context is 
 budget (recounted with o200k_base) and to hold the last user message; Mnemosyne's budget use and
 repeated units are printed.
 
-Run: python tests/bench/context_quality.py [--half tuning|test|both]
+Run: python tests/bench/context_quality.py [--half tuning|test|both] [--why]  (--why: the tuning half's
+dropped facts with their units' value, cost and density against the chosen units')
 """
 
 from __future__ import annotations
@@ -43,6 +46,14 @@ TESTS = Path(__file__).resolve().parents[1]
 FIXTURES = TESTS / "fixtures" / "interop_sharegpt"
 BUDGETS = (2000, 4000, 8000)
 TUNING_FILLER_PAIRS = 240  # glaive pairs the tuning half uses; the test half takes the ones after
+# Real assistant answers full of lists (model answers from LLaMA-Factory's reasoning demo, LibreChat and
+# Chatbot UI exports): mixed into the tuning half's English filler so that it looks like the test half's
+# ChatGPT / Claude answers without sharing a file with it.
+TUNING_LISTY_EN = (
+    "interop_sharegpt/llamafactory_reason_tool_use_demo_50.jsonl",
+    "interop_librechat/librechat_chatbotui-export.json",
+    "interop_librechat/librechat_librechat-tree.json",
+)  # not librechat-export.json: its dialogue is the test half's chatgpt_export/librechat_chatgpt-export.json
 
 
 @dataclass(frozen=True)
@@ -213,6 +224,16 @@ ZH_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
         "按你给的进货单算了一下：\n\n| 饮品 | 成本 | 售价 |\n|---|---|---|\n| 珍珠奶茶 | 4.2元 | 12元 |\n"
         "| 杨枝甘露 | 6.8元 | 18元 |",
         (Fact("4.2元", "table"), Fact("6.8元", "table")),
+    ),
+    (
+        "user",
+        "这周试的新品：\n- 桂花乌龙，偏甜\n- 椰椰芒芒，一天卖四十杯\n- 黑糖波波，珍珠放久了会硬",
+        (Fact("桂花乌龙", "list"), Fact("椰椰芒芒", "list")),
+    ),
+    (
+        "assistant",
+        "| 时段 | 杯数 |\n|---|---|\n| 早上 | 35杯 |\n| 下午 | 82杯 |\n| 晚上 | 57杯 |",
+        (Fact("82杯", "table"), Fact("57杯", "table")),
     ),
     ("user", "纸杯涨价了，外带的打包费改成每杯八毛。", (Fact("八毛", "correction", stale="五毛"),)),
 ]
@@ -398,15 +419,26 @@ def _conversation_pairs(paths: list[Path]) -> list[tuple[str, str]]:
     return pairs
 
 
+def _interleave(base: list, extra: list) -> list:
+    """`extra` spread evenly through `base`, both kept in order."""
+    out, taken = [], 0
+    step = len(base) / max(1, len(extra))
+    for i, pair in enumerate(base):
+        out.append(pair)
+        if taken < len(extra) and i + 1 >= step * (taken + 1):
+            out.append(extra[taken])
+            taken += 1
+    return out + extra[taken:]
+
+
 def _filler(lang: str, half: str = "tuning") -> list[tuple[str, str]]:
     """(user, assistant) pairs from real dialogues, in file order; the halves share none."""
     if half == "tuning":
-        names = (
-            ["llamafactory_glaive_toolcall_en_demo.json", "axolotl_conversation.json"]
-            if lang == "en"
-            else ["llamafactory_glaive_toolcall_zh_demo.json"]
-        )
-        return _sharegpt_pairs(names)
+        if lang == "zh":
+            return _sharegpt_pairs(["llamafactory_glaive_toolcall_zh_demo.json"])
+        demos = _sharegpt_pairs(["llamafactory_glaive_toolcall_en_demo.json", "axolotl_conversation.json"])
+        listy = _conversation_pairs([TESTS / "fixtures" / f for f in TUNING_LISTY_EN])
+        return _interleave(demos[: TUNING_FILLER_PAIRS - len(listy)], listy)
     if lang == "en":
         folders = ("chatgpt_api/elinvoss", "chatgpt_export", "claude_export")
         return _conversation_pairs(
@@ -537,10 +569,49 @@ def table(rows: list[dict]) -> None:
         )
 
 
+def why(lang: str, budget: int) -> None:
+    """Tuning half only: each dropped fact's unit with its value, token cost and density, against the
+    lowest density the selection took (what to study before changing the engine)."""
+    from mnemosyne.context import select
+
+    seen: list[select.Coverage] = []
+    fill = select.Coverage.fill
+
+    def spy(self: select.Coverage, room: int) -> int:
+        seen.append(self)
+        return fill(self, room)
+
+    conv, facts = build(lang, 240, "tuning")
+    select.Coverage.fill = spy  # type: ignore[method-assign]
+    try:
+        text = build_context(conv, "chatgpt", budget=budget).text
+    finally:
+        select.Coverage.fill = fill  # type: ignore[method-assign]
+    cov = seen[-1]
+    density = {k: cov.base[k] / cov.rank_cost(k) for k in range(len(cov.pool)) if cov.base[k] > 0}
+    taken = sorted(density[k] for k in cov.chosen if k in density)
+    print(f"{lang} {budget}: {len(cov.chosen)} units chosen, lowest density {taken[0] if taken else 0:.2f}")
+    for fact in facts:
+        if fact.kept(text):
+            continue
+        for k in [k for k, u in enumerate(cov.pool) if fact.key in u.text][:2]:
+            u = cov.pool[k]
+            print(
+                f"  {fact.key!r}: turn {u.turn} {u.role} {u.kind}, value {cov.base[k]:.0f}, cost {cov.cost(k)},"
+                f" density {density.get(k, 0):.2f}, gain left {cov.gain(k):.0f}: {u.text[:80]!r}"
+            )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--half", choices=("tuning", "test", "both"), default="both")
+    parser.add_argument("--why", action="store_true", help="tuning half: why each dropped fact was dropped")
     args = parser.parse_args()
+    if args.why:
+        for lang in ("en", "zh"):
+            for budget in BUDGETS:
+                why(lang, budget)
+        return 0
     halves = ["test", "tuning"] if args.half == "both" else [args.half]
     problems: list[str] = []
     for half in halves:

@@ -45,7 +45,12 @@ ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
 # no prior for tables and lists: 1.5 won on the tuning half, whose filler (tool-call demos) has few lists,
 # and lost on real assistant answers, which are lists throughout
 KIND_PRIOR = {"sentence": 1.0, "item": 1.0, "row": 1.0, "code": 1.0, "table": 1.0, "list": 1.0}
+MARKUP_DISCOUNT = 1.0  # tokens per table pipe left out of a unit's cost when units are compared
 QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
+
+
+def _markup(u: Unit) -> int:
+    return u.text.count("|") if u.kind in ("table", "row") else 0
 
 
 def _prior(u: Unit) -> float:
@@ -128,6 +133,7 @@ class Coverage:
         self.redundant: set[int] = set()  # near-duplicates of what is chosen: left for fill_rest
         self.removed: set[int] = set()  # taken out to fit, or their turn went in verbatim: never again
         self._cost: dict[int, int] = {}
+        self._markup = [_markup(u) for u in self.pool]
         self._recent_first: list[int] | None = None  # pool indices, most recent unit first
         self._by_turn: dict[int, list[int]] = {}
         self._by_turn_size = -1
@@ -137,6 +143,11 @@ class Coverage:
         if k not in self._cost:
             self._cost[k] = self.meter.count(self.pool[k].text) + LINE_OVERHEAD
         return self._cost[k] + (0 if self.pool[k].turn in self.turns else GROUP_OVERHEAD)
+
+    def rank_cost(self, k: int) -> float:
+        """What unit k's tokens weigh when units are compared: its cost without the table markup (the
+        pipes say nothing, and a fact in a table should not pay for them twice against prose)."""
+        return max(1.0, self.cost(k) - MARKUP_DISCOUNT * self._markup[k])
 
     def _estimate(self, k: int) -> int:
         if k in self._cost:
@@ -178,7 +189,10 @@ class Coverage:
         """Greedy by gain per token while units fit; returns tokens used. Costs start as estimates and
         are counted exactly when a unit reaches the top (lazy greedy)."""
         used = 0
-        heap = [(-self.base[k] / self._estimate(k) ** COST_POWER, k) for k in self._candidates(room)]
+        heap = [
+            (-self.base[k] / max(1.0, self._estimate(k) - MARKUP_DISCOUNT * self._markup[k]) ** COST_POWER, k)
+            for k in self._candidates(room)
+        ]
         heapq.heapify(heap)
         while heap and room - used > LINE_OVERHEAD:
             _, k = heapq.heappop(heap)
@@ -187,7 +201,7 @@ class Coverage:
                 self.redundant.add(k)
                 continue
             cost = self.cost(k)
-            key = -gain / cost**COST_POWER
+            key = -gain / self.rank_cost(k) ** COST_POWER
             if heap and key > heap[0][0]:  # no longer the best: re-queue with its current value
                 heapq.heappush(heap, (key, k))
                 continue
@@ -226,6 +240,7 @@ class Coverage:
         if extra or self._recent_first is None:
             self.pool.extend(extra)
             self.base.extend([0.0] * len(extra))
+            self._markup.extend([0] * len(extra))
             pool = self.pool
             self._recent_first = sorted(
                 range(len(pool)), key=lambda k: (pool[k].turn, pool[k].seq), reverse=True
@@ -330,7 +345,7 @@ def _preselect(units: list[Unit], stats: S.TermStats, room: int, focus_weight: f
     density = [
         rough(u.terms)
         * ((1.0 + focus_weight * u.relevance) * _prior(u))
-        / (len(u.text.encode()) // 4 + 1 + LINE_OVERHEAD) ** COST_POWER
+        / max(1, len(u.text.encode()) // 4 + 1 + LINE_OVERHEAD - MARKUP_DISCOUNT * _markup(u)) ** COST_POWER
         for u in units
     ]
     best = heapq.nlargest(limit, range(len(units)), key=lambda k: (density[k], -k))
