@@ -66,6 +66,29 @@ def test_a_project_chat_is_filed_under_its_project():
     assert read_one(data).source.project == "g-p-676071f578e48191bb71c4c1757ce2ec"
 
 
+def test_a_backed_up_project_chat_carries_the_listed_project_name_and_instructions():
+    """The conversation JSON names its project only by id; a backup adds the sidebar's name and instructions."""
+    data = json.loads(API.read_text(encoding="utf-8"))
+    data.pop("gizmo_id", None)
+    for node in data["mapping"].values():
+        (node.get("message") or {}).get("metadata", {}).pop("gizmo_id", None)
+    data["conversation_template_id"] = "g-p-676071f578e48191bb71c4c1757ce2ec"
+    listed = {
+        "id": "g-p-676071f578e48191bb71c4c1757ce2ec",
+        "name": "Tide tables",
+        "instructions": "Answer in Spanish.",
+    }
+    conv = read_one({**data, "mnemosyne_project": listed})
+    assert conv.source.project == "Tide tables"
+    assert [(i.kind, i.text, i.title) for i in conv.instructions if i.kind == "project_instructions"] == [
+        ("project_instructions", "Answer in Spanish.", "Tide tables")
+    ]
+    # another project's listing never renames this chat
+    stray = read_one({**data, "mnemosyne_project": {**listed, "id": "g-p-someone-else"}})
+    assert stray.source.project == "g-p-676071f578e48191bb71c4c1757ce2ec"
+    assert not [i for i in stray.instructions if i.kind == "project_instructions"]
+
+
 def test_an_embedded_app_state_without_a_report_is_kept_and_counted():
     data = json.loads(API.read_text(encoding="utf-8"))
     last = active_messages(data)[-1]

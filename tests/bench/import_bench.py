@@ -34,7 +34,8 @@ CONVERSATIONS = 2000
 TEMPLATE_GLOBS = ("chatgpt_export/*.json", "chatgpt_api/**/*.json", "chatgpt_synthetic/markers_2026.json")
 RUNS = 3
 LOAD_PROCS = os.cpu_count() or 2
-_BUSY = "import time\nwhile True:\n    sum(range(10000))\n"
+# each load process stops when the benchmark does, even when the benchmark is killed (it then gets a new parent)
+_BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    sum(range(10000))\n"
 
 
 def templates() -> list[dict]:

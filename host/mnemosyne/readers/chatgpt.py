@@ -145,6 +145,18 @@ def _window_as_mapping(data: dict) -> dict:
     return {**data, "mapping": mapping, "current_node": data.get("current_node") or previous}
 
 
+def _listed_project(conv: dict, gizmo: str | None) -> tuple[str | None, list[Instruction]]:
+    """The project's name and instructions, which the conversation JSON does not carry: a backup adds them from
+    the projects sidebar as `mnemosyne_project` (see extension/background/backup.js). Used only when its id is
+    the project this conversation names, so a stray object never files a chat under another project."""
+    listed = as_dict(conv.get("mnemosyne_project"))
+    if not listed or as_str(listed.get("id")) != gizmo:
+        return None, []
+    name = as_str(listed.get("name"))
+    text = as_str(listed.get("instructions"))
+    return name, [Instruction(kind="project_instructions", text=text, title=name)] if text else []
+
+
 def _source_id(conv: Any) -> str | None:
     return (as_str(conv.get("conversation_id")) or as_str(conv.get("id"))) if isinstance(conv, dict) else None
 
@@ -173,6 +185,7 @@ def _convert(
     source_id = _source_id(conv)
     # a project chat names its project in conversation_template_id ("g-p-..."), a custom GPT in gizmo_id
     gizmo = as_str(conv.get("gizmo_id")) or as_str(conv.get("conversation_template_id")) or tree.gizmo_id()
+    project_name, project_instructions = _listed_project(conv, gizmo)
     url = None
     if source_id:
         url = (
@@ -193,8 +206,8 @@ def _convert(
         default_model=as_str(conv.get("default_model_slug"))
         or next((m.model for m in messages if m.model), None),
         active_leaf=tree.active_leaf(conv.get("current_node"), messages, alias),
-        instructions=tree.instructions,
-        project=gizmo,
+        instructions=tree.instructions + project_instructions,
+        project=project_name or gizmo,
         warnings=warnings,
         partial=window,
         identity=identity,
