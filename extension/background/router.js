@@ -62,6 +62,14 @@ const HANDLERS = {
       return fetchExport(msg);
     },
   },
+  "attachment-get": {
+    from: [PAGE],
+    run(msg) {
+      const sha256 = text(msg.sha256, "sha256");
+      if (!/^[0-9a-f]{64}$/.test(sha256)) throw new MnemoError("BAD_REQUEST", "sha256 must be 64 hexadecimal digits");
+      return callAllPages("get-attachment", { sha256 }, { timeoutMs: 120_000 });
+    },
+  },
   download: {
     from: [PAGE, SOURCE_TAB],
     async run(msg, sender, kinds) {

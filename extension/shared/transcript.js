@@ -4,6 +4,7 @@
 import { t } from "./api.js";
 import { el, formatDate } from "./dom.js";
 import { markdownFragment, highlightedCode } from "./render.js";
+import { attachmentNode } from "./attachments.js";
 
 export function safeHref(url) {
   try {
@@ -115,7 +116,7 @@ const PART_RENDERERS = {
   text: (part, markdown) => [...prose(part.text, markdown), footnotes(part.citations)],
   code: (part) => codeBlock(part.code, part.language),
   code_output: (part) => details(t("partOutput"), el("pre", { text: part.text }), "output"),
-  attachment: (part) => el("div", { className: "attachment", text: `📎 ${part.name || part.asset_pointer || ""} (${part.kind})` }),
+  attachment: (part) => attachmentNode(part),
   tool_call: (part) => details(t("partToolCall", [part.name]), el("pre", { text: stringify(part.arguments) }), "tool"),
   tool_result: (part) => details(t("partToolResult", [part.name || ""]), [el("pre", { text: part.output }), footnotes(part.citations)], "tool"),
   reasoning: (part) => details(part.summary || t("partReasoning"), prose(part.text, true), "reasoning"),

@@ -207,3 +207,65 @@ def test_a_long_conversation_is_on_the_page_before_it_is_formatted(browser, tmp_
     view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=120_000)
     assert transcript.locator("article[data-formatted='false']").count() == 0
     assert transcript.locator("td", has_text="anneal150").count() == 1
+
+
+AI_ORIGIN = "0198-AI_Origin_Inquiry-6983ee11-711c-832f-a7b6-2a0791c4f38e.json"
+AI_ORIGIN_FILE = "file_00000000c73c71f58216ef48c6464cab"  # its image part's sediment:// pointer
+
+
+def png(width: int, height: int) -> bytes:
+    """A real PNG (red pixels), so the test sees the browser decode it."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize(("mime", "inline"), [("image/png", True), ("image/svg+xml", False)])
+def test_an_attachment_the_archive_holds_is_shown_or_offered(
+    browser, tmp_path, env, mnemo_cli, ext_url, mime, inline
+):
+    """A backup stored the image's bytes (save-attachment): the view shows a raster image inline, decoded from the
+    archive; a type that could carry script (SVG) is never inlined, only offered as a file to save."""
+    import base64
+
+    from support.hostproc import HostProcess
+
+    api = json.loads((FIXTURES / "chatgpt_api" / "elinvoss" / AI_ORIGIN).read_text(encoding="utf-8"))
+    conversation_id = import_api(tmp_path, mnemo_cli, api, "ai-origin.json")
+    host = HostProcess(env)
+    try:
+        stored = host.data(
+            "save-attachment",
+            site="chatgpt",
+            source_id=api["conversation_id"],
+            file_id=AI_ORIGIN_FILE,
+            name="photo.png" if inline else "drawing.svg",
+            mime=mime,
+            data=base64.b64encode(png(3, 2)).decode(),
+        )
+    finally:
+        host.kill()
+    assert stored["linked"] is True
+    view = browser.new_page()
+    view.goto(ext_url(f"view/view.html?id={conversation_id}"))
+    held = view.locator(f"[data-mnemosyne='attachment'][data-sha256='{stored['sha256']}']")
+    held.first.wait_for(timeout=15_000)
+    if inline:
+        image = held.locator("[data-mnemosyne='attachment-image']")
+        image.wait_for(timeout=15_000)
+        view.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+        assert image.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [3, 2]
+    else:
+        held.locator("[data-mnemosyne='attachment-save']").first.wait_for(timeout=15_000)
+        assert held.locator("img").count() == 0
