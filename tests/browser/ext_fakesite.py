@@ -184,3 +184,18 @@ def open_chatgpt_conversation(browser, sites, api: dict | None = None):
     page = browser.new_page()
     page.goto(sites.chatgpt_conversation(api["conversation_id"], html, api))
     return page
+
+
+def idless_chatgpt_pages() -> tuple[str, str]:
+    """Two different chats as the page shows them: the logged-out full page and a code thread."""
+    second = strip_scripts((FIXTURES / "dom_chatgpt" / "ys_chatgpt.html").read_text(encoding="utf-8"))
+    first = strip_scripts(
+        (FIXTURES / "dom_chatgpt" / "aicb_chatgpt_loggedout_fullpage.html").read_text(encoding="utf-8")
+    )
+    return first, shell(second, "ChatGPT")
+
+
+def block_chatgpt_api(sites: FakeSites) -> None:
+    """The site's API refuses every call (signed out, rate limited): the extension reads the page."""
+    sites.json_routes["https://chatgpt.com/api/auth/session"] = (403, {"error": "blocked"})
+    sites.json_routes["https://chatgpt.com/backend-api/"] = (403, {"detail": "blocked"})

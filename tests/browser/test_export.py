@@ -11,9 +11,11 @@ import pytest
 from closed_ui import ClosedUi
 from ext_fakesite import (
     FIXTURES,
+    block_chatgpt_api,
     chatgpt_api_fixture,
     claude_api_from_export,
     claude_export_conversation,
+    idless_chatgpt_pages,
     shell,
     strip_scripts,
 )
@@ -115,6 +117,27 @@ def test_chatgpt_dom_fallback_when_api_forbidden(browser, sites, mnemo_cli):
     assert roles == ["user", "assistant", "user", "assistant"]
     models = {m.get("model") for m in conversation["messages"] if m["role"] == "assistant"}
     assert models - {None}, "the model slug of the assistant turns is kept"
+
+
+def test_two_id_less_chats_at_the_same_url_are_two_entries(browser, sites, mnemo_cli):
+    """Logged-out and temporary chats all live at https://chatgpt.com/ with no id: a URL is never an identity,
+    so two different chats saved from there are two entries, and the first is intact after the second."""
+    block_chatgpt_api(sites)
+    first_html, second_html = idless_chatgpt_pages()
+    page = browser.new_page()
+    sites.pages["https://chatgpt.com/"] = first_html
+    page.goto("https://chatgpt.com/")
+    first = export(page)
+    assert (first["state"], first["path"]) == ("success", "dom"), first
+    before = portable(mnemo_cli, first["id"])
+    sites.pages["https://chatgpt.com/"] = second_html
+    page.reload()
+    second = export(page)
+    assert (second["state"], second["path"]) == ("success", "dom"), second
+    assert second["id"] != first["id"]
+    assert sorted(item["id"] for item in archived(mnemo_cli)) == sorted([first["id"], second["id"]])
+    after = portable(mnemo_cli, first["id"])
+    assert after["messages"] == before["messages"] and after["source"].get("conversation_id") is None
 
 
 def test_claude_dom_fallback_keeps_code_language(browser, sites, mnemo_cli):

@@ -24,9 +24,11 @@ from ext_fakesite import (
     CLAUDE_ORG,
     FIXTURES,
     FakeSites,
+    block_chatgpt_api,
     chatgpt_api_fixture,
     claude_api_from_export,
     claude_export_conversation,
+    idless_chatgpt_pages,
     shell,
     strip_scripts,
 )
@@ -468,6 +470,32 @@ def test_firefox_chatgpt_dom_fallback_when_api_forbidden_keeps_code_language(tmp
     )
     assert code == [] and "```html" in texts  # a page capture keeps code as Markdown fences
     assert "나의 말" not in texts  # screen-reader labels are not content
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_two_id_less_chats_at_the_same_url_are_two_entries(tmp_path, env):
+    """Issue 10 item 2: a URL is never an identity. Two different chats read from https://chatgpt.com/ (no id:
+    logged out or temporary) are two entries, and the first is intact after the second."""
+    sites = FakeSites()
+    block_chatgpt_api(sites)
+    first_html, second_html = idless_chatgpt_pages()
+    home = "https://chatgpt.com/"
+    with firefox(tmp_path, env) as (bidi, _, ff_env):
+        serve_intercepts(bidi, sites)
+        sites.pages[home] = first_html
+        first = open_and_export(bidi, home)
+        before = shown_json(ff_env, first["conversationId"])
+        sites.pages[home] = second_html
+        second = open_and_export(bidi, home)
+    assert (first["path"], first["status"]) == ("dom", "created"), first
+    assert (second["path"], second["status"]) == ("dom", "created"), second
+    assert second["conversationId"] != first["conversationId"]
+    listing = json.loads(mnemo(ff_env, "list", "--json").stdout)
+    assert sorted(item["id"] for item in listing) == sorted(
+        [first["conversationId"], second["conversationId"]]
+    )
+    after = shown_json(ff_env, first["conversationId"])
+    assert after["messages"] == before["messages"] and after["source"].get("conversation_id") is None
 
 
 # --------------------------------------------------------------- issue 10 items 1, 2 and 8 in Firefox
