@@ -199,7 +199,9 @@ def test_a_long_conversation_is_on_the_page_before_it_is_formatted(browser, tmp_
     assert "anneal299" in transcript.text_content()  # the last answer's words are on the page
     assert transcript.locator("article").first.get_attribute("data-formatted") == "true"
     last = transcript.locator("article").last
-    last.scroll_into_view_if_needed()
+    # scrolled from the page: the plain article may be swapped for its formatted one at any moment, which a
+    # handle held across that swap would miss
+    transcript.evaluate("t => [...t.querySelectorAll('article')].at(-1).scrollIntoView()")
     view.locator("[data-mnemosyne='transcript'] article:last-child[data-formatted='true']").wait_for(
         timeout=30_000
     )
