@@ -8,6 +8,7 @@ compressed earlier turns, in order, with "…" where something was left out.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import OrderedDict
@@ -293,30 +294,81 @@ BM25_B = 0.75
 TURN_SHARE = 0.5
 
 
-def score_focus(units: list[Unit], query: dict[str, str], stats: S.TermStats) -> None:
-    """BM25 of each unit against the query terms, scaled so the best unit scores 1; a unit also gets
-    TURN_SHARE of its turn's best score, since the sentences of one turn share a subject."""
-    idf = {t: stats.idf(t) for t in query}
-    keys = {t for t, w in idf.items() if w > 0}
-    if not keys:
-        return
-    avg = sum(len(u.terms) for u in units) / max(1, len(units))
+# pseudo-relevance feedback (tuned on the tuning halves only; round 6)
+FEEDBACK_UNITS = 10  # the best-scoring units whose terms widen the query
+FEEDBACK_TERMS = 20  # terms added to the query from them
+FEEDBACK_WEIGHT = 1.0  # an added term's weight at most, next to a query term's 1
+
+
+def _bm25(units: list[Unit], query: dict[str, float], idf: dict[str, float], avg: float) -> list[float]:
     scale = BM25_K1 * BM25_B / max(avg, 1e-9)
-    best = 0.0
-    hits: list[Unit] = []
-    for u in units:
+    keys = set(query)
+    out = [0.0] * len(units)
+    for k, u in enumerate(units):
         hit = keys.intersection(u.terms)
         if hit:
             norm = BM25_K1 * (1 - BM25_B) + scale * len(u.terms)
-            u.relevance = math.fsum(idf[t] for t in hit) * (BM25_K1 + 1) / (1 + norm)
-            best = max(best, u.relevance)
-            hits.append(u)
+            out[k] = math.fsum(idf[t] * query[t] for t in hit) * (BM25_K1 + 1) / (1 + norm)
+    return out
+
+
+def _feedback(
+    units: list[Unit], scores: list[float], stats: S.TermStats, query: dict[str, float], skip: set[int]
+) -> dict[str, float]:
+    """Pseudo-relevance feedback (RM3-like): the terms that weigh most in the best-scoring units outside
+    the query's own turns, each weighted by its unit's score and rarity."""
+    best = heapq.nlargest(
+        FEEDBACK_UNITS,
+        (k for k in range(len(units)) if scores[k] > 0 and units[k].turn not in skip),
+        key=lambda k: (scores[k], -k),
+    )
+    if not best:
+        return {}
+    top = scores[best[0]]
+    mass: dict[str, float] = {}
+    for k in best:
+        terms = units[k].terms
+        share = scores[k] / top / max(1, len(terms))
+        for t, kind in terms.items():
+            if t not in query and kind != "grammar":
+                w = stats.idf(t)
+                if w > 0:
+                    mass[t] = mass.get(t, 0.0) + share * w
+    chosen = heapq.nlargest(FEEDBACK_TERMS, mass.items(), key=lambda x: (x[1], x[0]))
+    if not chosen:
+        return {}
+    peak = chosen[0][1]
+    return {t: FEEDBACK_WEIGHT * w / peak for t, w in chosen}
+
+
+def score_focus(
+    units: list[Unit], query: dict[str, str], stats: S.TermStats, skip: set[int] | None = None
+) -> None:
+    """BM25 of each unit against the query terms, widened once by pseudo-relevance feedback, scaled so
+    the best unit scores 1; a unit also gets TURN_SHARE of its turn's best score, since the sentences of
+    one turn share a subject. `skip`: the turns the query was taken from (no feedback from them)."""
+    idf = {t: stats.idf(t) for t in query}
+    weights = {t: 1.0 for t, w in idf.items() if w > 0}
+    if not weights:
+        return
+    avg = sum(len(u.terms) for u in units) / max(1, len(units))
+    scores = _bm25(units, weights, idf, avg)
+    if FEEDBACK_UNITS and FEEDBACK_TERMS:
+        extra = _feedback(units, scores, stats, weights, skip or set())
+        if extra:
+            weights.update(extra)
+            idf.update((t, stats.idf(t)) for t in extra)
+            scores = _bm25(units, weights, idf, avg)
+    # scaled to the best unit outside the query's own turns: those match it perfectly and go in verbatim
+    skip = skip or set()
+    best = max((x for u, x in zip(units, scores) if u.turn not in skip), default=0.0)
     if best <= 0:
         return
     by_turn: dict[int, float] = {}
-    for u in hits:
-        u.relevance /= best
-        by_turn[u.turn] = max(by_turn.get(u.turn, 0.0), u.relevance)
+    for u, score in zip(units, scores):
+        if score > 0:
+            u.relevance = min(1.0, score / best)
+            by_turn[u.turn] = max(by_turn.get(u.turn, 0.0), u.relevance)
     for u in units:
         if u.turn in by_turn:
             u.relevance = max(u.relevance, TURN_SHARE * by_turn[u.turn])

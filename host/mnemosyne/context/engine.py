@@ -154,12 +154,14 @@ def _units(
     units = digest.units_of(turns)
     stats = salience.TermStats.build([u.terms for u in units], [u.turn for u in units])
     # the query: the focus, or the last user turns; the title names the conversation's subject either way
+    skip: set[int] = set()
     if focus:
         query = salience.terms(focus + "\n" + title)
     else:
-        users = [t.text for t in turns[: last_pos + 1] if t.role == "user"][-QUERY_TURNS:]
-        query = salience.terms("\n".join([title, *users]))
-    digest.score_focus(units, query, stats)
+        asked = [i for i, t in enumerate(turns[: last_pos + 1]) if t.role == "user"][-QUERY_TURNS:]
+        skip = set(asked)
+        query = salience.terms("\n".join([title, *(turns[i].text for i in asked)]))
+    digest.score_focus(units, query, stats, skip)
     return units, stats
 
 

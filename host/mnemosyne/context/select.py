@@ -39,7 +39,9 @@ ESTIMATE_LOW = 0.6  # a byte/4 estimate can be this much over the real count
 COVERED_BY_RECENT = False  # what the verbatim recent turns say need not be said again
 REDUNDANT = 0.3  # a unit whose fresh gain is under this share of its value repeats what is in
 FOCUS_WEIGHT = 1.5  # how much relevance to an explicit --focus multiplies a unit's value
-DEFAULT_FOCUS_WEIGHT = 1.0  # the same for the default query: the title and the last user turns
+# the same for the default query: the title and the last user turns (1.0 before round 6, when relevance
+# was scaled to the last user message itself and so stayed near 0 everywhere else)
+DEFAULT_FOCUS_WEIGHT = 2.0
 # what only the user could have said weighs more; tool output is the noise a continuation needs least
 ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
 # no prior for tables and lists: 1.5 won on the tuning half, whose filler (tool-call demos) has few lists,
