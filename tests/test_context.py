@@ -345,24 +345,24 @@ def test_budget_is_used_and_no_unit_appears_twice(real):
 
 
 def test_unit_cache_gives_the_same_context_and_stays_bounded(real, monkeypatch):
-    from mnemosyne.context import digest
+    from mnemosyne.context import corpus
 
-    digest.clear_cache()
+    corpus.clear_cache()
     cold = [build_context(conv, "chatgpt", budget=1000).payload for conv in real]
-    assert digest._cache, "a build keeps the units of the messages it split"
+    assert corpus._cache, "a build keeps the units of the messages it split"
     warm = [build_context(conv, "chatgpt", budget=1000).payload for conv in real]
     assert warm == cold
-    monkeypatch.setattr(digest, "CACHE_TERMS", 500)
-    digest.clear_cache()
+    monkeypatch.setattr(corpus, "CACHE_TERMS", 500)
+    corpus.clear_cache()
     bounded = [build_context(conv, "chatgpt", budget=1000).payload for conv in real]
     assert bounded == cold
-    held = sum(len(p[2]) + 0 for parts, _ in digest._cache.values() for p in parts) + len(digest._cache)
-    assert 0 < digest._cache_terms == held <= 500
+    held = sum(len(p[2]) for tu in corpus._cache.values() for p in tu.parts) + len(corpus._cache)
+    assert 0 < corpus._cache_terms == held <= 500
 
 
 def test_table_markup_does_not_count_against_a_table_when_units_are_compared():
     """A table and a sentence saying the same thing rank alike: the pipes are not information."""
-    from mnemosyne.context import digest
+    from mnemosyne.context.corpus import Corpus
     from mnemosyne.context.select import Coverage, Meter
     from mnemosyne.context.turns import Turn
 
@@ -375,7 +375,7 @@ def test_table_markup_does_not_count_against_a_table_when_units_are_compared():
         ),
         Turn(1, "b", "user", "Prices: the sourdough is £3.80 and the seeded rye is £4.20."),
     ]
-    units = digest.units_of(turns)
+    units = [corpus.unit(k) for corpus in [Corpus(turns)] for k in range(len(corpus))]
     for u in units:
         u.weights = dict.fromkeys(u.terms, 1.0)
     cov = Coverage(units, Meter("o200k_base"), 0.0, set())

@@ -129,14 +129,15 @@ def test_same_context_from_library_cli_and_host(tmp_path, fixtures, monkeypatch)
 
 def _superseded(texts: list[str]) -> list[str]:
     """The statements of a conversation of `texts` (alternating user/assistant) a later one corrects."""
-    from mnemosyne.context import digest, salience
+    from mnemosyne.context import digest
+    from mnemosyne.context.corpus import Corpus
     from mnemosyne.context.turns import Turn
 
     filler = [f"第{i}段闲聊：今天天气不错，我们聊了聊周末的安排和新开的面包店。" for i in range(30)]
     turns = [Turn(i, f"m{i}", "user" if i % 2 == 0 else "assistant", t) for i, t in enumerate(filler + texts)]
-    units = digest.units_of(turns)
-    stats = salience.TermStats.build([u.terms for u in units], [u.turn for u in units])
-    digest.mark_repeats_and_corrections(units, stats)
+    corpus = Corpus(turns)
+    units = [corpus.unit(k) for k in range(len(corpus))]
+    digest.mark_repeats_and_corrections(units, corpus.stats)
     return [u.text for u in units if u.superseded]
 
 

@@ -8,10 +8,8 @@ compressed earlier turns, in order, with "…" where something was left out.
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from . import salience as S
@@ -48,9 +46,10 @@ class Unit:
     superseded: bool = False  # a later unit states the same thing with other values
     repeat: bool = False  # the same text appeared earlier
     relevance: float = 0.0  # BM25 against the focus, 0..1
+    key: int = -1  # its index among the units of the path (corpus.Corpus)
 
 
-def _code_unit(block: str) -> tuple[str, tuple[str, ...]]:
+def code_unit(block: str) -> tuple[str, tuple[str, ...]]:
     names: list[str] = []
     for m in DEFINITION.finditer(block):
         name = next(g for g in m.groups() if g)
@@ -170,60 +169,6 @@ def split_text(text: str) -> list[tuple[str, str]]:
     return out
 
 
-# The units of a message's text, kept in-process: a warm host builds the same conversation again (the
-# preview, then the paste; the conversation grown by a turn), and splitting and terming every message of
-# the history is most of a build's cost. Keyed by the text itself, so a hit is exact. The terms are what
-# takes memory (measured 140-250 bytes each, Chinese bigrams the smaller): least recently used texts go
-# first once CACHE_TERMS terms are held, about 20-40 MB.
-CACHE_TERMS = 150_000
-_Parts = tuple[tuple[str, str, dict[str, str], tuple[str, ...]], ...]
-_cache: OrderedDict[str, tuple[_Parts, int]] = OrderedDict()  # text -> (its units, how many terms)
-_cache_terms = 0
-
-
-def clear_cache() -> None:
-    global _cache_terms
-    _cache.clear()
-    _cache_terms = 0
-
-
-def _parts_of(text: str) -> _Parts:
-    """(kind, text, terms, defined names) of every unit of one turn's text; the terms are shared: read only."""
-    global _cache_terms
-    hit = _cache.get(text)
-    if hit is not None:
-        _cache.move_to_end(text)
-        return hit[0]
-    parts = []
-    for kind, body in split_text(text):
-        if kind == "code":
-            body, names = _code_unit(body)
-            found = S.terms(body)
-            for n in names:
-                found[n.lower()] = "ident"
-            parts.append((kind, body, found, names))
-        else:
-            body = S.compress(body)
-            parts.append((kind, body, S.terms(body), ()))
-    out = tuple(parts)
-    size = sum(len(p[2]) for p in out) + 1
-    _cache[text] = (out, size)
-    _cache_terms += size
-    while _cache_terms > CACHE_TERMS and _cache:
-        _, (_, freed) = _cache.popitem(last=False)
-        _cache_terms -= freed
-    return out
-
-
-def units_of(turns: list[Turn]) -> list[Unit]:
-    """Every unit of every turn, filler cut, in conversation order."""
-    return [
-        Unit(i, seq, turn.id, turn.role, kind, body, found, names)
-        for i, turn in enumerate(turns)
-        for seq, (kind, body, found, names) in enumerate(_parts_of(turn.text))
-    ]
-
-
 VALUE_KINDS = ("number", "name", "ident")
 MIN_SHARED = 2  # rare context terms a restatement must share with the statement it corrects
 OLD_SHARE = 0.6  # of the statement's rare context terms, the restatement repeats at least this share
@@ -287,91 +232,6 @@ def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
         facts[k] = (values, len(keys))
         for t in keys:
             postings.setdefault(t, []).append(k)
-
-
-BM25_K1 = 1.2
-BM25_B = 0.75
-TURN_SHARE = 0.5
-
-
-# pseudo-relevance feedback (tuned on the tuning halves only; round 6)
-FEEDBACK_UNITS = 10  # the best-scoring units whose terms widen the query
-FEEDBACK_TERMS = 20  # terms added to the query from them
-FEEDBACK_WEIGHT = 1.0  # an added term's weight at most, next to a query term's 1
-
-
-def _bm25(units: list[Unit], query: dict[str, float], idf: dict[str, float], avg: float) -> list[float]:
-    scale = BM25_K1 * BM25_B / max(avg, 1e-9)
-    keys = set(query)
-    out = [0.0] * len(units)
-    for k, u in enumerate(units):
-        hit = keys.intersection(u.terms)
-        if hit:
-            norm = BM25_K1 * (1 - BM25_B) + scale * len(u.terms)
-            out[k] = math.fsum(idf[t] * query[t] for t in hit) * (BM25_K1 + 1) / (1 + norm)
-    return out
-
-
-def _feedback(
-    units: list[Unit], scores: list[float], stats: S.TermStats, query: dict[str, float], skip: set[int]
-) -> dict[str, float]:
-    """Pseudo-relevance feedback (RM3-like): the terms that weigh most in the best-scoring units outside
-    the query's own turns, each weighted by its unit's score and rarity."""
-    best = heapq.nlargest(
-        FEEDBACK_UNITS,
-        (k for k in range(len(units)) if scores[k] > 0 and units[k].turn not in skip),
-        key=lambda k: (scores[k], -k),
-    )
-    if not best:
-        return {}
-    top = scores[best[0]]
-    mass: dict[str, float] = {}
-    for k in best:
-        terms = units[k].terms
-        share = scores[k] / top / max(1, len(terms))
-        for t, kind in terms.items():
-            if t not in query and kind != "grammar":
-                w = stats.idf(t)
-                if w > 0:
-                    mass[t] = mass.get(t, 0.0) + share * w
-    chosen = heapq.nlargest(FEEDBACK_TERMS, mass.items(), key=lambda x: (x[1], x[0]))
-    if not chosen:
-        return {}
-    peak = chosen[0][1]
-    return {t: FEEDBACK_WEIGHT * w / peak for t, w in chosen}
-
-
-def score_focus(
-    units: list[Unit], query: dict[str, str], stats: S.TermStats, skip: set[int] | None = None
-) -> None:
-    """BM25 of each unit against the query terms, widened once by pseudo-relevance feedback, scaled so
-    the best unit scores 1; a unit also gets TURN_SHARE of its turn's best score, since the sentences of
-    one turn share a subject. `skip`: the turns the query was taken from (no feedback from them)."""
-    idf = {t: stats.idf(t) for t in query}
-    weights = {t: 1.0 for t, w in idf.items() if w > 0}
-    if not weights:
-        return
-    avg = sum(len(u.terms) for u in units) / max(1, len(units))
-    scores = _bm25(units, weights, idf, avg)
-    if FEEDBACK_UNITS and FEEDBACK_TERMS:
-        extra = _feedback(units, scores, stats, weights, skip or set())
-        if extra:
-            weights.update(extra)
-            idf.update((t, stats.idf(t)) for t in extra)
-            scores = _bm25(units, weights, idf, avg)
-    # scaled to the best unit outside the query's own turns: those match it perfectly and go in verbatim
-    skip = skip or set()
-    best = max((x for u, x in zip(units, scores) if u.turn not in skip), default=0.0)
-    if best <= 0:
-        return
-    by_turn: dict[int, float] = {}
-    for u, score in zip(units, scores):
-        if score > 0:
-            u.relevance = min(1.0, score / best)
-            by_turn[u.turn] = max(by_turn.get(u.turn, 0.0), u.relevance)
-    for u in units:
-        if u.turn in by_turn:
-            u.relevance = max(u.relevance, TURN_SHARE * by_turn[u.turn])
 
 
 def artifact_names(turns: list[Turn], chosen_code: list[Unit], limit: int = 20) -> list[str]:

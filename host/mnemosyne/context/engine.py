@@ -22,8 +22,7 @@ from .turns import Turn, instruction_texts, parse_include, path_turns
 
 if TYPE_CHECKING:
     from ..redact import Redactor
-    from . import salience
-    from .digest import Unit
+    from .corpus import Corpus
 
 SITE_NAMES = {
     "chatgpt": "ChatGPT",
@@ -145,14 +144,12 @@ def _shrink(p: Plan, last_id: str, overshoot: int, meter: Meter) -> bool:
 QUERY_TURNS = 2  # without --focus, the last user turns are the query
 
 
-def _units(
-    turns: list[Turn], last_pos: int, focus: str | None, title: str
-) -> tuple[list[Unit], salience.TermStats]:
+def _corpus(turns: list[Turn], last_pos: int, focus: str | None, title: str) -> Corpus:
     """Every unit of the conversation with its terms, and their relevance to the query."""
-    from . import digest, salience
+    from . import salience
+    from .corpus import Corpus
 
-    units = digest.units_of(turns)
-    stats = salience.TermStats.build([u.terms for u in units], [u.turn for u in units])
+    corpus = Corpus(turns)
     # the query: the focus, or the last user turns; the title names the conversation's subject either way
     skip: set[int] = set()
     if focus:
@@ -161,8 +158,8 @@ def _units(
         asked = [i for i, t in enumerate(turns[: last_pos + 1]) if t.role == "user"][-QUERY_TURNS:]
         skip = set(asked)
         query = salience.terms("\n".join([title, *(turns[i].text for i in asked)]))
-    digest.score_focus(units, query, stats, skip)
-    return units, stats
+    corpus.score(query, skip)
+    return corpus
 
 
 def build_context(
@@ -302,7 +299,7 @@ def _assemble(
         turns,
         last_pos,
         instructions,
-        lambda: _units(turns, last_pos, focus, conv.title or ""),
+        lambda: _corpus(turns, last_pos, focus, conv.title or ""),
         meter,
         room,
         RECENT_SHARE[target.shape],
@@ -319,7 +316,7 @@ def _assemble(
             if cov is None or usable - used < TOP_UP_MIN:
                 break
             room = usable - used - TOP_UP_MARGIN
-            if not (cov.fill(room) or cov.fill_rest([], room)):
+            if not (cov.fill(room) or cov.fill_rest(room)):
                 break
             continue
         if not _shrink(chosen_plan, last_id, used - usable, meter):

@@ -13,9 +13,7 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections import Counter
 from dataclasses import dataclass, field
-from itertools import chain, repeat
 
 # Generic English function words and conversational filler: words that say nothing on their own.
 STOPWORDS = frozenset(
@@ -409,29 +407,12 @@ LATER_GAP = 2  # turns: nearer than this is the same exchange, not a reference b
 
 @dataclass
 class TermStats:
-    """Over the units of a conversation: how many use each term, the first unit and last turn that do."""
+    """Over the units of a conversation: how many use each term, the first and last turn that do."""
 
     df: dict[str, int]
-    first_unit: dict[str, int]
+    first_turn: dict[str, int]
     last_turn: dict[str, int]
     units: int
-
-    @classmethod
-    def build(cls, unit_terms: list[dict[str, str]], unit_turns: list[int]) -> TermStats:
-        df = Counter(chain.from_iterable(unit_terms))
-        # each term's last turn, first unit and kind: later pairs overwrite earlier ones, all in C
-        sizes = list(map(len, unit_terms))
-        last = dict(zip(chain.from_iterable(unit_terms), chain.from_iterable(map(repeat, unit_turns, sizes))))
-        n = len(unit_terms)
-        first = dict(
-            zip(
-                chain.from_iterable(reversed(unit_terms)),
-                chain.from_iterable(map(repeat, range(n - 1, -1, -1), reversed(sizes))),
-            )
-        )
-        kind_of = dict(chain.from_iterable(map(dict.items, unit_terms)))
-        return cls(df, first, last, len(unit_terms), kind_of)
-
     kind_of: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -451,19 +432,25 @@ class TermStats:
 
     def rough_value(self, found: dict[str, str]) -> float:
         """The weight of the terms by idf and kind, without the bonuses: a unit's value, cheap to get."""
-        return math.fsum(map(self.rough_of.__getitem__, found))
+        return sum(map(self.rough_of.__getitem__, found))
 
     def weigh(
-        self, found: dict[str, str], turn: int, k: int, defines: tuple[str, ...] = ()
+        self,
+        found: dict[str, str],
+        turn: int,
+        seq: int,
+        first_seq: dict[str, int],
+        defines: tuple[str, ...] = (),
     ) -> dict[str, float]:
-        """The terms of unit `k` (at `turn`) with their weights; terms that weigh nothing are left out."""
-        idf, last, first, kind_weight = self.idf_of, self.last_turn, self.first_unit, KIND_WEIGHT
+        """The terms of the unit at (`turn`, `seq`) with their weights; terms that weigh nothing are left
+        out. `first_seq`: the seq of the first unit of that turn using each term."""
+        idf, last, first, kind_weight = self.idf_of, self.last_turn, self.first_turn, KIND_WEIGHT
         later = turn + LATER_GAP
         out = {
             t: idf[t]
             * kind_weight[kind]
             * (1.0 + LATER_BONUS if last[t] >= later else 1.0)
-            * (1.0 + FIRST_BONUS if first[t] == k else 1.0)
+            * (1.0 + FIRST_BONUS if first[t] == turn and first_seq[t] == seq else 1.0)
             for t, kind in found.items()
             if idf[t] > 0
         }

@@ -22,7 +22,7 @@ from .. import tokens
 from .turns import Turn
 
 if TYPE_CHECKING:  # units exist only when a conversation does not fit: their modules load then
-    from . import salience as S
+    from .corpus import Corpus
     from .digest import Unit
 
 TURN_OVERHEAD = 8  # role label, blank lines, per-message framing of the API shapes
@@ -122,8 +122,18 @@ class Meter:
 class Coverage:
     """The units chosen so far and the terms they cover; fill() adds more within a room."""
 
-    def __init__(self, units: list[Unit], meter: Meter, focus_weight: float, covered: set[str]):
+    def __init__(
+        self,
+        units: list[Unit],
+        meter: Meter,
+        focus_weight: float,
+        covered: set[str],
+        rest: tuple[Corpus, dict[int, Turn]] | None = None,
+    ):
+        """`units`: the candidates; `rest`: the path's units and the turns that went in verbatim, for
+        fill_rest."""
         self.meter = meter
+        self.rest = rest
         self.pool = [u for u in units if not u.repeat and not u.superseded and u.weights]
         self.base = [
             math.fsum(u.weights.values()) * (1.0 + focus_weight * u.relevance) * _prior(u) for u in self.pool
@@ -136,7 +146,7 @@ class Coverage:
         self.removed: set[int] = set()  # taken out to fit, or their turn went in verbatim: never again
         self._cost: dict[int, int] = {}
         self._markup = [_markup(u) for u in self.pool]
-        self._recent_first: list[int] | None = None  # pool indices, most recent unit first
+        self._at = {u.key: i for i, u in enumerate(self.pool)}  # corpus index -> pool index
         self._by_turn: dict[int, list[int]] = {}
         self._by_turn_size = -1
 
@@ -234,36 +244,40 @@ class Coverage:
             self.removed.add(k)
         self.turns.pop(turn, None)
 
-    def fill_rest(self, units: list[Unit], room: int) -> int:
-        """Room the coverage left: the other units, most recent first, whatever their value, while they fit
-        (never a repeat or a superseded statement)."""
-        have = {id(u) for u in self.pool}
-        extra = [u for u in units if id(u) not in have and not u.repeat and not u.superseded]
-        if extra or self._recent_first is None:
-            self.pool.extend(extra)
-            self.base.extend([0.0] * len(extra))
-            self._markup.extend([0] * len(extra))
-            pool = self.pool
-            self._recent_first = sorted(
-                range(len(pool)), key=lambda k: (pool[k].turn, pool[k].seq), reverse=True
-            )
-        # near-duplicates are better than empty room now
-        chosen, removed, counted, pool = self.chosen, self.removed, self._cost, self.pool
+    def fill_rest(self, room: int) -> int:
+        """Room the coverage left: the other units of the turns not in verbatim, most recent first,
+        whatever their value, while they fit (never a repeat or a superseded statement). Units are made
+        only when they can fit by their size."""
+        if self.rest is None:
+            return 0
+        corpus, verbatim = self.rest
+        chosen, removed, counted, pool, at = self.chosen, self.removed, self._cost, self.pool, self._at
+        turn_of = corpus.turn_of
         used = 0
-        for k in self._recent_first:
-            if k in chosen or k in removed:
-                continue
+        for k in range(len(corpus) - 1, -1, -1):  # near-duplicates are better than empty room now
             left = room - used
             if left <= LINE_OVERHEAD:
                 break
-            if (
-                k not in counted
-                and (len(pool[k].text.encode()) // 4 + 1) * ESTIMATE_LOW + LINE_OVERHEAD > left
-            ):
+            if turn_of[k] in verbatim:
+                continue
+            i = at.get(k)
+            if i is not None and (i in chosen or i in removed):
+                continue
+            if (i is None or i not in counted) and (
+                corpus.size(k) // 4 + 1
+            ) * ESTIMATE_LOW + LINE_OVERHEAD > left:
                 continue  # cannot fit by the estimate: not worth an exact count
-            cost = self.cost(k)
+            u = pool[i] if i is not None else corpus.unit(k)
+            if u.repeat or u.superseded:
+                continue
+            if i is None:
+                i = at[k] = len(pool)
+                pool.append(u)
+                self.base.append(0.0)
+                self._markup.append(_markup(u))
+            cost = self.cost(i)
             if cost <= left:
-                self._take(k, 0.0)
+                self._take(i, 0.0)
                 used += cost
         return used
 
@@ -337,28 +351,38 @@ def _fit_mandatory(
     return fitted, last, used
 
 
-def _preselect(units: list[Unit], stats: S.TermStats, room: int, focus_weight: float) -> list[Unit]:
+def _preselect(corpus: Corpus, verbatim: dict[int, Turn], room: int, focus_weight: float) -> list[Unit]:
     """The units worth weighing for `room` tokens, in order: the densest by a rough value, so the
     cost of the selection follows the budget, not the length of the conversation."""
     limit = max(MIN_CANDIDATES, room // CANDIDATE_TOKENS)
-    if len(units) <= limit:
-        return units
-    rough = stats.rough_value
-    density = [
-        rough(u.terms)
-        * ((1.0 + focus_weight * u.relevance) * _prior(u))
-        / max(1, len(u.text.encode()) // 4 + 1 + LINE_OVERHEAD - MARKUP_DISCOUNT * _markup(u)) ** COST_POWER
-        for u in units
-    ]
-    best = heapq.nlargest(limit, range(len(units)), key=lambda k: (density[k], -k))
-    return [units[k] for k in sorted(best)]
+    value = corpus.stats.rough_of.__getitem__
+    rel = corpus.relevance
+    keys: list[int] = []
+    density: list[float] = []
+    for turn, tu in enumerate(corpus.texts):
+        if turn in verbatim:
+            continue
+        role = ROLE_WEIGHT.get(corpus.turns[turn].role, 1.0)
+        k = corpus.start[turn]
+        for part, size, pipes, question in zip(tu.parts, tu.sizes, tu.pipes, tu.questions):
+            prior = role * KIND_PRIOR[part[0]] * (QUESTION_WEIGHT if question else 1.0)
+            if k in rel:
+                prior *= 1.0 + focus_weight * rel[k]
+            cost = max(1, size // 4 + 1 + LINE_OVERHEAD - MARKUP_DISCOUNT * pipes)
+            density.append(sum(map(value, part[2])) * prior / cost**COST_POWER)
+            keys.append(k)
+            k += 1
+    if len(keys) > limit:
+        best = heapq.nlargest(limit, range(len(keys)), key=lambda i: (density[i], -i))
+        keys = [keys[i] for i in sorted(best)]
+    return [corpus.unit(k) for k in keys]
 
 
 def plan(
     turns: list[Turn],
     last_pos: int,
     instructions: list[tuple[str, str]],
-    get_units: Callable[[], tuple[list[Unit], S.TermStats]],
+    get_corpus: Callable[[], Corpus],
     meter: Meter,
     room: int,
     recent_share: float,
@@ -392,15 +416,14 @@ def plan(
     left -= spent
     from . import digest
 
-    units, stats = get_units()  # only a conversation that does not fit needs its units
-    index = {id(u): k for k, u in enumerate(units)}
-    recent = [u for u in units if u.turn in verbatim]
-    chosen = _preselect([u for u in units if u.turn not in verbatim], stats, left, focus_weight)
+    corpus = get_corpus()  # only a conversation that does not fit needs its units
+    recent = corpus.units_of_turns(verbatim)
+    chosen = _preselect(corpus, verbatim, left, focus_weight)
     for u in chosen:
-        u.weights = stats.weigh(u.terms, u.turn, index[id(u)], u.names)
-    digest.mark_repeats_and_corrections(sorted(chosen + recent, key=lambda u: (u.turn, u.seq)), stats)
+        u.weights = corpus.weigh(u)
+    digest.mark_repeats_and_corrections(sorted(chosen + recent, key=lambda u: (u.turn, u.seq)), corpus.stats)
     covered = {t for u in recent for t in u.terms} if COVERED_BY_RECENT else set()
-    coverage = Coverage(chosen, meter, focus_weight, covered)
+    coverage = Coverage(chosen, meter, focus_weight, covered, (corpus, verbatim))
     left -= coverage.fill(left)
     # room the coverage left (what remains is worth little, or too big): earlier turns verbatim, each
     # taking back the room of its chosen units, then the remaining units, most recent first
@@ -413,5 +436,5 @@ def plan(
         verbatim[pos] = turns[pos]
         left += freed - costs[pos]
         pos -= 1
-    coverage.fill_rest([u for u in units if u.turn not in verbatim], left)
+    coverage.fill_rest(left)
     return Plan(instructions, [verbatim[p] for p in sorted(verbatim)], coverage, truncated)

@@ -1,0 +1,266 @@
+"""The units of a conversation path, with the statistics and the relevance a selection needs.
+
+Splitting and terming a message is most of a build's cost; it happens once per message text and is kept
+in-process (a warm host also does it right after a save's reply, see `warm`). What a build needs of
+every unit is then a few numbers per unit in flat lists: a unit becomes a `Unit` object only when it is
+a candidate, so the cost of a build follows the budget more than the length of the history.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter, OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import chain, repeat
+
+from . import digest
+from . import salience as S
+from .digest import Unit
+from .turns import Turn
+
+Part = tuple[str, str, dict[str, str], tuple[str, ...]]  # kind, text, terms, names a code block defines
+
+
+@dataclass(frozen=True, slots=True)
+class TextUnits:
+    """The units of one message text and what the conversation's statistics need from them."""
+
+    parts: tuple[Part, ...]
+    sizes: tuple[int, ...]  # UTF-8 bytes of each unit's text
+    pipes: tuple[int, ...]  # table pipes in each unit (markup, not information)
+    questions: tuple[bool, ...]  # the unit is a question
+    first: dict[str, int]  # term -> the seq of the first unit using it (its keys: the text's terms)
+    kinds: dict[str, str]  # term -> its kind in the last unit using it
+    held: int  # terms held, for the cache's bound
+
+
+def _text_units(text: str) -> TextUnits:
+    parts: list[Part] = []
+    for kind, body in digest.split_text(text):
+        if kind == "code":
+            body, names = digest.code_unit(body)
+            found = S.terms(body)
+            for n in names:
+                found[n.lower()] = "ident"
+            parts.append((kind, body, found, names))
+        else:
+            body = S.compress(body)
+            parts.append((kind, body, S.terms(body), ()))
+    first: dict[str, int] = {}
+    kinds: dict[str, str] = {}
+    for seq in range(len(parts) - 1, -1, -1):  # earlier units overwrite later ones: each term's first
+        first.update(zip(parts[seq][2], repeat(seq)))
+    for part in parts:
+        kinds.update(part[2])
+    return TextUnits(
+        tuple(parts),
+        tuple(len(p[1].encode()) for p in parts),
+        tuple(p[1].count("|") if p[0] in ("table", "row") else 0 for p in parts),
+        tuple(p[0] == "sentence" and p[1].rstrip().endswith(("?", "？")) for p in parts),
+        first,
+        kinds,
+        sum(len(p[2]) for p in parts) + 1,
+    )
+
+
+# The units of a message's text, kept in-process: a warm host builds the same conversation again (the
+# preview, then the paste; the conversation grown by a turn). Keyed by the text itself, so a hit is
+# exact. The terms are what takes memory (measured 140-250 bytes each, Chinese bigrams the smaller):
+# least recently used texts go first once CACHE_TERMS terms are held, about 40-80 MB.
+CACHE_TERMS = 300_000
+_cache: OrderedDict[str, TextUnits] = OrderedDict()
+_cache_terms = 0
+
+
+def clear_cache() -> None:
+    global _cache_terms
+    _cache.clear()
+    _cache_terms = 0
+
+
+def units_of_text(text: str) -> TextUnits:
+    """The units of one message text (shared: read only)."""
+    global _cache_terms
+    hit = _cache.get(text)
+    if hit is not None:
+        _cache.move_to_end(text)
+        return hit
+    out = _text_units(text)
+    _cache[text] = out
+    _cache_terms += out.held
+    while _cache_terms > CACHE_TERMS and _cache:
+        _, old = _cache.popitem(last=False)
+        _cache_terms -= old.held
+    return out
+
+
+def warm(texts: Iterable[str], keep_going=lambda: True) -> int:
+    """Split and term `texts` into the cache ahead of a build (a host does it after a save's reply);
+    stops when `keep_going()` says so. Returns how many were new."""
+    new = 0
+    for text in texts:
+        if not keep_going():
+            break
+        if text and text not in _cache:
+            units_of_text(text)
+            new += 1
+    return new
+
+
+class Corpus:
+    """Every unit of a path's turns in conversation order, by index k, with the term statistics."""
+
+    def __init__(self, turns: list[Turn]):
+        self.turns = turns
+        self.texts = [units_of_text(t.text) for t in turns]
+        self.start: list[int] = []  # turn -> index of its first unit
+        self.turn_of: list[int] = []
+        self.terms_of: list[dict[str, str]] = []
+        for i, tu in enumerate(self.texts):
+            self.start.append(len(self.terms_of))
+            self.turn_of.extend(repeat(i, len(tu.parts)))
+            self.terms_of.extend(p[2] for p in tu.parts)
+        self.stats = _stats(self.texts, self.terms_of)
+        self.relevance: dict[int, float] = {}  # unit -> relevance to the query, 0..1 (0 when absent)
+        self._units: dict[int, Unit] = {}
+
+    def __len__(self) -> int:
+        return len(self.terms_of)
+
+    def seq(self, k: int) -> int:
+        return k - self.start[self.turn_of[k]]
+
+    def size(self, k: int) -> int:
+        """UTF-8 bytes of unit k's text."""
+        turn = self.turn_of[k]
+        return self.texts[turn].sizes[k - self.start[turn]]
+
+    def unit(self, k: int) -> Unit:
+        """Unit k as an object (made once per build: the selection marks it)."""
+        u = self._units.get(k)
+        if u is None:
+            turn = self.turn_of[k]
+            seq = k - self.start[turn]
+            kind, text, terms, names = self.texts[turn].parts[seq]
+            t = self.turns[turn]
+            u = Unit(turn, seq, t.id, t.role, kind, text, terms, names, key=k)
+            u.relevance = self.relevance.get(k, 0.0)
+            self._units[k] = u
+        return u
+
+    def units_of_turns(self, turns: Iterable[int]) -> list[Unit]:
+        return [
+            self.unit(k)
+            for i in sorted(turns)
+            for k in range(self.start[i], self.start[i] + len(self.texts[i].parts))
+        ]
+
+    def weigh(self, u: Unit) -> dict[str, float]:
+        return self.stats.weigh(u.terms, u.turn, u.seq, self.texts[u.turn].first, u.names)
+
+    # ------------------------------------------------------------ relevance
+
+    def score(self, query: dict[str, str], skip: set[int]) -> None:
+        """BM25 of each unit against the query terms, widened once by pseudo-relevance feedback, scaled
+        so the best unit outside the query's own turns (`skip`: they match it perfectly and go in
+        verbatim) scores 1; a unit also gets TURN_SHARE of its turn's best score, since the sentences of
+        one turn share a subject."""
+        stats = self.stats
+        weights = {t: 1.0 for t in query if stats.idf(t) > 0}
+        if not weights:
+            return
+        avg = sum(map(len, self.terms_of)) / max(1, len(self))
+        scores = self._bm25(weights, avg)
+        if FEEDBACK_UNITS and FEEDBACK_TERMS:
+            extra = self._feedback(scores, weights, skip)
+            if extra:
+                weights.update(extra)
+                scores = self._bm25(weights, avg)
+        best = max((x for k, x in scores.items() if self.turn_of[k] not in skip), default=0.0)
+        if best <= 0:
+            return
+        rel = self.relevance
+        by_turn: dict[int, float] = {}
+        for k, x in scores.items():
+            rel[k] = r = min(1.0, x / best)
+            turn = self.turn_of[k]
+            if r > by_turn.get(turn, 0.0):
+                by_turn[turn] = r
+        for turn, r in by_turn.items():
+            spread = TURN_SHARE * r
+            for k in range(self.start[turn], self.start[turn] + len(self.texts[turn].parts)):
+                if rel.get(k, 0.0) < spread:
+                    rel[k] = spread
+
+    def _bm25(self, query: dict[str, float], avg: float) -> dict[int, float]:
+        """Scores of the units that hold a query term (messages without one are skipped whole)."""
+        idf = self.stats.idf
+        weight = {t: idf(t) * w for t, w in query.items()}
+        keys = weight.keys()
+        scale = BM25_K1 * BM25_B / max(avg, 1e-9)
+        out: dict[int, float] = {}
+        for turn, tu in enumerate(self.texts):
+            if keys.isdisjoint(tu.first):
+                continue
+            k0 = self.start[turn]
+            for seq, part in enumerate(tu.parts):
+                terms = part[2]
+                hit = keys & terms.keys()
+                if hit:
+                    norm = BM25_K1 * (1 - BM25_B) + scale * len(terms)
+                    out[k0 + seq] = math.fsum(weight[t] for t in hit) * (BM25_K1 + 1) / (1 + norm)
+        return out
+
+    def _feedback(
+        self, scores: dict[int, float], query: dict[str, float], skip: set[int]
+    ) -> dict[str, float]:
+        """Pseudo-relevance feedback (RM3-like): the terms that weigh most in the best-scoring units
+        outside the query's own turns, each weighted by its unit's score and rarity."""
+        best = heapq.nlargest(
+            FEEDBACK_UNITS,
+            (k for k in scores if self.turn_of[k] not in skip),
+            key=lambda k: (scores[k], -k),
+        )
+        if not best:
+            return {}
+        top = scores[best[0]]
+        idf = self.stats.idf
+        mass: dict[str, float] = {}
+        for k in best:
+            terms = self.terms_of[k]
+            share = scores[k] / top / max(1, len(terms))
+            for t, kind in terms.items():
+                if t not in query and kind != "grammar":
+                    w = idf(t)
+                    if w > 0:
+                        mass[t] = mass.get(t, 0.0) + share * w
+        chosen = heapq.nlargest(FEEDBACK_TERMS, mass.items(), key=lambda x: (x[1], x[0]))
+        if not chosen:
+            return {}
+        peak = chosen[0][1]
+        return {t: FEEDBACK_WEIGHT * w / peak for t, w in chosen}
+
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+TURN_SHARE = 0.5
+# pseudo-relevance feedback (tuned on the tuning halves only; round 6)
+FEEDBACK_UNITS = 10  # the best-scoring units whose terms widen the query
+FEEDBACK_TERMS = 20  # terms added to the query from them
+FEEDBACK_WEIGHT = 1.0  # an added term's weight at most, next to a query term's 1
+
+
+def _stats(texts: list[TextUnits], terms_of: list[dict[str, str]]) -> S.TermStats:
+    """Term statistics over the units, merged per message text: each message's distinct terms once."""
+    df = Counter(chain.from_iterable(terms_of))
+    last: dict[str, int] = {}
+    first: dict[str, int] = {}
+    kind_of: dict[str, str] = {}
+    for turn, tu in enumerate(texts):
+        last.update(zip(tu.first, repeat(turn)))
+        kind_of.update(tu.kinds)
+    for turn in range(len(texts) - 1, -1, -1):
+        first.update(zip(texts[turn].first, repeat(turn)))
+    return S.TermStats(df, first, last, len(terms_of), kind_of)
