@@ -100,7 +100,65 @@ _PATTERNS: list[tuple[str, str]] = [
 
 REDACTION_TYPES: tuple[str, ...] = tuple(name for name, _ in _PATTERNS)
 
-_COMBINED = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in _PATTERNS))
+# What each alternative cannot match without: substrings of the text (or of its lower-cased form when
+# the alternative's words are case-blind), or a short expression found in it. The combined expression
+# tries every alternative at every position (0.6-0.8 us a character on real chats); built from only the
+# alternatives a text could hold it gives the same matches (an alternative that matches nowhere never
+# wins a position), several times faster.
+_Need = tuple[tuple[str, ...], bool] | re.Pattern[str]
+_DIGITS_13 = re.compile(r"[0-9](?:[ \-]?[0-9]){12}")
+_NEEDS: dict[str, _Need] = {
+    "private_key": (("-----BEGIN",), False),
+    "anthropic_key": (("sk-ant-",), False),
+    "openai_key": (("sk-",), False),
+    "github_token": (("_",), False),
+    "aws_access_key": (("AKIA", "ASIA"), False),
+    "google_api_key": (("AIza",), False),
+    "slack_token": (("xox",), False),
+    "stripe_key": (("_live_", "_test_"), False),
+    "gitlab_token": (("gl",), False),
+    "huggingface_token": (("hf_", "api_org_"), False),
+    "npm_token": (("npm_",), False),
+    "sendgrid_key": (("SG.",), False),
+    "google_oauth_secret": (("GOCSPX-",), False),
+    "azure_account_key": (("accountkey", "sharedaccesskey"), True),
+    "bearer_token": (("bearer",), True),
+    "aws_secret_key": (("aws",), True),
+    "jwt": (("eyJ",), False),
+    "url_password": (("://",), False),
+    # every keyword ends in one of these, and the value follows ":" or "="
+    "password_assignment": re.compile(r"(?i:pass(?:word|wd|phrase)|pwd|secret|key|token)[\"']?\s*[:=]"),
+    "card_number": _DIGITS_13,
+    "us_ssn": re.compile(r"[0-9]{3}-[0-9]{2}-[0-9]{4}"),
+    "email": (("@",), False),
+    "phone": re.compile(r"\+[0-9]|\([0-9]{3}\)|[0-9]{3}[.\-][0-9]{3}[.\-][0-9]{4}|1[3-9][0-9]{9}"),
+}
+assert tuple(_NEEDS) == REDACTION_TYPES  # the same order: at one position, the first alternative wins
+_BY_ACTIVE: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+
+def _could_match(need: _Need, text: str, lower: str) -> bool:
+    if isinstance(need, re.Pattern):
+        return need.search(text) is not None
+    needles, folded = need
+    return any(needle in (lower if folded else text) for needle in needles)
+
+
+def _pattern_for(text: str) -> re.Pattern[str] | None:
+    """The combined expression of the alternatives `text` could match; None when it could match none."""
+    lower = text.lower()
+    active = tuple(name for name, need in _NEEDS.items() if _could_match(need, text, lower))
+    if not active:
+        return None
+    rx = _BY_ACTIVE.get(active)
+    if rx is None:
+        patterns = dict(_PATTERNS)
+        rx = re.compile("|".join(f"(?P<{n}>{patterns[n]})" for n in active))
+        if len(_BY_ACTIVE) < 256:  # a few combinations recur; the bound keeps odd texts from piling up
+            _BY_ACTIVE[active] = rx
+    return rx
+
+
 # token formats recognised inside an assignment (api_key = sk-...), so the count names the real type
 _TOKEN_NAMES = (
     "anthropic_key",
@@ -195,7 +253,8 @@ class Redactor:
     def _replace(self, match: re.Match[str]) -> str:
         kind = match.lastgroup
         if kind is None:  # the named group of a sub-pattern closed last: find the alternative that matched
-            kind = next(name for name in REDACTION_TYPES if match.group(name) is not None)
+            groups = match.re.groupindex
+            kind = next(name for name in REDACTION_TYPES if name in groups and match.group(name) is not None)
         if kind == "url_password":
             self.counts[kind] += 1
             return match.group("url_head") + _placeholder(kind)
@@ -233,7 +292,8 @@ class Redactor:
     def redact(self, text: str) -> str:
         if not text:
             return text
-        return _COMBINED.sub(self._replace, text)
+        rx = _pattern_for(text)
+        return rx.sub(self._replace, text) if rx is not None else text
 
     def report(self) -> dict[str, int]:
         return {kind: self.counts[kind] for kind in REDACTION_TYPES if self.counts[kind]}

@@ -43,7 +43,7 @@ def context_for(
         budget=budget,
         branch=branch,
         include=include,
-        redact=redact,
+        redact=False,  # redacted above, title and instructions too: a second pass would find nothing
         token_counts=counts,
         focus=focus,
         exact_tokens=exact_tokens,
