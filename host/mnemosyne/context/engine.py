@@ -8,7 +8,7 @@ last user message is always present.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -249,6 +249,20 @@ def build_context(
         payload,
         _report(conv, target, budget, usable, used, exact, turns, chosen_plan, redactor, path, focus),
     )
+
+
+def prepare(conv: Conversation, keep_going: Callable[[], bool]) -> None:
+    """Split and term the active branch's turns into the unit cache ahead of a context (a host does it
+    after a save's reply), as plain text and redacted (the extension's default); stops when
+    `keep_going()` says so."""
+    from ..redact import redact_conversation
+    from .corpus import warm
+
+    turns = path_turns(tree.path_to(conv, None), frozenset(), None)
+    warm((t.text for t in turns), keep_going)
+    if keep_going():
+        redacted, _ = redact_conversation(conv)
+        warm((t.text for t in path_turns(tree.path_to(redacted, None), frozenset(), None)), keep_going)
 
 
 def _fits_by_bytes(

@@ -10,6 +10,7 @@ from ..errors import MnemosyneError
 
 if TYPE_CHECKING:
     from ..archive import Archive
+    from ..model import Conversation
     from .paging import RenderCache
 
 log = logging.getLogger("mnemosyne.host")
@@ -25,6 +26,7 @@ class HostSession:
         self._archive: Archive | None = None
         self._archive_error: MnemosyneError | None = None
         self._renders: RenderCache | None = None
+        self._to_prepare: Conversation | None = None  # the last saved: a Continue-in follows an Export
 
     @property
     def renders(self) -> RenderCache:
@@ -76,10 +78,26 @@ class HostSession:
         count = arc.conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
         return {"state": "ready", "conversations": count}
 
+    def prepare_context(self, conv: Conversation) -> None:
+        """After the reply, split the conversation into the context engine's units (see after_reply)."""
+        self._to_prepare = conv
+
     def after_reply(self, input_waiting: Callable[[], bool]) -> None:
         """Work that can wait for the reply: the search index of saved conversations, one at a time,
         stopping as soon as a request is waiting (what is left is written after the next reply), then
-        a WAL checkpoint once the WAL has grown."""
+        a WAL checkpoint once the WAL has grown; then the units of the conversation saved last, so
+        that its context, asked for next, does not split and term its whole history first."""
+        self._index_pending(input_waiting)
+        conv, self._to_prepare = self._to_prepare, None
+        if conv is not None and not input_waiting():
+            from ..context.engine import prepare
+
+            try:
+                prepare(conv, lambda: not input_waiting())
+            except Exception:  # an optimisation only: the context builds the units itself
+                log.exception("preparing the context units failed")
+
+    def _index_pending(self, input_waiting: Callable[[], bool]) -> None:
         if self._archive is not None:
             try:
                 self._archive.index_pending(lambda: not input_waiting())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -43,14 +44,19 @@ def save_payload(
     *,
     list_updated: str | None = None,
     origin: str = "export",
+    saved: Callable[[Conversation], None] | None = None,
 ) -> SaveResult:
     """Convert `payload` with the reader `kind` names and store it (idempotent: a re-save merges; a partial
     capture never replaces a complete copy: status `kept`).
 
     No token counts are stored here: the extension's default context is redacted, which counts the text
-    it builds (see token_policy), so counting at save time would be thrown away."""
+    it builds (see token_policy), so counting at save time would be thrown away. `saved` is given the
+    conversation once it is stored."""
     conv = read_payload(payload, kind, source_url)
-    return arc.save_many([conv], marks=[SyncMark(list_updated, origin)])[0]
+    result = arc.save_many([conv], marks=[SyncMark(list_updated, origin)])[0]
+    if saved is not None:
+        saved(conv)
+    return result
 
 
 def read_payload(

@@ -41,4 +41,5 @@ def run(params: dict, session: HostSession) -> dict:
         source_url=item.source_url,
         list_updated=item.mark.list_updated,
         origin=item.mark.origin,
+        saved=session.prepare_context,
     ).as_dict()

@@ -1,0 +1,70 @@
+"""After a save's reply a host splits the saved conversation into the context engine's units, so the
+context the user asks for next (Continue in, redacted by default) does not split and term the whole
+history first. In-process through the real actions and a real archive."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemosyne.context import corpus
+from mnemosyne.nativehost.actions import context, save
+from mnemosyne.nativehost.session import HostSession
+from test_host_paging_interop import big_chatgpt_payload
+
+
+@pytest.fixture
+def session(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("MNEMOSYNE_HOME", str(home))
+    monkeypatch.setenv("MNEMOSYNE_KEY_FILE", str(home / "archive.key"))
+    s = HostSession()
+    yield s
+    s.close()
+
+
+def splits(monkeypatch) -> list[str]:
+    """The message texts the engine splits from now on (cache misses)."""
+    seen: list[str] = []
+    original = corpus._text_units
+
+    def counted(text: str):
+        seen.append(text)
+        return original(text)
+
+    monkeypatch.setattr(corpus, "_text_units", counted)
+    return seen
+
+
+def full_context(session, conv_id: str, redact: bool) -> str:
+    reply = context.run(
+        {"conversation_id": conv_id, "target": "chatgpt", "budget": 2000, "redact": redact}, session
+    )
+    text = reply["chunk"]
+    while reply["next_cursor"]:
+        reply = context.run({"conversation_id": conv_id, "cursor": reply["next_cursor"]}, session)
+        text += reply["chunk"]
+    return text
+
+
+@pytest.mark.parametrize("redact", [True, False])
+def test_the_context_after_a_save_splits_nothing_and_is_the_same(session, monkeypatch, redact):
+    corpus.clear_cache()
+    conv_id = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)["conversation_id"]
+    session.after_reply(lambda: False)  # what the host does once the save's reply is written
+    seen = splits(monkeypatch)
+    prepared = full_context(session, conv_id, redact)
+    assert seen == []
+    corpus.clear_cache()  # the same build from nothing: the same context, every message split
+    cold = full_context(session, conv_id, redact)
+    assert cold == prepared
+    assert len(seen) > 50
+
+
+def test_no_preparation_while_a_request_waits(session, monkeypatch):
+    corpus.clear_cache()
+    save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)
+    seen = splits(monkeypatch)
+    session.after_reply(lambda: True)  # a request is waiting: it is answered first
+    assert seen == []
+    session.after_reply(lambda: False)  # the conversation saved is not prepared later by another reply
+    assert seen == []
