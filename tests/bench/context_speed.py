@@ -3,7 +3,8 @@
 Conversations of about 1 MB and 5 MB are built from real fixture dialogues (English and
 Chinese, the planted-fact bench's text). For each, build_context runs with the per-message token
 counts the archive stores, for several targets and budgets, as a first build (no unit or count cache at all) and
-again (the units and counts of the earlier build kept in-process); every run is paired with its floor, one
+again (the units and counts already in the process: a host splits a conversation after the reply to its
+save, so the context asked for next finds them); every run is paired with its floor, one
 tiktoken o200k_base pass over the output it produced. Targets (issue 9): 1 MB under 0.3 s, 5 MB under 1 s.
 
 Run: python tests/bench/context_speed.py [--runs N]
@@ -109,8 +110,9 @@ def main() -> int:
                 )
     print(
         "\nfirst: a build with no unit or token-count cache (a conversation's first build in a process);"
-        " again: built before, as a warm host does for a preview then the paste, or a conversation grown"
-        " by a turn.\nmedian and p95 are wall time; cpu med is process CPU time;"
+        " again: the units already in the process, as in a host after the save's reply (it splits the"
+        " saved conversation then: test_host_context_prepare.py), for a preview then the paste, or a"
+        " conversation grown by a turn.\nmedian and p95 are wall time; cpu med is process CPU time;"
         " floor: one o200k_base pass over the context built in the same run (ratio = median / floor)."
         f"\nload average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
