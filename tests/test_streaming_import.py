@@ -45,6 +45,30 @@ def test_large_array_is_read_in_batches_with_the_same_result(fixtures, tmp_path,
     assert {c.provenance.method for c in streamed} == {"official_export"}
 
 
+def test_each_batch_reports_the_exact_byte_it_has_read_to(fixtures, tmp_path, monkeypatch):
+    """Progress is the byte offset just past the batch's last element (and its comma), counted without
+    encoding the window again: right with multi-byte text and windows that are dropped as they go."""
+    base = json.loads((fixtures / FIX).read_text(encoding="utf-8"))
+    items = [dict(conv, id=f"{conv['id']}-{n}", title=f"第{n}份 ✓ copy") for n in range(40) for conv in base]
+    path = tmp_path / "conversations.json"
+    data = json.dumps(items, ensure_ascii=False, indent=1).encode("utf-8")
+    path.write_bytes(data)
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    monkeypatch.setattr(streaming, "WINDOW", 4096)
+    monkeypatch.setattr(streaming, "BATCH", 7)
+    batches = list(streaming.iter_inputs(path))
+    assert len(batches) > 3
+    ends, at = [], data.index(b"[") + 1
+    for raw in batches[:-1]:
+        for element in raw.item_raw:
+            at = data.index(element, at) + len(element)
+            at += len(data[at:]) - len(data[at:].lstrip(b" \n\r\t"))
+            at += data[at : at + 1] == b","
+        ends.append(at)
+    assert [b.progress for b in batches[:-1]] == [(end, len(data)) for end in ends]
+    assert batches[-1].progress == (len(data), len(data))
+
+
 def test_zip_members_stream_too(fixtures, tmp_path, monkeypatch):
     path, count = big_export(fixtures, tmp_path, copies=10)
     archive = tmp_path / "export.zip"

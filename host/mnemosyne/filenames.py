@@ -36,6 +36,8 @@ WINDOWS_RESERVED = frozenset(
 def _slug_char(ch: str) -> str:
     """A character's part of a slug: its ASCII letters/digits when it folds to them (é, Ａ), itself when it
     is a letter or digit of another script (한, 日, が), else a dash."""
+    if ch.isascii():  # most titles: no folding to look up
+        return ch.lower() if ch.isalnum() else "-"
     folded = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode("ascii").lower()
     if folded and folded.isalnum():
         return folded
@@ -99,9 +101,10 @@ def unique_name(name: str, used: set[str]) -> str:
     return candidate
 
 
-def path_inside(folder: Path, name: str) -> Path:
-    """The path of `name` in `folder`, refused if it would resolve anywhere else."""
-    base = folder.resolve()
+def path_inside(folder: Path, name: str, base: Path | None = None) -> Path:
+    """The path of `name` in `folder`, refused if it would resolve anywhere else (`base`: the folder
+    already resolved, when many names go into it)."""
+    base = base or folder.resolve()
     target = (base / name).resolve()
     if target.parent != base:
         raise InputError(f"{name!r}: refusing to write outside {base}")

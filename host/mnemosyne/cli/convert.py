@@ -104,9 +104,10 @@ def _write_folder(
     folder.mkdir(parents=True, exist_ok=True)
     used: set[str] = set()
     count = 0
+    base = folder.resolve()
     for conv in conversations:
         name = unique_name(conversation_filename(conv.title, conv.id, out.EXTENSION), used)
-        path_inside(folder, name).write_bytes(_encode(_render(out, conv, args)))
+        path_inside(folder, name, base).write_bytes(_encode(_render(out, conv, args)))
         count += 1
     print(f"{PROG}: wrote {count} file{'s' if count != 1 else ''} to {folder}", file=sys.stderr)
 

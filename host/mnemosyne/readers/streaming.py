@@ -184,9 +184,9 @@ class _Window:
         self.pending = data[cut:]
         return bool(chunk)
 
-    def drop(self, i: int) -> int:
-        """Forget the text before index i (parsed); returns the index's new value, 0."""
-        self.offset += len(self.text[:i].encode("utf-8", "surrogatepass"))
+    def drop(self, i: int, size: int) -> int:
+        """Forget the text before index i (parsed; `size` UTF-8 bytes); returns the index's new value, 0."""
+        self.offset += size
         self.text = self.text[i:]
         return 0
 
@@ -196,21 +196,23 @@ def _window_batches(name: str, stream: IO[bytes], total: int, members: dict) -> 
     decoder = json.JSONDecoder()
     win.more()
     i = _skip_ws(win.text, 0)
+    # UTF-8 bytes of win.text[:i], kept as i moves (what lies between elements is ASCII: whitespace, commas,
+    # brackets; an element's bytes are encoded for its provenance anyway), so no window is encoded again
+    at = i
     batch: list = []
     slices: list[bytes] = []
     first = True
     while True:
-        i = _skip_ws(win.text, i)
+        j = _skip_ws(win.text, i)
+        at, i = at + j - i, j
         if i >= len(win.text) and win.more():
             continue
         if i >= len(win.text):
-            raise InputError(
-                f"{name}: the JSON array ends early (byte {win.offset + len(win.text[:i].encode())})"
-            )
+            raise InputError(f"{name}: the JSON array ends early (byte {win.offset + at})")
         if first:
             if win.text[i] != "[":
                 raise InputError(f"{name}: not valid JSON (expected an array)")
-            i += 1
+            i, at = i + 1, at + 1
             first = False
             continue
         if win.text[i] == "]":
@@ -224,21 +226,28 @@ def _window_batches(name: str, stream: IO[bytes], total: int, members: dict) -> 
                 if isinstance(exc, ValueError) and win.more(size):
                     size *= 2  # an element longer than the window: read more, twice as much each time
                     continue
-                raise InputError(f"{name}: not valid JSON at byte {win.offset} ({exc})") from None
+                raise InputError(f"{name}: not valid JSON at byte {win.offset + at} ({exc})") from None
         element = win.text[start:i]
         if "\\ud" in element or "\\uD" in element:
             item = well_formed(name, item, b"\\ud")
         batch.append(item)
-        slices.append(element.encode("utf-8", "surrogatepass"))
-        i = _skip_ws(win.text, i)
+        raw = element.encode("utf-8", "surrogatepass")
+        slices.append(raw)
+        at += len(raw)
+        j = _skip_ws(win.text, i)
+        at, i = at + j - i, j
         if i < len(win.text) and win.text[i] == ",":
-            i += 1
+            i, at = i + 1, at + 1
         if i > WINDOW:
-            i = win.drop(i)
+            i, at = win.drop(i, at), 0
         if len(batch) == BATCH:
-            done = win.offset + len(win.text[:i].encode("utf-8", "surrogatepass"))
             yield RawInput(
-                name=name, data=batch, raw=b"", members=members, progress=(done, total), item_raw=slices
+                name=name,
+                data=batch,
+                raw=b"",
+                members=members,
+                progress=(win.offset + at, total),
+                item_raw=slices,
             )
             batch, slices = [], []
     if batch:
