@@ -34,7 +34,9 @@ MIN_ANSWER = 120  # tokens: shorter than this, a cut answer says too little to k
 # halves of the benchmarks only
 COST_POWER = 1.0  # gain / cost^p: below 1 leans towards fuller units over scraps
 MIN_CANDIDATES = 600  # the selector looks at the densest max(this, room / CANDIDATE_TOKENS) units
-CANDIDATE_TOKENS = 4
+# one candidate per 8 tokens of room, 4-5x what fits (4 before round 6: the same picks on the tuning
+# halves, half the work at large budgets)
+CANDIDATE_TOKENS = 8
 ESTIMATE_LOW = 0.6  # a byte/4 estimate can be this much over the real count
 COVERED_BY_RECENT = False  # what the verbatim recent turns say need not be said again
 REDUNDANT = 0.3  # a unit whose fresh gain is under this share of its value repeats what is in
