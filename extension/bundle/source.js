@@ -1351,10 +1351,21 @@ button:disabled { opacity: .6; cursor: progress; }
 
   // content/keep_current.js
   var SETTLE_MS = 2500;
+  var STATUS_KEY = "keepCurrentStatus";
   var lastSaved = /* @__PURE__ */ new Map();
   async function digest(text) {
     const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
     return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  async function record(decision, conversation, detail = null) {
+    try {
+      const status = (await api.storage.local.get(STATUS_KEY))[STATUS_KEY] ?? {};
+      const counts = { saved: 0, unchanged: 0, failed: 0, ...status.counts };
+      counts[decision] += 1;
+      await api.storage.local.set({ [STATUS_KEY]: { counts, last: { decision, conversation, detail, at: (/* @__PURE__ */ new Date()).toISOString() } } });
+    } catch (error) {
+      console.warn(`mnemosyne: keep current status: ${error}`);
+    }
   }
   async function saveAgain(site2) {
     const id = site2.conversationId();
@@ -1363,11 +1374,16 @@ button:disabled { opacity: .6; cursor: progress; }
       const { kind, payload } = await site2.fetchApi(id);
       const clean = wellFormedDeep(payload);
       const hash = await digest(JSON.stringify(clean));
-      if (lastSaved.get(id) === hash) return;
-      await request("save", { kind, payload: clean, source_url: `${location.origin}${location.pathname}`, origin: "keep-current" });
+      if (lastSaved.get(id) === hash) {
+        await record("unchanged", id);
+        return;
+      }
+      const saved = await request("save", { kind, payload: clean, source_url: `${location.origin}${location.pathname}`, origin: "keep-current" });
       lastSaved.set(id, hash);
+      await record("saved", id, saved?.status ?? null);
     } catch (error) {
       console.warn(`mnemosyne: keep current: ${error.code ?? error}`);
+      await record("failed", id, error.code ?? String(error));
     }
   }
   function keepCurrent(site2) {
