@@ -1154,9 +1154,9 @@ button:disabled { opacity: .6; cursor: progress; }
       if (site2.name === "chatgpt") {
         url = (await site2.apiGet(path))?.download_url;
         if (typeof url !== "string" || !/^(https:\/\/|\/)/.test(url)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
+        if (new URL(url, location.origin).origin !== location.origin) return { ok: true, data: { url } };
       }
-      const sameOrigin = new URL(url, location.origin).origin === location.origin;
-      const response = await pageFetch(url, sameOrigin ? {} : { credentials: "omit" });
+      const response = await pageFetch(url);
       if (!response.ok) {
         return {
           ...failed(new MnemoError(`HTTP_${response.status}`, `the file answered ${response.status}`), response.status),

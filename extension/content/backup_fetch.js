@@ -35,7 +35,8 @@ function tooLarge(bytes, capBytes) {
 
 /**
  * Answer one `backup-file`: download a file the conversation refers to, within `capBytes`. ChatGPT's path answers
- * `{download_url}` first; Claude's path is the file. `{ok: true, data: {bytes, mime, data (base64)}}` or a failure.
+ * `{download_url}` first; Claude's path is the file. `{ok: true, data: {bytes, mime, data (base64)}}`, or
+ * `{ok: true, data: {url}}` when the download URL is on another origin (the worker downloads it), or a failure.
  */
 export async function backupFile(site, path, capBytes) {
   if (typeof path !== "string" || !path.startsWith(site.apiPrefix) || path.includes("..") || path.includes("//")) {
@@ -46,9 +47,10 @@ export async function backupFile(site, path, capBytes) {
     if (site.name === "chatgpt") {
       url = (await site.apiGet(path))?.download_url;
       if (typeof url !== "string" || !/^(https:\/\/|\/)/.test(url)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
+      // a signed URL on the site's file host: the worker fetches it (its host permission, not the page's CORS)
+      if (new URL(url, location.origin).origin !== location.origin) return { ok: true, data: { url } };
     }
-    const sameOrigin = new URL(url, location.origin).origin === location.origin;
-    const response = await pageFetch(url, sameOrigin ? {} : { credentials: "omit" });
+    const response = await pageFetch(url);
     if (!response.ok) {
       return { ...failed(new MnemoError(`HTTP_${response.status}`, `the file answered ${response.status}`), response.status),
         retryAfter: response.headers.get("Retry-After") };

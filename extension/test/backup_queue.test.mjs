@@ -116,3 +116,32 @@ test("the files of a conversation: ChatGPT asset pointers and attachments, Claud
   ] });
   assert.deepEqual(claude.map((f) => [f.id, f.path]), [["f1", "/api/org/files/f1/preview"]]);
 });
+
+test("an upload that is both an image part and an attachment keeps the attachment's name, type and size", async () => {
+  const { filesOf } = await import("../background/backup_files.js");
+  const { readFileSync } = await import("node:fs");
+  const fixture = JSON.parse(readFileSync(new URL("../../tests/fixtures/chatgpt_api/elinvoss/0073-Fuel_pressure_regulator_issue-69077245-2894-8331-a428-10383a91ac88.json", import.meta.url)));
+  const files = filesOf("chatgpt", fixture);
+  assert.deepEqual(files.map((f) => [f.fileId, f.name, f.mime, f.size]), [
+    ["sediment://file_0000000042e4723083df68cff588d1f1", "IMG_F5DAF224-905A-4E58-8BC3-29080A6D8F22.jpeg", "image/jpeg", 1527694]]);
+});
+
+test("a voice reply's audio pointer is a sound file, not an image", async () => {
+  const { filesOf } = await import("../background/backup_files.js");
+  const payload = { mapping: { a: { message: { content: { parts: [
+    { content_type: "audio_asset_pointer", asset_pointer: "sediment://file_00aa", format: "wav", size_bytes: 768078 },
+    { content_type: "image_asset_pointer", asset_pointer: "sediment://file_00bb", size_bytes: 10 }] } } } } };
+  assert.deepEqual(filesOf("chatgpt", payload).map((f) => [f.name, f.mime, f.size]),
+    [["file_00aa.wav", "audio/wav", 768078], ["file_00bb.png", "image/png", 10]]);
+});
+
+test("the worker downloads only https URLs on the site's file hosts", async () => {
+  const { isFileHostUrl } = await import("../background/file_download.js");
+  for (const url of ["https://files.oaiusercontent.com/file-abc?se=1&sig=x", "https://sdmntprwestus.oaiusercontent.com/files/00/raw?sig=y"]) {
+    assert.equal(isFileHostUrl(url), true, url);
+  }
+  for (const url of ["http://files.oaiusercontent.com/f", "https://oaiusercontent.com.evil.example/f", "https://evil.example/?h=oaiusercontent.com",
+    "https://user:pw@files.oaiusercontent.com/f", "https://chatgpt.com/backend-api/estuary/content?id=file_1", "not a url"]) {
+    assert.equal(isFileHostUrl(url), false, url);
+  }
+});
