@@ -99,12 +99,13 @@ class FakeSites:
         if answer is None:
             route.abort()
         else:
-            status, content_type, body = answer
-            route.fulfill(status=status, content_type=content_type, body=body)
+            status, content_type, body, headers = answer
+            route.fulfill(status=status, content_type=content_type, body=body, headers=headers)
 
-    def answer(self, request, *, is_document: bool) -> tuple[int, str, str] | None:
-        """(status, content type, body) for a request (anything with .url and .headers), or None to fail it.
-        Shared by the Playwright routes and the Firefox test's WebDriver BiDi intercepts."""
+    def answer(self, request, *, is_document: bool) -> tuple[int, str, str, dict[str, str]] | None:
+        """(status, content type, body, extra headers) for a request (anything with .url and .headers), or None
+        to fail it. Shared by the Playwright routes and the Firefox test's WebDriver BiDi intercepts. A callable
+        route answers (status, body) or (status, body, headers)."""
         url = request.url.split("#")[0]
         path_and_query = re.sub(r"^https://[^/]+", "", url)
         origin = url[: len(url) - len(path_and_query)]
@@ -112,12 +113,14 @@ class FakeSites:
         for prefix, (status, body) in sorted(self.json_routes.items(), key=lambda item: -len(item[0])):
             exact = prefix.endswith("$")  # "...$": this path only (any query), not everything under it
             if (url.split("?")[0] == prefix[:-1]) if exact else (origin + path_and_query).startswith(prefix):
+                headers: dict[str, str] = {}
                 if callable(body):
-                    status, body = body(request)
-                return status, "application/json", json.dumps(body)
+                    status, body, *more = body(request)
+                    headers = more[0] if more else {}
+                return status, "application/json", json.dumps(body), headers
         page = self.pages.get(url.split("?")[0])
         if page is not None and is_document:
-            return 200, "text/html; charset=utf-8", page
+            return 200, "text/html; charset=utf-8", page, {}
         return None
 
     # --- ChatGPT ---------------------------------------------------------------------------------

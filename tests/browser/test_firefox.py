@@ -205,14 +205,15 @@ def serve_intercepts(bidi: Bidi, sites: FakeSites) -> None:
         if answer is None:
             bidi.answer("network.failRequest", {"request": request["request"]})
             return
-        status, content_type, body = answer
+        status, content_type, body, extra = answer
+        headers = {"content-type": content_type, **extra}
         bidi.answer(
             "network.provideResponse",
             {
                 "request": request["request"],
                 "statusCode": status,
                 "reasonPhrase": "OK" if status == 200 else "Error",
-                "headers": [{"name": "content-type", "value": {"type": "string", "value": content_type}}],
+                "headers": [{"name": k, "value": {"type": "string", "value": v}} for k, v in headers.items()],
                 "body": {"type": "string", "value": body},
             },
         )
