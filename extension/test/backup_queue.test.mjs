@@ -145,3 +145,40 @@ test("the worker downloads only https URLs on the site's file hosts", async () =
     assert.equal(isFileHostUrl(url), false, url);
   }
 });
+
+test("a file host download stops reading at the cap, with or without a Content-Length", async () => {
+  const { downloadFileUrl } = await import("../background/file_download.js");
+  const realFetch = globalThis.fetch;
+  let pulled = 0;
+  const body = (chunks) => new ReadableStream({
+    pull(controller) {
+      if (pulled >= chunks) return controller.close();
+      pulled += 1;
+      controller.enqueue(new Uint8Array(1000).fill(7));
+    },
+  });
+  try {
+    const url = "https://files.oaiusercontent.com/file-abc?sig=x";
+    globalThis.fetch = async (asked, init) => {
+      assert.equal(asked, url);
+      assert.equal(init.credentials, "omit");
+      return new Response(body(100), { status: 200, headers: { "Content-Type": "image/png" } }); // no length given
+    };
+    const over = await downloadFileUrl(url, 2500);
+    assert.equal(over.code, "TOO_LARGE");
+    assert.ok(pulled <= 4, `read ${pulled} chunks of 1000 bytes for a 2500-byte cap`);
+    pulled = 0;
+    assert.equal((await downloadFileUrl(url, 5000)).code, "TOO_LARGE"); // 100 kB body, 5 kB cap
+    pulled = 0;
+    globalThis.fetch = async () => new Response(body(3), { status: 200, headers: { "Content-Type": "image/png" } });
+    const fits = await downloadFileUrl(url, 5000);
+    assert.deepEqual([fits.ok, fits.data.bytes, fits.data.mime, Buffer.from(fits.data.data, "base64").every((b) => b === 7)],
+      [true, 3000, "image/png", true]);
+    globalThis.fetch = async () => new Response("", { status: 429, headers: { "Retry-After": "30" } });
+    assert.deepEqual(await downloadFileUrl(url, 5000), { ok: false, status: 429, retryAfter: "30", code: "HTTP_429",
+      message: "the file answered 429" });
+    assert.equal((await downloadFileUrl("https://evil.example/f", 5000)).code, "FILE_HOST");
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+});
