@@ -88,7 +88,7 @@ def held_attachments(mnemo_cli) -> dict[str, dict]:
 
 
 def test_chatgpt_uploads_and_generated_images_come_from_the_file_host_into_the_archive(
-    browser, sites, ext_url, mnemo_cli, tmp_path
+    browser, sites, ext_url, mnemo_cli, env, tmp_path
 ):
     numbers = (UPLOADED, GENERATED, DOCUMENT, DECLARED_BIG, UNDERSTATED, SAME_ORIGIN)
     conversations = [conversation_json(n) for n in numbers]
@@ -155,6 +155,11 @@ def test_chatgpt_uploads_and_generated_images_come_from_the_file_host_into_the_a
     held = held_attachments(mnemo_cli)
     assert {hashlib.sha256(data).hexdigest() for data in wanted.values()} <= set(held), held
     assert all(held[hashlib.sha256(data).hexdigest()]["bytes"] == len(data) for data in wanted.values())
+
+    # encrypted at rest: the file's bytes appear nowhere in the data folder (archive, WAL, logs)
+    marker = hashlib.sha256(b"docx").digest()
+    stored = [p for p in Path(env["MNEMOSYNE_HOME"]).rglob("*") if p.is_file()]
+    assert stored and not [p.name for p in stored if marker in p.read_bytes()]
 
     written = exported_files(mnemo_cli, tmp_path / "export")
     sha = {name: hashlib.sha256(data).hexdigest() for name, data in written.items()}
