@@ -1136,11 +1136,13 @@ button:disabled { opacity: .6; cursor: progress; }
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
     }
   }
-  function base64(buffer) {
-    const bytes = new Uint8Array(buffer);
-    let binary = "";
-    for (let i = 0; i < bytes.length; i += 32768) binary += String.fromCharCode(...bytes.subarray(i, i + 32768));
-    return btoa(binary);
+  function blobBase64(blob) {
+    return new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(String(reader.result).slice(String(reader.result).indexOf(",") + 1));
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(blob);
+    });
   }
   function tooLarge(bytes, capBytes) {
     return failed(new MnemoError("TOO_LARGE", `${bytes} bytes is over the ${capBytes}-byte cap`), 413);
@@ -1165,9 +1167,9 @@ button:disabled { opacity: .6; cursor: progress; }
       }
       const declared = Number(response.headers.get("Content-Length"));
       if (declared > capBytes) return tooLarge(declared, capBytes);
-      const buffer = await response.arrayBuffer();
-      if (buffer.byteLength > capBytes) return tooLarge(buffer.byteLength, capBytes);
-      return { ok: true, data: { bytes: buffer.byteLength, mime: response.headers.get("Content-Type"), data: base64(buffer) } };
+      const blob = await response.blob();
+      if (blob.size > capBytes) return tooLarge(blob.size, capBytes);
+      return { ok: true, data: { bytes: blob.size, mime: response.headers.get("Content-Type"), data: await blobBase64(blob) } };
     } catch (error) {
       const status = Number.isInteger(error.status) ? error.status : 0;
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);

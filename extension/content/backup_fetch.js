@@ -22,11 +22,15 @@ export async function backupGet(site, path) {
   }
 }
 
-function base64(buffer) {
-  const bytes = new Uint8Array(buffer);
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
+/** A Blob's bytes as base64, through a data: URL string: in Firefox the page's fetch (content.fetch) hands back
+ * objects of the page, and the bytes of a page ArrayBuffer cannot be read through the Xray wrapper; a string can. */
+function blobBase64(blob) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).slice(String(reader.result).indexOf(",") + 1));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(blob);
+  });
 }
 
 function tooLarge(bytes, capBytes) {
@@ -57,9 +61,9 @@ export async function backupFile(site, path, capBytes) {
     }
     const declared = Number(response.headers.get("Content-Length"));
     if (declared > capBytes) return tooLarge(declared, capBytes);
-    const buffer = await response.arrayBuffer();
-    if (buffer.byteLength > capBytes) return tooLarge(buffer.byteLength, capBytes);
-    return { ok: true, data: { bytes: buffer.byteLength, mime: response.headers.get("Content-Type"), data: base64(buffer) } };
+    const blob = await response.blob();
+    if (blob.size > capBytes) return tooLarge(blob.size, capBytes);
+    return { ok: true, data: { bytes: blob.size, mime: response.headers.get("Content-Type"), data: await blobBase64(blob) } };
   } catch (error) {
     const status = Number.isInteger(error.status) ? error.status : 0;
     return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);

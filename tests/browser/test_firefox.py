@@ -6,6 +6,7 @@ archive: through each site's API, and through the DOM fallback when the API rout
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import itertools
 import json
@@ -214,7 +215,11 @@ def serve_intercepts(bidi: Bidi, sites: FakeSites) -> None:
                 "statusCode": status,
                 "reasonPhrase": "OK" if status == 200 else "Error",
                 "headers": [{"name": k, "value": {"type": "string", "value": v}} for k, v in headers.items()],
-                "body": {"type": "string", "value": body},
+                "body": (
+                    {"type": "base64", "value": base64.b64encode(body).decode()}
+                    if isinstance(body, bytes)
+                    else {"type": "string", "value": body}
+                ),
             },
         )
 

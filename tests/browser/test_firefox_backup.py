@@ -4,6 +4,7 @@ script, saves every conversation into the archive, and a second run fetches none
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import time
@@ -15,6 +16,7 @@ import pytest
 from ext_fakesite import ACCESS_TOKEN, FakeSites, chatgpt_api_fixture, shell
 from test_firefox import FIREFOX, firefox, serve_intercepts
 
+from conftest import EXTENSION_DIR
 from support.cli import mnemo
 
 pytestmark = pytest.mark.browser
@@ -30,6 +32,11 @@ class ServedChatgpt:
     limited: dict[str, str] = field(default_factory=dict)  # id -> Retry-After of one 429 before it answers
     windowed: set[str] = field(default_factory=set)  # answer the plural endpoint's window (a partial capture)
     log: list[tuple[float, str, int]] = field(default_factory=list)  # (time, id, status) per conversation GET
+    fixtures: dict[str, dict] = field(default_factory=dict)  # id -> its own conversation JSON
+    files: dict[str, tuple[str, bytes]] = field(
+        default_factory=dict
+    )  # file id -> (type, bytes) on the file host
+    file_origin: str = "https://files.oaiusercontent.com"  # where download_url points
 
     def __post_init__(self):
         self.base = chatgpt_api_fixture()
@@ -52,6 +59,19 @@ class ServedChatgpt:
             {"items": [], "cursor": None},
         )
         sites.json_routes["https://chatgpt.com/backend-api/conversation/"] = (200, self.conversation)
+        sites.json_routes["https://chatgpt.com/backend-api/files/download/"] = (200, self.file_download)
+        self.install_file = sites.files.__setitem__  # serve one more file URL later
+        for fid, served in self.files.items():
+            sites.files[self.file_url(fid)] = served
+
+    def file_url(self, fid: str) -> str:
+        return f"{self.file_origin}/{fid}?se=2026-12-02T10%3A00%3A00Z&sp=r&sig=c2lnbmVk"
+
+    def file_download(self, request):
+        fid = urlsplit(request.url).path.rsplit("/", 1)[-1]
+        if request.headers.get("authorization") != f"Bearer {ACCESS_TOKEN}" or fid not in self.files:
+            return 404, {"status": "error", "error_code": "file_not_found"}
+        return 200, {"status": "success", "download_url": self.file_url(fid), "metadata": {}}
 
     def listing(self, request):
         query = {k: v[0] for k, v in parse_qs(urlsplit(request.url).query).items()}
@@ -74,7 +94,12 @@ class ServedChatgpt:
         self.log.append((time.monotonic(), cid, 200))
         if cid in self.broken:
             return 200, {"detail": "something else"}
-        full = {**self.base, "conversation_id": cid, "id": cid, "title": f"Chat {cid[:6]}"}
+        full = {
+            **self.fixtures.get(cid, self.base),
+            "conversation_id": cid,
+            "id": cid,
+            "title": f"Chat {cid[:6]}",
+        }
         if cid in self.windowed:
             messages = [n["message"] for n in full["mapping"].values() if n.get("message")][-2:]
             return 200, {"conversation_id": cid, "title": full["title"], "messages": messages}
@@ -201,3 +226,54 @@ def test_firefox_a_partial_reply_never_replaces_the_complete_copy(tmp_path, env)
         after = held(ff_env)
         assert after[target]["message_count"] == before[target]["message_count"] > 2
         assert after[target]["saved_at"] == before[target]["saved_at"]
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_backup_stores_an_upload_and_may_fetch_chatgpts_file_host(tmp_path, env):
+    """Firefox: the upload is downloaded through the tab (a same-origin download_url) and exported with its bytes.
+    The cross-origin case (files.oaiusercontent.com, fetched by the background script) cannot be served here:
+    WebDriver BiDi's intercepts do not see a background script's requests. What it rests on is checked from an
+    extension page instead, which has the background's origin, CSP and host permissions: the host permission is
+    granted and the worker's own download function fetches the file host's URL."""
+    account = ServedChatgpt(
+        main=ids(2, "files"), file_origin="https://chatgpt.com/backend-api/estuary/content"
+    )
+    account.fixtures[account.main[0]] = chatgpt_api_fixture(
+        "0073-Fuel_pressure_regulator_issue-69077245-2894-8331-a428-10383a91ac88.json"
+    )
+    photo = (EXTENSION_DIR / "icons" / "icon128.png").read_bytes()
+    account.files["file_0000000042e4723083df68cff588d1f1"] = ("image/jpeg", photo)
+    policy = {
+        "spacingMs": 0,
+        "burst": 100000,
+        "refillPerMinute": 100000,
+        "baseBackoffMs": 100,
+        "maxBackoffMs": 200,
+    }
+    with library_with_account(tmp_path, env, account, policy) as (bidi, library, ff_env):
+        counts = run_backup(bidi, library)
+        warnings = bidi.evaluate(
+            library,
+            "JSON.stringify([...document.querySelectorAll('[data-mnemosyne=backup-file-warnings] li')]"
+            ".map((li) => li.textContent))",
+        )["value"]
+        assert (counts["done"], counts["failed"]) == ("2", "0"), counts
+        assert "files: 1 saved, 0 not saved" in counts["text"], (counts["text"], warnings)
+        mnemo(ff_env, "export", str(tmp_path / "export"))
+        written = {p.name: p.read_bytes() for p in (tmp_path / "export").glob("*.files/*")}
+        assert written == {"img-f5daf224-905a-4e58-8bc3-29080a6d8f22.jpeg": photo}, sorted(written)
+
+        account.file_origin = "https://files.oaiusercontent.com"
+        probe = account.file_url("file-host-probe")
+        account.install_file(probe, ("image/png", photo[:100]))
+        granted = bidi.evaluate(
+            library, "browser.permissions.contains({origins: ['https://files.oaiusercontent.com/*']})"
+        )
+        assert granted == {"type": "boolean", "value": True}
+        fetched = bidi.evaluate(
+            library,
+            f"import('/background/file_download.js').then((m) => m.downloadFileUrl({json.dumps(probe)}, 1000000))"
+            ".then(JSON.stringify)",
+        )
+        reply = json.loads(fetched["value"])
+        assert reply["ok"] and base64.b64decode(reply["data"]["data"]) == photo[:100], reply
