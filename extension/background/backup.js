@@ -10,6 +10,7 @@ import { wellFormedDeep } from "../shared/text.js";
 import { SOURCE_PATTERNS, sourceSiteOf } from "../sites/index.js";
 import { loadSettings } from "../shared/settings.js";
 import { filesOf } from "./backup_files.js";
+import { downloadFileUrl } from "./file_download.js";
 import { applyListReply, conversationKind, conversationPath, nextListPath } from "./backup_lists.js";
 import { LOG_EVERY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem, retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
@@ -23,6 +24,7 @@ const TAB_TIMEOUT_MS = 120_000;
 const SYNC_STATE_MAX = 500;
 const ACTIVE = new Set(["running"]);
 const HOST_DOWN = /^(HOST_|KEYRING_)/; // the archive cannot be reached: the run pauses instead of failing every item
+const FILE_WARNINGS_KEPT = 200; // files not saved (over the cap, failed) listed in the run; the counts say how many
 
 let looping = false;
 let chain = Promise.resolve();
@@ -109,14 +111,20 @@ const tabGet = (run, path) => tabCall(run, { type: "backup-get", path });
 /**
  * Download the files a saved conversation refers to (within the user's cap) and store each with `save-attachment`,
  * paced like every other request. Waits happen in this worker: if it stops, the conversation is done again
- * (its save is unchanged, and the host keeps each file once by SHA-256).
+ * (its save is unchanged, and the host keeps each file once by SHA-256). A file over the cap (declared or read)
+ * is not saved and is listed in the tally's `warnings`, as is a file that could not be downloaded or stored.
  */
 async function saveFiles(run, entry, payload, policy) {
-  const tally = { saved: 0, failed: 0 };
+  const tally = { saved: 0, failed: 0, skipped: 0, warnings: [] };
+  const warn = (file, reason, bytes = null) => tally.warnings.push({ id: entry.id, title: entry.title ?? null, name: file.name, reason, bytes });
   const capBytes = Math.max(0, Number((await loadSettings()).attachmentCapMb) || 0) * 1_000_000;
   if (!capBytes) return tally;
   for (const file of filesOf(run.site, payload)) {
-    if (file.size && file.size > capBytes) continue;
+    if (file.size && file.size > capBytes) {
+      tally.skipped += 1;
+      warn(file, "TOO_LARGE", file.size);
+      continue;
+    }
     for (;;) {
       const current = await load();
       if (current?.id !== run.id || current.state !== "running") return tally;
@@ -127,7 +135,8 @@ async function saveFiles(run, entry, payload, policy) {
         continue;
       }
       await update((r) => (r?.id === run.id ? { ...r, rate: started(r.rate, policy, Date.now()) } : r));
-      const reply = await tabCall(run, { type: "backup-file", path: file.path, capBytes });
+      let reply = await tabCall(run, { type: "backup-file", path: file.path, capBytes });
+      if (reply.ok && typeof reply.data?.url === "string") reply = await downloadFileUrl(reply.data.url, capBytes);
       const now = Date.now();
       if (reply.ok) {
         await update((r) => (r?.id === run.id ? { ...r, rate: observed(r.rate, policy, { status: 200 }, now) } : r));
@@ -138,6 +147,7 @@ async function saveFiles(run, entry, payload, policy) {
         } catch (error) {
           console.warn(`mnemosyne: save-attachment: ${error.code ?? error}`);
           tally.failed += 1;
+          warn(file, error.code ?? "INTERNAL");
         }
         break;
       }
@@ -148,9 +158,14 @@ async function saveFiles(run, entry, payload, policy) {
         giveUp = settled.giveUp;
         return { ...r, rate: settled.rate };
       });
-      if (reply.code === "TOO_LARGE") break; // over the cap: not an error, not saved
+      if (reply.code === "TOO_LARGE") { // over the cap: not an error, not saved, said
+        tally.skipped += 1;
+        warn(file, "TOO_LARGE");
+        break;
+      }
       if (giveUp) {
         tally.failed += 1;
+        warn(file, reply.code ?? `HTTP_${reply.status}`);
         break;
       }
     }
@@ -232,7 +247,7 @@ async function fetchStep(run, entry, policy) {
   const now = Date.now();
   let outcome = "failed";
   let reason = null;
-  let files = { saved: 0, failed: 0 };
+  let files = null;
   if (!reply.ok) {
     const settled = await update((r) => {
       if (r?.id !== run.id) return r;
@@ -263,10 +278,17 @@ async function fetchStep(run, entry, policy) {
   const settled = await update((r) => {
     if (r?.id !== run.id) return r;
     const rate = r.rate.lastStartAt > now ? r.rate : observed(r.rate, policy, { status: 200 }, now);
-    const tally = { saved: (r.files?.saved ?? 0) + files.saved, failed: (r.files?.failed ?? 0) + files.failed };
-    return finishItem({ ...r, rate, files: tally }, entry, outcome, reason, Date.now());
+    return finishItem({ ...r, rate, files: addFiles(r.files, files) }, entry, outcome, reason, Date.now());
   });
   return maybeLog(settled);
+}
+
+/** The run's file tally with one conversation's added. */
+function addFiles(total, files) {
+  const sum = { saved: 0, failed: 0, skipped: 0, warnings: [], ...total };
+  if (!files) return sum;
+  return { saved: sum.saved + files.saved, failed: sum.failed + files.failed, skipped: sum.skipped + files.skipped,
+    warnings: [...sum.warnings, ...files.warnings].slice(-FILE_WARNINGS_KEPT) };
 }
 
 async function maybeLog(run) {

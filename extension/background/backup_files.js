@@ -7,6 +7,14 @@
 const FILE_ID = /(file[-_][A-Za-z0-9]+)/;
 const enc = encodeURIComponent;
 
+/** A pointer part's file type: images (uploads, generated), voice replies (`audio_asset_pointer`), videos. */
+function pointerType(part) {
+  const format = typeof part.format === "string" && /^[a-z0-9]{1,8}$/.test(part.format) ? part.format : null;
+  if (part.content_type === "audio_asset_pointer") return { ext: format ?? "wav", mime: `audio/${format ?? "wav"}` };
+  if (part.content_type === "video_asset_pointer") return { ext: format ?? "mp4", mime: `video/${format ?? "mp4"}` };
+  return { ext: "png", mime: "image/png" };
+}
+
 function chatgptFiles(payload) {
   const found = new Map();
   for (const node of Object.values(payload.mapping ?? {})) {
@@ -15,14 +23,19 @@ function chatgptFiles(payload) {
     for (const part of message.content?.parts ?? []) {
       const pointer = typeof part?.asset_pointer === "string" ? part.asset_pointer : null;
       const id = pointer?.match(FILE_ID)?.[1];
-      if (id && !found.has(id)) found.set(id, { fileId: pointer, id, name: `${id}.png`, mime: "image/png", size: part.size_bytes ?? null });
+      if (id && !found.has(id)) {
+        const { ext, mime } = pointerType(part);
+        found.set(id, { fileId: pointer, id, name: `${id}.${ext}`, mime, size: Number.isFinite(part.size_bytes) ? part.size_bytes : null });
+      }
     }
     for (const attachment of message.metadata?.attachments ?? []) {
       const id = typeof attachment?.id === "string" ? attachment.id : null;
-      if (id && !found.has(id)) {
-        found.set(id, { fileId: id, id, name: attachment.name || id, mime: attachment.mime_type || "application/octet-stream",
-          size: Number.isFinite(attachment.size) ? attachment.size : null });
-      }
+      if (!id) continue;
+      // an upload is both an image part (its pointer) and an attachment (its real name, type and size)
+      const known = found.get(id);
+      found.set(id, { fileId: known?.fileId ?? id, id, name: attachment.name || known?.name || id,
+        mime: attachment.mime_type || known?.mime || "application/octet-stream",
+        size: Number.isFinite(attachment.size) ? attachment.size : (known?.size ?? null) });
     }
   }
   return [...found.values()].map((file) => ({ ...file, path: `/backend-api/files/download/${enc(file.id)}?post_id=&inline=false` }));

@@ -1136,11 +1136,13 @@ button:disabled { opacity: .6; cursor: progress; }
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
     }
   }
-  function base64(buffer) {
-    const bytes = new Uint8Array(buffer);
-    let binary = "";
-    for (let i = 0; i < bytes.length; i += 32768) binary += String.fromCharCode(...bytes.subarray(i, i + 32768));
-    return btoa(binary);
+  function blobBase64(blob) {
+    return new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(String(reader.result).slice(String(reader.result).indexOf(",") + 1));
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(blob);
+    });
   }
   function tooLarge(bytes, capBytes) {
     return failed(new MnemoError("TOO_LARGE", `${bytes} bytes is over the ${capBytes}-byte cap`), 413);
@@ -1154,9 +1156,9 @@ button:disabled { opacity: .6; cursor: progress; }
       if (site2.name === "chatgpt") {
         url = (await site2.apiGet(path))?.download_url;
         if (typeof url !== "string" || !/^(https:\/\/|\/)/.test(url)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
+        if (new URL(url, location.origin).origin !== location.origin) return { ok: true, data: { url } };
       }
-      const sameOrigin = new URL(url, location.origin).origin === location.origin;
-      const response = await pageFetch(url, sameOrigin ? {} : { credentials: "omit" });
+      const response = await pageFetch(url);
       if (!response.ok) {
         return {
           ...failed(new MnemoError(`HTTP_${response.status}`, `the file answered ${response.status}`), response.status),
@@ -1165,9 +1167,9 @@ button:disabled { opacity: .6; cursor: progress; }
       }
       const declared = Number(response.headers.get("Content-Length"));
       if (declared > capBytes) return tooLarge(declared, capBytes);
-      const buffer = await response.arrayBuffer();
-      if (buffer.byteLength > capBytes) return tooLarge(buffer.byteLength, capBytes);
-      return { ok: true, data: { bytes: buffer.byteLength, mime: response.headers.get("Content-Type"), data: base64(buffer) } };
+      const blob = await response.blob();
+      if (blob.size > capBytes) return tooLarge(blob.size, capBytes);
+      return { ok: true, data: { bytes: blob.size, mime: response.headers.get("Content-Type"), data: await blobBase64(blob) } };
     } catch (error) {
       const status = Number.isInteger(error.status) ? error.status : 0;
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
@@ -1351,10 +1353,21 @@ button:disabled { opacity: .6; cursor: progress; }
 
   // content/keep_current.js
   var SETTLE_MS = 2500;
+  var STATUS_KEY = "keepCurrentStatus";
   var lastSaved = /* @__PURE__ */ new Map();
   async function digest(text) {
     const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
     return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  async function record(decision, conversation, detail = null) {
+    try {
+      const status = (await api.storage.local.get(STATUS_KEY))[STATUS_KEY] ?? {};
+      const counts = { saved: 0, unchanged: 0, failed: 0, ...status.counts };
+      counts[decision] += 1;
+      await api.storage.local.set({ [STATUS_KEY]: { counts, last: { decision, conversation, detail, at: (/* @__PURE__ */ new Date()).toISOString() } } });
+    } catch (error) {
+      console.warn(`mnemosyne: keep current status: ${error}`);
+    }
   }
   async function saveAgain(site2) {
     const id = site2.conversationId();
@@ -1363,11 +1376,16 @@ button:disabled { opacity: .6; cursor: progress; }
       const { kind, payload } = await site2.fetchApi(id);
       const clean = wellFormedDeep(payload);
       const hash = await digest(JSON.stringify(clean));
-      if (lastSaved.get(id) === hash) return;
-      await request("save", { kind, payload: clean, source_url: `${location.origin}${location.pathname}`, origin: "keep-current" });
+      if (lastSaved.get(id) === hash) {
+        await record("unchanged", id);
+        return;
+      }
+      const saved = await request("save", { kind, payload: clean, source_url: `${location.origin}${location.pathname}`, origin: "keep-current" });
       lastSaved.set(id, hash);
+      await record("saved", id, saved?.status ?? null);
     } catch (error) {
       console.warn(`mnemosyne: keep current: ${error.code ?? error}`);
+      await record("failed", id, error.code ?? String(error));
     }
   }
   function keepCurrent(site2) {

@@ -22,11 +22,15 @@ export async function backupGet(site, path) {
   }
 }
 
-function base64(buffer) {
-  const bytes = new Uint8Array(buffer);
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
+/** A Blob's bytes as base64, through a data: URL string: in Firefox the page's fetch (content.fetch) hands back
+ * objects of the page, and the bytes of a page ArrayBuffer cannot be read through the Xray wrapper; a string can. */
+function blobBase64(blob) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).slice(String(reader.result).indexOf(",") + 1));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(blob);
+  });
 }
 
 function tooLarge(bytes, capBytes) {
@@ -35,7 +39,8 @@ function tooLarge(bytes, capBytes) {
 
 /**
  * Answer one `backup-file`: download a file the conversation refers to, within `capBytes`. ChatGPT's path answers
- * `{download_url}` first; Claude's path is the file. `{ok: true, data: {bytes, mime, data (base64)}}` or a failure.
+ * `{download_url}` first; Claude's path is the file. `{ok: true, data: {bytes, mime, data (base64)}}`, or
+ * `{ok: true, data: {url}}` when the download URL is on another origin (the worker downloads it), or a failure.
  */
 export async function backupFile(site, path, capBytes) {
   if (typeof path !== "string" || !path.startsWith(site.apiPrefix) || path.includes("..") || path.includes("//")) {
@@ -46,18 +51,19 @@ export async function backupFile(site, path, capBytes) {
     if (site.name === "chatgpt") {
       url = (await site.apiGet(path))?.download_url;
       if (typeof url !== "string" || !/^(https:\/\/|\/)/.test(url)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
+      // a signed URL on the site's file host: the worker fetches it (its host permission, not the page's CORS)
+      if (new URL(url, location.origin).origin !== location.origin) return { ok: true, data: { url } };
     }
-    const sameOrigin = new URL(url, location.origin).origin === location.origin;
-    const response = await pageFetch(url, sameOrigin ? {} : { credentials: "omit" });
+    const response = await pageFetch(url);
     if (!response.ok) {
       return { ...failed(new MnemoError(`HTTP_${response.status}`, `the file answered ${response.status}`), response.status),
         retryAfter: response.headers.get("Retry-After") };
     }
     const declared = Number(response.headers.get("Content-Length"));
     if (declared > capBytes) return tooLarge(declared, capBytes);
-    const buffer = await response.arrayBuffer();
-    if (buffer.byteLength > capBytes) return tooLarge(buffer.byteLength, capBytes);
-    return { ok: true, data: { bytes: buffer.byteLength, mime: response.headers.get("Content-Type"), data: base64(buffer) } };
+    const blob = await response.blob();
+    if (blob.size > capBytes) return tooLarge(blob.size, capBytes);
+    return { ok: true, data: { bytes: blob.size, mime: response.headers.get("Content-Type"), data: await blobBase64(blob) } };
   } catch (error) {
     const status = Number.isInteger(error.status) ? error.status : 0;
     return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);

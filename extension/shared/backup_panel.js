@@ -20,7 +20,8 @@ function duration(seconds) {
 export function progressText(run) {
   const left = leftOf(run);
   const parts = [t("backupCounts", [String(run.counts.done), String(run.counts.skipped), String(run.counts.failed), String(left)])];
-  if (run.files?.saved || run.files?.failed) parts.push(t("backupFiles", [String(run.files.saved), String(run.files.failed)]));
+  const notSaved = (run.files?.failed ?? 0) + (run.files?.skipped ?? 0);
+  if (run.files?.saved || notSaved) parts.push(t("backupFiles", [String(run.files.saved ?? 0), String(notSaved)]));
   if (run.state === "running" && run.listing?.phase !== "end") parts.push(t("backupListing", [String(run.listed ?? 0)]));
   if (run.state === "running" && run.current) parts.push(t("backupCurrent", [run.current.title || run.current.id]));
   if (run.state === "running" && run.listing?.phase === "end" && left) parts.push(t("backupEta", [duration(etaSeconds(run))]));
@@ -32,6 +33,12 @@ export function progressText(run) {
   if (run.state === "done") parts.push(t("backupDone"));
   if (run.state === "cancelled") parts.push(t("backupCancelled"));
   return parts.join(" · ");
+}
+
+/** Why a file was not saved, for its line in the panel. */
+function fileReason(warning) {
+  if (warning.reason !== "TOO_LARGE") return warning.reason || "?";
+  return warning.bytes ? t("backupFileTooLargeBytes", [(warning.bytes / 1_000_000).toFixed(1)]) : t("backupFileTooLarge");
 }
 
 /** Build the panel into `container`; returns nothing, keeps itself current. */
@@ -46,7 +53,9 @@ export function mountBackupPanel(container) {
   const progress = el("p", { className: "status", role: "status", dataset: { mnemosyne: "backup-progress" } });
   const failures = el("ul", { className: "backup-failures", dataset: { mnemosyne: "backup-failures" } });
   const kept = el("ul", { className: "backup-failures", dataset: { mnemosyne: "backup-kept" } });
-  container.replaceChildren(el("div", { className: "backup-actions" }, [start, pause, resume, cancel, retry]), progress, failures, kept);
+  const fileWarnings = el("ul", { className: "backup-failures", dataset: { mnemosyne: "backup-file-warnings" } });
+  container.replaceChildren(el("div", { className: "backup-actions" }, [start, pause, resume, cancel, retry]), progress, failures, kept,
+    fileWarnings);
 
   async function act(type) {
     progress.classList.remove("error");
@@ -70,6 +79,7 @@ export function mountBackupPanel(container) {
       progress.textContent = "";
       failures.replaceChildren();
       kept.replaceChildren();
+      fileWarnings.replaceChildren();
       return;
     }
     const left = leftOf(run);
@@ -83,6 +93,8 @@ export function mountBackupPanel(container) {
     ])));
     kept.replaceChildren(...(run.kept ?? []).slice(-FAILURES_SHOWN).map((k) => el("li", { dataset: { id: k.id },
       text: t("backupKept", [k.title || k.id, k.reason || ""]) })));
+    fileWarnings.replaceChildren(...(run.files?.warnings ?? []).slice(-FAILURES_SHOWN).map((w) => el("li", {
+      dataset: { id: w.id, reason: w.reason }, text: t("backupFileWarning", [w.name, w.title || w.id, fileReason(w)]) })));
   }
 
   async function refresh() {

@@ -116,3 +116,69 @@ test("the files of a conversation: ChatGPT asset pointers and attachments, Claud
   ] });
   assert.deepEqual(claude.map((f) => [f.id, f.path]), [["f1", "/api/org/files/f1/preview"]]);
 });
+
+test("an upload that is both an image part and an attachment keeps the attachment's name, type and size", async () => {
+  const { filesOf } = await import("../background/backup_files.js");
+  const { readFileSync } = await import("node:fs");
+  const fixture = JSON.parse(readFileSync(new URL("../../tests/fixtures/chatgpt_api/elinvoss/0073-Fuel_pressure_regulator_issue-69077245-2894-8331-a428-10383a91ac88.json", import.meta.url)));
+  const files = filesOf("chatgpt", fixture);
+  assert.deepEqual(files.map((f) => [f.fileId, f.name, f.mime, f.size]), [
+    ["sediment://file_0000000042e4723083df68cff588d1f1", "IMG_F5DAF224-905A-4E58-8BC3-29080A6D8F22.jpeg", "image/jpeg", 1527694]]);
+});
+
+test("a voice reply's audio pointer is a sound file, not an image", async () => {
+  const { filesOf } = await import("../background/backup_files.js");
+  const payload = { mapping: { a: { message: { content: { parts: [
+    { content_type: "audio_asset_pointer", asset_pointer: "sediment://file_00aa", format: "wav", size_bytes: 768078 },
+    { content_type: "image_asset_pointer", asset_pointer: "sediment://file_00bb", size_bytes: 10 }] } } } } };
+  assert.deepEqual(filesOf("chatgpt", payload).map((f) => [f.name, f.mime, f.size]),
+    [["file_00aa.wav", "audio/wav", 768078], ["file_00bb.png", "image/png", 10]]);
+});
+
+test("the worker downloads only https URLs on the site's file hosts", async () => {
+  const { isFileHostUrl } = await import("../background/file_download.js");
+  for (const url of ["https://files.oaiusercontent.com/file-abc?se=1&sig=x", "https://sdmntprwestus.oaiusercontent.com/files/00/raw?sig=y"]) {
+    assert.equal(isFileHostUrl(url), true, url);
+  }
+  for (const url of ["http://files.oaiusercontent.com/f", "https://oaiusercontent.com.evil.example/f", "https://evil.example/?h=oaiusercontent.com",
+    "https://user:pw@files.oaiusercontent.com/f", "https://chatgpt.com/backend-api/estuary/content?id=file_1", "not a url"]) {
+    assert.equal(isFileHostUrl(url), false, url);
+  }
+});
+
+test("a file host download stops reading at the cap, with or without a Content-Length", async () => {
+  const { downloadFileUrl } = await import("../background/file_download.js");
+  const realFetch = globalThis.fetch;
+  let pulled = 0;
+  const body = (chunks) => new ReadableStream({
+    pull(controller) {
+      if (pulled >= chunks) return controller.close();
+      pulled += 1;
+      controller.enqueue(new Uint8Array(1000).fill(7));
+    },
+  });
+  try {
+    const url = "https://files.oaiusercontent.com/file-abc?sig=x";
+    globalThis.fetch = async (asked, init) => {
+      assert.equal(asked, url);
+      assert.equal(init.credentials, "omit");
+      return new Response(body(100), { status: 200, headers: { "Content-Type": "image/png" } }); // no length given
+    };
+    const over = await downloadFileUrl(url, 2500);
+    assert.equal(over.code, "TOO_LARGE");
+    assert.ok(pulled <= 4, `read ${pulled} chunks of 1000 bytes for a 2500-byte cap`);
+    pulled = 0;
+    assert.equal((await downloadFileUrl(url, 5000)).code, "TOO_LARGE"); // 100 kB body, 5 kB cap
+    pulled = 0;
+    globalThis.fetch = async () => new Response(body(3), { status: 200, headers: { "Content-Type": "image/png" } });
+    const fits = await downloadFileUrl(url, 5000);
+    assert.deepEqual([fits.ok, fits.data.bytes, fits.data.mime, Buffer.from(fits.data.data, "base64").every((b) => b === 7)],
+      [true, 3000, "image/png", true]);
+    globalThis.fetch = async () => new Response("", { status: 429, headers: { "Retry-After": "30" } });
+    assert.deepEqual(await downloadFileUrl(url, 5000), { ok: false, status: 429, retryAfter: "30", code: "HTTP_429",
+      message: "the file answered 429" });
+    assert.equal((await downloadFileUrl("https://evil.example/f", 5000)).code, "FILE_HOST");
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+});

@@ -81,6 +81,7 @@ class FakeSites:
     pages: dict[str, str] = field(default_factory=dict)  # full URL (no query) -> HTML
     json_routes: dict[str, tuple[int, object]] = field(default_factory=dict)  # path prefix -> (status, body)
     seen: list[dict] = field(default_factory=list)  # requests the fake sites answered (url, headers)
+    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # full URL -> (content type, bytes)
 
     def install(self, ctx) -> None:
         # registered first, so it runs last: every web request nobody serves fails (offline). Extension
@@ -99,25 +100,31 @@ class FakeSites:
         if answer is None:
             route.abort()
         else:
-            status, content_type, body = answer
-            route.fulfill(status=status, content_type=content_type, body=body)
+            status, content_type, body, headers = answer
+            route.fulfill(status=status, content_type=content_type, body=body, headers=headers)
 
-    def answer(self, request, *, is_document: bool) -> tuple[int, str, str] | None:
-        """(status, content type, body) for a request (anything with .url and .headers), or None to fail it.
-        Shared by the Playwright routes and the Firefox test's WebDriver BiDi intercepts."""
+    def answer(self, request, *, is_document: bool) -> tuple[int, str, str | bytes, dict[str, str]] | None:
+        """(status, content type, body, extra headers) for a request (anything with .url and .headers), or None
+        to fail it. Shared by the Playwright routes and the Firefox test's WebDriver BiDi intercepts. A callable
+        route answers (status, body) or (status, body, headers)."""
         url = request.url.split("#")[0]
         path_and_query = re.sub(r"^https://[^/]+", "", url)
         origin = url[: len(url) - len(path_and_query)]
         self.seen.append({"url": url, "headers": dict(request.headers)})
+        if url in self.files:
+            content_type, data = self.files[url]
+            return 200, content_type, data, {}
         for prefix, (status, body) in sorted(self.json_routes.items(), key=lambda item: -len(item[0])):
             exact = prefix.endswith("$")  # "...$": this path only (any query), not everything under it
             if (url.split("?")[0] == prefix[:-1]) if exact else (origin + path_and_query).startswith(prefix):
+                headers: dict[str, str] = {}
                 if callable(body):
-                    status, body = body(request)
-                return status, "application/json", json.dumps(body)
+                    status, body, *more = body(request)
+                    headers = more[0] if more else {}
+                return status, "application/json", json.dumps(body), headers
         page = self.pages.get(url.split("?")[0])
         if page is not None and is_document:
-            return 200, "text/html; charset=utf-8", page
+            return 200, "text/html; charset=utf-8", page, {}
         return None
 
     # --- ChatGPT ---------------------------------------------------------------------------------

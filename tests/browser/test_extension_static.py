@@ -17,7 +17,12 @@ THIRD_PARTY_BUNDLE = EXT / "bundle" / "render_libs.js"
 JS_FILES = sorted(p for p in EXT.rglob("*.js") if "node_modules" not in p.parts and p != THIRD_PARTY_BUNDLE)
 HTML_FILES = sorted(p for p in EXT.rglob("*.html") if "node_modules" not in p.parts)
 LOCALES = ("en", "zh_CN")
-CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'"
+# connect-src: only ChatGPT's signed file hosts, which the worker downloads a backup's files from
+# (background/file_download.js); no extension page connects anywhere else
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+    " connect-src https://*.oaiusercontent.com"
+)
 
 
 def manifest() -> dict:
@@ -56,6 +61,8 @@ def test_manifest_loads_in_chromium_and_firefox():
         "https://chat.openai.com/*",
         "https://claude.ai/*",
         "https://gemini.google.com/*",
+        # ChatGPT's signed file downloads (files. and sdmntpr*. hosts): the worker fetches them in a backup
+        "https://*.oaiusercontent.com/*",
     ]
     assert "externally_connectable" not in m and "web_accessible_resources" not in m
     assert m["default_locale"] == "en"

@@ -6,6 +6,7 @@ archive: through each site's API, and through the DOM fallback when the API rout
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import itertools
 import json
@@ -205,15 +206,20 @@ def serve_intercepts(bidi: Bidi, sites: FakeSites) -> None:
         if answer is None:
             bidi.answer("network.failRequest", {"request": request["request"]})
             return
-        status, content_type, body = answer
+        status, content_type, body, extra = answer
+        headers = {"content-type": content_type, **extra}
         bidi.answer(
             "network.provideResponse",
             {
                 "request": request["request"],
                 "statusCode": status,
                 "reasonPhrase": "OK" if status == 200 else "Error",
-                "headers": [{"name": "content-type", "value": {"type": "string", "value": content_type}}],
-                "body": {"type": "string", "value": body},
+                "headers": [{"name": k, "value": {"type": "string", "value": v}} for k, v in headers.items()],
+                "body": (
+                    {"type": "base64", "value": base64.b64encode(body).decode()}
+                    if isinstance(body, bytes)
+                    else {"type": "string", "value": body}
+                ),
             },
         )
 
