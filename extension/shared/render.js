@@ -1,8 +1,10 @@
-// Markdown of an archived message as safe DOM: markdown-it (raw HTML off, images off) -> KaTeX math as
-// MathML (no fonts or inline styles needed under the pages' CSP) and highlight.js code -> DOMPurify, which
-// returns a fragment that no script, handler or foreign URL survives. Links: http(s) only, new tab,
-// rel="noopener noreferrer"; anything else stays as its text. Task-list checkboxes become plain marks.
-import { MarkdownIt, taskLists, texmath, katex, DOMPurify, hljs } from "../bundle/render_libs.js";
+// Markdown of an archived message as safe DOM: markdown-it (raw HTML off, images off) with highlight.js code
+// -> DOMPurify, which returns a fragment that no script, handler or foreign URL survives. Links: http(s) only,
+// new tab, rel="noopener noreferrer"; anything else stays as its text. Task-list checkboxes become plain marks.
+// Math goes through the sanitizer as its TeX (text) and is then drawn by KaTeX's own DOM builder as MathML
+// (shared/math.js): a third of a maths-heavy answer's nodes no longer parsed and sanitized as HTML.
+import { MarkdownIt, taskLists, texmath, DOMPurify, hljs } from "../bundle/render_libs.js";
+import { MATH_PLACEHOLDER, drawMath } from "./math.js";
 
 const SAFE_URL = /^https?:\/\//i;
 
@@ -19,7 +21,7 @@ function highlight(code, language) {
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false, highlight })
   .disable("image") // no remote fetches: an image's markdown stays as its text
   .use(taskLists, { enabled: false })
-  .use(texmath, { engine: katex, delimiters: ["dollars", "brackets"], katexOptions: { output: "mathml", throwOnError: false } });
+  .use(texmath, { engine: MATH_PLACEHOLDER, delimiters: ["dollars", "brackets"], katexOptions: {} });
 md.validateLink = (url) => SAFE_URL.test(url.trim());
 
 const PURIFY_OPTIONS = {
@@ -61,6 +63,7 @@ export function markdownHtml(text) {
 /** Markdown text -> a sanitized DocumentFragment of the current document. */
 export function markdownFragment(text) {
   const fragment = sanitizer().sanitize(markdownHtml(text));
+  drawMath(fragment);
   for (const box of fragment.querySelectorAll("input")) {
     const mark = document.createElement("span");
     mark.className = box.hasAttribute("checked") ? "task-box done" : "task-box";

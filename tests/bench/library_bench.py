@@ -6,10 +6,14 @@ Figures (paired runs, each with its floor measured right before it in the same b
 - search as you type: filling the search box until the one hit shows;
 - a 1 MB conversation (Markdown with headings, tables, code, math) in the view: until its first messages show,
   and until every message is rendered (data-state=ready); floor: the same view of a 2-message conversation.
+
+`--extension DIR` runs another tree's extension (e.g. the previous commit's, from `git archive`) over an
+archive built the same way, for before/after runs.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -97,6 +101,12 @@ def mnemo(env: dict, *args: str) -> str:
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--extension", default=str(REPO / "extension"), help="the extension directory to load"
+    )
+    extension = parser.parse_args().extension
+
     from mnemosyne.extension_ids import CHROMIUM_EXTENSION_ID
 
     home = fresh_home("library")
@@ -124,7 +134,6 @@ def main() -> None:
     profile.mkdir()
     mnemo(env, "install", "--browser", "chromium", "--user-data-dir", str(profile))
     url = lambda path: f"chrome-extension://{CHROMIUM_EXTENSION_ID}/{path}"  # noqa: E731
-    extension = str(REPO / "extension")
 
     first, first_floor, search, render, render_floor, first_screen, shown = [], [], [], [], [], [], []
     with sync_playwright() as p:
