@@ -7,15 +7,8 @@ import { activePath, renderMessage } from "./transcript.js";
 
 const SLICE_MS = 40; // formatting runs in slices this long; input and scrolling are handled between them
 
-// A task of its own (input and rendering can run before it) without setTimeout's 4 ms clamp on nested calls.
-const channel = new MessageChannel();
-const waiting = [];
-channel.port1.onmessage = () => waiting.shift()?.();
 function yieldToPage() {
-  return new Promise((resolve) => {
-    waiting.push(resolve);
-    channel.port2.postMessage(null);
-  });
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function childrenOf(conversation) {

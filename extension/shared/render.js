@@ -1,10 +1,8 @@
-// Markdown of an archived message as safe DOM: markdown-it (raw HTML off, images off) with highlight.js code
-// -> DOMPurify, which returns a fragment that no script, handler or foreign URL survives. Links: http(s) only,
-// new tab, rel="noopener noreferrer"; anything else stays as its text. Task-list checkboxes become plain marks.
-// Math goes through the sanitizer as its TeX (text) and is then drawn by KaTeX's own DOM builder as MathML
-// (shared/math.js): a third of a maths-heavy answer's nodes no longer parsed and sanitized as HTML.
-import { MarkdownIt, taskLists, texmath, DOMPurify, hljs } from "../bundle/render_libs.js";
-import { MATH_PLACEHOLDER, drawMath } from "./math.js";
+// Markdown of an archived message as safe DOM: markdown-it (raw HTML off, images off) -> KaTeX math as
+// MathML (no fonts or inline styles needed under the pages' CSP) and highlight.js code -> DOMPurify, which
+// returns a fragment that no script, handler or foreign URL survives. Links: http(s) only, new tab,
+// rel="noopener noreferrer"; anything else stays as its text. Task-list checkboxes become plain marks.
+import { MarkdownIt, taskLists, texmath, katex, DOMPurify, hljs } from "../bundle/render_libs.js";
 
 const SAFE_URL = /^https?:\/\//i;
 
@@ -21,8 +19,16 @@ function highlight(code, language) {
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false, highlight })
   .disable("image") // no remote fetches: an image's markdown stays as its text
   .use(taskLists, { enabled: false })
-  .use(texmath, { engine: MATH_PLACEHOLDER, delimiters: ["dollars", "brackets"], katexOptions: {} });
+  .use(texmath, { engine: katex, delimiters: ["dollars", "brackets"], katexOptions: { output: "mathml", throwOnError: false } });
 md.validateLink = (url) => SAFE_URL.test(url.trim());
+// markdown-it ends every block tag with a newline: as text nodes between blocks (which render as nothing) they
+// are a fifth of a long answer's nodes, each one parsed and walked by the sanitizer. Code keeps its own: fences
+// and inline code have rules of their own, and a paragraph's line breaks are inside its text.
+const renderToken = md.renderer.renderToken.bind(md.renderer);
+md.renderer.renderToken = (tokens, index, options) => {
+  const html = renderToken(tokens, index, options);
+  return html.endsWith("\n") ? html.slice(0, -1) : html;
+};
 
 const PURIFY_OPTIONS = {
   RETURN_DOM_FRAGMENT: true,
@@ -63,7 +69,6 @@ export function markdownHtml(text) {
 /** Markdown text -> a sanitized DocumentFragment of the current document. */
 export function markdownFragment(text) {
   const fragment = sanitizer().sanitize(markdownHtml(text));
-  drawMath(fragment);
   for (const box of fragment.querySelectorAll("input")) {
     const mark = document.createElement("span");
     mark.className = box.hasAttribute("checked") ? "task-box done" : "task-box";

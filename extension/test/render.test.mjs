@@ -53,7 +53,7 @@ test("code parts are highlighted when the language is known, plain otherwise", (
   assert.equal(plain.querySelector("b"), null);
 });
 
-test("math is drawn by KaTeX's DOM builder: MathML, no links, styles or handlers, each formula its own copy", () => {
+test("math: MathML with no links, styles or handlers, whatever the TeX asks for", () => {
   const hostile = ["$\\href{javascript:alert(1)}{x}$", "$\\url{javascript:alert(1)}$", "$\\htmlStyle{color:red}{x}$",
     "$\\htmlData{onload=alert(1)}{x}$", "$\\includegraphics{https://x.org/i.png}$", "$\\color{red}{x}$", "$\\textcolor{#f00}{x}$", "$x^{$"];
   for (const tex of hostile) {
@@ -65,6 +65,4 @@ test("math is drawn by KaTeX's DOM builder: MathML, no links, styles or handlers
   assert.ok(first.querySelector(".katex > math[display='block']"));
   assert.equal(first.querySelector("annotation").textContent, "\\int_0^1 x^2 \\, dx");
   assert.equal([...first.querySelectorAll("annotation")][1].textContent, "a<b");
-  first.querySelector("math").remove(); // the same formula again: a fresh copy, not the node just removed
-  assert.ok(render("$$\\int_0^1 x^2 \\, dx$$").querySelector("math[display='block']"));
 });
