@@ -402,6 +402,7 @@ def test_every_filter_and_sort_over_ten_thousand_conversations(ten_thousand, bro
     library = browser.new_page()
     library.goto(ext_url("library/library.html"))
     rows(library).first.wait_for(timeout=30_000)
+    assert library.locator("#selection").is_hidden()  # no "0 selected" bar before anything is chosen
     sort = library.locator("[data-mnemosyne='sort']")
 
     for order in ("newest", "oldest", "created", "title", "length"):
@@ -432,6 +433,7 @@ def test_every_filter_and_sort_over_ten_thousand_conversations(ten_thousand, bro
         check("oldest", lambda c: c.site == "claude" and c.project == "Alpha", site="claude", project="Alpha")
         == 125
     )
+    library.evaluate("scrollTo(0, 0)")  # the filters chosen, above the rows they give
     screenshot(library, "library-filtered")
     check(
         "title",
