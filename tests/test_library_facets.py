@@ -88,7 +88,7 @@ def test_facets_of_real_conversations_filter_to_the_right_sets(mnemo_home, fixtu
         assert choices["project"][0]["value"] is not None
 
 
-@pytest.mark.parametrize("order", ["title", "length", "newest", "oldest"])
+@pytest.mark.parametrize("order", ["title", "length", "newest", "oldest", "created"])
 def test_every_order_pages_the_whole_archive_once_in_order(mnemo_home, fixtures, order):
     with open_archive() as arc:
         _import(arc, fixtures)
@@ -103,6 +103,10 @@ def test_every_order_pages_the_whole_archive_once_in_order(mnemo_home, fixtures,
         elif order == "length":
             keys = [(i["length"], i["id"]) for i in paged]
             assert keys == sorted(keys, reverse=True) and keys[0][0] > 50_000 > keys[-1][0]
+        elif order == "created":
+            keys = [(i["created_at"] or i["updated_at"] or i["saved_at"], i["id"]) for i in paged]
+            assert keys == sorted(keys, reverse=True)
+            assert keys != sorted(((i["updated_at"] or "", i["id"]) for i in paged), reverse=True)
 
 
 def test_length_counts_the_text_a_reader_reads(mnemo_home, fixtures):

@@ -48,7 +48,7 @@ function row(entry) {
   ]);
 }
 
-const ORDERS = ["newest", "oldest", "title", "length"]; // the host's `list` orders
+const ORDERS = ["newest", "oldest", "created", "title", "length"]; // the host's `list` orders
 
 /** The filters as the host's `list` takes them; `until` is the day after the chosen last day. */
 function filters() {
@@ -127,11 +127,13 @@ function matches(entry, { since, until, project, model, has_code: code, has_atta
     && (!model || entry.model === model) && (!code || entry.has_code) && (!attachments || entry.has_attachments);
 }
 
+const created = (entry) => entry.created_at ?? entry.updated_at ?? entry.saved_at ?? "";
 const titleKey = (entry) => (entry.title ?? "").toLocaleLowerCase();
 // the host's orders, for search results: ties by id as the host breaks them
 const COMPARE = {
   newest: (a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? "") || b.id.localeCompare(a.id),
   oldest: (a, b) => (a.updated_at ?? "").localeCompare(b.updated_at ?? "") || a.id.localeCompare(b.id),
+  created: (a, b) => created(b).localeCompare(created(a)) || b.id.localeCompare(a.id),
   title: (a, b) => titleKey(a).localeCompare(titleKey(b)) || a.id.localeCompare(b.id),
   length: (a, b) => (b.length ?? 0) - (a.length ?? 0) || b.id.localeCompare(a.id),
 };

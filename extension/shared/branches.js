@@ -60,7 +60,7 @@ export function showBranches(container, conversation, onChange = () => {}) {
   let watcher = null; // the IntersectionObserver of the render on screen
 
   function article(message, plain = false) {
-    const node = renderMessage(message, { plain });
+    const node = renderMessage(message, { plain, site: conversation.source?.site });
     const siblings = children.get(message.parent ?? null) ?? [message];
     if (siblings.length > 1) node.querySelector("header")?.append(switcher(siblings, siblings.indexOf(message), choose));
     return node;

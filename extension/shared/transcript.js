@@ -5,15 +5,9 @@ import { t } from "./api.js";
 import { el, formatDate } from "./dom.js";
 import { markdownFragment, highlightedCode } from "./render.js";
 import { attachmentNode } from "./attachments.js";
+import { footnotes, linkCitations, markCitations, noteIdsFor, numberSources, safeHref } from "./citations.js";
 
-export function safeHref(url) {
-  try {
-    const parsed = new URL(String(url));
-    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
-  } catch {
-    return null;
-  }
-}
+export { safeHref };
 
 /**
  * The messages of the active branch, root first (the tree's other branches stay in the archive).
@@ -72,35 +66,21 @@ function link(title, url) {
   return el("a", { href, target: "_blank", rel: "noopener noreferrer", text: label });
 }
 
-function hostOf(url) {
-  try {
-    return new URL(String(url)).hostname;
-  } catch {
-    return "";
-  }
+/** A part's text with its sources: the numbers in the text where the site cited them, the list under it. */
+function citedProse(part, markdown, site) {
+  const { sources, numberOf } = numberSources(part.citations);
+  if (!sources.length) return prose(part.text, markdown);
+  const noteIds = noteIdsFor(sources);
+  const marked = markCitations(String(part.text ?? ""), part.citations, numberOf, site);
+  const nodes = prose(marked.text, markdown);
+  for (const node of nodes) linkCitations(node, marked.token, sources, noteIds);
+  return [...nodes, footnotes(sources, noteIds)];
 }
 
-/**
- * The sources a part cites (ChatGPT content_references / citations, Claude and API citations, as the readers
- * keep them) as numbered footnotes under it, each source once: a link (http(s) only, new tab, noopener
- * noreferrer) named by its title, else its site, with the quoted snippet. The archive keeps where in the
- * original text each points (start/end), but ChatGPT's offsets count the markers the reader replaced, so the
- * numbers are not placed in the text.
- */
-function footnotes(citations) {
-  const unique = new Map();
-  for (const cite of citations ?? []) {
-    const key = `${cite.url ?? ""}\n${cite.url ? "" : cite.title ?? ""}`;
-    if (!unique.has(key) && (cite.url || cite.title)) unique.set(key, cite);
-  }
-  if (!unique.size) return null;
-  return el("section", { className: "footnotes", dataset: { mnemosyne: "citations" }, "aria-label": t("citationsHeading") }, [
-    el("ol", {}, [...unique.values()].map((cite) => el("li", {}, [
-      link(cite.title || hostOf(cite.url) || cite.url, cite.url),
-      cite.title && safeHref(cite.url) ? el("span", { className: "source-site", text: hostOf(cite.url) }) : null,
-      cite.snippet ? el("q", { className: "source-snippet", text: cite.snippet }) : null,
-    ]))),
-  ]);
+/** Footnotes only: where a part's text is not prose (a tool's output). */
+function sourceList(citations) {
+  const { sources } = numberSources(citations);
+  return footnotes(sources, noteIdsFor(sources));
 }
 
 function stringify(value) {
@@ -113,12 +93,12 @@ function stringify(value) {
 }
 
 const PART_RENDERERS = {
-  text: (part, markdown) => [...prose(part.text, markdown), footnotes(part.citations)],
+  text: (part, markdown, site) => citedProse(part, markdown, site),
   code: (part) => codeBlock(part.code, part.language),
   code_output: (part) => details(t("partOutput"), el("pre", { text: part.text }), "output"),
   attachment: (part) => attachmentNode(part),
   tool_call: (part) => details(t("partToolCall", [part.name]), el("pre", { text: stringify(part.arguments) }), "tool"),
-  tool_result: (part) => details(t("partToolResult", [part.name || ""]), [el("pre", { text: part.output }), footnotes(part.citations)], "tool"),
+  tool_result: (part) => details(t("partToolResult", [part.name || ""]), [el("pre", { text: part.output }), sourceList(part.citations)], "tool"),
   reasoning: (part) => details(part.summary || t("partReasoning"), prose(part.text, true), "reasoning"),
   citation: (part) => el("div", { className: "citation" }, [link(part.title, part.url), part.text ? el("q", { text: part.text }) : null]),
   artifact: (part) => details(part.title || t("partArtifact"), codeBlock(part.content, part.language), "artifact"),
@@ -137,8 +117,9 @@ const PLAIN_RENDERERS = {
 
 const ROLE_KEYS = { user: "roleUser", assistant: "roleAssistant", system: "roleSystem", tool: "roleTool" };
 
-/** One message as an <article>; `plain`: its text unformatted (data-formatted="false"), cheap to build. */
-export function renderMessage(message, { plain = false } = {}) {
+/** One message as an <article>; `plain`: its text unformatted (data-formatted="false"), cheap to build;
+ * `site`: the conversation's (where its citations' numbers go: shared/citations.js). */
+export function renderMessage(message, { plain = false, site = null } = {}) {
   const header = el("header", {}, [
     el("strong", { text: ROLE_KEYS[message.role] ? t(ROLE_KEYS[message.role]) : String(message.role) }),
     message.author ? el("span", { className: "author", text: message.author }) : null,
@@ -149,7 +130,7 @@ export function renderMessage(message, { plain = false } = {}) {
   for (const part of message.parts ?? []) {
     const render = plain && Object.hasOwn(PLAIN_RENDERERS, part.type) ? PLAIN_RENDERERS[part.type]
       : Object.hasOwn(PART_RENDERERS, part.type) ? PART_RENDERERS[part.type] : PART_RENDERERS.unknown;
-    body.push(...[].concat(render(part, message.role !== "user")));
+    body.push(...[].concat(render(part, message.role !== "user", site)));
   }
   const dataset = { role: message.role, formatted: String(!plain) };
   return el("article", { className: `message role-${message.role}`, dataset }, [header, ...body]);

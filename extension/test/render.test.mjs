@@ -52,3 +52,17 @@ test("code parts are highlighted when the language is known, plain otherwise", (
   assert.equal(plain.textContent, "<b>x</b>");
   assert.equal(plain.querySelector("b"), null);
 });
+
+test("math: MathML with no links, styles or handlers, whatever the TeX asks for", () => {
+  const hostile = ["$\\href{javascript:alert(1)}{x}$", "$\\url{javascript:alert(1)}$", "$\\htmlStyle{color:red}{x}$",
+    "$\\htmlData{onload=alert(1)}{x}$", "$\\includegraphics{https://x.org/i.png}$", "$\\color{red}{x}$", "$\\textcolor{#f00}{x}$", "$x^{$"];
+  for (const tex of hostile) {
+    const out = render(tex);
+    assert.equal(out.querySelectorAll("[href], [src], [style], [onload], img, a, script").length, 0, tex);
+    assert.equal([...out.querySelectorAll("*")].filter((e) => [...e.attributes].some((a) => /^on/i.test(a.name))).length, 0, tex);
+  }
+  const first = render("$$\\int_0^1 x^2 \\, dx$$\n\nand $a<b$");
+  assert.ok(first.querySelector(".katex > math[display='block']"));
+  assert.equal(first.querySelector("annotation").textContent, "\\int_0^1 x^2 \\, dx");
+  assert.equal([...first.querySelectorAll("annotation")][1].textContent, "a<b");
+});

@@ -6,10 +6,17 @@ Figures (paired runs, each with its floor measured right before it in the same b
 - search as you type: filling the search box until the one hit shows;
 - a 1 MB conversation (Markdown with headings, tables, code, math) in the view: until its first messages show,
   and until every message is rendered (data-state=ready); floor: the same view of a 2-message conversation.
+
+`--extension DIR` runs another tree's extension (e.g. the previous commit's, from `git archive`) over an
+archive built the same way. `--compare DIR` times only the 1 MB view, this tree's extension against DIR's,
+interleaved in one run (two browser profiles, alternating which goes first), so a loaded machine weighs on
+both alike: until every message is formatted, and the main thread's CPU time (Chromium's TaskDuration in
+thread ticks).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -97,6 +104,14 @@ def mnemo(env: dict, *args: str) -> str:
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--extension", default=str(REPO / "extension"), help="the extension directory to load"
+    )
+    parser.add_argument("--compare", metavar="DIR", help="another extension directory to interleave with")
+    args, _ = parser.parse_known_args()  # run_all.py adds --json PATH (read by benchlib.emit)
+    extension = args.extension
+
     from mnemosyne.extension_ids import CHROMIUM_EXTENSION_ID
 
     home = fresh_home("library")
@@ -124,7 +139,9 @@ def main() -> None:
     profile.mkdir()
     mnemo(env, "install", "--browser", "chromium", "--user-data-dir", str(profile))
     url = lambda path: f"chrome-extension://{CHROMIUM_EXTENSION_ID}/{path}"  # noqa: E731
-    extension = str(REPO / "extension")
+    if args.compare:
+        view = url(f"view/view.html?id={ids['One megabyte of Markdown']}")
+        return compare(env, home, view, {"this tree": extension, "compared": args.compare})
 
     first, first_floor, search, render, render_floor, first_screen, shown = [], [], [], [], [], [], []
     with sync_playwright() as p:
@@ -247,6 +264,69 @@ def main() -> None:
         [
             f"{RUNS} paired runs; search includes the 150 ms typing debounce; render: until every message is"
             " formatted (data-state=ready)",
+            "load average (1, 5, 15 min) at the end: " + " ".join(f"{v:.2f}" for v in os.getloadavg()),
+        ],
+    )
+
+
+def compare(env: dict, home, view_url: str, trees: dict[str, str]) -> None:
+    """The 1 MB view under each extension, interleaved: (seconds to data-state=ready, main-thread CPU s)."""
+    from playwright.sync_api import sync_playwright
+
+    timings: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+    with sync_playwright() as p:
+        contexts = {}
+        for index, (name, directory) in enumerate(trees.items()):
+            profile = home / f"profile-{index}"
+            profile.mkdir()
+            mnemo(env, "install", "--browser", "chromium", "--user-data-dir", str(profile))
+            contexts[name] = p.chromium.launch_persistent_context(
+                str(profile),
+                executable_path="/usr/bin/chromium",
+                headless=True,
+                env=env,
+                viewport={"width": 1280, "height": 860},
+                args=[
+                    f"--disable-extensions-except={directory}",
+                    f"--load-extension={directory}",
+                    "--disable-gpu",
+                ],
+            )
+            warm = contexts[name].new_page()
+            warm.goto(view_url)
+            warm.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=120_000)
+            warm.close()
+        for run in range(2 * RUNS):
+            for name in list(trees) if run % 2 == 0 else list(trees)[::-1]:
+                page = contexts[name].new_page()
+                cdp = contexts[name].new_cdp_session(page)
+                cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+                start = time.perf_counter()
+                page.goto(view_url)
+                page.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=120_000)
+                elapsed = time.perf_counter() - start
+                metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+                timings[name].append((elapsed, metrics["TaskDuration"]))
+                page.close()
+        for context in contexts.values():
+            context.close()
+    mine, other = (timings[name] for name in trees)
+    figures = []
+    for label, index in (("until every message is formatted", 0), ("main-thread CPU", 1)):
+        for stat, pick in (("median", median), ("p95", p95)):
+            figures.append(
+                Figure(
+                    f"view: 1 MB Markdown conversation, {label}, this tree ({stat})",
+                    pick([t[index] * 1000 for t in mine]),
+                    "ms",
+                    peer=pick([t[index] * 1000 for t in other]),
+                    peer_label="the compared tree, interleaved",
+                )
+            )
+    emit(
+        figures,
+        [
+            f"{2 * RUNS} runs of each tree, interleaved (the order alternating); compared: {trees['compared']}",
             "load average (1, 5, 15 min) at the end: " + " ".join(f"{v:.2f}" for v in os.getloadavg()),
         ],
     )

@@ -103,3 +103,63 @@ def test_firefox_library_view_rendering_and_branch_switch(tmp_path, env):
             context, f"(() => {{ const t = {users}; return t.includes({json.dumps(other)}) ? t : ''; }})()"
         )
         assert other in after
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_filters_and_sorts_over_ten_thousand_conversations(tmp_path, env):
+    """10,000 conversations saved through the host's save-batch; in Firefox the title sort over all of them,
+    then site + project + has code (and project alone, longest first, paged to its end) show exactly the
+    conversations worked out from the generated data, in order."""
+    import library_archive
+    from library_archive import expected
+
+    convs = library_archive.build(env)
+    with firefox(tmp_path, env) as (bidi, internal, _):
+        context = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
+        bidi.call(
+            "browsingContext.navigate",
+            {
+                "context": context,
+                "url": f"moz-extension://{internal}/library/library.html",
+                "wait": "complete",
+            },
+        )
+        # the project choices come from the host's facets with the first page
+        assert bidi.wait_for(context, "document.querySelector('#project option[value=Alpha]') ? 'yes' : ''")
+
+        def choose(sort: str, site: str = "", project: str = "", code: bool = False) -> None:
+            bidi.evaluate(
+                context,
+                "(() => { const $ = (id) => document.getElementById(id);"
+                f" $('sort').value = {json.dumps(sort)}; $('site').value = {json.dumps(site)};"
+                f" $('project').value = {json.dumps(project)}; $('has-code').checked = {json.dumps(code)};"
+                " $('filters').dispatchEvent(new Event('change')); })()",
+            )
+
+        def shown(count: int, whole: bool) -> list[str]:
+            """The first `count` row ids; with `whole`, once they are all there is and the status says so."""
+            ready = (
+                f"rs.length === {count} && document.getElementById('status').textContent === '{count} conversations'"
+                if whole
+                else f"rs.length >= {count}"
+            )
+            ids = bidi.wait_for(
+                context,
+                "(() => { scrollTo(0, document.body.scrollHeight);"
+                " const rs = [...document.querySelectorAll('[data-mnemosyne=conversation]')];"
+                f" return {ready} ? rs.slice(0, {count}).map((r) => r.dataset.conversationId).join(',') : ''; }})()",
+                timeout=60,
+            )
+            return ids.split(",")
+
+        choose("title")
+        assert shown(200, whole=False) == expected(convs, "title")[:200]
+
+        want = expected(convs, "title", lambda c: c.site == "claude" and c.project == "Alpha" and c.has_code)
+        assert len(want) == 10
+        choose("title", site="claude", project="Alpha", code=True)
+        assert shown(len(want), whole=True) == want
+
+        want = expected(convs, "length", lambda c: c.project == "Alpha")
+        choose("length", project="Alpha")
+        assert shown(len(want), whole=True) == want

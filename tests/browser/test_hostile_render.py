@@ -28,6 +28,7 @@ pytestmark = pytest.mark.browser
 EXTENSION_DIR = Path(__file__).resolve().parents[2] / "extension"
 CHECK = "hostile render"
 CONVERSATIONS = 4
+MARKER = "【0†source】"  # a browsing citation's place in the text: becomes its superscript numbers
 DANGEROUS = [
     "script",
     "img",
@@ -84,9 +85,10 @@ MEASURE = """() => {
 }"""
 
 
-def hostile_citations(text: str) -> list[dict]:
-    """ChatGPT `metadata.citations` (2023-24 browsing): the payload as title and snippet, under URLs that must
-    never become links (script schemes) and one that must, with the payload in its query."""
+def hostile_citations(text: str, start: int, end: int) -> list[dict]:
+    """ChatGPT `metadata.citations` (2023-24 browsing) pointing at a marker at [start, end) of the text: the
+    payload as title and snippet, under URLs that must never become links (script schemes) and one that
+    must, with the payload in its query."""
     urls = [
         "javascript:window.__pwned_90=1",
         "data:text/html,<script>window.__pwned_91=1</script>",
@@ -94,7 +96,8 @@ def hostile_citations(text: str) -> list[dict]:
         "https://example.org/?q=" + text[:40],
     ]
     return [
-        {"start_ix": 0, "end_ix": 1, "metadata": {"title": text, "url": url, "text": text}} for url in urls
+        {"start_ix": start, "end_ix": end, "metadata": {"title": text, "url": url, "text": text}}
+        for url in urls
     ]
 
 
@@ -117,8 +120,13 @@ def chatgpt_api(title: str, texts: list[str], index: int) -> dict:
         message.update(id=node_id, create_time=1764090000.0 + turn)
         message["author"] = {**message["author"], "role": "user" if turn % 2 == 0 else "assistant"}
         message["content"] = {"content_type": "text", "parts": [text]}
-        if turn % 2:  # the assistant's echo cites its payload: footnotes with hostile titles, snippets, URLs
-            message["metadata"] = {**(message.get("metadata") or {}), "citations": hostile_citations(text)}
+        if (
+            turn % 2
+        ):  # the assistant's echo cites its payload: numbers and footnotes with hostile titles, URLs
+            cited = f"{text} {MARKER}"
+            message["content"]["parts"] = [cited]
+            citations = hostile_citations(text, len(text) + 1, len(cited))
+            message["metadata"] = {**(message.get("metadata") or {}), "citations": citations}
         mapping[node_id] = {"id": node_id, "message": message, "parent": parent, "children": []}
         mapping[parent]["children"].append(node_id)
         parent = node_id
@@ -263,6 +271,9 @@ def test_hostile_corpus_renders_inert_in_popup_search_and_view(
         assert rendered.count() == view.locator(".message.role-user").count()  # every echo went through it
         footnotes = view.locator("[data-mnemosyne='citations'] li")
         assert footnotes.count() >= rendered.count()  # every echo's sources listed, as text or http(s) links
+        numbers = view.locator(".message.role-assistant .markdown sup.cite-ref")
+        assert numbers.count() >= rendered.count()
+        assert not any(MARKER in text for text in rendered.all_text_contents())
         shown.update(payload for payload in corpus if payload in said and payload in title)
         state = measure(view)
         pages[f"view {item['id'][:8]}"] = {

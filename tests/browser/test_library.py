@@ -333,3 +333,113 @@ def test_library_filters_and_sorts_real_conversations_through_the_ui(browser, mn
     assert [lengths[i] for i in ids] == sorted((lengths[i] for i in ids), reverse=True)
     library.emulate_media(color_scheme="dark")
     screenshot(library, "library-filters-dark")
+
+
+@pytest.fixture
+def ten_thousand(env):
+    """10,000 conversations saved through the real host's save-batch before the browser starts."""
+    import library_archive
+
+    return library_archive.build(env)
+
+
+def select_filters(page, *, site="", project="", model="", code=False, attachments=False, since="", until=""):
+    """Set every filter control at once, then one change event (one refresh of the list)."""
+    page.evaluate(
+        """(f) => {
+          const $ = (id) => document.getElementById(id);
+          $("site").value = f.site; $("project").value = f.project; $("model").value = f.model;
+          $("has-code").checked = f.code; $("has-attachments").checked = f.attachments;
+          $("since").value = f.since; $("until").value = f.until;
+          $("filters").dispatchEvent(new Event("change"));
+        }""",
+        {
+            "site": site,
+            "project": project,
+            "model": model,
+            "code": code,
+            "attachments": attachments,
+            "since": since,
+            "until": until,
+        },
+    )
+
+
+def shown_when_settled(page, count: int) -> list[str]:
+    """The row ids once exactly `count` are shown and the status says that is all (scrolling pulls each page)."""
+    page.wait_for_function(
+        """(n) => {
+          window.scrollTo(0, document.body.scrollHeight);
+          return document.querySelectorAll("[data-mnemosyne=conversation]").length === n
+            && document.querySelector("#status").textContent === `${n} conversations`;
+        }""",
+        arg=count,
+        timeout=60_000,
+    )
+    return rows(page).evaluate_all("(rs) => rs.map((r) => r.dataset.conversationId)")
+
+
+def shown_first(page, count: int) -> list[str]:
+    """The first `count` row ids (scrolling until the pages that hold them have come)."""
+    page.wait_for_function(
+        """(n) => {
+          window.scrollTo(0, document.body.scrollHeight);
+          return document.querySelectorAll("[data-mnemosyne=conversation]").length >= n;
+        }""",
+        arg=count,
+        timeout=60_000,
+    )
+    return rows(page).evaluate_all("(rs, n) => rs.slice(0, n).map((r) => r.dataset.conversationId)", count)
+
+
+def test_every_filter_and_sort_over_ten_thousand_conversations(ten_thousand, browser, ext_url, screenshot):
+    """Each sort of the menu over all 10,000 (the first three host pages, so two cursors each), and each
+    filter (project, model, has code, has attachments, a date range, site) over its whole set, paged to the
+    end, against the order worked out from the generated conversations."""
+    from library_archive import expected
+
+    convs = ten_thousand
+    library = browser.new_page()
+    library.goto(ext_url("library/library.html"))
+    rows(library).first.wait_for(timeout=30_000)
+    assert library.locator("#selection").is_hidden()  # no "0 selected" bar before anything is chosen
+    sort = library.locator("[data-mnemosyne='sort']")
+
+    for order in ("newest", "oldest", "created", "title", "length"):
+        sort.select_option(order)
+        assert shown_first(library, 3 * PAGE) == expected(convs, order)[: 3 * PAGE], order
+
+    def check(order: str, keep, **chosen) -> int:
+        sort.select_option(order)
+        select_filters(library, **chosen)
+        want = expected(convs, order, keep)
+        assert 0 < len(want) < len(convs) // 10, chosen
+        assert shown_when_settled(library, len(want)) == want, (order, chosen)
+        return len(want)
+
+    assert check("length", lambda c: c.project == "Alpha", project="Alpha") == 625
+    assert check("title", lambda c: c.model == "o3", model="o3") == 200
+    assert check("created", lambda c: c.has_code, code=True) == 770
+    assert check("oldest", lambda c: c.has_attachments, attachments=True) == 223
+    # a date range of last activity: whole days, both ends included
+    check(
+        "newest",
+        lambda c: "2024-03-01" <= c.updated[:10] <= "2024-03-10",
+        since="2024-03-01",
+        until="2024-03-10",
+    )
+    # every kind at once
+    assert (
+        check("oldest", lambda c: c.site == "claude" and c.project == "Alpha", site="claude", project="Alpha")
+        == 125
+    )
+    library.evaluate("scrollTo(0, 0)")  # the filters chosen, above the rows they give
+    screenshot(library, "library-filtered")
+    check(
+        "title",
+        lambda c: c.site == "chatgpt" and c.project == "Alpha" and c.has_code and c.model == "gpt-4o",
+        site="chatgpt",
+        project="Alpha",
+        model="gpt-4o",
+        code=True,
+    )

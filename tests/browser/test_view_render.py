@@ -136,7 +136,7 @@ def test_branch_switch_shows_the_other_edit(browser, tmp_path, mnemo_cli, ext_ur
     assert transcript.text_content() == before
 
 
-def test_citations_render_as_footnote_links(browser, tmp_path, mnemo_cli, ext_url):
+def test_citations_render_as_footnote_links(browser, tmp_path, mnemo_cli, ext_url, screenshot):
     """A real ChatGPT export answer with web citations (LibreChat's fixture): its sources are numbered
     footnotes under the text, http(s) links only, each opening in a new tab without opener or referrer."""
     export = FIXTURES / "chatgpt_export" / "librechat_chatgpt-citations.json"
@@ -165,6 +165,62 @@ def test_citations_render_as_footnote_links(browser, tmp_path, mnemo_cli, ext_ur
         "noopener noreferrer|_blank"
     }
     assert all(h.startswith(("https://", "http://")) for h in hrefs)
+
+    # and each number in the text where the answer put its marker ("【3:0†source】"), linking to that source
+    answer = view.locator(".message.role-assistant .markdown", has=view.locator("sup.cite-ref"))
+    assert "【" not in answer.text_content() and "†" not in answer.text_content()
+    assert cited_numbers(view) == [("1", True), ("2", True), ("3", True), ("4", True)]
+    view.emulate_media(color_scheme="light")
+    view.locator("sup.cite-ref").first.scroll_into_view_if_needed()
+    screenshot(view, "view-citations")
+
+
+def cited_numbers(view) -> list[tuple[str, bool]]:
+    """Each superscript number in the text: (its number, whether it links, http(s) only, new tab, no opener, to
+    the source its footnote lists)."""
+    return [
+        (item["n"], item["ok"])
+        for item in view.locator("sup.cite-ref").evaluate_all(
+            r"""(sups) => sups.map((sup) => {
+              const a = sup.querySelector("a");
+              const note = document.getElementById(sup.firstElementChild.getAttribute("aria-describedby"));
+              const listed = note?.querySelector("a");
+              return { n: sup.textContent, ok: Boolean(a && listed && /^https?:\/\//.test(a.getAttribute("href"))
+                && a.href === listed.href && a.rel === "noopener noreferrer" && a.target === "_blank"
+                && note.closest("ol").children[Number(sup.textContent) - 1] === note) };
+            })"""
+        )
+    ]
+
+
+def test_search_citations_and_api_citations_are_numbered_in_the_text(browser, tmp_path, mnemo_cli, ext_url):
+    """A real 2025 ChatGPT export answer (echomine's fixture): each cite chip the reader kept, "([Site](url))",
+    becomes its source's number; a real Anthropic web-search reply (llm-anthropic's cassette): each cited
+    block ends with its number."""
+    from interop_cassettes import cassette_inputs
+
+    mnemo_cli("import", str(FIXTURES / "chatgpt_export" / "echomine_003_with_code.json"))
+    cassette = FIXTURES / "interop_anthropic_messages" / "llmanthropic_test_web_search.yaml"
+    [(_, reply)] = [(n, d) for n, d in cassette_inputs(cassette) if n.endswith("#response0")]
+    (tmp_path / "web_search.json").write_bytes(reply)
+    mnemo_cli("import", str(tmp_path / "web_search.json"))
+    listed = {item["site"]: item["id"] for item in json.loads(mnemo_cli("list", "--json").stdout)}
+    view = browser.new_page()
+
+    view.goto(ext_url(f"view/view.html?id={listed['chatgpt']}"))
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
+    assert cited_numbers(view) == [("1", True), ("2", True), ("3", True)]
+    text = view.locator(".message.role-assistant .markdown").all_text_contents()
+    assert not any("Google Developers" in t for t in text)  # the chips' labels: now the numbers
+
+    view.goto(ext_url(f"view/view.html?id={listed['anthropic']}"))
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
+    numbers = cited_numbers(view)
+    assert len(numbers) >= 5 and {ok for _, ok in numbers} == {True}
+    ends = view.locator(".markdown:has(sup.cite-ref)").evaluate_all(
+        "(ms) => ms.map((m) => m.lastElementChild.lastChild.matches?.('sup.cite-ref'))"
+    )
+    assert ends and all(ends)
 
 
 def test_a_long_conversation_is_on_the_page_before_it_is_formatted(browser, tmp_path, mnemo_cli, ext_url):

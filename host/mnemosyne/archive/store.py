@@ -44,6 +44,8 @@ SUMMARY_COLUMNS = ", ".join(SUMMARY_KEYS).replace("length", "text_chars")
 ORDERS = {
     "newest": ("sort_key", "DESC"),
     "oldest": ("sort_key", "ASC"),
+    # first message time, else last activity (a conversation with no created_at still has a place)
+    "created": ("coalesce(created_at, sort_key)", "DESC"),
     "title": ("title_key", "ASC"),
     "length": ("text_chars", "DESC"),
 }
@@ -414,7 +416,7 @@ class Archive:
         has_code: bool | None = None,
         has_attachments: bool | None = None,
     ) -> tuple[list[dict], str | None]:
-        """In `order` (ORDERS: newest or oldest by last activity, title A-Z, longest first), optionally within
+        """In `order` (ORDERS: newest or oldest by last activity, newest created, title A-Z, longest first), within
         [since, until) of last activity (ISO prefixes compare as text, as sort_key is stored) and the facet
         filters; keyset paging so page N costs the same as page 1. A cursor names its order: one issued for
         another order is BAD_CURSOR, never a page of the wrong list."""
