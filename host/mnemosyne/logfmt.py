@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 LINE_FORMAT = "%(asctime)s %(levelname)s %(message)s"
 

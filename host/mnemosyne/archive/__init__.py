@@ -5,9 +5,10 @@ archive.opening (the host's hello) does not import store.py."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
 if TYPE_CHECKING:
+    from typing import Any
+
     from .store import Archive, SaveResult, open_archive
 
 __all__ = ["Archive", "SaveResult", "open_archive"]

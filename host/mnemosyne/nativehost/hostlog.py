@@ -9,7 +9,10 @@ logging with a rotating file handler; from then on `log` forwards to the "mnemos
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 LOGGER = "mnemosyne.host"
 

@@ -11,7 +11,6 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import BinaryIO
 
 from ..errors import MnemosyneError
 from . import envelope
@@ -19,6 +18,10 @@ from .actions import dispatch
 from .framing import MAX_IN, FrameError, FrameTooLarge, read_frame, write_frame
 from .hostlog import log
 from .session import HostSession
+
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 
 def claim_stdout() -> BinaryIO:

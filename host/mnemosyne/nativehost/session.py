@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from ..errors import MnemosyneError
 from .hostlog import log
 
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     from ..archive import Archive
     from ..archive.db import sqlite
