@@ -142,3 +142,18 @@ def test_a_new_process_counts_the_same_from_the_cache_and_repairs_a_damaged_one(
     cache.write_bytes(cache.read_bytes()[:-1000])
     assert run() == f"{stock} True\n"
     assert run() == f"{stock} False\n"  # repaired
+
+
+def test_batch_counting_starts_no_threads_and_counts_the_same(monkeypatch):
+    """tiktoken's batch call starts a thread pool per call; for one conversation's messages that cost
+    several times the encoding (see tokens._in_thread_batches). The batch runs in the calling thread."""
+    import threading
+
+    enc = tokens.encoding("o200k_base")
+    texts = ["hello world", "日本語のテキスト", "def f(x):\n    return x * 2\n", "a" * 5000]
+    started = []
+    real_start = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", lambda self: (started.append(self), real_start(self))[1])
+    batch = enc.encode_ordinary_batch(texts)
+    assert started == []
+    assert batch == [enc.encode_ordinary(t) for t in texts]

@@ -294,8 +294,11 @@ class Archive:
 
     @staticmethod
     def _store_counts(c, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
+        # an upsert, not INSERT OR REPLACE: with foreign keys on, REPLACE made these inserts 35x slower
+        # (4.7 s of a 2,000-conversation import's 25 s for 26k rows; 0.13 s as an upsert)
         c.executemany(
-            "INSERT OR REPLACE INTO token_counts (conversation_id, message_id, encoding, tokens) VALUES (?,?,?,?)",
+            "INSERT INTO token_counts (conversation_id, message_id, encoding, tokens) VALUES (?,?,?,?)"
+            " ON CONFLICT DO UPDATE SET tokens = excluded.tokens",
             [(conv_id, mid, encoding, int(n)) for mid, n in counts.items()],
         )
 
