@@ -14,9 +14,7 @@ if TYPE_CHECKING:
     from ..model import Conversation
     from ..readers import RawInput
 
-SAVE_BATCH = 200  # conversations per transaction: one commit, one fsync, per batch (200, not 50: about a
-# quarter off a 2,000-conversation import, fewer and larger search-index segments; peak memory unchanged, 192 MB
-# on a 234 MB export)
+SAVE_BATCH = 50  # conversations per transaction: one commit, one fsync, per batch
 
 
 class Bar(Protocol):
