@@ -405,3 +405,15 @@ def test_the_host_checkpoints_the_wal_after_its_reply_not_inside_a_save(mnemo_ho
     session.after_reply(lambda: False)
     assert 0 < unbackfilled(arc) < 40  # a small WAL waits: not one checkpoint (and fsync) per reply
     session.close()
+
+
+def test_stored_token_counts_are_replaced_not_duplicated(mnemo_home):
+    """Counts stored again for the same messages and encoding replace the old ones (an upsert)."""
+    conv = conversation("counted", ["one", "two", "three"])
+    with open_archive() as arc:
+        arc.save(conv)
+        arc.store_token_counts(conv.id, "o200k_base", {m.id: 3 for m in conv.messages})
+        arc.store_token_counts(conv.id, "o200k_base", {m.id: 7 for m in conv.messages})
+        assert arc.token_counts(conv.id, "o200k_base") == {m.id: 7 for m in conv.messages}
+        rows = arc.conn.execute("SELECT count(*) FROM token_counts WHERE conversation_id = ?", (conv.id,))
+        assert rows.fetchone()[0] == len(conv.messages) == 3

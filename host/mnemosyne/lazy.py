@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def load(ref: str) -> Any:

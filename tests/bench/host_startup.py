@@ -67,10 +67,24 @@ KEY_MODULES = re.compile(
 )
 
 
+# the host, with a line on stderr once the first reply is written: imports after it are not hello's
+UNTIL_REPLY = (
+    "import sys\n"
+    "from mnemosyne.nativehost import server\n"
+    "orig = server.handle\n"
+    "def marked(body, session):\n"
+    "    reply = orig(body, session)\n"
+    "    sys.stderr.write('REPLIED\\n')\n"
+    "    return reply\n"
+    "server.handle = marked\n"
+    "raise SystemExit(server.main([]))\n"
+)
+
+
 def import_profile(env: dict[str, str], min_ms: float = 2.0) -> list[tuple[str, float, float]]:
-    """(module, self ms, cumulative ms) of the imports on the hello path that matter, costliest first."""
+    """(module, self ms, cumulative ms) of the imports before the first reply that matter, costliest first."""
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "mnemosyne.nativehost"],
+        [sys.executable, "-X", "importtime", "-c", UNTIL_REPLY],
         input=HELLO,
         capture_output=True,
         env=env,
@@ -78,6 +92,8 @@ def import_profile(env: dict[str, str], min_ms: float = 2.0) -> list[tuple[str, 
     )
     rows = []
     for line in proc.stderr.decode("utf-8", "replace").splitlines():
+        if line == "REPLIED":
+            break
         m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
         if m and KEY_MODULES.match(m.group(4)) and int(m.group(2)) / 1000 >= min_ms:
             rows.append((m.group(4), int(m.group(1)) / 1000, int(m.group(2)) / 1000))
@@ -90,10 +106,9 @@ def hello_timings(env: dict[str, str]) -> dict[str, float]:
         "import time; t0=time.perf_counter()\n"
         "from mnemosyne.nativehost import server\n"
         "t1=time.perf_counter()\n"
-        "from mnemosyne.nativehost.session import HostSession\n"
-        "from mnemosyne.archive import store\n"
+        "from mnemosyne.archive import opening\n"
         "t2=time.perf_counter()\n"
-        "store.open_archive().close()\n"
+        "opening.open_database()[0].close()\n"
         "t3=time.perf_counter()\n"
         "print((t1-t0)*1000, (t2-t1)*1000, (t3-t2)*1000)\n"
     )

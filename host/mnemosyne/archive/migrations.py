@@ -8,7 +8,6 @@ it. Append new migrations at the end; never edit a released one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
 
 from .db import Transaction
 
@@ -221,6 +220,8 @@ def migrate(conn, upto: int | None = None) -> list[str]:
     wanted = MIGRATIONS if upto is None else MIGRATIONS[:upto]
     if set(applied(conn)) >= {m.__name__ for m in wanted}:
         return done
+    from datetime import datetime, timezone  # only when a migration runs: not on hello's path
+
     for migration in wanted:
         with Transaction(conn):
             # re-check under the write lock: another process may have applied it meanwhile

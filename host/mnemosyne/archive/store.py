@@ -13,10 +13,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .. import paths
 from ..errors import ArchiveError, InputError, NotFoundError
-from . import attachments, db, facets, indexing, keys, migrations, sync
-from .db import Transaction, connect, sqlite
+from . import attachments, db, facets, indexing, migrations, sync
+from .db import Transaction, sqlite
+from .opening import open_database
 
 if (
     TYPE_CHECKING
@@ -296,8 +296,11 @@ class Archive:
 
     @staticmethod
     def _store_counts(c, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
+        # an upsert, not INSERT OR REPLACE: with foreign keys on, REPLACE made these inserts 35x slower
+        # (4.7 s of a 2,000-conversation import's 25 s for 26k rows; 0.13 s as an upsert)
         c.executemany(
-            "INSERT OR REPLACE INTO token_counts (conversation_id, message_id, encoding, tokens) VALUES (?,?,?,?)",
+            "INSERT INTO token_counts (conversation_id, message_id, encoding, tokens) VALUES (?,?,?,?)"
+            " ON CONFLICT DO UPDATE SET tokens = excluded.tokens",
             [(conv_id, mid, encoding, int(n)) for mid, n in counts.items()],
         )
 
@@ -492,25 +495,4 @@ class Archive:
 
 def open_archive(path: Path | None = None, *, create: bool = True) -> Archive:
     """Open (or create) the archive. A database without its key is an error, never replaced."""
-    path = path or paths.archive_path()
-    exists = path.exists() and path.stat().st_size > 0
-    key = keys.load_key(create=not exists and create)
-    if key is None:
-        if exists:
-            raise ArchiveError(
-                f"the archive {path} exists but its key is missing from the {keys.where()}; nothing was changed. "
-                "Restore the key, or move the archive away to start a new one",
-                code="ARCHIVE_KEY_MISSING",
-            )
-        raise NotFoundError(f"no archive at {path} yet")
-    paths.ensure_dir(path.parent)
-    if not exists:
-        path.touch(mode=0o600)  # SQLite gives the -wal and -shm files the database's mode
-        path.chmod(0o600)
-    conn = connect(path, key)
-    try:
-        migrations.migrate(conn)
-    except sqlite.Error as exc:
-        conn.close()
-        raise ArchiveError(f"cannot prepare the archive {path}: {exc}") from None
-    return Archive(conn, path)
+    return Archive(*open_database(path, create=create))

@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any, NamedTuple
 
 from .framing import MAX_OUT
+
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 PROTOCOL_VERSION = 1
 # an escaped backslash is matched first, so the JSON string "\\ud800" (the text \ud800) is not read as an escape
@@ -29,11 +32,11 @@ class RequestError(Exception):
         self.request_id = request_id
 
 
-class Request(NamedTuple):  # not a dataclass: dataclasses (with inspect) is not on hello's path
-    id: Any
-    action: str
-    params: dict[str, Any]
-    size: int
+class Request:  # a plain class: dataclasses (with inspect) and typing.NamedTuple are not on hello's path
+    __slots__ = ("id", "action", "params", "size")
+
+    def __init__(self, id: Any, action: str, params: dict[str, Any], size: int):
+        self.id, self.action, self.params, self.size = id, action, params, size
 
 
 def _no_constants(name: str) -> Any:

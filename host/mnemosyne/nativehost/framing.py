@@ -7,7 +7,10 @@ every outbound frame is checked against the browsers' 1 MiB limit. No JSON here.
 from __future__ import annotations
 
 import struct
-from typing import BinaryIO
+
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 MAX_OUT = 1024 * 1024  # host -> browser limit in Chrome and Firefox
 MAX_IN = 64 * 1024 * 1024  # browser -> host: Chrome's documented limit

@@ -7,20 +7,21 @@ stream. Logs go to a file and carry action, id, sizes and timings, never bodies.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import time
 from collections.abc import Callable
-from typing import BinaryIO
 
 from ..errors import MnemosyneError
 from . import envelope
 from .actions import dispatch
 from .framing import MAX_IN, FrameError, FrameTooLarge, read_frame, write_frame
+from .hostlog import log
 from .session import HostSession
 
-log = logging.getLogger("mnemosyne.host")
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 
 def claim_stdout() -> BinaryIO:
@@ -33,34 +34,6 @@ def claim_stdout() -> BinaryIO:
         msvcrt.setmode(frames.fileno(), os.O_BINARY)
         msvcrt.setmode(sys.stdin.fileno(), os.O_BINARY)
     return frames
-
-
-def _log_file():
-    from .. import paths
-
-    return paths.ensure_dir(paths.log_dir()) / "host.log"
-
-
-def setup_logging(rotating: bool = True) -> None:
-    """The host log. Start-up opens it with logging's plain FileHandler; the rotating one (logging.handlers,
-    about a fifth of hello's imports) takes over after the first reply (`rotating=True`)."""
-    from ..logfmt import EscapingFormatter
-
-    try:
-        if rotating:
-            from logging.handlers import RotatingFileHandler
-
-            handler: logging.Handler = RotatingFileHandler(_log_file(), maxBytes=1_000_000, backupCount=2)
-        else:
-            handler = logging.FileHandler(_log_file())
-    except OSError:
-        handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(EscapingFormatter("%(asctime)s %(levelname)s %(message)s"))
-    for old in list(log.handlers):
-        log.removeHandler(old)
-        old.close()
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
 
 
 def _before_action(action: str) -> None:
@@ -171,7 +144,7 @@ def serve(
 
 def main(argv: list[str] | None = None) -> int:
     frames = claim_stdout()
-    setup_logging(rotating=False)
+    log.start()
     session = HostSession(caller=list(sys.argv[1:] if argv is None else argv))
     log.info("host start pid=%d caller=%s", os.getpid(), session.caller_label())
-    return serve(sys.stdin.buffer, frames, session, after_first_reply=setup_logging)
+    return serve(sys.stdin.buffer, frames, session, after_first_reply=log.setup)

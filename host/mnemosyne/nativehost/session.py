@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from ..errors import MnemosyneError
+from .hostlog import log
 
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     from ..archive import Archive
+    from ..archive.db import sqlite
     from ..model import Conversation
     from .paging import RenderCache
-
-log = logging.getLogger("mnemosyne.host")
 
 
 class ForbiddenCaller(MnemosyneError):
@@ -24,6 +26,8 @@ class HostSession:
     def __init__(self, caller: list[str] | None = None):
         self.caller = caller or []
         self._archive: Archive | None = None
+        self._conn: sqlite.Connection | None = None
+        self._path: Path | None = None
         self._archive_error: MnemosyneError | None = None
         self._renders: RenderCache | None = None
         self._to_prepare: Conversation | None = None  # the last saved: a Continue-in follows an Export
@@ -56,26 +60,35 @@ class HostSession:
 
     # ------------------------------------------------------------ archive
 
+    def _connection(self) -> sqlite.Connection:
+        """The archive's connection, opened on first use; hello needs only this, not the Archive class."""
+        if self._conn is None:
+            from ..archive.db import defer_checkpoints
+            from ..archive.opening import open_database
+
+            self._conn, self._path = open_database()
+            defer_checkpoints(self._conn)  # WAL checkpoints wait for after the reply (after_reply)
+        return self._conn
+
     def archive(self) -> Archive:
         if self._archive is None:
-            from ..archive import open_archive
+            conn = self._connection()
+            from ..archive.store import Archive
 
-            self._archive = open_archive()
+            assert self._path is not None  # set with the connection
+            self._archive = Archive(conn, self._path)
             self._archive.defer_index = True  # the search index is written after the reply (after_reply)
-            from ..archive.db import defer_checkpoints
-
-            defer_checkpoints(self._archive.conn)  # and WAL checkpoints too
         return self._archive
 
     def archive_state(self) -> dict[str, Any]:
         try:
-            arc = self.archive()
+            conn = self._connection()
         except MnemosyneError as exc:
             from .pathfree import without_paths
 
             log.warning("archive unavailable: %s: %s", exc.code, exc.message)
             return {"state": _state_for(exc.code), "code": exc.code, "message": without_paths(exc.message)}
-        count = arc.conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
+        count = conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
         return {"state": "ready", "conversations": count}
 
     def prepare_context(self, conv: Conversation) -> None:
@@ -111,8 +124,9 @@ class HostSession:
     def close(self) -> None:
         if self._archive is not None:
             self.after_reply(lambda: False)
-            self._archive.close()
-            self._archive = None
+        if self._conn is not None:
+            self._conn.close()
+        self._archive = self._conn = None
 
 
 def _state_for(code: str) -> str:

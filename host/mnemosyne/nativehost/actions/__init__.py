@@ -4,12 +4,13 @@ host/PROTOCOL.md documents each; tests/test_protocol_doc.py keeps them equal."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ...lazy import load
 from ..envelope import Request, RequestError
 
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..session import HostSession
 
 # action -> the function that runs it: run(params, session) -> reply data

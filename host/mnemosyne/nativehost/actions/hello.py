@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ... import __version__
 from ..envelope import PROTOCOL_VERSION
 from ..framing import MAX_IN, MAX_OUT
 from . import ACTIONS
 
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
 if TYPE_CHECKING:
     from ..session import HostSession
 
