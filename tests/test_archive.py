@@ -369,10 +369,10 @@ def test_the_content_digest_hashed_in_pieces_is_the_digest_of_the_document_witho
     digest of the document with every captured_at removed, whatever the text (astral, lone surrogates)."""
     import re as _re
 
-    from mnemosyne.archive import store
+    from mnemosyne.archive import writes
     from mnemosyne.ids import sha256_hex
 
-    monkeypatch.setattr(store, "_DIGEST_SLICE", slice_chars)
+    monkeypatch.setattr(writes, "_DIGEST_SLICE", slice_chars)
     documents = [
         '{"a":"x","captured_at":"2026-01-01T00:00:00Z","b":"😀 \ud800 é"}',
         '{"captured_at":"1","provenance":{"captured_at":"2"},"text":"\\"captured_at\\":\\"3\\""}',
@@ -381,7 +381,7 @@ def test_the_content_digest_hashed_in_pieces_is_the_digest_of_the_document_witho
     ]
     pattern = _re.compile(r'"captured_at":"[^"]*",?')
     for document in documents:
-        assert store._content_digest(document) == sha256_hex(pattern.sub("", document)), document
+        assert writes._content_digest(document) == sha256_hex(pattern.sub("", document)), document
 
 
 def test_the_host_checkpoints_the_wal_after_its_reply_not_inside_a_save(mnemo_home, monkeypatch):

@@ -9,7 +9,8 @@ TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy r
 if TYPE_CHECKING:
     from typing import Any
 
-    from .store import Archive, SaveResult, open_archive
+    from .store import Archive, open_archive
+    from .writes import SaveResult
 
 __all__ = ["Archive", "SaveResult", "open_archive"]
 
