@@ -10,6 +10,7 @@ import { wellFormedDeep } from "../shared/text.js";
 import { SOURCE_PATTERNS, sourceSiteOf } from "../sites/index.js";
 import { loadSettings } from "../shared/settings.js";
 import { filesOf } from "./backup_files.js";
+import { siteOfOpenTab } from "./backup_site.js";
 import { FILE_HOST_PERMISSION, downloadFileUrl, isFileHostUrl } from "./file_download.js";
 import { applyListReply, conversationKind, conversationPath, nextListPath } from "./backup_lists.js";
 import { LOG_EVERY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem, retryFailures } from "./backup_state.js";
@@ -345,15 +346,6 @@ export async function runLoop() {
 }
 
 /** The site a backup started from an extension page is for: the active tab's, else the most recent site tab's. */
-async function siteOfOpenTab() {
-  const [active] = await api.tabs.query({ active: true, lastFocusedWindow: true });
-  if (active && sourceSiteOf(active.url)) return { site: sourceSiteOf(active.url), tabId: active.id };
-  const tabs = await api.tabs.query({ url: SOURCE_PATTERNS });
-  tabs.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
-  if (!tabs.length) throw new MnemoError("NO_SOURCE_TAB", "open ChatGPT or Claude, signed in, then start the backup");
-  return { site: sourceSiteOf(tabs[0].url), tabId: tabs[0].id };
-}
-
 /** Start a run (or return the one in progress). */
 export async function startBackup() {
   const current = await load();

@@ -7,6 +7,7 @@ import { el } from "./element.js";
 import { describeError, request } from "./messages.js";
 import { DEFAULT_SETTINGS, loadSettings } from "./settings.js";
 import { RUN_KEY, etaSeconds, left as leftOf } from "../background/backup_state.js";
+import { siteOfOpenTab } from "../background/backup_site.js";
 import { FILE_HOST_PERMISSION } from "../background/file_download.js";
 
 const FAILURES_SHOWN = 20;
@@ -48,16 +49,21 @@ function fileReason(warning) {
 export function mountBackupPanel(container) {
   const button = (name, label, action, before) => el("button", { type: "button", dataset: { mnemosyne: name }, text: label,
     on: { click: () => act(action, before?.()) } });
-  // the size cap, kept current here: whether to ask for the file hosts must be known inside the click, with no await
+  // the size cap and the site a backup would use, kept current here: whether to ask for the file hosts must be
+  // known inside the click, with no await before the request
   let capMb = DEFAULT_SETTINGS.attachmentCapMb;
+  let site = null;
   loadSettings().then((settings) => { capMb = settings.attachmentCapMb; }, () => {});
+  const followSite = () => siteOfOpenTab().then((open) => { site = open.site; }, () => { site = null; });
+  followSite();
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") followSite(); });
   /**
-   * Ask for ChatGPT's file hosts (an optional host permission) when the backup will download files: called
-   * synchronously in the click, since the browser grants a request only during the user's gesture. A refusal or an
-   * error is not granted; the backup starts anyway and the worker lists those files.
+   * Ask for ChatGPT's file hosts (an optional host permission) when a ChatGPT backup will download files: called
+   * synchronously in the click, since the browser grants a request only during the user's gesture. The backup
+   * starts once it is answered (a refusal or an error is not granted; the worker then lists those files).
    */
   function askForFileHosts() {
-    if (!(Number(capMb) > 0)) return Promise.resolve(false);
+    if (site !== "chatgpt" || !(Number(capMb) > 0)) return Promise.resolve(false);
     try {
       return api.permissions.request(FILE_HOST_PERMISSION).catch(() => false);
     } catch {
