@@ -77,21 +77,7 @@ def assert_linked_from_markdown(folder: Path, written: dict[str, bytes]) -> None
     assert len(list(folder.glob("*.files/*"))) == len(written)
 
 
-FILE_HOSTS = "https://*.oaiusercontent.com/*"
 HAS_FILE_HOSTS = "chrome.permissions.contains({origins: ['https://files.oaiusercontent.com/*']})"
-
-
-def grant_file_hosts_on_extensions_page(browser, extension_id: str) -> None:
-    """Test-only, never shipped: what a user does in chrome://extensions (site access), through that page's own API.
-    Chromium keeps it as a runtime grant; `permissions.contains` stays false until the extension's
-    `permissions.request` (in the backup-all click) claims it, which then resolves true without a prompt (headless
-    Chromium shows a prompt nobody can answer)."""
-    page = browser.new_page()
-    page.goto("chrome://extensions")
-    page.evaluate(
-        "([id, host]) => chrome.developerPrivate.addHostPermission(id, host)", [extension_id, FILE_HOSTS]
-    )
-    page.close()
 
 
 def click_without_user_activation(page, selector: str) -> str:
@@ -138,7 +124,7 @@ def held_attachments(mnemo_cli) -> dict[str, dict]:
 
 
 def test_chatgpt_uploads_and_generated_images_come_from_the_file_host_into_the_archive(
-    browser, sites, ext_url, extension_id, mnemo_cli, env, tmp_path
+    browser, sites, ext_url, mnemo_cli, env, tmp_path
 ):
     numbers = (UPLOADED, GENERATED, DOCUMENT, DECLARED_BIG, UNDERSTATED, SAME_ORIGIN)
     conversations = [conversation_json(n) for n in numbers]
@@ -168,7 +154,6 @@ def test_chatgpt_uploads_and_generated_images_come_from_the_file_host_into_the_a
     account.file_types = {docx: docx_type}
     account.install(browser)
     open_site(browser, sites, "https://chatgpt.com")
-    grant_file_hosts_on_extensions_page(browser, extension_id)
     popup = open_popup(browser, ext_url)
     popup.evaluate("() => chrome.storage.sync.set({attachmentCapMb: 2})")
     assert popup.evaluate(HAS_FILE_HOSTS) is False  # optional: not the extension's until it asks
@@ -238,7 +223,7 @@ def test_chatgpt_files_on_the_file_hosts_are_listed_when_the_permission_is_not_g
     account.file_urls = signed_file_urls(served, generated, {layout})
     account.install(browser)
     open_site(browser, sites, "https://chatgpt.com")
-    popup = open_popup(browser, ext_url)
+    popup = open_popup(browser, ext_url, file_hosts=False)
     assert click_without_user_activation(popup, "[data-mnemosyne='backup-all']") == "clicked"
     done = wait_state(popup, "done", 90_000)
 
