@@ -10,7 +10,8 @@ import { wellFormedDeep } from "../shared/text.js";
 import { SOURCE_PATTERNS, sourceSiteOf } from "../sites/index.js";
 import { loadSettings } from "../shared/settings.js";
 import { filesOf } from "./backup_files.js";
-import { downloadFileUrl } from "./file_download.js";
+import { siteOfOpenTab } from "./backup_site.js";
+import { FILE_HOST_PERMISSION, downloadFileUrl, isFileHostUrl } from "./file_download.js";
 import { applyListReply, conversationKind, conversationPath, nextListPath } from "./backup_lists.js";
 import { LOG_EVERY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem, retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
@@ -112,11 +113,13 @@ const tabGet = (run, path) => tabCall(run, { type: "backup-get", path });
  * Download the files a saved conversation refers to (within the user's cap) and store each with `save-attachment`,
  * paced like every other request. Waits happen in this worker: if it stops, the conversation is done again
  * (its save is unchanged, and the host keeps each file once by SHA-256). A file over the cap (declared or read)
- * is not saved and is listed in the tally's `warnings`, as is a file that could not be downloaded or stored.
+ * is not saved and is listed in the tally's `warnings`, as is a file that could not be downloaded or stored, or one
+ * on ChatGPT's file hosts when the user has not granted them (an optional host permission, asked at backup-all).
  */
 async function saveFiles(run, entry, payload, policy) {
   const tally = { saved: 0, failed: 0, skipped: 0, warnings: [] };
-  const warn = (file, reason, bytes = null) => tally.warnings.push({ id: entry.id, title: entry.title ?? null, name: file.name, reason, bytes });
+  const warn = (file, reason, bytes = null, host = null) => tally.warnings.push({ id: entry.id, title: entry.title ?? null, name: file.name,
+    reason, bytes, ...(host ? { host } : {}) });
   const capBytes = Math.max(0, Number((await loadSettings()).attachmentCapMb) || 0) * 1_000_000;
   if (!capBytes) return tally;
   for (const file of filesOf(run.site, payload)) {
@@ -136,7 +139,15 @@ async function saveFiles(run, entry, payload, policy) {
       }
       await update((r) => (r?.id === run.id ? { ...r, rate: started(r.rate, policy, Date.now()) } : r));
       let reply = await tabCall(run, { type: "backup-file", path: file.path, capBytes });
-      if (reply.ok && typeof reply.data?.url === "string") reply = await downloadFileUrl(reply.data.url, capBytes);
+      const url = reply.ok && typeof reply.data?.url === "string" ? reply.data.url : null;
+      if (url && isFileHostUrl(url) && !(await api.permissions.contains(FILE_HOST_PERMISSION))) {
+        // the file hosts are an optional permission the user did not grant: the file is listed, never fetched
+        await update((r) => (r?.id === run.id ? { ...r, rate: observed(r.rate, policy, { status: 200 }, Date.now()) } : r));
+        tally.skipped += 1;
+        warn(file, "NO_PERMISSION", null, new URL(url).hostname);
+        break;
+      }
+      if (url) reply = await downloadFileUrl(url, capBytes);
       const now = Date.now();
       if (reply.ok) {
         await update((r) => (r?.id === run.id ? { ...r, rate: observed(r.rate, policy, { status: 200 }, now) } : r));
@@ -335,15 +346,6 @@ export async function runLoop() {
 }
 
 /** The site a backup started from an extension page is for: the active tab's, else the most recent site tab's. */
-async function siteOfOpenTab() {
-  const [active] = await api.tabs.query({ active: true, lastFocusedWindow: true });
-  if (active && sourceSiteOf(active.url)) return { site: sourceSiteOf(active.url), tabId: active.id };
-  const tabs = await api.tabs.query({ url: SOURCE_PATTERNS });
-  tabs.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
-  if (!tabs.length) throw new MnemoError("NO_SOURCE_TAB", "open ChatGPT or Claude, signed in, then start the backup");
-  return { site: sourceSiteOf(tabs[0].url), tabId: tabs[0].id };
-}
-
 /** Start a run (or return the one in progress). */
 export async function startBackup() {
   const current = await load();

@@ -1,9 +1,14 @@
 // The second half of a ChatGPT file download: the signed `download_url` the site's files API answered, on the
 // site's file host (files.oaiusercontent.com for uploads, sdmntpr*.oaiusercontent.com for generated images).
 // The worker fetches it, not the site tab: from the tab it would be a cross-origin request under the page's CORS
-// rules; from the worker the manifest's host permission for *.oaiusercontent.com covers it. The URL is signed, so
+// rules; from the worker the host permission for *.oaiusercontent.com covers it. That permission is optional
+// (a new required one would disable the installed extension on update until accepted): the backup panel asks for
+// it in the backup-all click, and the worker lists the file instead when it is not granted. The URL is signed, so
 // no cookies are sent; only the file hosts below are fetched, and never more than the user's size cap is read.
 const FILE_HOST = /^([a-z0-9-]+\.)*oaiusercontent\.com$/;
+
+/** The manifest's `optional_host_permissions` entry for the file hosts, for `permissions.request` / `contains`. */
+export const FILE_HOST_PERMISSION = Object.freeze({ origins: ["https://*.oaiusercontent.com/*"] });
 
 /** Whether the worker may fetch `url` as a file download: https on a file host of the site. */
 export function isFileHostUrl(url) {

@@ -5,7 +5,10 @@
 import { api, t } from "./api.js";
 import { el } from "./element.js";
 import { describeError, request } from "./messages.js";
+import { DEFAULT_SETTINGS, loadSettings } from "./settings.js";
 import { RUN_KEY, etaSeconds, left as leftOf } from "../background/backup_state.js";
+import { siteOfOpenTab } from "../background/backup_site.js";
+import { FILE_HOST_PERMISSION } from "../background/file_download.js";
 
 const FAILURES_SHOWN = 20;
 
@@ -37,15 +40,37 @@ export function progressText(run) {
 
 /** Why a file was not saved, for its line in the panel. */
 function fileReason(warning) {
+  if (warning.reason === "NO_PERMISSION") return t("backupFileNoPermission", [warning.host || "oaiusercontent.com"]);
   if (warning.reason !== "TOO_LARGE") return warning.reason || "?";
   return warning.bytes ? t("backupFileTooLargeBytes", [(warning.bytes / 1_000_000).toFixed(1)]) : t("backupFileTooLarge");
 }
 
 /** Build the panel into `container`; returns nothing, keeps itself current. */
 export function mountBackupPanel(container) {
-  const button = (name, label, action) => el("button", { type: "button", dataset: { mnemosyne: name }, text: label,
-    on: { click: () => act(action) } });
-  const start = button("backup-all", t("backupAll"), "backup-start");
+  const button = (name, label, action, before) => el("button", { type: "button", dataset: { mnemosyne: name }, text: label,
+    on: { click: () => act(action, before?.()) } });
+  // the size cap and the site a backup would use, kept current here: whether to ask for the file hosts must be
+  // known inside the click, with no await before the request
+  let capMb = DEFAULT_SETTINGS.attachmentCapMb;
+  let site = null;
+  loadSettings().then((settings) => { capMb = settings.attachmentCapMb; }, () => {});
+  const followSite = () => siteOfOpenTab().then((open) => { site = open.site; }, () => { site = null; });
+  followSite();
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") followSite(); });
+  /**
+   * Ask for ChatGPT's file hosts (an optional host permission) when a ChatGPT backup will download files: called
+   * synchronously in the click, since the browser grants a request only during the user's gesture. The backup
+   * starts once it is answered (a refusal or an error is not granted; the worker then lists those files).
+   */
+  function askForFileHosts() {
+    if (site !== "chatgpt" || !(Number(capMb) > 0)) return Promise.resolve(false);
+    try {
+      return api.permissions.request(FILE_HOST_PERMISSION).catch(() => false);
+    } catch {
+      return Promise.resolve(false);
+    }
+  }
+  const start = button("backup-all", t("backupAll"), "backup-start", askForFileHosts);
   const pause = button("backup-pause", t("backupPause"), "backup-pause");
   const resume = button("backup-resume", t("backupResume"), "backup-resume");
   const cancel = button("backup-cancel", t("backupCancel"), "backup-cancel");
@@ -57,9 +82,10 @@ export function mountBackupPanel(container) {
   container.replaceChildren(el("div", { className: "backup-actions" }, [start, pause, resume, cancel, retry]), progress, failures, kept,
     fileWarnings);
 
-  async function act(type) {
+  async function act(type, before) {
     progress.classList.remove("error");
     try {
+      await before; // the permission prompt's answer, if one was asked for
       await request(type);
       await refresh();
     } catch (error) {
@@ -102,6 +128,7 @@ export function mountBackupPanel(container) {
   }
 
   api.storage.onChanged.addListener((changes, area) => {
+    if (area === "sync" && changes.attachmentCapMb) capMb = changes.attachmentCapMb.newValue ?? DEFAULT_SETTINGS.attachmentCapMb;
     if (area === "local" && changes[RUN_KEY]) show(changes[RUN_KEY].newValue ?? null);
   });
   refresh();

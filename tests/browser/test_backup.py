@@ -207,7 +207,25 @@ def open_site(browser, sites, origin: str):
     return page
 
 
-def open_popup(browser, ext_url, policy: dict | None = None):
+def grant_file_hosts_on_extensions_page(browser, extension_id: str) -> None:
+    """Test-only, never shipped: what a user does in chrome://extensions (site access), through that page's own API.
+    Chromium keeps it as a runtime grant; `permissions.contains` stays false until the extension's
+    `permissions.request` (in the backup-all click) claims it, which then resolves true without a prompt (headless
+    Chromium shows a prompt nobody can answer)."""
+    page = browser.new_page()
+    page.goto("chrome://extensions")
+    page.evaluate(
+        "([id, host]) => chrome.developerPrivate.addHostPermission(id, host)",
+        [extension_id, "https://*.oaiusercontent.com/*"],
+    )
+    page.close()
+
+
+def open_popup(browser, ext_url, policy: dict | None = None, file_hosts: bool = True):
+    """The popup in a tab. `file_hosts`: the user has granted ChatGPT's file hosts (the optional permission the
+    backup-all click asks for), so the click's request answers at once instead of prompting."""
+    if file_hosts:
+        grant_file_hosts_on_extensions_page(browser, ext_url("").split("/")[2])
     popup = browser.new_page()
     popup.goto(ext_url("popup/popup.html"))
     popup.evaluate("(p) => chrome.storage.local.set({backupTestPolicy: p})", policy or FAST)

@@ -3,7 +3,8 @@ generated images are downloaded as the sites serve them and end up encrypted in 
 writes them beside the Markdown with the bytes and SHA-256 they were served with. ChatGPT: the files API answers a
 signed `download_url` on another origin (files.oaiusercontent.com for uploads, sdmntpr*.oaiusercontent.com for
 generated images), which the fake site serves too; Claude: same-origin `/api/{org}/files/{uuid}/...` assets. A file
-over the user's size cap is not saved and is listed with its reason, never dropped silently."""
+over the user's size cap is not saved and is listed with its reason, never dropped silently. ChatGPT's file hosts
+are an optional host permission the backup-all click asks for: not granted, every file on them is listed."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from ext_fakesite import (
     claude_export_conversation,
     shell,
 )
-from test_backup import ChatgptAccount, claude_routes, ids, open_popup, open_site, wait_state
+from test_backup import ChatgptAccount, archive_ids, claude_routes, ids, open_popup, open_site, wait_state
 
 pytestmark = pytest.mark.browser
 ICONS = Path(__file__).resolve().parents[2] / "extension" / "icons"
@@ -76,6 +77,41 @@ def assert_linked_from_markdown(folder: Path, written: dict[str, bytes]) -> None
     assert len(list(folder.glob("*.files/*"))) == len(written)
 
 
+HAS_FILE_HOSTS = "chrome.permissions.contains({origins: ['https://files.oaiusercontent.com/*']})"
+
+
+def click_without_user_activation(page, selector: str) -> str:
+    """Click `selector` as a script would, with no user activation, so `permissions.request` is refused. Playwright's
+    own evaluate and click carry a user gesture (the request would then prompt, and nobody answers in headless), so
+    the page is loaded afresh and clicked through a CDP evaluate without `userGesture`."""
+    cdp = page.context.new_cdp_session(page)
+    page.reload()
+    script = (
+        "new Promise((resolve) => { const tick = () => { const b = document.querySelector(%s);"
+        " if (!b) return setTimeout(tick, 20);"
+        " if (navigator.userActivation.isActive) return resolve('user activation is active');"
+        " b.click(); resolve('clicked'); }; tick(); })"
+    ) % json.dumps(selector)
+    answer = cdp.send("Runtime.evaluate", {"expression": script, "awaitPromise": True, "returnByValue": True})
+    return answer["result"]["value"]
+
+
+def signed_file_urls(served: dict[str, bytes], generated: list[str], same_origin: set[str]) -> dict[str, str]:
+    """file id -> its download URL: generated images on sdmntpr*, uploads on files.oaiusercontent.com."""
+    sign = "?se=2026-12-02T10%3A00%3A00Z&sp=r&sv=2024-08-04&sr=b&sig=c2lnbmVk"
+    urls = {}
+    for fid in served:
+        if fid in same_origin:
+            continue
+        host, path = (
+            ("sdmntprwestus.oaiusercontent.com", f"/files/00000000-{fid[-12:]}/raw{sign}")
+            if fid in generated
+            else ("files.oaiusercontent.com", f"/{fid}{sign}")
+        )
+        urls[fid] = f"https://{host}{path}"
+    return urls
+
+
 def held_attachments(mnemo_cli) -> dict[str, dict]:
     """Every attachment object of the archive's portable documents that the archive holds, by SHA-256."""
     out: dict[str, dict] = {}
@@ -113,24 +149,17 @@ def test_chatgpt_uploads_and_generated_images_come_from_the_file_host_into_the_a
         layout: (ICONS / "icon32.png").read_bytes(),  # served by chatgpt.com itself (estuary/content)
     }
     account.files = served
-    sign = "?se=2026-12-02T10%3A00%3A00Z&sp=r&sv=2024-08-04&sr=b&sig=c2lnbmVk"
     docx_type = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-    for fid in served:
-        if fid == layout:
-            continue
-        host, path = (
-            ("sdmntprwestus.oaiusercontent.com", f"/files/00000000-{fid[-12:]}/raw{sign}")
-            if fid in generated
-            else ("files.oaiusercontent.com", f"/{fid}{sign}")
-        )
-        account.file_urls[fid] = f"https://{host}{path}"
+    account.file_urls = signed_file_urls(served, generated, {layout})
     account.file_types = {docx: docx_type}
     account.install(browser)
     open_site(browser, sites, "https://chatgpt.com")
     popup = open_popup(browser, ext_url)
     popup.evaluate("() => chrome.storage.sync.set({attachmentCapMb: 2})")
+    assert popup.evaluate(HAS_FILE_HOSTS) is False  # optional: not the extension's until it asks
     popup.click("[data-mnemosyne='backup-all']")
     done = wait_state(popup, "done", 90_000)
+    assert popup.evaluate(HAS_FILE_HOSTS) is True  # the click asked for it
 
     assert (done["done"], done["failed"]) == (str(len(numbers)), "0"), done
     assert "files: 8 saved, 2 not saved" in done["text"], (done["text"], account.file_host_asks)
@@ -169,6 +198,55 @@ def test_chatgpt_uploads_and_generated_images_come_from_the_file_host_into_the_a
         written["img-f5daf224-905a-4e58-8bc3-29080a6d8f22.jpeg"] == served[photo]
     )  # its name, made file-safe
     assert_linked_from_markdown(tmp_path / "export", written)
+
+
+def test_chatgpt_files_on_the_file_hosts_are_listed_when_the_permission_is_not_granted(
+    browser, sites, ext_url, mnemo_cli
+):
+    """The backup-all click's permission request fails (a click without a user gesture; a user's "no" takes the same
+    path): the conversations are saved, the same-origin file too, and every file on the file hosts is listed with
+    the reason; the file hosts are never asked."""
+    numbers = (UPLOADED, GENERATED, SAME_ORIGIN)
+    conversations = [conversation_json(n) for n in numbers]
+    account = ChatgptAccount(main=ids(len(numbers), "no-file-hosts"))
+    account.fixtures = dict(zip(account.main, conversations, strict=True))
+    (photo,) = file_ids(conversations[0])
+    user_image, *generated = file_ids(conversations[1])
+    (layout,) = file_ids(conversations[2])
+    served = {
+        photo: (ICONS / "icon128.png").read_bytes(),
+        user_image: (ICONS / "icon16.png").read_bytes(),
+        **{fid: (ICONS / "icon48.png").read_bytes() + bytes([i]) for i, fid in enumerate(generated)},
+        layout: (ICONS / "icon32.png").read_bytes(),
+    }
+    account.files = served
+    account.file_urls = signed_file_urls(served, generated, {layout})
+    account.install(browser)
+    open_site(browser, sites, "https://chatgpt.com")
+    popup = open_popup(browser, ext_url, file_hosts=False)
+    assert click_without_user_activation(popup, "[data-mnemosyne='backup-all']") == "clicked"
+    done = wait_state(popup, "done", 90_000)
+
+    assert popup.evaluate(HAS_FILE_HOSTS) is False
+    assert (done["done"], done["failed"]) == (str(len(numbers)), "0"), done
+    assert archive_ids(mnemo_cli, "chatgpt") == set(account.main)
+    assert "files: 1 saved, 6 not saved" in done["text"], done["text"]
+    assert account.file_host_asks == [] and account.file_gets == [layout]
+    warnings = popup.locator("[data-mnemosyne='backup-file-warnings'] li")
+    listed = [
+        (warnings.nth(i).get_attribute("data-reason"), warnings.nth(i).text_content())
+        for i in range(warnings.count())
+    ]
+    assert len(listed) == 6 and {reason for reason, _ in listed} == {"NO_PERMISSION"}, listed
+    texts = [text for _, text in listed]
+    assert sum("permission to download from files.oaiusercontent.com not granted" in t for t in texts) == 2, (
+        texts
+    )
+    assert (
+        sum("permission to download from sdmntprwestus.oaiusercontent.com not granted" in t for t in texts)
+        == 4
+    )
+    assert set(held_attachments(mnemo_cli)) == {hashlib.sha256(served[layout]).hexdigest()}
 
 
 def test_claude_uploads_and_documents_come_from_the_sites_file_api_into_the_archive(

@@ -18,7 +18,7 @@ JS_FILES = sorted(p for p in EXT.rglob("*.js") if "node_modules" not in p.parts 
 HTML_FILES = sorted(p for p in EXT.rglob("*.html") if "node_modules" not in p.parts)
 LOCALES = ("en", "zh_CN")
 # connect-src: only ChatGPT's signed file hosts, which the worker downloads a backup's files from
-# (background/file_download.js); no extension page connects anywhere else
+# (background/file_download.js) once the user grants them; no extension page connects anywhere else
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
     " connect-src https://*.oaiusercontent.com"
@@ -61,9 +61,11 @@ def test_manifest_loads_in_chromium_and_firefox():
         "https://chat.openai.com/*",
         "https://claude.ai/*",
         "https://gemini.google.com/*",
-        # ChatGPT's signed file downloads (files. and sdmntpr*. hosts): the worker fetches them in a backup
-        "https://*.oaiusercontent.com/*",
     ]
+    # ChatGPT's signed file downloads (files. and sdmntpr*. hosts): the worker fetches them in a backup. Optional, so
+    # an update that adds it never disables the installed extension; the backup-all click asks for it.
+    assert m["optional_host_permissions"] == ["https://*.oaiusercontent.com/*"]
+    assert "optional_permissions" not in m
     assert "externally_connectable" not in m and "web_accessible_resources" not in m
     assert m["default_locale"] == "en"
 

@@ -105,8 +105,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def firefox(tmp_path, env):
-    """Headless Firefox with the real host registered for HOME=tmp: yields (BiDi client, add-on UUID, env)."""
+def firefox(tmp_path, env, grant_optional_permissions: bool = False):
+    """Headless Firefox with the real host registered for HOME=tmp: yields (BiDi client, add-on UUID, env).
+    `grant_optional_permissions`: Firefox's own test pref, a `permissions.request` made in a user's click is granted
+    without its prompt (headless shows a prompt nobody can answer)."""
     home = tmp_path / "home"
     profile = tmp_path / "ff-profile"
     profile.mkdir(parents=True)
@@ -121,7 +123,12 @@ def firefox(tmp_path, env):
     (profile / "user.js").write_text(
         f'user_pref("extensions.webextensions.uuids", {json.dumps(json.dumps({ADDON_ID: internal}))});\n'
         'user_pref("browser.shell.checkDefaultBrowser", false);\n'
-        'user_pref("datareporting.policy.dataSubmissionEnabled", false);\n',
+        'user_pref("datareporting.policy.dataSubmissionEnabled", false);\n'
+        + (
+            'user_pref("extensions.webextOptionalPermissionPrompts", false);\n'
+            if grant_optional_permissions
+            else ""
+        ),
         encoding="utf-8",
     )
     port = free_port()

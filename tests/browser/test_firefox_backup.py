@@ -110,9 +110,15 @@ PROGRESS = "document.querySelector('[data-mnemosyne=backup-progress]')"
 
 
 @contextlib.contextmanager
-def library_with_account(tmp_path, env, account: ServedChatgpt, policy: dict | None = None):
+def library_with_account(
+    tmp_path,
+    env,
+    account: ServedChatgpt,
+    policy: dict | None = None,
+    grant_optional_permissions: bool = False,
+):
     """Firefox with a chatgpt.com tab on the served account and the library open: (bidi, library, env)."""
-    with firefox(tmp_path, env) as (bidi, internal, ff_env):
+    with firefox(tmp_path, env, grant_optional_permissions) as (bidi, internal, ff_env):
         sites = FakeSites()
         account.install(sites)
         serve_intercepts(bidi, sites)
@@ -135,9 +141,37 @@ def library_with_account(tmp_path, env, account: ServedChatgpt, policy: dict | N
         yield bidi, library, ff_env
 
 
-def run_backup(bidi, library, until: str = "true", timeout: float = 120) -> dict:
-    """Click backup-all and wait for the run to be done (and `until`, a JS condition on `p`, the progress)."""
-    bidi.evaluate(library, "document.querySelector('[data-mnemosyne=backup-all]').click()")
+def user_click(bidi, context: str, selector: str) -> None:
+    """A real pointer click (user input) on `selector`, as the user's click that may ask for a permission."""
+    found = bidi.call(
+        "script.evaluate",
+        {
+            "expression": f"document.querySelector({json.dumps(selector)})",
+            "target": {"context": context},
+            "awaitPromise": False,
+            "resultOwnership": "root",
+        },
+    )
+    element = {"sharedId": found["result"]["sharedId"]}
+    pointer = [
+        {"type": "pointerMove", "x": 0, "y": 0, "origin": {"type": "element", "element": element}},
+        {"type": "pointerDown", "button": 0},
+        {"type": "pointerUp", "button": 0},
+    ]
+    bidi.call(
+        "input.performActions",
+        {"context": context, "actions": [{"type": "pointer", "id": "mouse", "actions": pointer}]},
+    )
+    bidi.call("input.releaseActions", {"context": context})
+
+
+def run_backup(bidi, library, until: str = "true", timeout: float = 120, user: bool = False) -> dict:
+    """Click backup-all and wait for the run to be done (and `until`, a JS condition on `p`, the progress).
+    A script's click unless `user`: no user input, so the click's request for the file hosts is refused."""
+    if user:
+        user_click(bidi, library, "[data-mnemosyne=backup-all]")
+    else:
+        bidi.evaluate(library, "document.querySelector('[data-mnemosyne=backup-all]').click()")
     state = bidi.wait_for(
         library,
         f"(() => {{ const p = {PROGRESS}; return p.dataset.state === 'done' && ({until})"
@@ -233,8 +267,9 @@ def test_firefox_backup_stores_an_upload_and_may_fetch_chatgpts_file_host(tmp_pa
     """Firefox: the upload is downloaded through the tab (a same-origin download_url) and exported with its bytes.
     The cross-origin case (files.oaiusercontent.com, fetched by the background script) cannot be served here:
     WebDriver BiDi's intercepts do not see a background script's requests. What it rests on is checked from an
-    extension page instead, which has the background's origin, CSP and host permissions: the host permission is
-    granted and the worker's own download function fetches the file host's URL."""
+    extension page instead, which has the background's origin, CSP and host permissions: the optional host
+    permission is not held before the user's backup-all click, is granted by it, and the worker's own download
+    function then fetches the file host's URL."""
     account = ServedChatgpt(
         main=ids(2, "files"), file_origin="https://chatgpt.com/backend-api/estuary/content"
     )
@@ -250,8 +285,14 @@ def test_firefox_backup_stores_an_upload_and_may_fetch_chatgpts_file_host(tmp_pa
         "baseBackoffMs": 100,
         "maxBackoffMs": 200,
     }
-    with library_with_account(tmp_path, env, account, policy) as (bidi, library, ff_env):
-        counts = run_backup(bidi, library)
+    file_hosts = "browser.permissions.contains({origins: ['https://files.oaiusercontent.com/*']})"
+    with library_with_account(tmp_path, env, account, policy, grant_optional_permissions=True) as (
+        bidi,
+        library,
+        ff_env,
+    ):
+        assert bidi.evaluate(library, file_hosts) == {"type": "boolean", "value": False}
+        counts = run_backup(bidi, library, user=True)
         warnings = bidi.evaluate(
             library,
             "JSON.stringify([...document.querySelectorAll('[data-mnemosyne=backup-file-warnings] li')]"
@@ -266,10 +307,7 @@ def test_firefox_backup_stores_an_upload_and_may_fetch_chatgpts_file_host(tmp_pa
         account.file_origin = "https://files.oaiusercontent.com"
         probe = account.file_url("file-host-probe")
         account.install_file(probe, ("image/png", photo[:100]))
-        granted = bidi.evaluate(
-            library, "browser.permissions.contains({origins: ['https://files.oaiusercontent.com/*']})"
-        )
-        assert granted == {"type": "boolean", "value": True}
+        assert bidi.evaluate(library, file_hosts) == {"type": "boolean", "value": True}
         fetched = bidi.evaluate(
             library,
             f"import('/background/file_download.js').then((m) => m.downloadFileUrl({json.dumps(probe)}, 1000000))"
