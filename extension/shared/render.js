@@ -16,10 +16,30 @@ function highlight(code, language) {
   }
 }
 
+// texmath's display-math block rules (`$$..$$`, `\[..\]`, with or without an equation number) end the block at
+// the closing delimiter and drop the rest of its line: `$$x$$ and more` lost " and more". Our delimiter set is
+// texmath's dollars and brackets with one change: a block is claimed only when nothing but spaces follows the
+// closing delimiter on its line. Otherwise the lines stay a paragraph, where the inline rule renders `$$..$$`
+// as display math among the words, and `\[..\]` stays text (Markdown reads `\[` as an escaped bracket).
+const BLANK_TO_LINE_END = /[ \t]*(?:\n|$)/y;
+function endsItsLine(src, end) {
+  BLANK_TO_LINE_END.lastIndex = end + 1;
+  return BLANK_TO_LINE_END.test(src);
+}
+const { dollars, brackets } = texmath.rules;
+texmath.rules.whole_line_blocks = {
+  // `$$..$$` in a paragraph: the formula alone, not texmath's <section>, which would close the paragraph
+  inline: [...dollars.inline, ...brackets.inline].map((rule) => (rule.name === "math_inline_double" ? { ...rule, tmpl: "$1" } : rule)),
+  block: [...dollars.block, ...brackets.block].map((rule) => ({
+    ...rule,
+    post: (src, outerSpace, end) => (!rule.post || rule.post(src, outerSpace, end)) && endsItsLine(src, end),
+  })),
+};
+
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false, highlight })
   .disable("image") // no remote fetches: an image's markdown stays as its text
   .use(taskLists, { enabled: false })
-  .use(texmath, { engine: katex, delimiters: ["dollars", "brackets"], katexOptions: { output: "mathml", throwOnError: false } });
+  .use(texmath, { engine: katex, delimiters: "whole_line_blocks", katexOptions: { output: "mathml", throwOnError: false } });
 md.validateLink = (url) => SAFE_URL.test(url.trim());
 // markdown-it ends every block tag with a newline: as text nodes between blocks (which render as nothing) they
 // are a fifth of a long answer's nodes, each one parsed and walked by the sanitizer. Code keeps its own: fences

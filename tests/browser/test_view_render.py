@@ -37,9 +37,9 @@ $$
 See [the notes](https://example.org/notes) or [this](javascript:window.__pwned=1)."""
 
 
-def tide_with_extras() -> dict:
+def tide_with_extras(text: str = EXTRA) -> dict:
     """The real Tide conversation (headings, bold, lists) with one more real-shaped assistant turn that holds
-    what it lacks: a table, code, math and a task list."""
+    what it lacks (by default: a table, code, math and a task list)."""
     api = copy.deepcopy(chatgpt_api_fixture())
     leaf = api["current_node"]
     template = next(
@@ -51,7 +51,7 @@ def tide_with_extras() -> dict:
     )
     message = copy.deepcopy(template)
     message.update(id="extra-turn", create_time=(template.get("create_time") or 1764090000.0) + 1)
-    message["content"] = {"content_type": "text", "parts": [EXTRA]}
+    message["content"] = {"content_type": "text", "parts": [text]}
     api["mapping"]["extra-turn"] = {"id": "extra-turn", "message": message, "parent": leaf, "children": []}
     api["mapping"][leaf]["children"].append("extra-turn")
     api["current_node"] = "extra-turn"
@@ -91,6 +91,21 @@ def test_view_renders_markdown_code_math_and_safe_links(browser, tmp_path, mnemo
     screenshot(view, "view-rendered-light")
     view.emulate_media(color_scheme="dark")
     screenshot(view, "view-rendered-dark")
+
+
+def test_view_keeps_the_words_after_one_line_display_math(browser, tmp_path, mnemo_cli, ext_url):
+    # texmath's block rule ended at the closing $$ and dropped the rest of the line
+    conversation_id = import_api(tmp_path, mnemo_cli, tide_with_extras("$$E=mc^2$$ and more"), "tide.json")
+    view = browser.new_page()
+    view.goto(ext_url(f"view/view.html?id={conversation_id}"))
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
+    paragraph = view.locator("[data-mnemosyne='transcript'] .markdown").last.locator("p", has_text="and more")
+    paragraph.wait_for(timeout=5_000)  # visible
+    assert paragraph.inner_text().split()[-2:] == ["and", "more"]  # laid out, not only in the DOM
+    formula = paragraph.locator(".katex math[display='block']")
+    assert formula.locator("annotation").text_content() == "E=mc^2"
+    assert formula.locator("msup").count() == 1  # rendered by KaTeX, not left as TeX
+    assert formula.bounding_box()["height"] > 0
 
 
 def test_branch_switch_shows_the_other_edit(browser, tmp_path, mnemo_cli, ext_url, screenshot):
