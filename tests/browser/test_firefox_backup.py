@@ -232,10 +232,12 @@ def chrome_context(bidi) -> str:
 
 
 def terminate_background(bidi, library: str) -> None:
-    """Stop the event page as about:debugging's "Terminate background script" does (DebugUtils). The instance that
-    is stopped gets a mark on its global first (`same_background` tells whether a later one still has it), and
-    Firefox reports it stopped once the termination settles. Nothing the test does wakes it again: the library
-    follows storage.onChanged; the extension's own alarms do."""
+    """Stop the event page for real, from Firefox's parent process. Neither the idle timeout
+    (`extensions.background.idle.timeout`) nor about:debugging's "Terminate background script" stops it mid-run:
+    Firefox exempts an event page whose native messaging port is open (the host's), so this is
+    `terminateBackground({disableResetIdleForTest: true})`, Firefox's own test switch past that exemption. The
+    instance that is stopped gets a mark on its global first (`same_background` tells whether a later one still has
+    it). Nothing the test does wakes it again: the library follows storage.onChanged; the extension's alarms do."""
     bidi.evaluate(library, "browser.runtime.getBackgroundPage().then((w) => { w.mnemoTestStopped = true; })")
     state = bidi.evaluate(
         chrome_context(bidi),
