@@ -65,13 +65,27 @@ class Bidi:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             message = json.loads(self.ws.recv(timeout=max(0.1, deadline - time.monotonic())))
-            if message.get("type") == "event":
-                self.on_event(message["method"], message["params"])
-            elif message.get("type") == "error" and message.get("id") in self.unanswered | {command_id}:
-                raise AssertionError(f"{method}: {message.get('error')}: {message.get('message')}")
-            elif message.get("id") == command_id:
+            if self._dispatch(message, method, command_id):
                 return message["result"]
         raise TimeoutError(method)
+
+    def _dispatch(self, message: dict, method: str, command_id: int | None) -> bool:
+        """Serve an event or check an answer's reply; True when `message` is the reply to `command_id`."""
+        if message.get("type") == "event":
+            self.on_event(message["method"], message["params"])
+        elif message.get("type") == "error" and message.get("id") in self.unanswered | {command_id}:
+            raise AssertionError(f"{method}: {message.get('error')}: {message.get('message')}")
+        return command_id is not None and message.get("id") == command_id
+
+    def pump(self, seconds: float) -> None:
+        """Serve events (intercepted requests) for `seconds`: a poll interval that does not hold requests up."""
+        deadline = time.monotonic() + seconds
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                message = json.loads(self.ws.recv(timeout=remaining))
+            except TimeoutError:
+                return
+            self._dispatch(message, "event", None)
 
     def evaluate(self, context: str, expression: str):
         result = self.call(
@@ -94,7 +108,7 @@ class Bidi:
             value = self.evaluate(context, expression).get("value")
             if value:
                 return value
-            time.sleep(0.1)
+            self.pump(0.1)
         raise TimeoutError(expression)
 
 

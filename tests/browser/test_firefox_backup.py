@@ -1,6 +1,8 @@
 """Back up everything in Firefox ESR (WebDriver BiDi), with the real host: the library's backup-all lists a served
-ChatGPT account (two list pages, an archived chat, an empty project sidebar) through the chatgpt.com tab's content
-script, saves every conversation into the archive, and a second run fetches none."""
+ChatGPT account (list pages, archived chats, projects) through the chatgpt.com tab's content script, saves every
+conversation into the archive, and a second run fetches none; a 1,000-conversation account (the Chromium test's
+account) syncs completely; a background script stopped mid-run (as about:debugging's "Terminate background script"
+does) resumes from storage.local without re-fetching what was saved."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from ext_fakesite import ACCESS_TOKEN, FakeSites, chatgpt_api_fixture, shell
-from test_firefox import FIREFOX, firefox, serve_intercepts
+from test_backup import ChatgptAccount
+from test_firefox import ADDON_ID, FIREFOX, firefox, serve_intercepts
 
 from conftest import EXTENSION_DIR
 from support.cli import mnemo
@@ -181,6 +184,17 @@ def run_backup(bidi, library, until: str = "true", timeout: float = 120, user: b
     return json.loads(state)
 
 
+def run_backup_done(bidi, library, timeout: float) -> dict:
+    """Wait for the run already started to be done: its progress."""
+    state = bidi.wait_for(
+        library,
+        f"(() => {{ const p = {PROGRESS}; return p.dataset.state === 'done'"
+        " ? JSON.stringify({...p.dataset, text: p.textContent}) : ''; })()",
+        timeout=timeout,
+    )
+    return json.loads(state)
+
+
 def held(ff_env) -> dict[str, dict]:
     listed = json.loads(mnemo(ff_env, "list", "--source", "chatgpt", "--limit", "0", "--json").stdout)
     return {item["source_id"]: item for item in listed}
@@ -188,6 +202,62 @@ def held(ff_env) -> dict[str, dict]:
 
 def ids(n: int, salt: str) -> list[str]:
     return [str(uuid.uuid5(uuid.NAMESPACE_URL, f"ff-backup/{salt}/{i}")) for i in range(n)]
+
+
+class ServedAccount(ServedChatgpt):
+    """The Chromium tests' ChatgptAccount (main list paged by offset, archived, a project with cursor paging) served
+    through the fake-site tables, so both browsers sync the same account shape."""
+
+    def __init__(self, account: ChatgptAccount):
+        super().__init__(main=[])
+        self.account = account
+
+    def install(self, sites: FakeSites) -> None:
+        super().install(sites)
+        for route in list(sites.json_routes):
+            if route.startswith("https://chatgpt.com/backend-api/"):
+                del sites.json_routes[route]
+        sites.json_routes["https://chatgpt.com/backend-api/"] = (200, self.answer)
+
+    def answer(self, request):
+        if request.headers.get("authorization") != f"Bearer {ACCESS_TOKEN}":
+            return 401, {"detail": "unauthorized"}
+        path, _, raw = request.url.removeprefix("https://chatgpt.com").partition("?")
+        return self.account.answer(path, {k: v[0] for k, v in parse_qs(raw).items()})
+
+
+def chrome_context(bidi) -> str:
+    """The browser window's own (chrome) context: --remote-allow-system-access lets BiDi evaluate there."""
+    return bidi.call("browsingContext.getTree", {"moz:scope": "chrome"})["contexts"][0]["context"]
+
+
+def terminate_background(bidi, library: str) -> None:
+    """Stop the event page for real, from Firefox's parent process. Neither the idle timeout
+    (`extensions.background.idle.timeout`) nor about:debugging's "Terminate background script" stops it mid-run:
+    Firefox exempts an event page whose native messaging port is open (the host's), so this is
+    `terminateBackground({disableResetIdleForTest: true})`, Firefox's own test switch past that exemption. The
+    instance that is stopped gets a mark on its global first (`same_background` tells whether a later one still has
+    it). Nothing the test does wakes it again: the library follows storage.onChanged; the extension's alarms do."""
+    bidi.evaluate(library, "browser.runtime.getBackgroundPage().then((w) => { w.mnemoTestStopped = true; })")
+    state = bidi.evaluate(
+        chrome_context(bidi),
+        "(async () => { const {ExtensionParent} = ChromeUtils.importESModule("
+        "'resource://gre/modules/ExtensionParent.sys.mjs');"
+        f" const id = {json.dumps(ADDON_ID)};"
+        " const extension = ExtensionParent.GlobalManager.extensionMap.get(id);"
+        " await extension.terminateBackground({disableResetIdleForTest: true});"
+        " return JSON.stringify([extension.backgroundState,"
+        " ExtensionParent.DebugUtils.isBackgroundScriptRunning(id)]); })()",
+    )
+    assert json.loads(state["value"]) == ["stopped", False], state
+
+
+def same_background(bidi, library: str) -> bool:
+    """Whether the running background script is the instance `terminate_background` marked (False: a new one)."""
+    marked = bidi.evaluate(
+        library, "browser.runtime.getBackgroundPage().then((w) => w.mnemoTestStopped === true)"
+    )
+    return marked["value"]
 
 
 @pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
@@ -315,3 +385,75 @@ def test_firefox_backup_stores_an_upload_and_may_fetch_chatgpts_file_host(tmp_pa
         )
         reply = json.loads(fetched["value"])
         assert reply["ok"] and base64.b64decode(reply["data"]["data"]) == photo[:100], reply
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_backup_of_1000_conversations_then_a_second_run_fetches_none(tmp_path, env):
+    account = ChatgptAccount(main=ids(950, "main"), archived=ids(20, "archived"), project=ids(30, "project"))
+    policy = {"spacingMs": 0, "burst": 1_000_000, "refillPerMinute": 1_000_000}
+    with library_with_account(tmp_path, env, ServedAccount(account), policy) as (bidi, library, ff_env):
+        started = time.monotonic()
+        counts = run_backup(bidi, library, timeout=600)
+        seconds = time.monotonic() - started
+        print(
+            f"\nFirefox backup of 1000 conversations: {seconds:.1f} s ({1000 / seconds:.1f} conversations/s)"
+        )
+        assert (counts["done"], counts["skipped"], counts["failed"], counts["left"]) == (
+            "1000",
+            "0",
+            "0",
+            "0",
+        ), counts
+        assert sorted(account.conversation_fetches()) == sorted(account.all_ids()), "each fetched once"
+        saved = held(ff_env)
+        assert set(saved) == set(account.all_ids()), len(set(account.all_ids()) - set(saved))
+        project = {cid for cid, item in saved.items() if item.get("project") == "Thesis"}
+        assert project == set(account.project), len(project)
+        # 10 main pages + 1 archived page + the project sidebar + 2 project pages
+        assert len(account.listed) == 14, account.listed
+
+        # a second run over the unchanged account: list requests only
+        fetched, listed = len(account.fetched), len(account.listed)
+        run_backup(bidi, library, until="p.dataset.skipped === '1000'", timeout=120)
+        assert account.fetched[fetched:] == [], "the second run fetched conversations"
+        assert len(account.listed) - listed == 14
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_backup_resumes_after_the_background_script_is_stopped(tmp_path, env):
+    """Stopped twice: once while a conversation may be in flight, once while it waits out a 429's Retry-After (its
+    wake alarm armed). Each time Firefox reports the event page stopped and a new instance carries on; the run finishes, fetching each
+    conversation once (at most the one in flight twice) and asking the limited one no sooner than Retry-After."""
+    account = ChatgptAccount(main=ids(40, "resume"))
+    limited = account.main[30]
+    account.limited[limited] = "3"
+    policy = {"spacingMs": 100, "burst": 1_000_000, "refillPerMinute": 1_000_000, "baseBackoffMs": 200}
+    with library_with_account(tmp_path, env, ServedAccount(account), policy) as (bidi, library, ff_env):
+        bidi.evaluate(library, "document.querySelector('[data-mnemosyne=backup-all]').click()")
+        bidi.wait_for(library, f"Number({PROGRESS}.dataset.done) >= 10 ? 'yes' : ''", timeout=60)
+        terminate_background(bidi, library)
+        at_first_stop = len(account.conversation_fetches())
+
+        # the 429 is committed to the run and the wake alarm for its Retry-After is armed: stop it again
+        bidi.wait_for(
+            library,
+            "Promise.all([browser.storage.local.get('backupRun'), browser.alarms.get('backup-wake')])"
+            ".then(([{backupRun: r}, alarm]) => r?.rate?.lastStatus === 429 && alarm"
+            " && alarm.scheduledTime > Date.now() + 500 ? 'waiting' : '')",
+            timeout=90,
+        )
+        assert not same_background(bidi, library), "the first stop did not stop the background script"
+        terminate_background(bidi, library)
+        at_second_stop = len(account.conversation_fetches())
+
+        counts = run_backup_done(bidi, library, timeout=120)
+        assert (counts["done"], counts["failed"], counts["left"]) == ("40", "0", "0"), counts
+        fetched = account.conversation_fetches()
+        assert at_first_stop < at_second_stop < len(fetched), (at_first_stop, at_second_stop, len(fetched))
+        again = {cid for cid in fetched if fetched.count(cid) > 1}
+        assert len(again) <= 1 and set(fetched) == set(account.main), f"re-fetched after a stop: {again}"
+        asked = [(t, status) for t, cid, status in account.fetched if cid == limited]
+        assert [status for _, status in asked] == [429, 200], asked
+        assert asked[1][0] - asked[0][0] >= 3.0, asked
+        assert set(held(ff_env)) == set(account.main)
+        assert not same_background(bidi, library), "the second stop did not stop the background script"
