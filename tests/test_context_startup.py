@@ -62,3 +62,45 @@ def test_a_caller_that_shows_the_count_gets_it_exact():
     assert asked["report"]["tokens_exact"] is True
     assert asked["report"]["tokens"] == preloaded["report"]["tokens"]
     assert asked["text"] == preloaded["text"]
+
+
+@pytest.mark.parametrize("entry", ["cli", "host"])
+def test_mnemosyne_processes_never_scan_for_pydantic_plugins(entry, tmp_path):
+    """pydantic searches every installed distribution's entry points for plugins when it builds the first
+    model (40-50 ms of a CLI call), and a plugin would see every transcript validated: the CLI and the host
+    turn that off. Checked in fresh processes through the real entry points, after a model was built."""
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env["MNEMOSYNE_HOME"] = str(tmp_path / "home")
+    out_file = tmp_path / "out.txt"
+    run = (
+        f"from mnemosyne.cli.main import main; main(['convert', sys.argv[1], '--to', 'text', '-o', {str(out_file)!r}])"
+        if entry == "cli"
+        else "from mnemosyne.nativehost import server; server.main([]); from mnemosyne.model import Conversation; Conversation.model_json_schema()"
+    )
+    code = f"import sys\n{run}\nfrom pydantic.plugin import _loader\n" + (
+        "sys.stderr.write('SCANNED %s' % (_loader._plugins is not None))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(FILE)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert "SCANNED False" in out.stderr, out.stderr[-2000:]
+    # the same model building without the setting does scan: the check above can fail
+    plain = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom mnemosyne.model import Conversation\n"
+            "Conversation.model_json_schema(); from pydantic.plugin import _loader\n"
+            "sys.stderr.write('SCANNED %s' % (_loader._plugins is not None))\n",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert "SCANNED True" in plain.stderr, plain.stderr[-2000:]

@@ -8,7 +8,7 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from .. import __version__
+from .. import __version__, appenv
 from ..errors import MnemosyneError
 from ..lazy import load
 
@@ -90,6 +90,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    appenv.apply()
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(chosen if chosen in COMMANDS else None)

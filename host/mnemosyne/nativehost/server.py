@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from .. import appenv
 from ..errors import MnemosyneError
 from . import envelope
 from .actions import dispatch
@@ -143,6 +144,7 @@ def serve(
 
 
 def main(argv: list[str] | None = None) -> int:
+    appenv.apply()
     frames = claim_stdout()
     log.start()
     session = HostSession(caller=list(sys.argv[1:] if argv is None else argv))
