@@ -14,6 +14,16 @@ def fixtures() -> Path:
 
 
 @pytest.fixture
+def host(tmp_path):
+    """A real host process (`python -m mnemosyne.nativehost`) over a fresh data folder."""
+    from support.hostproc import HostProcess, host_env
+
+    proc = HostProcess(host_env(tmp_path / "home"))
+    yield proc
+    proc.kill()
+
+
+@pytest.fixture
 def mnemo_home(tmp_path, monkeypatch):
     """An empty data folder with a key-file opt-in, so no test touches a real archive or keyring."""
     home = tmp_path / "home"

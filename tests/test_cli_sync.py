@@ -10,14 +10,11 @@ from mnemosyne.archive import open_archive, sync
 from mnemosyne.model import format_time
 from mnemosyne.service.save import save_payload
 from support.cli import run_cli
+from support.data import load
 from test_host_attachments import AI_ORIGIN, FILE_ID, SOURCE_ID
 from test_host_sync import TIDE, capture_of
 
 OLD = 1_600_000_000  # an mtime no export run can produce
-
-
-def load(fixtures, rel):
-    return json.loads((fixtures / rel).read_text(encoding="utf-8"))
 
 
 def test_sync_status_prints_runs_failures_and_saved_counts(mnemo_home, fixtures):

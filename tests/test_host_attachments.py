@@ -9,22 +9,11 @@ import os
 
 import pytest
 
-from support.hostproc import HostProcess, host_env
+from support.data import load
 
 AI_ORIGIN = "chatgpt_api/elinvoss/0198-AI_Origin_Inquiry-6983ee11-711c-832f-a7b6-2a0791c4f38e.json"
 SOURCE_ID = "6983ee11-711c-832f-a7b6-2a0791c4f38e"
 FILE_ID = "file_00000000c73c71f58216ef48c6464cab"  # the upload's id; its image part says sediment://<id>
-
-
-@pytest.fixture
-def host(tmp_path):
-    proc = HostProcess(host_env(tmp_path / "home"))
-    yield proc
-    proc.kill()
-
-
-def load(fixtures, rel):
-    return json.loads((fixtures / rel).read_text(encoding="utf-8"))
 
 
 def attachment_parts(doc):

@@ -11,13 +11,6 @@ import pytest
 from support.hostproc import HostProcess, host_env
 
 
-@pytest.fixture
-def host(tmp_path):
-    proc = HostProcess(host_env(tmp_path / "home"))
-    yield proc
-    proc.kill()
-
-
 def capture(site: str, url: str, turns: list[tuple[str, str, str]], conversation_id=None, title=None):
     return {
         "format": "mnemosyne.capture",

@@ -6,22 +6,12 @@ import json
 
 import pytest
 
-from support.hostproc import HostProcess, frame, host_env
+from support.data import load
+from support.hostproc import frame
 
 CHATGPT_DIR = "chatgpt_api/elinvoss/"
 TIDE = CHATGPT_DIR + "0119-Tide_anneal_crucible_explanation-6925e174-6714-832f-8946-84bdb22f6d2e.json"
 TIDE_ID = "6925e174-6714-832f-8946-84bdb22f6d2e"
-
-
-@pytest.fixture
-def host(tmp_path):
-    proc = HostProcess(host_env(tmp_path / "home"))
-    yield proc
-    proc.kill()
-
-
-def load(fixtures, rel):
-    return json.loads((fixtures / rel).read_text(encoding="utf-8"))
 
 
 def chatgpt_payloads(fixtures):
