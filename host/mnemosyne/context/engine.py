@@ -206,43 +206,23 @@ def build_context(
     compact = usable < COMPACT_BELOW
     header = _header(conv, compact)
     closing = _closing(last_pos == len(turns) - 1, compact)
+
+    def assemble(meter: Meter, counts: dict[str, int] | None) -> tuple[Plan, Any, int]:
+        return _assemble(
+            conv, target, turns, instructions, last_pos, focus, usable, counts, meter, header, closing, budget
+        )
+
     built = None
     exact = exact_tokens or tokens.is_loaded(tokens.base_encoding(target.tokenizer))
     if not exact and _fits_by_bytes(turns, instructions, header, closing, target, usable):
         # o200k never yields more tokens than UTF-8 bytes: planned with byte counts, a build that keeps
         # everything is the build exact counts would give, without loading a tokenizer
-        built = _assemble(
-            conv,
-            target,
-            turns,
-            instructions,
-            last_pos,
-            focus,
-            usable,
-            None,
-            Meter(target.tokenizer, bound=True),
-            header,
-            closing,
-            budget,
-        )
+        built = assemble(Meter(target.tokenizer, bound=True), None)
         if built[0].coverage is not None or built[0].truncated:
             built = None
     if built is None:
         exact = True
-        built = _assemble(
-            conv,
-            target,
-            turns,
-            instructions,
-            last_pos,
-            focus,
-            usable,
-            counts,
-            Meter(target.tokenizer),
-            header,
-            closing,
-            budget,
-        )
+        built = assemble(Meter(target.tokenizer), counts)
     chosen_plan, payload, used = built
     return ContextResult(
         target.shape,
