@@ -23,6 +23,7 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from benchlib import REPO, Figure, emit, fresh_home, median, p95, use_home
 
@@ -145,18 +146,7 @@ def main() -> None:
 
     first, first_floor, search, render, render_floor, first_screen, shown = [], [], [], [], [], [], []
     with sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(
-            str(profile),
-            executable_path="/usr/bin/chromium",
-            headless=True,
-            env=env,
-            viewport={"width": 1280, "height": 860},
-            args=[
-                f"--disable-extensions-except={extension}",
-                f"--load-extension={extension}",
-                "--disable-gpu",
-            ],
-        )
+        ctx = launch(p, profile, extension, env)
         page = ctx.new_page()
         page.goto(url("library/library.html"))  # warm: worker, host, caches
         page.locator("[data-mnemosyne='conversation']").first.wait_for(timeout=60_000)
@@ -269,6 +259,18 @@ def main() -> None:
     )
 
 
+def launch(p, profile: Path, extension: Path | str, env: dict[str, str]):
+    """Debian's Chromium, headless, with only `extension` loaded, on a persistent profile."""
+    return p.chromium.launch_persistent_context(
+        str(profile),
+        executable_path="/usr/bin/chromium",
+        headless=True,
+        env=env,
+        viewport={"width": 1280, "height": 860},
+        args=[f"--disable-extensions-except={extension}", f"--load-extension={extension}", "--disable-gpu"],
+    )
+
+
 def compare(env: dict, home, view_url: str, trees: dict[str, str]) -> None:
     """The 1 MB view under each extension, interleaved: (seconds to data-state=ready, main-thread CPU s)."""
     from playwright.sync_api import sync_playwright
@@ -280,18 +282,7 @@ def compare(env: dict, home, view_url: str, trees: dict[str, str]) -> None:
             profile = home / f"profile-{index}"
             profile.mkdir()
             mnemo(env, "install", "--browser", "chromium", "--user-data-dir", str(profile))
-            contexts[name] = p.chromium.launch_persistent_context(
-                str(profile),
-                executable_path="/usr/bin/chromium",
-                headless=True,
-                env=env,
-                viewport={"width": 1280, "height": 860},
-                args=[
-                    f"--disable-extensions-except={directory}",
-                    f"--load-extension={directory}",
-                    "--disable-gpu",
-                ],
-            )
+            contexts[name] = launch(p, profile, directory, env)
             warm = contexts[name].new_page()
             warm.goto(view_url)
             warm.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=120_000)
