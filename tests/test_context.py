@@ -392,3 +392,20 @@ def test_a_number_with_its_chinese_measure_word_is_one_term():
 
     found = salience.terms("| 珍珠奶茶 | 4.2元 | 12杯 |\n三本书")
     assert found["4.2元"] == "number" and found["12杯"] == "number" and found["三本"] == "number"
+
+
+def test_context_names_attachments_the_next_tool_can_use():
+    """A real ChatGPT conversation with uploaded photos: their site-internal asset pointers
+    (sediment://file_…) are not carried, and photo names do not fill the artifacts line."""
+    conv = load(
+        "chatgpt_api/elinvoss/0073-Fuel_pressure_regulator_issue-69077245-2894-8331-a428-10383a91ac88.json"
+    )[0]
+    parts = [p for m in conv.messages for p in m.parts if p.type == "attachment"]
+    assert any(p.asset_pointer and p.asset_pointer.startswith("sediment://") for p in parts)
+    full = build_context(conv, "chatgpt", budget=128_000).text
+    assert "sediment://" not in full
+    assert "[image attached" in full  # the photo is still shown where it was sent
+    tight = build_context(conv, "chatgpt", budget=1000).text
+    artifacts = next((line for line in tight.splitlines() if line.startswith("Artifacts and code:")), "")
+    named = [p.name for p in parts if p.kind == "image" and p.name]
+    assert not any(n in artifacts for n in named)

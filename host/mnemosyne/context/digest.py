@@ -235,7 +235,8 @@ def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
 
 
 def artifact_names(turns: list[Turn], chosen_code: list[Unit], limit: int = 20) -> list[str]:
-    """Artifacts, files and code identifiers by name, first mention first."""
+    """Artifacts, attached files and code identifiers by name, first mention first. Images are left out:
+    a photo's or screenshot's file name says nothing the next tool can use."""
     names: list[str] = []
     for turn in turns:
         if "[artifact: " not in turn.text and " attached: " not in turn.text:
@@ -243,7 +244,7 @@ def artifact_names(turns: list[Turn], chosen_code: list[Unit], limit: int = 20) 
         for line in turn.text.split("\n"):
             if line.startswith("[artifact: "):
                 names.append(line[len("[artifact: ") :].rstrip("]"))
-            if "[" in line and " attached: " in line:
+            elif " attached: " in line and line.startswith("[") and not line.startswith("[image "):
                 names.append(line.split(" attached: ", 1)[1].rstrip("]"))
     for unit in chosen_code:
         names.extend(unit.names)

@@ -94,8 +94,11 @@ def _closing(last_is_final: bool, compact: bool) -> str:
     return "Continue the conversation from here; the user's next message follows."
 
 
+TOKENS_PER_ARTIFACT = 200  # the artifacts line names one artifact per this much of the budget (at most 20)
+
+
 def _pieces(
-    conv: Conversation, target: Target, turns: list[Turn], p: Plan, header: str, closing: str
+    conv: Conversation, target: Target, turns: list[Turn], p: Plan, header: str, closing: str, usable: int
 ) -> shapes.Pieces:
     chosen = p.chosen
     digest_line, compressed = "", ""
@@ -103,7 +106,9 @@ def _pieces(
         from . import digest
 
         digest_line = digest.render_digest(
-            digest.artifact_names(turns, [u for u in chosen if u.kind == "code"])
+            digest.artifact_names(
+                turns, [u for u in chosen if u.kind == "code"], min(20, usable // TOKENS_PER_ARTIFACT)
+            )
         )
         compressed = digest.render_compressed(chosen, turns)
     return shapes.Pieces(
@@ -302,7 +307,9 @@ def _assemble(
     )
     last_id = turns[last_pos].id
     for _ in range(200):
-        payload = shapes.render(target.shape, _pieces(conv, target, turns, chosen_plan, header, closing))
+        payload = shapes.render(
+            target.shape, _pieces(conv, target, turns, chosen_plan, header, closing, usable)
+        )
         used = shapes.count_payload(target.shape, payload, meter.count)
         if used <= usable:
             # planning sums per-unit counts; the joined output counts a little differently: top up the rest

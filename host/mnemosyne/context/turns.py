@@ -79,8 +79,8 @@ def render_message(msg: Message, include: frozenset[str] = frozenset()) -> str:
             )
             pieces.append(head + ("\n" + _fence(part.content, part.language) if part.content else ""))
         elif part.type == "attachment":
-            label = part.name or part.asset_pointer or "unnamed"
-            pieces.append(f"[{part.kind} attached: {label}]")
+            # an asset pointer (sediment://file_…) names the file only inside the site it came from
+            pieces.append(f"[{part.kind} attached: {part.name}]" if part.name else f"[{part.kind} attached]")
             if part.extracted_text:
                 pieces.append(part.extracted_text)
         elif part.type == "citation":
