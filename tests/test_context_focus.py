@@ -147,3 +147,29 @@ def test_a_chinese_correction_of_numbers_written_in_characters_supersedes_the_st
     assert _superseded([old, "好的，记下了。", new, "明白。"]) == [old]
     # another subject with the same times is not a correction
     assert _superseded([old, "好的。", "游泳馆周末的水温保持在二十八度左右。", "明白。"]) == []
+
+
+def test_a_correction_weighs_like_the_statement_it_replaces():
+    """The restatement is now where the fact lives: the terms it shares with the statement it corrects
+    weigh what they weighed there (a first statement), not what a repeat weighs."""
+    from mnemosyne.context import digest
+    from mnemosyne.context.corpus import Corpus
+    from mnemosyne.context.turns import Turn
+
+    old = "The shop opens at 7:30 on weekdays and we bake from 4."
+    new = "Small change: from next month the shop opens at 7:00 on weekdays, the parents asked for it."
+    filler = [f"Note {i}: the weather was mild and we talked about the weekend plans." for i in range(30)]
+    texts = [old, "Noted.", *filler, new, "Noted."]
+    turns = [Turn(i, f"m{i}", "user" if i % 2 == 0 else "assistant", t) for i, t in enumerate(texts)]
+    corpus = Corpus(turns)
+    units = [corpus.unit(k) for k in range(len(corpus))]
+    for u in units:
+        u.weights = corpus.weigh(u)
+    before = {u.text: dict(u.weights) for u in units}
+    digest.mark_repeats_and_corrections(units, corpus.stats)
+    stated = next(u for u in units if "7:30" in u.text)
+    corrected = next(u for u in units if "7:00" in u.text)
+    assert stated.superseded and not corrected.superseded
+    shared = stated.weights.keys() & corrected.weights.keys()
+    assert shared and all(corrected.weights[t] >= stated.weights[t] for t in shared)
+    assert sum(corrected.weights.values()) > sum(before[corrected.text].values())

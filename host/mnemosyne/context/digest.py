@@ -229,6 +229,11 @@ def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
                 and old_values - values
             ):
                 earlier.superseded = True
+                # the restatement is now where the fact is stated: it carries the weight of the
+                # statement's terms (first statement, later references), not a repeat's
+                for t, w in earlier.weights.items():
+                    if w > u.weights.get(t, w):
+                        u.weights[t] = w
         facts[k] = (values, len(keys))
         for t in keys:
             postings.setdefault(t, []).append(k)

@@ -288,7 +288,7 @@ class Coverage:
         if not self.chosen:
             return False
         freed = 0
-        for k in sorted(self.chosen, key=lambda k: (self.chosen[k], -k)):
+        for k in sorted(self.chosen, key=lambda k: (self.chosen[k] / self.rank_cost(k) ** COST_POWER, -k)):
             if freed >= tokens_needed:
                 break
             freed += self.cost(k)
