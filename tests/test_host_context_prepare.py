@@ -1,4 +1,4 @@
-"""After a save's reply a host splits the saved conversation into the context engine's units, so the
+"""After a save's reply (or a `get`'s) a host splits the conversation into the context engine's units, so the
 context the user asks for next (Continue in, redacted by default) does not split and term the whole
 history first. In-process through the real actions and a real archive."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from mnemosyne.context import corpus
-from mnemosyne.nativehost.actions import context, save
+from mnemosyne.nativehost.actions import context, get, save
 from mnemosyne.nativehost.session import HostSession
 from test_host_paging_interop import big_chatgpt_payload
 
@@ -67,4 +67,17 @@ def test_no_preparation_while_a_request_waits(session, monkeypatch):
     session.after_reply(lambda: True)  # a request is waiting: it is answered first
     assert seen == []
     session.after_reply(lambda: False)  # the conversation saved is not prepared later by another reply
+    assert seen == []
+
+
+def test_reading_a_conversation_prepares_its_context(session, monkeypatch):
+    """The library's reading view (`get`) is where Continue in is asked for next: after its reply the
+    host splits the conversation, so the context splits nothing."""
+    conv_id = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)["conversation_id"]
+    session.after_reply(lambda: False)
+    corpus.clear_cache()  # as after a host restart: nothing of it in memory
+    get.run({"conversation_id": conv_id, "format": "markdown"}, session)
+    session.after_reply(lambda: False)
+    seen = splits(monkeypatch)
+    full_context(session, conv_id, True)
     assert seen == []

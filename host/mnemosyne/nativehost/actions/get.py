@@ -25,6 +25,7 @@ def run(params: dict, session: HostSession) -> dict:
 
     def render() -> tuple[str, dict]:
         conv = session.archive().get(conv_id)
+        session.prepare_context(conv)  # a conversation being read is the one Continue in is asked for next
         extra = {}
         if redact:  # copy, export and download: the same policy as context, title included
             from ...redact import redact_conversation
