@@ -48,3 +48,23 @@ def test_planted_facts_are_not_restated_in_the_tail_and_the_halves_share_no_text
         assert not tuning & test
         early = {t for _, t, _ in bench.HALVES["tuning"][lang][0]}
         assert not early & {t for _, t, _ in bench.HALVES["test"][lang][0]}
+
+
+def test_chinese_facts_compete_with_english_passages_in_a_chinese_conversation(bench):
+    """A Chinese conversation with English passages (real dialogue from the fixtures) between Chinese
+    ones: an English sentence carries more rare terms per token than a Chinese one, so unscaled it
+    crowds out the Chinese facts; each script's units are weighed against their own script."""
+    from conversation_samples import linear
+    from mnemosyne.context import build_context
+
+    facts = {
+        "桂花乌龙": "这周试的新品：\n- 桂花乌龙，偏甜\n- 椰椰芒芒，一天卖四十杯\n- 黑糖波波，珍珠放久了会硬",
+        "鲜茶记": "我们的原料供应商是“鲜茶记”，每周二送货，结算周期是月结。",
+    }
+    script = [x for f in facts.values() for x in (("user", f), ("assistant", "好的，记下了。"))]
+    for (a, b), (c, d) in zip(bench._filler("en")[:60], bench._filler("zh")[:60]):
+        script += [("user", a), ("assistant", b), ("user", c), ("assistant", d)]
+    script.append(("user", "帮我写一条朋友圈，介绍一下店里最近的情况。"))
+    conv = linear(script, conversation_id="zh-mixed", title="奶茶店", site="chatgpt")
+    text = build_context(conv, "chatgpt", budget=1000).text
+    assert [k for k in facts if k not in text] == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 from collections import Counter, OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from . import salience as S
 from .digest import Unit
 from .turns import Turn
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 Part = tuple[str, str, dict[str, str], tuple[str, ...]]  # kind, text, terms, names a code block defines
 
 
@@ -31,6 +33,7 @@ class TextUnits:
     sizes: tuple[int, ...]  # UTF-8 bytes of each unit's text
     pipes: tuple[int, ...]  # table pipes in each unit (markup, not information)
     questions: tuple[bool, ...]  # the unit is a question
+    cjk: tuple[bool, ...]  # the unit is written (partly) in Chinese, Japanese or Korean script
     first: dict[str, int]  # term -> the seq of the first unit using it (its keys: the text's terms)
     kinds: dict[str, str]  # term -> its kind in the last unit using it
     held: int  # terms held, for the cache's bound
@@ -59,6 +62,7 @@ def _text_units(text: str) -> TextUnits:
         tuple(len(p[1].encode()) for p in parts),
         tuple(p[1].count("|") if p[0] in ("table", "row") else 0 for p in parts),
         tuple(p[0] == "sentence" and p[1].rstrip().endswith(("?", "？")) for p in parts),
+        tuple(_CJK.search(p[1]) is not None for p in parts),
         first,
         kinds,
         sum(len(p[2]) for p in parts) + 1,

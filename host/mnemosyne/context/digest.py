@@ -47,6 +47,7 @@ class Unit:
     repeat: bool = False  # the same text appeared earlier
     relevance: float = 0.0  # BM25 against the focus, 0..1
     key: int = -1  # its index among the units of the path (corpus.Corpus)
+    script_scale: float = 1.0  # the value scale of its script in this conversation (select._script_scales)
 
 
 def code_unit(block: str) -> tuple[str, tuple[str, ...]]:

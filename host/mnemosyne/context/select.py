@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -138,7 +139,8 @@ class Coverage:
         self.rest = rest
         self.pool = [u for u in units if not u.repeat and not u.superseded and u.weights]
         self.base = [
-            math.fsum(u.weights.values()) * (1.0 + focus_weight * u.relevance) * _prior(u) for u in self.pool
+            math.fsum(u.weights.values()) * (1.0 + focus_weight * u.relevance) * _prior(u) * u.script_scale
+            for u in self.pool
         ]
         self.covered = set(covered)  # terms the verbatim turns already carry
         self.given = frozenset(covered)
@@ -361,6 +363,7 @@ def _preselect(corpus: Corpus, verbatim: dict[int, Turn], room: int, focus_weigh
     rel = corpus.relevance
     keys: list[int] = []
     density: list[float] = []
+    cjk: list[bool] = []
     for turn, tu in enumerate(corpus.texts):
         if turn in verbatim:
             continue
@@ -374,10 +377,38 @@ def _preselect(corpus: Corpus, verbatim: dict[int, Turn], room: int, focus_weigh
             density.append(sum(map(value, part[2])) * prior / cost**COST_POWER)
             keys.append(k)
             k += 1
+        cjk.extend(tu.cjk)
+    scale = _script_scales(cjk, density)
+    if scale[True] != scale[False]:
+        density = [d * scale[c] for d, c in zip(density, cjk)]
+    best: list[int] | range = range(len(keys))
     if len(keys) > limit:
-        best = heapq.nlargest(limit, range(len(keys)), key=lambda i: (density[i], -i))
-        keys = [keys[i] for i in sorted(best)]
-    return [corpus.unit(k) for k in keys]
+        best = sorted(heapq.nlargest(limit, best, key=lambda i: (density[i], -i)))
+    chosen = [corpus.unit(keys[i]) for i in best]
+    for i, u in zip(best, chosen):
+        u.script_scale = scale[cjk[i]]
+    return chosen
+
+
+SCRIPT_MIN_UNITS = 20  # a script with fewer units in the conversation is not rescaled
+SCRIPT_SAMPLE = 20_000
+
+
+def _script_scales(cjk: list[bool], density: list[float]) -> dict[bool, float]:
+    """Value per token differs by script: a Chinese term (a character bigram) is about a token and
+    bigrams are shared more than words, so an English or code passage in a Chinese conversation looks
+    denser than the Chinese facts around it. Each script is scaled so that its median density is the
+    median of all units: units compete on how informative they are for their script. A conversation in
+    one script is unchanged."""
+    step = max(1, len(density) // SCRIPT_SAMPLE)  # medians of an evenly spaced sample: cost stays flat
+    by: dict[bool, list[float]] = {True: [], False: []}
+    for c, d in zip(cjk[::step], density[::step]):
+        if d > 0:
+            by[c].append(d)
+    if min(len(by[True]), len(by[False])) < SCRIPT_MIN_UNITS:
+        return {True: 1.0, False: 1.0}
+    middle = statistics.median(by[True] + by[False])
+    return {c: middle / statistics.median(ds) for c, ds in by.items()}
 
 
 def plan(
