@@ -409,3 +409,13 @@ def test_context_names_attachments_the_next_tool_can_use():
     artifacts = next((line for line in tight.splitlines() if line.startswith("Artifacts and code:")), "")
     named = [p.name for p in parts if p.kind == "image" and p.name]
     assert not any(n in artifacts for n in named)
+
+
+def test_an_artifact_rewritten_under_new_titles_is_named_once_by_its_latest_title():
+    """Simon Willison's real Claude conversation rewrites one artifact ten times under growing titles
+    ("LLM Pricing Calculator", "... with Presets", ...): the artifacts line names it once, as it is now."""
+    conv = load("claude_export/simonw_claude_artifacts.json")[0]
+    text = build_context(conv, "claude", budget=1500).text
+    line = next(x for x in text.splitlines() if x.startswith("Artifacts and code:"))
+    assert line.count("LLM Pricing Calculator") == 1
+    assert "LLM Pricing Calculator with Responsive Layout and Refined Output" in line

@@ -241,20 +241,37 @@ def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
 
 
 def artifact_names(turns: list[Turn], chosen_code: list[Unit], limit: int = 20) -> list[str]:
-    """Artifacts, attached files and code identifiers by name, first mention first. Images are left out:
-    a photo's or screenshot's file name says nothing the next tool can use."""
-    names: list[str] = []
+    """Artifacts and attached files by name, then the identifiers the chosen code defines, at most `limit`.
+    An artifact rewritten under a longer title ("Calculator", "Calculator with Presets", "... v3") is one
+    artifact: its latest name is kept. When there are more than `limit`, the most recent are kept, in
+    order. Images are left out: a photo's or screenshot's file name says nothing the next tool can use."""
+    latest: dict[str, tuple[int, str]] = {}  # family -> (position of its last mention, its name there)
+    position = 0
     for turn in turns:
         if "[artifact: " not in turn.text and " attached: " not in turn.text:
             continue
         for line in turn.text.split("\n"):
             if line.startswith("[artifact: "):
-                names.append(line[len("[artifact: ") :].rstrip("]"))
+                name = line[len("[artifact: ") :].rstrip("]")
             elif " attached: " in line and line.startswith("[") and not line.startswith("[image "):
-                names.append(line.split(" attached: ", 1)[1].rstrip("]"))
+                name = line.split(" attached: ", 1)[1].rstrip("]")
+            else:
+                continue
+            if name:
+                latest[_family(name)] = (position, name)
+                position += 1
+    names = [name for _, name in sorted(latest.values())][-limit:] if limit > 0 else []
     for unit in chosen_code:
         names.extend(unit.names)
-    return list(dict.fromkeys(n for n in names if n))[:limit]
+    return list(dict.fromkeys(names))[:limit]
+
+
+_VERSION = re.compile(r"\s+v\d+$")
+
+
+def _family(name: str) -> str:
+    """What versions of one artifact share: the first three words of its title, without a version."""
+    return " ".join(_VERSION.sub("", name).lower().split()[:3])
 
 
 def render_digest(artifacts: list[str]) -> str:
