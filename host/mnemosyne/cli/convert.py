@@ -15,6 +15,7 @@ import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
@@ -150,7 +151,31 @@ def _write(
     sys.stdout.flush()
 
 
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Convert makes millions of short-lived containers (each conversation's parsed JSON) and almost no
+    reference cycles: the collector's default pace (every 700 new containers, and full passes over every
+    object the imports made) cost 0.06-0.1 s of a 1,000-conversation convert. While it runs, what exists
+    already is left out of every pass and a pass comes every 100,000 new containers (the peak memory of
+    that convert stayed the same); both are undone after, for a caller in the same process."""
+    import gc
+
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(100_000, threshold[1], threshold[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
+
+
 def run(args: argparse.Namespace) -> int:
+    with _fewer_collections():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     out = writer(args.to)
     read = _Read(args)
     try:
