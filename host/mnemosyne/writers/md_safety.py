@@ -26,9 +26,9 @@ _PREFIX = r"(?P<prefix>(?:[ \t]*(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+))*[ \t]{0
 _FENCE = re.compile(_PREFIX + r"[ \t]*(?P<run>`{3,}|~{3,})(?P<rest>.*)$")
 _HEADING = re.compile(_PREFIX + r"(?P<hashes>#{1,6})(?=[ \t]|$)")
 _SETEXT = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
-# the end of a line that may be an underline: searched first, because a charset is a C-level scan where a
+# a line after the first that may be an underline: searched from a newline (a literal, so a fast scan) where a
 # pattern that starts with `^` is tried at every character
-_UNDERLINE_END = re.compile(r"[=-][ \t]*$", re.MULTILINE)
+_UNDERLINE = re.compile(r"\n[ \t>]*(?:=+|-+)[ \t]*(?=\n|\Z)")
 _PLAIN_LINE = re.compile(
     r"^[ \t>]*[^\s>#\-*+=|`~]"
 )  # a paragraph line that an underline could turn into a heading
@@ -128,11 +128,8 @@ def safe_markdown(text: str) -> str:
 
 def _has_underline(text: str) -> bool:
     """Whether a line of `text` is a setext underline (`===`, `---`)."""
-    for end in _UNDERLINE_END.finditer(text):
-        start = text.rfind("\n", 0, end.start()) + 1
-        if _SETEXT.match(text[start : end.end()]):
-            return True
-    return False
+    first = text.split("\n", 1)[0]
+    return _UNDERLINE.search(text) is not None or _SETEXT.match(first) is not None
 
 
 def _active_lines(text: str, found: re.Match[str] | None, levels: dict[int, int]) -> str:
