@@ -240,8 +240,10 @@ class _Tree:
     def gizmo_id(self) -> str | None:
         """Custom-GPT chats from the site API name their GPT only in message metadata."""
         for node in self.nodes.values():
-            gizmo = as_str(as_dict(as_dict(node.get("message")).get("metadata")).get("gizmo_id"))
-            if gizmo:
+            msg = node.get("message")  # as_dict / as_str spelled out: this runs for every node of most chats
+            metadata = msg.get("metadata") if isinstance(msg, dict) else None
+            gizmo = metadata.get("gizmo_id") if isinstance(metadata, dict) else None
+            if isinstance(gizmo, str) and gizmo:
                 return gizmo
         return None
 

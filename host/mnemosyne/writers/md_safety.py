@@ -29,6 +29,9 @@ _SETEXT = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
 # a line after the first that may be an underline: searched from a newline (a literal, so a fast scan) where a
 # pattern that starts with `^` is tried at every character
 _UNDERLINE = re.compile(r"\n[ \t>]*(?:=+|-+)[ \t]*(?=\n|\Z)")
+# anything safe_markdown could act on: an active character, a fence run, a line after the first that may be
+# an underline. One scan (its first characters form a set) tells most messages, which hold none, to go as they are
+_ANYTHING = re.compile(r"[<\[\]#]|```|~~~|\n[ \t>]*(?:=+|-+)[ \t]*(?=\n|\Z)")
 _PLAIN_LINE = re.compile(
     r"^[ \t>]*[^\s>#\-*+=|`~]"
 )  # a paragraph line that an underline could turn into a heading
@@ -85,6 +88,8 @@ def _heading_levels(lines: list[str]) -> dict[int, int]:
 
 def safe_markdown(text: str) -> str:
     """`text` (Markdown from a transcript) with HTML, images, unsafe links and structural headings disarmed."""
+    if not _ANYTHING.search(text) and not _first_line_underline(text):
+        return text
     structure = "```" in text or "~~~" in text or _has_underline(text)
     active = _ACTIVE.search(text)
     if not (active or structure):
@@ -126,10 +131,14 @@ def safe_markdown(text: str) -> str:
     return "\n".join(out)
 
 
+def _first_line_underline(text: str) -> bool:
+    end = text.find("\n")
+    return _SETEXT.match(text, 0, len(text) if end < 0 else end) is not None
+
+
 def _has_underline(text: str) -> bool:
     """Whether a line of `text` is a setext underline (`===`, `---`)."""
-    first = text.split("\n", 1)[0]
-    return _UNDERLINE.search(text) is not None or _SETEXT.match(first) is not None
+    return _UNDERLINE.search(text) is not None or _first_line_underline(text)
 
 
 def _active_lines(text: str, found: re.Match[str] | None, levels: dict[int, int]) -> str:
