@@ -95,3 +95,25 @@ def test_plain_markdown_is_unchanged():
         "- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nif a < b:\n    pass\n```"
     )
     assert safe_markdown(ordinary) == ordinary
+
+
+@pytest.mark.parametrize("text", [*FORGERIES, *PAYLOADS[:40]])
+def test_text_without_fences_is_disarmed_line_by_line_as_with_them(text):
+    """Text with no fence and no underline takes a shorter path (only the lines holding `<`, `[`, `]` or `#`
+    are looked at); it must give what the full line walk gives, which a fence further down forces."""
+    from mnemosyne.writers.md_safety import safe_markdown
+
+    if "```" in text or "~~~" in text or re.search(r"(?m)^[ \t>]*(?:=+|-+)[ \t]*$", text):
+        pytest.skip("takes the full line walk anyway")
+    tail = "\n\n```\ncode\n```"
+    assert safe_markdown(text + tail) == safe_markdown(text) + tail
+
+
+@pytest.mark.parametrize(
+    ("text", "underlined"),
+    [("Title\n===", True), ("Title\n> ---  ", True), ("well-\nknown", False), ("a - b -\nc", False)],
+)
+def test_a_setext_underline_is_detached_from_its_text(text, underlined):
+    from mnemosyne.writers.md_safety import safe_markdown
+
+    assert (safe_markdown(text) != text) is underlined

@@ -105,7 +105,10 @@ def path_inside(folder: Path, name: str, base: Path | None = None) -> Path:
     """The path of `name` in `folder`, refused if it would resolve anywhere else (`base`: the folder
     already resolved, when many names go into it)."""
     base = base or folder.resolve()
-    target = (base / name).resolve()
+    target = base / name
+    if name not in ("", ".", "..") and not any(c in name for c in "/\\\0") and not target.is_symlink():
+        return target  # one plain name in a resolved folder, no link: it resolves to itself (one lstat)
+    target = target.resolve()
     if target.parent != base:
         raise InputError(f"{name!r}: refusing to write outside {base}")
     return target

@@ -79,12 +79,15 @@ class Warnings:
         return [Warning(code=c, message=m, count=n) for (c, m), n in sorted(self._counts.items())]
 
 
+_INFINITIES = (float("inf"), float("-inf"))
+
+
 def parse_time(value: Any) -> datetime | None:
     """Epoch seconds (ChatGPT), epoch milliseconds, or ISO 8601 strings (Claude, others)."""
     if value is None or value == "" or isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        if value != value or value in (float("inf"), float("-inf")):
+        if value != value or value in _INFINITIES:
             return None
         seconds = value / 1000 if value > 1e11 else value
         try:

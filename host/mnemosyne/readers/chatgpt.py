@@ -234,14 +234,18 @@ class _Tree:
                 parent = None
             self.kids.setdefault(parent, []).append(key)
         for key, kids in self.kids.items():  # the site's own child order first, then the rest as found
+            if len(kids) == 1:  # most nodes: one child, already in order
+                continue
             listed = [c for c in as_list(self.nodes.get(key or "", {}).get("children")) if c in kids]
             kids[:] = list(dict.fromkeys(listed + kids))
 
     def gizmo_id(self) -> str | None:
         """Custom-GPT chats from the site API name their GPT only in message metadata."""
         for node in self.nodes.values():
-            gizmo = as_str(as_dict(as_dict(node.get("message")).get("metadata")).get("gizmo_id"))
-            if gizmo:
+            msg = node.get("message")  # as_dict / as_str spelled out: this runs for every node of most chats
+            metadata = msg.get("metadata") if isinstance(msg, dict) else None
+            gizmo = metadata.get("gizmo_id") if isinstance(metadata, dict) else None
+            if isinstance(gizmo, str) and gizmo:
                 return gizmo
         return None
 
@@ -357,7 +361,9 @@ class _Tree:
     def _link_canvas(self, messages: list[Message], by_id: dict[str, Message]) -> None:
         """The canmore tool's reply names the document id and version the model's call produced."""
         for m in messages:
-            canvas = as_dict(as_dict(self.nodes[m.id].get("message")).get("metadata")).get("canvas")
+            msg = self.nodes[m.id].get("message")  # every message is looked at: no helper calls on the way
+            metadata = msg.get("metadata") if isinstance(msg, dict) else None
+            canvas = metadata.get("canvas") if isinstance(metadata, dict) else None
             parent = by_id.get(m.parent or "")
             if not isinstance(canvas, dict) or parent is None:
                 continue

@@ -50,7 +50,10 @@ def is_tool_turn(msg: Message) -> bool:
     """A tool message, or a user message that only carries tool results (Claude, Anthropic API)."""
     if msg.role == "tool":
         return True
-    return bool(msg.parts) and all(isinstance(p, ToolResultPart) for p in msg.parts)
+    parts = msg.parts
+    if not parts or not isinstance(parts[0], ToolResultPart):  # most turns: no generator to build
+        return False
+    return all(isinstance(p, ToolResultPart) for p in parts)
 
 
 def tool_turn_name(msg: Message) -> str | None:

@@ -37,6 +37,8 @@ _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 def close_open_fence(text: str) -> str:
     """Close a fence the message left open, so it cannot swallow the sections after it."""
+    if "```" not in text and "~~~" not in text:  # most text: no fence line at all
+        return text
     open_fence: str | None = None
     for line in text.split("\n"):
         match = _FENCE_LINE.match(line)

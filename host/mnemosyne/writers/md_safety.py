@@ -26,7 +26,12 @@ _PREFIX = r"(?P<prefix>(?:[ \t]*(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+))*[ \t]{0
 _FENCE = re.compile(_PREFIX + r"[ \t]*(?P<run>`{3,}|~{3,})(?P<rest>.*)$")
 _HEADING = re.compile(_PREFIX + r"(?P<hashes>#{1,6})(?=[ \t]|$)")
 _SETEXT = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
-_ANY_SETEXT = re.compile(_SETEXT.pattern, re.MULTILINE)
+# a line after the first that may be an underline: searched from a newline (a literal, so a fast scan) where a
+# pattern that starts with `^` is tried at every character
+_UNDERLINE = re.compile(r"\n[ \t>]*(?:=+|-+)[ \t]*(?=\n|\Z)")
+# anything safe_markdown could act on: an active character, a fence run, a line after the first that may be
+# an underline. One scan (its first characters form a set) tells most messages, which hold none, to go as they are
+_ANYTHING = re.compile(r"[<\[\]#]|```|~~~|\n[ \t>]*(?:=+|-+)[ \t]*(?=\n|\Z)")
 _PLAIN_LINE = re.compile(
     r"^[ \t>]*[^\s>#\-*+=|`~]"
 )  # a paragraph line that an underline could turn into a heading
@@ -83,10 +88,18 @@ def _heading_levels(lines: list[str]) -> dict[int, int]:
 
 def safe_markdown(text: str) -> str:
     """`text` (Markdown from a transcript) with HTML, images, unsafe links and structural headings disarmed."""
-    if not (_ACTIVE.search(text) or "```" in text or "~~~" in text or _ANY_SETEXT.search(text)):
+    if not _ANYTHING.search(text) and not _first_line_underline(text):
+        return text
+    structure = "```" in text or "~~~" in text or _has_underline(text)
+    active = _ACTIVE.search(text)
+    if not (active or structure):
         return text  # nothing the line loop below would change: no HTML, link, heading, fence or underline
     lines = text.split("\n")
     levels = _heading_levels(lines)
+    if not structure:
+        # no fence can open and no underline can follow text: each line stands alone, and only lines
+        # holding an active character change (the loop below, one line at a time, would give the same)
+        return _active_lines(text, active, levels)
     out: list[str] = []
     fence: tuple[str, int, int] | None = None  # (run, prefix width, blockquote depth) of the open fence
     previous_plain = False
@@ -118,6 +131,31 @@ def safe_markdown(text: str) -> str:
     return "\n".join(out)
 
 
+def _first_line_underline(text: str) -> bool:
+    end = text.find("\n")
+    return _SETEXT.match(text, 0, len(text) if end < 0 else end) is not None
+
+
+def _has_underline(text: str) -> bool:
+    """Whether a line of `text` is a setext underline (`===`, `---`)."""
+    return _UNDERLINE.search(text) is not None or _first_line_underline(text)
+
+
+def _active_lines(text: str, found: re.Match[str] | None, levels: dict[int, int]) -> str:
+    """`text` with _line applied to each line holding an active character (`found`: the first one)."""
+    out, done = [], 0
+    while found is not None:
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.start())
+        end = len(text) if end < 0 else end
+        out.append(text[done:start])
+        out.append(_line(text[start:end], levels))
+        done = end
+        found = _ACTIVE.search(text, end)
+    out.append(text[done:])
+    return "".join(out)
+
+
 def _leaves(line: str, fence: tuple[str, int, int]) -> bool:
     """Whether a line may end the fence's container (less indented, fewer `>`): then it is read as Markdown.
 
@@ -134,4 +172,5 @@ _PLAIN_SPECIALS = re.compile(r"([\\`\[\]<])")
 
 def plain(text: str) -> str:
     """One line of plain text (a title, a name): no HTML, link, image or code span can start in it."""
-    return _PLAIN_SPECIALS.sub(r"\\\1", " ".join(text.split()))
+    text = " ".join(text.split())
+    return _PLAIN_SPECIALS.sub(r"\\\1", text) if _PLAIN_SPECIALS.search(text) else text
