@@ -54,6 +54,37 @@ def test_a_chat_over_the_budget_by_bytes_is_counted_exactly():
     assert lazy["report"]["tokens"] <= 300
 
 
+def test_mnemo_context_of_a_chat_over_its_budget_does_not_build_the_whole_tokenizer():
+    """`mnemo context` counts with an encoder that leaves out the tokens its text cannot use (o200k's
+    200k ranks cost a fresh process about 150 ms to build): it builds fewer ranks, the output the same."""
+    code = (
+        "import sys, tiktoken\n"
+        "built = []\n"
+        "init = tiktoken.Encoding.__init__\n"
+        "def counting(self, *a, **kw):\n"
+        "    built.append(len(kw['mergeable_ranks']))\n"
+        "    init(self, *a, **kw)\n"
+        "tiktoken.Encoding.__init__ = counting\n"
+        "from mnemosyne.cli.main import main\n"
+        "if len(sys.argv) > 2:\n"
+        "    from mnemosyne import tokens; tokens.encoding('o200k_base')\n"
+        "main(['context', sys.argv[1], '--target', 'chatgpt', '--budget', '300', '--json'])\n"
+        "import json; sys.stderr.write(json.dumps(built))\n"
+    )
+
+    def mnemo(*preload: str) -> tuple[str, list[int]]:
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(FILE), *preload], capture_output=True, text=True, check=True
+        )
+        return out.stdout, json.loads(out.stderr.strip().splitlines()[-1])
+
+    whole_out, whole_built = mnemo("preload")  # also leaves the rank cache, as any first use does
+    one_off_out, one_off_built = mnemo()
+    assert whole_built == [199_998]
+    assert len(one_off_built) == 1 and one_off_built[0] < 150_000
+    assert one_off_out == whole_out
+
+
 def test_a_caller_that_shows_the_count_gets_it_exact():
     """The host passes exact_tokens: the extension shows `tokens` as the count."""
     size = FILE.stat().st_size

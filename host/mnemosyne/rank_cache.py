@@ -7,8 +7,10 @@ grouped by token length so a load is one slice per token and no parsing:
     b"mnemosyne-ranks\\n"  one line of JSON (the header)  payload
 
 The header names the format version, the encoding, the pinned sha256 of the official file the ranks came
-from, the tiktoken version, the regex and special tokens, the (length, count) groups and the payload's
-sha256. The payload is, per group, count*length bytes of tokens, then count little-endian uint32 ranks.
+from, the tiktoken version, the regex and special tokens, the (length, count, ascii) groups and the
+payload's sha256. The payload is, per group, count*length bytes of tokens (the `ascii` tokens made of
+ASCII bytes only first, so an encoder for some text can leave out the others: token_subset), then count
+little-endian uint32 ranks.
 Data only: JSON and raw bytes, never pickle. Any mismatch (version, hash, truncation) means "no cache":
 the caller builds the encoding the stock way from the verified file and writes a new one.
 """
@@ -21,11 +23,13 @@ import os
 import struct
 import sys
 from array import array
+from itertools import compress
+from operator import methodcaller, not_
 from pathlib import Path
 from typing import Any
 
 MAGIC = b"mnemosyne-ranks\n"
-FORMAT = 1
+FORMAT = 2  # 2: ASCII tokens first in each group
 
 
 def _tiktoken_version() -> str:
@@ -34,8 +38,57 @@ def _tiktoken_version() -> str:
     return str(getattr(tiktoken, "__version__", "unknown"))
 
 
+class Vocabulary:
+    """One encoding's ranks as the cache holds them: per token length, the tokens (ASCII-only first) and
+    their ranks."""
+
+    def __init__(self, name: str, pat_str: str, special_tokens: dict[str, int], groups: list[Group]):
+        self.name = name
+        self.pat_str = pat_str
+        self.special_tokens = special_tokens
+        self.groups = groups
+
+    def kwargs(self, ranks: dict[bytes, int]) -> dict[str, Any]:
+        """tiktoken Encoding keyword arguments with these ranks."""
+        return {
+            "name": self.name,
+            "pat_str": self.pat_str,
+            "mergeable_ranks": ranks,
+            "special_tokens": self.special_tokens,
+        }
+
+    def mergeable_ranks(self) -> dict[bytes, int]:
+        """The whole table."""
+        ranks: dict[bytes, int] = {}
+        for tokens, numbers, _ in self.groups:
+            ranks.update(zip(tokens, numbers))
+        return ranks
+
+    def ranks_within(self, allowed: bytes) -> dict[bytes, int]:
+        """The tokens made of ASCII and `allowed` bytes only."""
+        keep = methodcaller("translate", None, _ASCII + allowed)
+        ranks: dict[bytes, int] = {}
+        for tokens, numbers, n_ascii in self.groups:
+            ranks.update(zip(tokens[:n_ascii], numbers[:n_ascii]))
+            rest = tokens[n_ascii:]
+            if rest:
+                mask = list(map(not_, map(keep, rest)))  # nothing left once the allowed bytes are deleted
+                ranks.update(zip(compress(rest, mask), compress(numbers[n_ascii:], mask)))
+        return ranks
+
+
+_ASCII = bytes(range(128))
+Group = tuple[tuple[bytes, ...], array, int]  # tokens, their ranks, how many of the tokens are ASCII (first)
+
+
 def load(path: Path, name: str, source_sha256: str) -> dict[str, Any] | None:
     """Encoding keyword arguments (name, pat_str, mergeable_ranks, special_tokens), or None if unusable."""
+    vocab = load_vocabulary(path, name, source_sha256)
+    return None if vocab is None else vocab.kwargs(vocab.mergeable_ranks())
+
+
+def load_vocabulary(path: Path, name: str, source_sha256: str) -> Vocabulary | None:
+    """The cached ranks of `name`, or None if the file is missing, damaged or from another version."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -59,33 +112,28 @@ def load(path: Path, name: str, source_sha256: str) -> dict[str, Any] | None:
     if hashlib.sha256(payload).hexdigest() != head.get("payload_sha256"):
         return None
     try:
-        ranks = _ranks(payload, head["groups"])
+        groups = _groups(payload, head["groups"])
     except (struct.error, ValueError, TypeError, KeyError):  # groups that do not fit the payload
         return None
-    return {
-        "name": name,
-        "pat_str": head["pat_str"],
-        "mergeable_ranks": ranks,
-        "special_tokens": head["special_tokens"],
-    }
+    return Vocabulary(name, head["pat_str"], head["special_tokens"], groups)
 
 
-def _ranks(payload: memoryview, groups: list[list[int]]) -> dict[bytes, int]:
-    ranks: dict[bytes, int] = {}
+def _groups(payload: memoryview, groups: list[list[int]]) -> list[Group]:
+    out: list[Group] = []
     pos = 0
-    for length, count in groups:
+    for length, count, n_ascii in groups:
         size = length * count
-        if pos + size + 4 * count > len(payload):
+        if pos + size + 4 * count > len(payload) or not 0 <= n_ascii <= count:
             raise ValueError("groups run past the payload")
         # one struct call cuts a group into its tokens (C, not a Python loop: a third less of the load)
-        group = struct.unpack_from(f"{length}s" * count, payload, pos)
+        tokens = struct.unpack_from(f"{length}s" * count, payload, pos)
         numbers = array("I")
         numbers.frombytes(payload[pos + size : pos + size + 4 * count])
         if sys.byteorder != "little":
             numbers.byteswap()
-        ranks.update(zip(group, numbers))
+        out.append((tokens, numbers, n_ascii))
         pos += size + 4 * count
-    return ranks
+    return out
 
 
 def save(path: Path, kwargs: dict[str, Any], source_sha256: str) -> None:
@@ -95,12 +143,12 @@ def save(path: Path, kwargs: dict[str, Any], source_sha256: str) -> None:
         by_length.setdefault(len(token), []).append((token, rank))
     chunks, groups = [], []
     for length in sorted(by_length):
-        items = by_length[length]
+        items = sorted(by_length[length], key=lambda item: not item[0].isascii())  # ASCII first, stable
         numbers = array("I", [rank for _, rank in items])
         if sys.byteorder != "little":
             numbers.byteswap()
         chunks += [b"".join(token for token, _ in items), numbers.tobytes()]
-        groups.append([length, len(items)])
+        groups.append([length, len(items), sum(1 for token, _ in items if token.isascii())])
     payload = b"".join(chunks)
     head = {
         "format": FORMAT,

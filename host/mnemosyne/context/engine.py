@@ -222,7 +222,9 @@ def build_context(
             built = None
     if built is None:
         exact = True
-        built = assemble(Meter(target.tokenizer), counts)
+        # what the counted texts are made of, so the encoder is built once (title and instructions are in)
+        texts = [header, closing, *(t.text for t in turns), *(x for _, x in instructions)]
+        built = assemble(Meter(target.tokenizer, texts=texts), counts)
     chosen_plan, payload, used = built
     return ContextResult(
         target.shape,
