@@ -135,3 +135,35 @@ def test_mnemosyne_processes_never_scan_for_pydantic_plugins(entry, tmp_path):
         timeout=60,
     )
     assert "SCANNED True" in plain.stderr, plain.stderr[-2000:]
+
+
+def _run(code: str, env: dict[str, str]) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(FILE)], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stderr
+
+
+def test_with_plugins_off_no_process_imports_the_plugin_machinery(tmp_path):
+    """pydantic imports its plugin loader, and with it importlib.metadata (about 15 ms of a fresh process),
+    to build its first validator even with plugins off. With them off, the CLI's `mnemo context` of a chat
+    (which validates the whole conversation model) never imports it, and builds the same output."""
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env["MNEMOSYNE_HOME"] = str(tmp_path / "home")
+    code = (
+        "import sys\nfrom mnemosyne.cli.main import main\n"
+        "main(['context', sys.argv[1], '--target', 'chatgpt', '--json'])\n"
+        "sys.stderr.write('METADATA %s' % ('importlib.metadata' in sys.modules))\n"
+    )
+    assert "METADATA False" in _run(code, env)
+    # the plugins a user turns on (some by name, or all again within the process) are looked for as before
+    scan = "\nfrom pydantic.plugin import _loader\nsys.stderr.write(' SCANNED %s' % (_loader._plugins is not None))\n"
+    named = _run(code + scan, {**env, "PYDANTIC_DISABLE_PLUGINS": "some_plugin"})
+    assert "METADATA True" in named and "SCANNED True" in named
+    back_on = code.replace(
+        "main(",
+        "import os; from mnemosyne import appenv; appenv.apply(); os.environ['PYDANTIC_DISABLE_PLUGINS'] = ''\nmain(",
+        1,
+    )
+    assert "SCANNED True" in _run(back_on + scan, env)
