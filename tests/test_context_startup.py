@@ -167,3 +167,82 @@ def test_with_plugins_off_no_process_imports_the_plugin_machinery(tmp_path):
         1,
     )
     assert "SCANNED True" in _run(back_on + scan, env)
+
+
+LONG_CHAT = (
+    Path(__file__).parent
+    / "fixtures"
+    / "chatgpt_api"
+    / "elinvoss"
+    / ("0001-Matthew_McConaughey_voice-688c4d3b-add4-8326-838d-ab64ce7962d6.json")
+)
+
+
+@pytest.mark.parametrize("tokenizer", ["o200k_base", "cl100k_base"])
+def test_a_text_counts_the_same_line_by_line(tokenizer):
+    """count_lines sums the counts of a text's lines, cut where the tokenizer's pattern always ends a piece
+    (a line break, then a non-space other than "/"): the same count as the whole text, for real chats and
+    for what sits at line starts (slashes, spaces, CRLF, zero-width and other-script characters, emoji)."""
+    from mnemosyne.context.select import Meter
+    from mnemosyne.readers import load_path, read_raw
+
+    texts = [
+        part.text
+        for path in (
+            FILE,
+            LONG_CHAT,
+            Path(__file__).parent / "fixtures" / "chatgpt_api" / "llmfarm_dialog-data_mapping.json",
+        )
+        for raw in load_path(str(path))
+        for conv in read_raw(raw)
+        for m in conv.messages
+        for part in m.parts
+        if getattr(part, "text", "")
+    ]
+    texts.append("\n".join(texts))
+    texts += [
+        "a.\n/b\n\n/c\r\n[x]\r\n\r\nend  \n  \n\tx\n\u00a0y\n\u200bz\n\u180ew\n\x1cv\n😀 ok\n\n\n",
+        "x\n",
+        "\n",
+        "\n\nx",
+        " \n \n/",
+        "12\n34\n's\n's",
+        "<|endoftext|>\n<|endoftext|>",
+    ]
+    meter = Meter(tokenizer)
+    for text in texts:
+        assert meter.count_lines(text) == meter.count(text), text[:80]
+
+
+def test_a_build_counts_each_line_of_its_payloads_once(monkeypatch):
+    """Topping up a context re-renders the payload a few times with a few more units: its lines that did not
+    change are not encoded again (measured: what the tokenizer is asked to encode while payloads are counted)."""
+    from mnemosyne import tokens
+    from mnemosyne.context import select, shapes
+    from mnemosyne.service import context_for, conversation_from_file
+
+    enc = tokens.encoding("o200k_base")
+    encoded: list[int] = []
+    counted: list[int] = []
+    in_payload = [False]
+    real_encode, real_count = enc.encode_ordinary, shapes.count_payload
+
+    def encode(text):
+        if in_payload[0]:
+            encoded.append(len(text))
+        return real_encode(text)
+
+    def count_payload(shape, payload, count):
+        counted.append(len(payload))
+        in_payload[0] = True
+        try:
+            return real_count(shape, payload, count)
+        finally:
+            in_payload[0] = False
+
+    monkeypatch.setattr(select, "_COUNTS", {})
+    monkeypatch.setattr(enc, "encode_ordinary", encode)
+    monkeypatch.setattr(shapes, "count_payload", count_payload)
+    context_for(conversation_from_file(str(LONG_CHAT)), "chatgpt", budget=2000)
+    assert len(counted) >= 3  # the first payload and two top-ups
+    assert sum(encoded) < 0.6 * sum(counted)

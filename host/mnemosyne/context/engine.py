@@ -285,7 +285,7 @@ def _assemble(
         closing=closing,
         file_name=target.file_name or "AGENTS.md",
     )
-    fixed = shapes.count_payload(target.shape, shapes.render(target.shape, skeleton), meter.count) + 8
+    fixed = shapes.count_payload(target.shape, shapes.render(target.shape, skeleton), meter.count_lines) + 8
     room = usable - fixed
     if room < 16:
         raise InputError(
@@ -305,7 +305,7 @@ def _assemble(
     last_id = turns[last_pos].id
     for _ in range(200):
         payload = shapes.render(target.shape, _pieces(conv, target, turns, chosen_plan, header, closing))
-        used = shapes.count_payload(target.shape, payload, meter.count)
+        used = shapes.count_payload(target.shape, payload, meter.count_lines)
         if used <= usable:
             # planning sums per-unit counts; the joined output counts a little differently: top up the rest
             cov = chosen_plan.coverage

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -52,6 +53,7 @@ KIND_PRIOR = {"sentence": 1.0, "item": 1.0, "row": 1.0, "code": 1.0, "table": 1.
 MARKUP_DISCOUNT = 1.0  # tokens per table pipe left out of a unit's cost when units are compared
 QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
 OMITTED = "\n[… {} tokens omitted …]\n"  # where truncate_middle cut a text
+_LINE_STARTS = re.compile(r"(?<=\n)(?=[^\s/])")  # where count_lines cuts (Python's \s holds all of Unicode's)
 
 
 def _markup(u: Unit) -> int:
@@ -104,6 +106,14 @@ class Meter:
 
     def count(self, text: str) -> int:
         return tokens.scale(self.base_count(text), self.tokenizer)
+
+    def count_lines(self, text: str) -> int:
+        """count(text), as the sum of its lines' counts (kept per line: a payload that grew by a few units
+        recounts only the lines that changed). Exact: o200k_base's and cl100k_base's patterns end a piece
+        at a line break followed by a non-space other than "/", and neither looks behind."""
+        if self.bound:
+            return self.count(text)
+        return tokens.scale(sum(map(self.base_count, _LINE_STARTS.split(text))), self.tokenizer)
 
     def scale(self, base: int) -> int:
         return tokens.scale(base, self.tokenizer)
