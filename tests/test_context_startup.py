@@ -54,6 +54,37 @@ def test_a_chat_over_the_budget_by_bytes_is_counted_exactly():
     assert lazy["report"]["tokens"] <= 300
 
 
+def test_mnemo_context_of_a_chat_over_its_budget_does_not_build_the_whole_tokenizer():
+    """`mnemo context` counts with an encoder that leaves out the tokens its text cannot use (o200k's
+    200k ranks cost a fresh process about 150 ms to build): it builds fewer ranks, the output the same."""
+    code = (
+        "import sys, tiktoken\n"
+        "built = []\n"
+        "init = tiktoken.Encoding.__init__\n"
+        "def counting(self, *a, **kw):\n"
+        "    built.append(len(kw['mergeable_ranks']))\n"
+        "    init(self, *a, **kw)\n"
+        "tiktoken.Encoding.__init__ = counting\n"
+        "from mnemosyne.cli.main import main\n"
+        "if len(sys.argv) > 2:\n"
+        "    from mnemosyne import tokens; tokens.encoding('o200k_base')\n"
+        "main(['context', sys.argv[1], '--target', 'chatgpt', '--budget', '300', '--json'])\n"
+        "import json; sys.stderr.write(json.dumps(built))\n"
+    )
+
+    def mnemo(*preload: str) -> tuple[str, list[int]]:
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(FILE), *preload], capture_output=True, text=True, check=True
+        )
+        return out.stdout, json.loads(out.stderr.strip().splitlines()[-1])
+
+    whole_out, whole_built = mnemo("preload")  # also leaves the rank cache, as any first use does
+    one_off_out, one_off_built = mnemo()
+    assert whole_built == [199_998]
+    assert len(one_off_built) == 1 and one_off_built[0] < 150_000
+    assert one_off_out == whole_out
+
+
 def test_a_caller_that_shows_the_count_gets_it_exact():
     """The host passes exact_tokens: the extension shows `tokens` as the count."""
     size = FILE.stat().st_size
@@ -104,3 +135,114 @@ def test_mnemosyne_processes_never_scan_for_pydantic_plugins(entry, tmp_path):
         timeout=60,
     )
     assert "SCANNED True" in plain.stderr, plain.stderr[-2000:]
+
+
+def _run(code: str, env: dict[str, str]) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(FILE)], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stderr
+
+
+def test_with_plugins_off_no_process_imports_the_plugin_machinery(tmp_path):
+    """pydantic imports its plugin loader, and with it importlib.metadata (about 15 ms of a fresh process),
+    to build its first validator even with plugins off. With them off, the CLI's `mnemo context` of a chat
+    (which validates the whole conversation model) never imports it, and builds the same output."""
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env["MNEMOSYNE_HOME"] = str(tmp_path / "home")
+    code = (
+        "import sys\nfrom mnemosyne.cli.main import main\n"
+        "main(['context', sys.argv[1], '--target', 'chatgpt', '--json'])\n"
+        "sys.stderr.write('METADATA %s' % ('importlib.metadata' in sys.modules))\n"
+    )
+    assert "METADATA False" in _run(code, env)
+    # the plugins a user turns on (some by name, or all again within the process) are looked for as before
+    scan = "\nfrom pydantic.plugin import _loader\nsys.stderr.write(' SCANNED %s' % (_loader._plugins is not None))\n"
+    named = _run(code + scan, {**env, "PYDANTIC_DISABLE_PLUGINS": "some_plugin"})
+    assert "METADATA True" in named and "SCANNED True" in named
+    back_on = code.replace(
+        "main(",
+        "import os; from mnemosyne import appenv; appenv.apply(); os.environ['PYDANTIC_DISABLE_PLUGINS'] = ''\nmain(",
+        1,
+    )
+    assert "SCANNED True" in _run(back_on + scan, env)
+
+
+LONG_CHAT = (
+    Path(__file__).parent
+    / "fixtures"
+    / "chatgpt_api"
+    / "elinvoss"
+    / ("0001-Matthew_McConaughey_voice-688c4d3b-add4-8326-838d-ab64ce7962d6.json")
+)
+
+
+@pytest.mark.parametrize("tokenizer", ["o200k_base", "cl100k_base"])
+def test_a_text_counts_the_same_line_by_line(tokenizer):
+    """count_lines sums the counts of a text's lines, cut where the tokenizer's pattern always ends a piece
+    (a line break, then a non-space other than "/"): the same count as the whole text, for real chats and
+    for what sits at line starts (slashes, spaces, CRLF, zero-width and other-script characters, emoji)."""
+    from mnemosyne.context.select import Meter
+    from mnemosyne.readers import load_path, read_raw
+
+    texts = [
+        part.text
+        for path in (
+            FILE,
+            LONG_CHAT,
+            Path(__file__).parent / "fixtures" / "chatgpt_api" / "llmfarm_dialog-data_mapping.json",
+        )
+        for raw in load_path(str(path))
+        for conv in read_raw(raw)
+        for m in conv.messages
+        for part in m.parts
+        if getattr(part, "text", "")
+    ]
+    texts.append("\n".join(texts))
+    texts += [
+        "a.\n/b\n\n/c\r\n[x]\r\n\r\nend  \n  \n\tx\n\u00a0y\n\u200bz\n\u180ew\n\x1cv\n😀 ok\n\n\n",
+        "x\n",
+        "\n",
+        "\n\nx",
+        " \n \n/",
+        "12\n34\n's\n's",
+        "<|endoftext|>\n<|endoftext|>",
+    ]
+    meter = Meter(tokenizer)
+    for text in texts:
+        assert meter.count_lines(text) == meter.count(text), text[:80]
+
+
+def test_a_build_counts_each_line_of_its_payloads_once(monkeypatch):
+    """Topping up a context re-renders the payload a few times with a few more units: its lines that did not
+    change are not encoded again (measured: what the tokenizer is asked to encode while payloads are counted)."""
+    from mnemosyne import tokens
+    from mnemosyne.context import select, shapes
+    from mnemosyne.service import context_for, conversation_from_file
+
+    enc = tokens.encoding("o200k_base")
+    encoded: list[int] = []
+    counted: list[int] = []
+    in_payload = [False]
+    real_encode, real_count = enc.encode_ordinary, shapes.count_payload
+
+    def encode(text):
+        if in_payload[0]:
+            encoded.append(len(text))
+        return real_encode(text)
+
+    def count_payload(shape, payload, count):
+        counted.append(len(payload))
+        in_payload[0] = True
+        try:
+            return real_count(shape, payload, count)
+        finally:
+            in_payload[0] = False
+
+    monkeypatch.setattr(select, "_COUNTS", {})
+    monkeypatch.setattr(enc, "encode_ordinary", encode)
+    monkeypatch.setattr(shapes, "count_payload", count_payload)
+    context_for(conversation_from_file(str(LONG_CHAT)), "chatgpt", budget=2000)
+    assert len(counted) >= 3  # the first payload and two top-ups
+    assert sum(encoded) < 0.6 * sum(counted)

@@ -112,7 +112,12 @@ def test_rank_cache_refuses_a_damaged_or_foreign_file(tmp_path):
     good = path.read_bytes()
     flipped = bytearray(good)
     flipped[-100] ^= 1  # one bit of one rank
-    for damaged in (bytes(flipped), good[:-5], b"not a cache", good.replace(b'"format": 1', b'"format": 9')):
+    for damaged in (
+        bytes(flipped),
+        good[:-5],
+        b"not a cache",
+        good.replace(b'"format": %d' % rank_cache.FORMAT, b'"format": 9'),
+    ):
         path.write_bytes(damaged)
         assert rank_cache.load(path, "cl100k_base", sha) is None
     # a header whose groups do not fit the (intact) payload: the header is not under the payload's checksum
@@ -164,3 +169,91 @@ def test_batch_counting_starts_no_threads_and_counts_the_same(monkeypatch):
     batch = enc.encode_ordinary_batch(texts)
     assert started == []
     assert batch == [enc.encode_ordinary(t) for t in texts]
+
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+MIXED = [  # real text: English with emoji, Chinese, accented names
+    "chatgpt_export/echomine_001_simple_text.json",
+    "chatgpt_api/llmfarm_dialog-data_mapping.json",
+    "interop_sharegpt/llamafactory_mllm_demo.json",
+]
+
+
+def _vocabulary(name: str):
+    """The rank cache of this test's home (the process may hold the encoding from another test's home)."""
+    from mnemosyne import rank_cache
+
+    if tokens._cached_vocabulary(name) is None:
+        path = tokens._rank_cache_path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rank_cache.save(path, _stock(name), tokens.EXACT_ENCODINGS[name])
+    return tokens._cached_vocabulary(name)
+
+
+def _fixture_text(rel: str) -> str:
+    with open(os.path.join(FIXTURES, rel), encoding="utf-8") as fh:
+        return fh.read()
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_an_encoder_without_the_tokens_a_text_cannot_use_encodes_it_the_same(name):
+    """token_subset leaves out every token holding a byte the texts lack: fewer ranks, the same tokens,
+    also for a text with characters it was not made for (it builds again to take them in)."""
+    import tiktoken
+
+    from mnemosyne.token_subset import SubsetEncoding
+
+    whole = tokens.encoding(name)
+    vocab = _vocabulary(name)
+    english = _fixture_text(MIXED[0])
+    sub = SubsetEncoding(vocab, tiktoken.Encoding, [english])
+    assert sub.builds == 1 and sub.size < len(vocab.mergeable_ranks()) - 4000  # tokens it cannot use are out
+    assert sub.encode_ordinary(english) == whole.encode_ordinary(english)
+    others = [
+        *(_fixture_text(rel) for rel in MIXED[1:]),
+        "Ünïcödé Ⅻ ǅ ß ﬁ and a lone surrogate \ud800 between \udfff pairs \ud83d\ude00",
+        "<|endoftext|> 🎉🎉 \u200b\u00a0 tab\tend\r\n",
+    ]
+    for text in others:
+        assert sub.encode_ordinary(text) == whole.encode_ordinary(text), text[:80]
+    assert sub.builds == 1 + len(others)  # each brought characters it did not cover
+    ids = whole.encode_ordinary(others[0])
+    assert sub.decode(ids) == whole.decode(ids)
+
+
+def test_a_capitalised_letter_the_text_had_in_lower_case_needs_no_new_build():
+    """A build capitalises a sentence it cuts from its leading filler: the encoder is made for both."""
+    import tiktoken
+
+    from mnemosyne.token_subset import SubsetEncoding
+
+    whole = tokens.encoding("o200k_base")
+    sub = SubsetEncoding(_vocabulary("o200k_base"), tiktoken.Encoding, ["well, élan and ñu"])
+    assert sub.encode_ordinary("Élan and Ñu") == whole.encode_ordinary("Élan and Ñu")
+    assert sub.builds == 1
+
+
+def test_a_one_off_encoder_is_the_whole_one_once_a_process_has_it(tmp_path):
+    """encoder_for builds a subset only for a one-off process (the CLI's), and only while the whole
+    encoding is not in memory; a long-lived process builds the whole one and keeps it."""
+    code = (
+        "from mnemosyne import tokens\n"
+        "print(tokens.encoder_for('o200k_base', ['x']) is tokens.encoding('o200k_base'))\n"
+    )
+    _vocabulary("o200k_base")  # the rank cache the children read
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
+    )
+    assert out.stdout.split() == ["True"]
+    code = (
+        "from mnemosyne import tokens\n"
+        "tokens.one_off = True\n"
+        "a = tokens.encoder_for('o200k_base', ['hello'])\n"
+        "w = tokens.encoding('o200k_base')\n"
+        "b = tokens.encoder_for('o200k_base', ['hello'])\n"
+        "print(a is w, b is w, a.encode_ordinary('héllo') == w.encode_ordinary('héllo'))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
+    )
+    assert out.stdout.split() == ["False", "True", "True"]

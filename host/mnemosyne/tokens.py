@@ -8,7 +8,8 @@ checks each file's sha256 against the hash it pins, so a copy that loads is the
 official file.
 
 tiktoken is imported lazily: the native host's hello/save paths never load it. After the first load, a
-process builds the encoding from a checksummed cache of the decoded ranks (rank_cache), not the file.
+process builds the encoding from a checksummed cache of the decoded ranks (rank_cache), not the file; a
+one-off piece of work (`mnemo context`) builds only the ranks its text can use (encoder_for).
 
 Targets whose vendor does not publish a tokenizer (Claude, Gemini, local
 models) are counted with an *estimate*: the o200k_base count times a factor,
@@ -22,6 +23,7 @@ import hashlib
 import math
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -71,6 +73,9 @@ ESTIMATES: dict[str, Estimate] = {
 }
 
 _lock = threading.Lock()
+# The CLI sets this: a process that does one piece of work and exits builds an encoder for that work's text
+# only (encoder_for); a long-lived one (the host, a benchmark) builds the whole encoding once and keeps it.
+one_off = False
 # The native host sets this False: it reads the rank cache but never spends a request writing it (the
 # write costs about as much as the load it saves; the CLI, whose start-up it speeds up, writes it).
 write_rank_cache = True
@@ -161,21 +166,48 @@ def encoding(name: str) -> Any:
 
     from . import rank_cache
 
-    cached = tiktoken_dir() / f"{name}.ranks"
-    kwargs = rank_cache.load(cached, name, EXACT_ENCODINGS[name])
-    if kwargs is None:  # first use, or a cache from another version: the stock load from the verified file
+    vocab = _cached_vocabulary(name)
+    if vocab is not None:
+        kwargs = vocab.kwargs(vocab.mergeable_ranks())
+    else:  # first use, or a cache from another version: the stock load from the verified file
         ensure_files()
         import tiktoken_ext.openai_public
 
         kwargs = getattr(tiktoken_ext.openai_public, name)()
         if write_rank_cache:
             try:
-                rank_cache.save(cached, kwargs, EXACT_ENCODINGS[name])
+                rank_cache.save(_rank_cache_path(name), kwargs, EXACT_ENCODINGS[name])
             except OSError:
                 pass  # a read-only cache folder only costs the next process the stock load
     enc = _in_thread_batches(tiktoken.Encoding)(**kwargs)
     _loaded.add(name)
     return enc
+
+
+def encoder_for(name: str, texts: Iterable[str] = ()) -> Any:
+    """An encoder that counts exactly like encoding(name), for work on `texts` (and what is made of their
+    characters). In a one-off process without the whole encoding in memory, one built without the tokens
+    those texts cannot use (token_subset: a third cheaper to build); else the whole encoding."""
+    if not one_off or name in _loaded or name not in EXACT_ENCODINGS:
+        return encoding(name)
+    vocab = _cached_vocabulary(name)
+    if vocab is None:
+        return encoding(name)
+    import tiktoken
+
+    from .token_subset import SubsetEncoding
+
+    return SubsetEncoding(vocab, _in_thread_batches(tiktoken.Encoding), texts)
+
+
+def _rank_cache_path(name: str) -> Path:
+    return tiktoken_dir() / f"{name}.ranks"
+
+
+def _cached_vocabulary(name: str) -> Any:
+    from . import rank_cache
+
+    return rank_cache.load_vocabulary(_rank_cache_path(name), name, EXACT_ENCODINGS[name])
 
 
 @cache

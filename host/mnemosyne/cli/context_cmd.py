@@ -44,8 +44,11 @@ def add_targets_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_context(args: argparse.Namespace) -> int:
+    from .. import tokens
     from ..context import get_target
     from ..service import context_for, conversation_from_file
+
+    tokens.one_off = True  # one build, then the process ends: its tokenizer needs only this text's ranks
 
     target = get_target(args.target)
     options = dict(

@@ -227,7 +227,9 @@ def build_context(
             built = None
     if built is None:
         exact = True
-        built = assemble(Meter(target.tokenizer), counts)
+        # what the counted texts are made of, so the encoder is built once (title and instructions are in)
+        texts = [header, closing, *(t.text for t in turns), *(x for _, x in instructions)]
+        built = assemble(Meter(target.tokenizer, texts=texts), counts)
     chosen_plan, payload, used = built
     return ContextResult(
         target.shape,
@@ -288,7 +290,7 @@ def _assemble(
         closing=closing,
         file_name=target.file_name or "AGENTS.md",
     )
-    fixed = shapes.count_payload(target.shape, shapes.render(target.shape, skeleton), meter.count) + 8
+    fixed = shapes.count_payload(target.shape, shapes.render(target.shape, skeleton), meter.count_lines) + 8
     room = usable - fixed
     if room < 16:
         raise InputError(
@@ -310,7 +312,7 @@ def _assemble(
         payload = shapes.render(
             target.shape, _pieces(conv, target, turns, chosen_plan, header, closing, usable)
         )
-        used = shapes.count_payload(target.shape, payload, meter.count)
+        used = shapes.count_payload(target.shape, payload, meter.count_lines)
         if used <= usable:
             # planning sums per-unit counts; the joined output counts a little differently: top up the rest
             cov = chosen_plan.coverage

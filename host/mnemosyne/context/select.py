@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import tokens
 from .turns import Turn
@@ -52,6 +53,8 @@ ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
 KIND_PRIOR = {"sentence": 1.0, "item": 1.0, "row": 1.0, "code": 1.0, "table": 1.0, "list": 1.0}
 MARKUP_DISCOUNT = 1.0  # tokens per table pipe left out of a unit's cost when units are compared
 QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
+OMITTED = "\n[… {} tokens omitted …]\n"  # where truncate_middle cut a text
+_LINE_STARTS = re.compile(r"(?<=\n)(?=[^\s/])")  # where count_lines cuts (Python's \s holds all of Unicode's)
 
 
 def _markup(u: Unit) -> int:
@@ -72,16 +75,22 @@ _COUNTS: dict[str, dict[str, int]] = {}
 class Meter:
     """Counts text with a target's tokenizer (exact, or the estimate). With `bound`, counts UTF-8 bytes
     instead: o200k_base and cl100k_base never yield more tokens than bytes, so every count is an upper
-    bound, and no tokenizer is loaded."""
+    bound, and no tokenizer is loaded. `texts`: what the counted texts are made of (a build's turns), for
+    the encoder (tokens.encoder_for)."""
 
-    def __init__(self, tokenizer: str, bound: bool = False):
+    def __init__(self, tokenizer: str, bound: bool = False, texts: Iterable[str] = ()):
         self.tokenizer = tokenizer
         self.base = tokens.base_encoding(tokenizer)
         self.bound = bound
+        self._texts = texts
+        self._encoder: Any = None
 
-    @property
-    def _enc(self):  # loaded on the first exact count
-        return tokens.encoding(self.base)
+    def _enc(self, text: str) -> Any:
+        """The encoder, made on the first exact count, for `texts`, the text counted and the marker
+        truncate_middle writes."""
+        if self._encoder is None:
+            self._encoder = tokens.encoder_for(self.base, [*self._texts, text, OMITTED])
+        return self._encoder
 
     def base_count(self, text: str) -> int:
         if not text:
@@ -93,11 +102,19 @@ class Meter:
         if n is None:
             if len(counts) >= MAX_COUNTS:
                 counts.clear()
-            n = counts[text] = len(self._enc.encode_ordinary(text))
+            n = counts[text] = len(self._enc(text).encode_ordinary(text))
         return n
 
     def count(self, text: str) -> int:
         return tokens.scale(self.base_count(text), self.tokenizer)
+
+    def count_lines(self, text: str) -> int:
+        """count(text), as the sum of its lines' counts (kept per line: a payload that grew by a few units
+        recounts only the lines that changed). Exact: o200k_base's and cl100k_base's patterns end a piece
+        at a line break followed by a non-space other than "/", and neither looks behind."""
+        if self.bound:
+            return self.count(text)
+        return tokens.scale(sum(map(self.base_count, _LINE_STARTS.split(text))), self.tokenizer)
 
     def scale(self, base: int) -> int:
         return tokens.scale(base, self.tokenizer)
@@ -106,16 +123,17 @@ class Meter:
         """Keep the head and tail of `text` so it counts at most `limit` tokens."""
         if self.count(text) <= limit:
             return text
-        ids = self._enc.encode_ordinary(text)
+        enc = self._enc(text)
+        ids = enc.encode_ordinary(text)
         # tokens of the base encoding we may keep, minus the marker
         keep = max(0, math.floor(limit / tokens.scale(1000, self.tokenizer) * 1000) - 16)
         while True:
             head, tail = keep - keep // 3, keep // 3
             omitted = len(ids) - head - tail
             out = (
-                self._enc.decode(ids[:head]).rstrip("\ufffd")
-                + f"\n[… {omitted} tokens omitted …]\n"
-                + (self._enc.decode(ids[len(ids) - tail :]).lstrip("\ufffd") if tail else "")
+                enc.decode(ids[:head]).rstrip("\ufffd")
+                + OMITTED.format(omitted)
+                + (enc.decode(ids[len(ids) - tail :]).lstrip("\ufffd") if tail else "")
             )
             if self.count(out) <= limit or keep == 0:
                 return out if self.count(out) <= limit else ""

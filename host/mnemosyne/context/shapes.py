@@ -33,7 +33,8 @@ def _drop_invisible(text: str) -> str:
     has (a table of all of Unicode took a fresh process 60 ms to build)."""
     if text.isascii():
         return text
-    return text.translate({ord(ch): None for ch in set(text) if ch > "\x7f" and _is_invisible(ch)})
+    table = {ord(ch): None for ch in set(text) if ch > "\x7f" and _is_invisible(ch)}
+    return text.translate(table) if table else text  # translate walks the text even with nothing to drop
 
 
 def _folded(text: str) -> str:
