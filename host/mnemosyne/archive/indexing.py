@@ -58,12 +58,60 @@ def write(c, rows: list[Row]) -> None:
         "INSERT INTO messages_fts (rowid, title, body) VALUES (?,?,?)",
         [(rowid, title or "", body) for rowid, title, body in rows],
     )
-    searchable = [(rowid, body if title is None else f"{title}\n{body}") for rowid, title, body in rows]
+    searchable = _searchable(rows)
     c.executemany("INSERT INTO messages_tri (rowid, body) VALUES (?,?)", searchable)
     c.executemany(
         "INSERT INTO messages_cjk (rowid, body) VALUES (?,?)",
         [(rowid, index_text(text)) for rowid, text in searchable if has_cjk(text)],
     )
+
+
+# One statement per table for many rows: SQLite reads the rows from a JSON array and does the whole
+# insert in C, without the GIL (bulk_index.py runs it on a worker thread). The same texts as write().
+_BULK = (
+    # [rowid, title or null, body]: the title or "", the body; the title, a newline and the body
+    "INSERT INTO messages_fts (rowid, title, body)"
+    " SELECT value->>0, coalesce(value->>1, ''), value->>2 FROM json_each(?)",
+    "INSERT INTO messages_tri (rowid, body) SELECT value->>0,"
+    " CASE WHEN value->>1 IS NULL THEN value->>2 ELSE (value->>1) || char(10) || (value->>2) END"
+    " FROM json_each(?)",
+)
+_BULK_CJK = "INSERT INTO messages_cjk (rowid, body) SELECT value->>0, value->>1 FROM json_each(?)"  # [rowid, bigrams]
+
+
+class Bulk(NamedTuple):
+    """One conversation's index rows as JSON array items (no brackets), made before the bulk write so
+    the worker thread only joins strings; `chars`: how much text they index."""
+
+    rows: str
+    cjk: str
+    chars: int
+
+
+def bulk_rows(rows: list[Row]) -> Bulk:
+    import json
+
+    cjk = [(rowid, index_text(text)) for rowid, text in _searchable(rows) if has_cjk(text)]
+    return Bulk(
+        json.dumps(rows, ensure_ascii=False)[1:-1],
+        json.dumps(cjk, ensure_ascii=False)[1:-1],
+        sum(len(body) + len(title or "") for _, title, body in rows),
+    )
+
+
+def write_many(c, items: list[Bulk]) -> None:
+    """Insert the index rows of many conversations (inside the caller's transaction), one statement per
+    table: a bulk import's chunk, so FTS5 writes one segment per table for it instead of one per save."""
+    rows = "[" + ",".join(item.rows for item in items if item.rows) + "]"
+    cjk = "[" + ",".join(item.cjk for item in items if item.cjk) + "]"
+    for statement in _BULK:
+        c.execute(statement, (rows,))
+    c.execute(_BULK_CJK, (cjk,))
+
+
+def _searchable(rows: list[Row]) -> list[tuple[int, str]]:
+    """What the trigram and CJK tables hold: the title (first message) and the body."""
+    return [(rowid, body if title is None else f"{title}\n{body}") for rowid, title, body in rows]
 
 
 def delete(c, rowids: list[int]) -> None:

@@ -15,6 +15,7 @@ from .db import Transaction, sqlite
 
 if TYPE_CHECKING:  # the format (pydantic) is imported on first save: `hello` opens the archive without it
     from ..model import Conversation
+    from .bulk_index import BulkIndex
 
 
 class SaveResult(NamedTuple):  # not a dataclass: dataclasses (with inspect) is not on hello's path
@@ -73,11 +74,13 @@ def _content_digest(document: str) -> str:
 
 class ArchiveWrites:
     """Saving and deleting conversations in `self.conn`; the search index of a save is written at once, or
-    after the reply when `defer_index` is set (the host), from `_pending`."""
+    after the reply when `defer_index` is set (the host), from `_pending`, or in chunks during a bulk
+    import (`bulk_index`, see Archive.bulk_import)."""
 
     conn: sqlite.Connection
     defer_index: bool
     _pending: dict[str, indexing.Pending]
+    bulk_index: BulkIndex | None
 
     resolve: Callable[[str], str]  # Archive's: the id a unique prefix names
 
@@ -96,6 +99,8 @@ class ArchiveWrites:
 
         `counter` gives per-message token counts to store with each conversation that changed; `marks`
         (one per conversation) what the sync bookkeeping records (default: an import)."""
+        if self.bulk_index is not None:
+            self.bulk_index.wait()  # the connection is free once its chunk is written
         try:
             with Transaction(self.conn) as c:
                 results = []
@@ -110,9 +115,11 @@ class ArchiveWrites:
                     complete = not saved.provenance.partial
                     sync.record_save(c, saved.id, result.site, saved.source.conversation_id, complete, mark)
                     results.append(result)
-                return results
         except sqlite.Error as exc:  # rolled back: nothing of this batch was written
             raise ArchiveError(f"could not save to the archive: {exc}") from None
+        if self.bulk_index is not None:
+            self.bulk_index.committed()
+        return results
 
     def _save_in(self, c, conv: Conversation) -> tuple[SaveResult, Conversation]:
         from .. import canonical
@@ -196,7 +203,10 @@ class ArchiveWrites:
                 "SELECT rowid FROM messages WHERE conversation_id = ? ORDER BY seq", (conv.id,)
             )
         ]
-        if self.defer_index:
+        if self.bulk_index is not None:
+            c.execute("INSERT OR IGNORE INTO index_pending (conversation_id) VALUES (?)", (conv.id,))
+            self.bulk_index.add(conv.id, digest, indexing.rows_for(conv, rowids))
+        elif self.defer_index:
             c.execute("INSERT OR IGNORE INTO index_pending (conversation_id) VALUES (?)", (conv.id,))
             self._pending[conv.id] = indexing.Pending(digest, conv, rowids)
         else:
