@@ -32,7 +32,7 @@ TABLES = ("messages_fts", "messages_tri", "messages_cjk")
 
 class _Saved(NamedTuple):
     digest: str
-    index: indexing.Bulk
+    bulk: indexing.Bulk
 
 
 class BulkIndex:
@@ -48,10 +48,10 @@ class BulkIndex:
         """A conversation saved (pending) in the current transaction; a later save of the same id replaces it."""
         old = self._waiting.pop(conv_id, None)
         if old is not None:
-            self._chars -= old.index.chars
+            self._chars -= old.bulk.chars
         saved = _Saved(digest, indexing.bulk_rows(rows))
         self._waiting[conv_id] = saved
-        self._chars += saved.index.chars
+        self._chars += saved.bulk.chars
 
     def committed(self) -> None:
         """After a commit: index the waiting rows on the worker thread once they make a chunk."""
@@ -110,7 +110,6 @@ class BulkIndex:
                         found,
                     )
                     ready += found
-                indexing.write_many(c, [chunk[conv_id].index for conv_id in ready])
+                indexing.write_many(c, [chunk[conv_id].bulk for conv_id in ready])
         finally:
             self.conn.execute("PRAGMA synchronous = FULL")
-

@@ -76,7 +76,9 @@ _BULK = (
     " CASE WHEN value->>1 IS NULL THEN value->>2 ELSE (value->>1) || char(10) || (value->>2) END"
     " FROM json_each(?)",
 )
-_BULK_CJK = "INSERT INTO messages_cjk (rowid, body) SELECT value->>0, value->>1 FROM json_each(?)"  # [rowid, bigrams]
+_BULK_CJK = (
+    "INSERT INTO messages_cjk (rowid, body) SELECT value->>0, value->>1 FROM json_each(?)"  # [rowid, bigrams]
+)
 
 
 class Bulk(NamedTuple):

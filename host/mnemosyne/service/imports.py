@@ -76,12 +76,14 @@ def import_paths(
 
 
 class _Import:
+    batch: list[Conversation]  # read, not saved yet
+    counted: dict[int, tuple[Conversation, dict[str, int]]]  # counted ahead, by id()
+
     def __init__(self, arc, fmt, counter, on_failure, progress):
         self.arc, self.fmt, self.counter = arc, fmt, counter
         self.on_failure, self.progress = on_failure, progress
         self.totals = ImportTotals()
-        self.batch: list[Conversation] = []  # read, not saved yet
-        self.counted: dict[int, tuple[Conversation, dict[str, int]]] = {}  # counted ahead, by id()
+        self.batch, self.counted = [], {}
 
     def fail(self, line: str) -> None:
         self.totals.failed += 1
