@@ -21,12 +21,18 @@ import threading
 from typing import NamedTuple
 
 from . import indexing
+from .db import CACHE_KIB as SEARCH_CACHE_KIB
 from .db import Transaction, sqlite
 
-CHUNK_CHARS = 4_000_000  # index text per chunk: ~0.5 s of FTS work, ~25 MB of Python strings at most
+# Index text per chunk: ~0.4 s of FTS work. The peak memory of an import grows with it: about 12 bytes
+# a character (the chunk being written in its JSON, UTF-8 and SQLite forms, and the next one waiting).
+CHUNK_CHARS = 2_000_000
 # FTS5 flushes its in-memory terms to a new segment at 1 MB by default: a chunk would leave several to
 # merge. 32 MiB holds a chunk's terms (a cap, not an allocation; saved in the tables' config).
 HASH_BYTES = 32 << 20
+# The page cache while importing: appends need few pages, and the 32 MiB a wide search wants (db.py) was
+# a sixth of an import's peak memory (the worker thread's pages sit in a second malloc arena)
+CACHE_KIB = 8 * 1024
 TABLES = ("messages_fts", "messages_tri", "messages_cjk")
 
 
@@ -43,6 +49,12 @@ class BulkIndex:
         self._thread: threading.Thread | None = None
         for table in TABLES:
             conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('hashsize', {HASH_BYTES})")
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+
+    def close(self) -> None:
+        """After the import: the chunk being written is done, the connection has its search cache back."""
+        self.wait()
+        self.conn.execute(f"PRAGMA cache_size = -{SEARCH_CACHE_KIB}")
 
     def add(self, conv_id: str, digest: str, rows: list[indexing.Row]) -> None:
         """A conversation saved (pending) in the current transaction; a later save of the same id replaces it."""
@@ -110,6 +122,8 @@ class BulkIndex:
                         found,
                     )
                     ready += found
-                indexing.write_many(c, [chunk[conv_id].bulk for conv_id in ready])
+                items = [chunk[conv_id].bulk for conv_id in ready]
+                chunk.clear()  # the text is held by `items` alone, which write_many empties
+                indexing.write_many(c, items)
         finally:
             self.conn.execute("PRAGMA synchronous = FULL")

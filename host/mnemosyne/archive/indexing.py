@@ -103,9 +103,11 @@ def bulk_rows(rows: list[Row]) -> Bulk:
 
 def write_many(c, items: list[Bulk]) -> None:
     """Insert the index rows of many conversations (inside the caller's transaction), one statement per
-    table: a bulk import's chunk, so FTS5 writes one segment per table for it instead of one per save."""
+    table: a bulk import's chunk, so FTS5 writes one segment per table for it instead of one per save.
+    Empties `items` once their text is in the statements' arguments (a chunk's text is held once less)."""
     rows = "[" + ",".join(item.rows for item in items if item.rows) + "]"
     cjk = "[" + ",".join(item.cjk for item in items if item.cjk) + "]"
+    items.clear()
     for statement in _BULK:
         c.execute(statement, (rows,))
     c.execute(_BULK_CJK, (cjk,))

@@ -111,7 +111,7 @@ class Archive(ArchiveWrites):
             except sqlite.Error as exc:  # rolled back: pending, indexed below or by the next search
                 raise ArchiveError(f"could not write the search index: {exc}") from None
         finally:
-            self.bulk_index.wait()
+            self.bulk_index.close()
             self.bulk_index = None
         self.index_pending()  # what a chunk skipped (saved again by another process meanwhile)
 

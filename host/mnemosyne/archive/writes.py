@@ -147,12 +147,13 @@ class ArchiveWrites:
                 return kept, stored
             conv = merge(stored, conv)
             status = "updated"
-        document = canonical.dumps(conv, indent=None)
+        document, data = canonical.dumps_with_data(conv, indent=None)
         digest = _content_digest(document)
         if row is not None and row[1] == digest:
             status = "unchanged"
         else:
-            self._write(c, conv, document, digest, replace=row is not None)
+            self._write(c, conv, document, digest, facets.of_document(data), replace=row is not None)
+        del data
         result = SaveResult(
             id=conv.id,
             status=status,
@@ -164,7 +165,9 @@ class ArchiveWrites:
         )
         return result, conv
 
-    def _write(self, c, conv: Conversation, document: str, digest: str, replace: bool) -> None:
+    def _write(
+        self, c, conv: Conversation, document: str, digest: str, found: facets.Facets, replace: bool
+    ) -> None:
         from ..model import format_time
 
         if replace:
@@ -190,7 +193,7 @@ class ArchiveWrites:
                 digest,
                 document,
                 updated or created or now,
-                *facets.of_json(document).values(),
+                *found.values(),
             ),
         )
         c.executemany(

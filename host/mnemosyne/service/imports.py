@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 SAVE_BATCH = 50  # conversations per transaction: one commit, one fsync, per batch
 # While the search index of earlier batches is written (Archive.bulk_import, on a worker thread, holding
 # the connection), the import reads and counts ahead instead of waiting, up to this many conversations.
-READ_AHEAD = 250
+READ_AHEAD = 100
 
 
 class Bar(Protocol):
