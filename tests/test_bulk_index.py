@@ -9,6 +9,7 @@ import json
 import pytest
 
 from mnemosyne.archive import bulk_index, indexing, open_archive
+from mnemosyne.context import count_messages
 from mnemosyne.readers import ReadContext, load_path, read_raw, streaming
 from mnemosyne.service import import_paths, imports
 
@@ -60,10 +61,22 @@ def index_rows(arc) -> dict[str, list]:
     return out
 
 
-def test_an_import_indexes_what_saving_one_at_a_time_does(fixtures, tmp_path, mnemo_home, small_chunks):
+STORED = (
+    "SELECT id, document, content_sha256, message_count, project, model, has_code, has_attachments,"
+    " text_chars, title_key FROM conversations ORDER BY id"
+)
+
+
+@pytest.mark.parametrize("busy", [True, False], ids=["prepared-ahead", "prepared-in-save"])
+def test_an_import_stores_and_indexes_what_saving_one_at_a_time_does(
+    fixtures, tmp_path, mnemo_home, small_chunks, monkeypatch, busy
+):
     path, count = export(fixtures, tmp_path)
+    # busy: every conversation is read ahead, counted and prepared outside the save (as while a chunk is
+    # written); not busy: each is prepared inside its save
+    monkeypatch.setattr(bulk_index.BulkIndex, "busy", lambda self: busy)
     with open_archive() as arc:
-        totals = import_paths(arc, [str(path)], count_tokens=False)
+        totals = import_paths(arc, [str(path)])
         assert totals.created == count and totals.failed == 0
         assert not arc.has_pending_index()
         bulk = index_rows(arc)
@@ -72,12 +85,16 @@ def test_an_import_indexes_what_saving_one_at_a_time_does(fixtures, tmp_path, mn
             assert found and all(marker(n) in title for title in found)
         assert len(arc.search("検索テスト", limit=100)) == count // 2
         assert len(arc.search("mark00", limit=100)) == 10  # substring: the trigram table
+        stored = arc.conn.execute(STORED).fetchall()
+        counts = {conv_id: arc.token_counts(conv_id, "o200k_base") for conv_id in arc.all_ids()}
     one_by_one = tmp_path / "one_by_one.db"
     with open_archive(one_by_one) as arc:
         for raw in load_path(str(path)):
             for conv in read_raw(raw, ReadContext()):
                 arc.save(conv)
+                assert counts[conv.id] == count_messages(conv)
         assert index_rows(arc) == bulk
+        assert arc.conn.execute(STORED).fetchall() == stored
     assert len(bulk["messages_cjk"]) == count // 2  # the first message of each Japanese title
 
 

@@ -56,12 +56,12 @@ class BulkIndex:
         self.wait()
         self.conn.execute(f"PRAGMA cache_size = -{SEARCH_CACHE_KIB}")
 
-    def add(self, conv_id: str, digest: str, rows: list[indexing.Row]) -> None:
+    def add(self, conv_id: str, digest: str, bulk: indexing.Bulk) -> None:
         """A conversation saved (pending) in the current transaction; a later save of the same id replaces it."""
         old = self._waiting.pop(conv_id, None)
         if old is not None:
             self._chars -= old.bulk.chars
-        saved = _Saved(digest, indexing.bulk_rows(rows))
+        saved = _Saved(digest, bulk)
         self._waiting[conv_id] = saved
         self._chars += saved.bulk.chars
 

@@ -42,14 +42,18 @@ def storable(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def rows_for(conv: Conversation, rowids: list[int]) -> list[Row]:
+def _texts(conv: Conversation) -> list[tuple[str | None, str]]:
+    """(the title on the first message else None, body) of each message."""
     from ..text import message_text
 
     title = storable(conv.title or "")
     return [
-        (rowid, title if seq == 0 else None, storable(message_text(msg)))
-        for seq, (rowid, msg) in enumerate(zip(rowids, conv.messages))
+        (title if seq == 0 else None, storable(message_text(msg))) for seq, msg in enumerate(conv.messages)
     ]
+
+
+def rows_for(conv: Conversation, rowids: list[int]) -> list[Row]:
+    return [(rowid, title, body) for rowid, (title, body) in zip(rowids, _texts(conv))]
 
 
 def write(c, rows: list[Row]) -> None:
@@ -81,23 +85,44 @@ _BULK_CJK = (
 )
 
 
+class Texts(NamedTuple):
+    """A conversation's index text as JSON, made before its messages have rowids (an import makes it
+    while the archive is busy): per message the items `"title" or null, "body"` and the CJK bigram text
+    (None without CJK); `chars`: how much text they index."""
+
+    rows: list[str]
+    cjk: list[str | None]
+    chars: int
+
+
+def texts_for(conv: Conversation) -> Texts:
+    import json
+
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
+    rows: list[str] = []
+    cjk: list[str | None] = []
+    chars = 0
+    for title, body in _texts(conv):
+        rows.append(dumps([title, body])[1:-1])
+        text = body if title is None else f"{title}\n{body}"
+        cjk.append(dumps(index_text(text)) if has_cjk(text) else None)
+        chars += len(body) + len(title or "")
+    return Texts(rows, cjk, chars)
+
+
 class Bulk(NamedTuple):
-    """One conversation's index rows as JSON array items (no brackets), made before the bulk write so
-    the worker thread only joins strings; `chars`: how much text they index."""
+    """One conversation's index rows as JSON array items (no brackets) for write_many."""
 
     rows: str
     cjk: str
     chars: int
 
 
-def bulk_rows(rows: list[Row]) -> Bulk:
-    import json
-
-    cjk = [(rowid, index_text(text)) for rowid, text in _searchable(rows) if has_cjk(text)]
+def bulk_rows(rowids: list[int], texts: Texts) -> Bulk:
     return Bulk(
-        json.dumps(rows, ensure_ascii=False)[1:-1],
-        json.dumps(cjk, ensure_ascii=False)[1:-1],
-        sum(len(body) + len(title or "") for _, title, body in rows),
+        ",".join(f"[{rowid},{item}]" for rowid, item in zip(rowids, texts.rows)),
+        ",".join(f"[{rowid},{item}]" for rowid, item in zip(rowids, texts.cjk) if item is not None),
+        texts.chars,
     )
 
 

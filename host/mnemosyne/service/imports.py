@@ -11,6 +11,7 @@ from ..errors import InputError, MnemosyneError
 
 if TYPE_CHECKING:
     from ..archive import Archive
+    from ..archive.writes import Prepared
     from ..model import Conversation
     from ..readers import RawInput
 
@@ -78,12 +79,13 @@ def import_paths(
 class _Import:
     batch: list[Conversation]  # read, not saved yet
     counted: dict[int, tuple[Conversation, dict[str, int]]]  # counted ahead, by id()
+    prepared: dict[int, Prepared]  # made ahead, by id()
 
     def __init__(self, arc, fmt, counter, on_failure, progress):
         self.arc, self.fmt, self.counter = arc, fmt, counter
         self.on_failure, self.progress = on_failure, progress
         self.totals = ImportTotals()
-        self.batch, self.counted = [], {}
+        self.batch, self.counted, self.prepared = [], {}, {}
 
     def fail(self, line: str) -> None:
         self.totals.failed += 1
@@ -124,12 +126,17 @@ class _Import:
             self.fail(f"{where}{exc.message}")
 
     def add(self, conv: Conversation) -> None:
-        """Saved with the next batch; while the archive is busy writing the search index, counted now (the
-        tokenizer runs beside SQLite, both without the GIL) and saved once it is free or READ_AHEAD wait."""
+        """Saved with the next batch; while the archive is busy writing the search index, counted and
+        prepared (document, digest, index text) now, beside SQLite (the tokenizer runs without the GIL too),
+        so the save's transaction is its SQL alone; saved once the archive is free or READ_AHEAD wait."""
+        from ..archive.writes import prepare
+
         self.batch.append(conv)
         busy = self.arc.bulk_index is not None and self.arc.bulk_index.busy()
-        if busy and self.counter is not None:
-            self.counted[id(conv)] = (conv, self.counter(conv))
+        if busy:
+            self.prepared[id(conv)] = prepare(conv)
+            if self.counter is not None:
+                self.counted[id(conv)] = (conv, self.counter(conv))
         if len(self.batch) >= (READ_AHEAD if busy else SAVE_BATCH):
             self.save()
 
@@ -144,8 +151,9 @@ class _Import:
 
         convs, self.batch = self.batch, []
         counter = None if self.counter is None else self.count
-        results = save_conversations(self.arc, convs, counter, COUNTED_ENCODING)
+        results = save_conversations(self.arc, convs, counter, COUNTED_ENCODING, prepared=self.prepared)
         self.counted.clear()
+        self.prepared.clear()
         for conv, result in zip(convs, results):
             if isinstance(result, MnemosyneError):
                 self.fail(f"{conv.title or conv.id}: {result.message}")
