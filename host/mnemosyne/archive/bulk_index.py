@@ -107,7 +107,7 @@ class BulkIndex:
         try:
             with Transaction(self.conn) as c:
                 ids = list(chunk)
-                ready = []
+                ready: set[str] = set()
                 for start in range(0, len(ids), 500):
                     part = ids[start : start + 500]
                     marks = ",".join("?" * len(part))
@@ -121,8 +121,10 @@ class BulkIndex:
                         f"DELETE FROM index_pending WHERE conversation_id IN ({','.join('?' * len(found))})",
                         found,
                     )
-                    ready += found
-                items = [chunk[conv_id].bulk for conv_id in ready]
+                    ready.update(found)
+                # in the order saved, so rowids only grow: FTS5 writes its pending terms out as a new
+                # segment whenever a rowid is lower than the last one (out of order, a chunk made dozens)
+                items = [saved.bulk for conv_id, saved in chunk.items() if conv_id in ready]
                 chunk.clear()  # the text is held by `items` alone, which write_many empties
                 indexing.write_many(c, items)
         finally:
