@@ -182,3 +182,48 @@ def test_each_chunk_is_one_new_segment_per_search_table(fixtures, tmp_path, mnem
         assert import_paths(arc, [str(path)], count_tokens=False).created == count
         for table in ("messages_fts", "messages_tri", "messages_cjk"):
             assert arc.conn.execute(f"SELECT count(DISTINCT segid) FROM {table}_idx").fetchone()[0] == 1
+
+
+def test_a_killed_import_leaves_every_saved_conversation_searchable(fixtures, tmp_path, mnemo_home):
+    """SIGKILL a real `mnemo import` once a chunk is indexed and saved conversations wait for the next."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from mnemosyne.errors import MnemosyneError
+
+    path, count = export(fixtures, tmp_path, copies=150)
+    code = (
+        "import sys; from mnemosyne.archive import bulk_index; bulk_index.CHUNK_CHARS = 150_000\n"
+        "from mnemosyne.cli.main import main; sys.exit(main(['import', '--no-tokens', sys.argv[1]]))"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], env=dict(os.environ))
+    try:
+        caught = False
+        while proc.poll() is None and not caught:
+            time.sleep(0.01)  # the poll's interval: the condition below is what it waits for
+            try:
+                with open_archive(create=False) as arc:
+                    caught = (
+                        arc.has_pending_index()
+                        and arc.conn.execute("SELECT 1 FROM messages_fts LIMIT 1").fetchone() is not None
+                    )
+            except MnemosyneError:  # not created yet
+                continue
+        assert caught, "the import ended before it could be caught mid-way"
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+    with open_archive() as arc:
+        saved = {arc.get(i).title.split()[0]: i for i in arc.all_ids()}
+        assert 0 < len(saved) < count
+        assert arc.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        for n in range(count):
+            assert [h["id"] for h in arc.search(marker(n))] == (
+                [saved[marker(n)]] if marker(n) in saved else []
+            )
+        assert not arc.has_pending_index()
+        assert len(index_rows(arc)["messages_fts"]) == arc.stats()["messages"]
