@@ -1,7 +1,7 @@
 """The search index of a bulk import, written in large chunks on a worker thread.
 
 Written per saved conversation, the three FTS5 tables flush a segment on every commit and then merge those
-segments again and again (half of a 2,000-conversation import went there). An import instead saves each
+segments again and again (about 40 % of a 2,000-conversation import went there). An import instead saves each
 batch with an `index_pending` row per conversation (as the host's deferred saves do: a kill loses no
 search, the next search indexes what is pending from the stored document) and keeps the index rows of
 what it saved: text, not the conversations. Once CHUNK_CHARS of text wait, one transaction writes them
