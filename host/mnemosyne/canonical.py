@@ -64,7 +64,7 @@ def dumps_with_data(conv: Conversation, *, indent: int | None = 2) -> tuple[str,
     except ValueError:
         data = _clean(data)
         return dump(data), data
-    if _SURROGATE.search(text):
+    if not text.isascii() and _SURROGATE.search(text):  # isascii: a flag on the str, no scan
         data = _clean(data)
         return dump(data), data
     return text, data
