@@ -43,6 +43,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def dumps(conv: Conversation, *, indent: int | None = 2) -> str:
+    return dumps_with_data(conv, indent=indent)[0]
+
+
+def dumps_with_data(conv: Conversation, *, indent: int | None = 2) -> tuple[str, dict[str, Any]]:
+    """The document and the data it is the JSON of (the archive reads its facets from that, not a re-parse)."""
     seps = (",", ": ") if indent else (",", ":")
 
     def dump(value: Any) -> str:
@@ -52,12 +57,17 @@ def dumps(conv: Conversation, *, indent: int | None = 2) -> str:
 
     # JSON mode already made every key a string and NaN/Infinity null; what is left to clean is a lone
     # surrogate (or a float pydantic let through): rare, so dump first and walk the tree only then. The
-    # dict is dropped once dumped and the surrogate check copies nothing: a 64 MiB save holds one document.
+    # surrogate check copies nothing: a 64 MiB save holds one document and its data.
+    data = to_dict(conv)
     try:
-        text = dump(to_dict(conv))
+        text = dump(data)
     except ValueError:
-        return dump(_clean(to_dict(conv)))
-    return dump(_clean(to_dict(conv))) if _SURROGATE.search(text) else text
+        data = _clean(data)
+        return dump(data), data
+    if not text.isascii() and _SURROGATE.search(text):  # isascii: a flag on the str, no scan
+        data = _clean(data)
+        return dump(data), data
+    return text, data
 
 
 def is_document(data: Any) -> bool:

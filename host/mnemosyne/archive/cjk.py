@@ -14,7 +14,8 @@ CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf9
 
 
 def has_cjk(text: str) -> bool:
-    return CJK_RUN.search(text) is not None
+    # isascii() reads a flag CPython keeps on every str (no scan): most message text needs no regex pass
+    return not text.isascii() and CJK_RUN.search(text) is not None
 
 
 def _bigrams(run: str) -> str:

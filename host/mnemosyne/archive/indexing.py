@@ -42,14 +42,18 @@ def storable(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def rows_for(conv: Conversation, rowids: list[int]) -> list[Row]:
+def _texts(conv: Conversation) -> list[tuple[str | None, str]]:
+    """(the title on the first message else None, body) of each message."""
     from ..text import message_text
 
     title = storable(conv.title or "")
     return [
-        (rowid, title if seq == 0 else None, storable(message_text(msg)))
-        for seq, (rowid, msg) in enumerate(zip(rowids, conv.messages))
+        (title if seq == 0 else None, storable(message_text(msg))) for seq, msg in enumerate(conv.messages)
     ]
+
+
+def rows_for(conv: Conversation, rowids: list[int]) -> list[Row]:
+    return [(rowid, title, body) for rowid, (title, body) in zip(rowids, _texts(conv))]
 
 
 def write(c, rows: list[Row]) -> None:
@@ -58,12 +62,85 @@ def write(c, rows: list[Row]) -> None:
         "INSERT INTO messages_fts (rowid, title, body) VALUES (?,?,?)",
         [(rowid, title or "", body) for rowid, title, body in rows],
     )
-    searchable = [(rowid, body if title is None else f"{title}\n{body}") for rowid, title, body in rows]
+    searchable = _searchable(rows)
     c.executemany("INSERT INTO messages_tri (rowid, body) VALUES (?,?)", searchable)
     c.executemany(
         "INSERT INTO messages_cjk (rowid, body) VALUES (?,?)",
         [(rowid, index_text(text)) for rowid, text in searchable if has_cjk(text)],
     )
+
+
+# One statement per table for many rows: SQLite reads the rows from a JSON array and does the whole
+# insert in C, without the GIL (bulk_index.py runs it on a worker thread). The same texts as write().
+_BULK = (
+    # [rowid, title or null, body]: the title or "", the body; the title, a newline and the body
+    "INSERT INTO messages_fts (rowid, title, body)"
+    " SELECT value->>0, coalesce(value->>1, ''), value->>2 FROM json_each(?)",
+    "INSERT INTO messages_tri (rowid, body) SELECT value->>0,"
+    " CASE WHEN value->>1 IS NULL THEN value->>2 ELSE (value->>1) || char(10) || (value->>2) END"
+    " FROM json_each(?)",
+)
+_BULK_CJK = (
+    "INSERT INTO messages_cjk (rowid, body) SELECT value->>0, value->>1 FROM json_each(?)"  # [rowid, bigrams]
+)
+
+
+class Texts(NamedTuple):
+    """A conversation's index text as JSON, made before its messages have rowids (an import makes it
+    while the archive is busy): per message the items `"title" or null, "body"` and the CJK bigram text
+    (None without CJK); `chars`: how much text they index."""
+
+    rows: list[str]
+    cjk: list[str | None]
+    chars: int
+
+
+def texts_for(conv: Conversation) -> Texts:
+    import json
+
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
+    rows: list[str] = []
+    cjk: list[str | None] = []
+    chars = 0
+    for title, body in _texts(conv):
+        rows.append(dumps([title, body])[1:-1])
+        text = body if title is None else f"{title}\n{body}"
+        cjk.append(dumps(index_text(text)) if has_cjk(text) else None)
+        chars += len(body) + len(title or "")
+    return Texts(rows, cjk, chars)
+
+
+class Bulk(NamedTuple):
+    """One conversation's index rows as JSON array items (no brackets) for write_many."""
+
+    rows: str
+    cjk: str
+    chars: int
+
+
+def bulk_rows(rowids: list[int], texts: Texts) -> Bulk:
+    return Bulk(
+        ",".join(f"[{rowid},{item}]" for rowid, item in zip(rowids, texts.rows)),
+        ",".join(f"[{rowid},{item}]" for rowid, item in zip(rowids, texts.cjk) if item is not None),
+        texts.chars,
+    )
+
+
+def write_many(c, items: list[Bulk]) -> None:
+    """Insert the index rows of many conversations (inside the caller's transaction), one statement per
+    table: a bulk import's chunk, so FTS5 writes one segment per table for it instead of one per save.
+    Empties `items` once their text is in the statements' arguments (a chunk's text is held once less)."""
+    rows = "[" + ",".join(item.rows for item in items if item.rows) + "]"
+    cjk = "[" + ",".join(item.cjk for item in items if item.cjk) + "]"
+    items.clear()
+    for statement in _BULK:
+        c.execute(statement, (rows,))
+    c.execute(_BULK_CJK, (cjk,))
+
+
+def _searchable(rows: list[Row]) -> list[tuple[int, str]]:
+    """What the trigram and CJK tables hold: the title (first message) and the body."""
+    return [(rowid, body if title is None else f"{title}\n{body}") for rowid, title, body in rows]
 
 
 def delete(c, rowids: list[int]) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import base64
 import builtins
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ if (
     TYPE_CHECKING
 ):  # the format (pydantic) is imported on first save or get: `hello` opens the archive without it
     from ..model import Conversation
+    from .bulk_index import BulkIndex
 
 SUMMARY_KEYS = (
     "id",
@@ -77,10 +79,13 @@ class Archive(ArchiveWrites):
         # the host sets this: saves leave the search index to index_pending(), after the reply
         self.defer_index = False
         self._pending: dict[str, indexing.Pending] = {}
+        self.bulk_index: BulkIndex | None = None  # set inside bulk_import()
 
     # ---------------------------------------------------------------- lifecycle
 
     def close(self) -> None:
+        if self.bulk_index is not None:
+            self.bulk_index.wait()
         self.conn.close()
 
     def __enter__(self) -> Archive:
@@ -88,6 +93,27 @@ class Archive(ArchiveWrites):
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    @contextmanager
+    def bulk_import(self) -> Iterator[None]:
+        """Saves inside write the search index in chunks on a worker thread (bulk_index.py); on a normal
+        exit everything saved is indexed, on an error what was not stays pending (every search indexes it)."""
+        from .bulk_index import BulkIndex
+
+        try:
+            self.bulk_index = BulkIndex(self.conn)
+        except sqlite.Error as exc:
+            raise ArchiveError(f"could not prepare the search index: {exc}") from None
+        try:
+            yield
+            try:
+                self.bulk_index.finish()
+            except sqlite.Error as exc:  # rolled back: pending, indexed below or by the next search
+                raise ArchiveError(f"could not write the search index: {exc}") from None
+        finally:
+            self.bulk_index.close()
+            self.bulk_index = None
+        self.index_pending()  # what a chunk skipped (saved again by another process meanwhile)
 
     def index_pending(self, more: Callable[[], bool] = lambda: True) -> int:
         """Write the search index of conversations saved with defer_index (by any process), one

@@ -15,6 +15,7 @@ from .db import Transaction, sqlite
 
 if TYPE_CHECKING:  # the format (pydantic) is imported on first save: `hello` opens the archive without it
     from ..model import Conversation
+    from .bulk_index import BulkIndex
 
 
 class SaveResult(NamedTuple):  # not a dataclass: dataclasses (with inspect) is not on hello's path
@@ -71,13 +72,36 @@ def _content_digest(document: str) -> str:
     return digest.hexdigest()
 
 
+class Prepared(NamedTuple):
+    """What saving `conv` as a new conversation computes, made ahead of the save's transaction (a bulk
+    import makes it while the archive writes the search index, so the transaction holds the connection
+    for its SQL only). Used only for that same object, and only when the archive does not hold it yet."""
+
+    conv: Conversation
+    document: str
+    digest: str
+    facets: facets.Facets
+    texts: indexing.Texts
+
+
+def prepare(conv: Conversation) -> Prepared:
+    from .. import canonical
+
+    document, data = canonical.dumps_with_data(conv, indent=None)
+    return Prepared(
+        conv, document, _content_digest(document), facets.of_document(data), indexing.texts_for(conv)
+    )
+
+
 class ArchiveWrites:
     """Saving and deleting conversations in `self.conn`; the search index of a save is written at once, or
-    after the reply when `defer_index` is set (the host), from `_pending`."""
+    after the reply when `defer_index` is set (the host), from `_pending`, or in chunks during a bulk
+    import (`bulk_index`, see Archive.bulk_import)."""
 
     conn: sqlite.Connection
     defer_index: bool
     _pending: dict[str, indexing.Pending]
+    bulk_index: BulkIndex | None
 
     resolve: Callable[[str], str]  # Archive's: the id a unique prefix names
 
@@ -91,16 +115,21 @@ class ArchiveWrites:
         counter: Callable[[Conversation], dict[str, int]] | None = None,
         encoding: str = "o200k_base",
         marks: list[sync.SyncMark] | None = None,
+        prepared: dict[int, Prepared] | None = None,
     ) -> list[SaveResult]:
         """Several conversations in one transaction (bulk import: one commit, one fsync, for the batch).
 
         `counter` gives per-message token counts to store with each conversation that changed; `marks`
-        (one per conversation) what the sync bookkeeping records (default: an import)."""
+        (one per conversation) what the sync bookkeeping records (default: an import); `prepared` (by id() of
+        the conversation) what was computed ahead for some of them."""
+        if self.bulk_index is not None:
+            self.bulk_index.wait()  # the connection is free once its chunk is written
         try:
             with Transaction(self.conn) as c:
                 results = []
                 for n, conv in enumerate(convs):
-                    result, saved = self._save_in(c, conv)
+                    ahead = prepared.get(id(conv)) if prepared else None
+                    result, saved = self._save_in(c, conv, ahead if ahead and ahead.conv is conv else None)
                     if result.status == "kept":
                         results.append(result)
                         continue
@@ -110,11 +139,13 @@ class ArchiveWrites:
                     complete = not saved.provenance.partial
                     sync.record_save(c, saved.id, result.site, saved.source.conversation_id, complete, mark)
                     results.append(result)
-                return results
         except sqlite.Error as exc:  # rolled back: nothing of this batch was written
             raise ArchiveError(f"could not save to the archive: {exc}") from None
+        if self.bulk_index is not None:
+            self.bulk_index.committed()
+        return results
 
-    def _save_in(self, c, conv: Conversation) -> tuple[SaveResult, Conversation]:
+    def _save_in(self, c, conv: Conversation, ahead: Prepared | None) -> tuple[SaveResult, Conversation]:
         from .. import canonical
         from .merge import merge
 
@@ -140,12 +171,17 @@ class ArchiveWrites:
                 return kept, stored
             conv = merge(stored, conv)
             status = "updated"
-        document = canonical.dumps(conv, indent=None)
-        digest = _content_digest(document)
+        texts = None
+        if ahead is not None and row is None:
+            document, digest, found, texts = ahead.document, ahead.digest, ahead.facets, ahead.texts
+        else:  # not made ahead, or a merge: from the conversation as it is saved
+            document, data = canonical.dumps_with_data(conv, indent=None)
+            digest, found = _content_digest(document), facets.of_document(data)
+            del data
         if row is not None and row[1] == digest:
             status = "unchanged"
         else:
-            self._write(c, conv, document, digest, replace=row is not None)
+            self._write(c, conv, document, digest, found, replace=row is not None, texts=texts)
         result = SaveResult(
             id=conv.id,
             status=status,
@@ -157,7 +193,16 @@ class ArchiveWrites:
         )
         return result, conv
 
-    def _write(self, c, conv: Conversation, document: str, digest: str, replace: bool) -> None:
+    def _write(
+        self,
+        c,
+        conv: Conversation,
+        document: str,
+        digest: str,
+        found: facets.Facets,
+        replace: bool,
+        texts: indexing.Texts | None = None,
+    ) -> None:
         from ..model import format_time
 
         if replace:
@@ -183,7 +228,7 @@ class ArchiveWrites:
                 digest,
                 document,
                 updated or created or now,
-                *facets.of_json(document).values(),
+                *found.values(),
             ),
         )
         c.executemany(
@@ -196,7 +241,11 @@ class ArchiveWrites:
                 "SELECT rowid FROM messages WHERE conversation_id = ? ORDER BY seq", (conv.id,)
             )
         ]
-        if self.defer_index:
+        if self.bulk_index is not None:
+            c.execute("INSERT OR IGNORE INTO index_pending (conversation_id) VALUES (?)", (conv.id,))
+            texts = texts or indexing.texts_for(conv)
+            self.bulk_index.add(conv.id, digest, indexing.bulk_rows(rowids, texts))
+        elif self.defer_index:
             c.execute("INSERT OR IGNORE INTO index_pending (conversation_id) VALUES (?)", (conv.id,))
             self._pending[conv.id] = indexing.Pending(digest, conv, rowids)
         else:

@@ -11,10 +11,14 @@ from ..errors import InputError, MnemosyneError
 
 if TYPE_CHECKING:
     from ..archive import Archive
+    from ..archive.writes import Prepared
     from ..model import Conversation
     from ..readers import RawInput
 
 SAVE_BATCH = 50  # conversations per transaction: one commit, one fsync, per batch
+# While the search index of earlier batches is written (Archive.bulk_import, on a worker thread, holding
+# the connection), the import reads and counts ahead instead of waiting, up to this many conversations.
+READ_AHEAD = 100
 
 
 class Bar(Protocol):
@@ -62,19 +66,26 @@ def import_paths(
     from ..token_policy import import_counter
 
     run = _Import(arc, fmt, import_counter() if count_tokens else None, on_failure, progress)
-    for path in paths:
-        try:
-            run.path(path)
-        except InputError as exc:
-            run.fail(exc.message)
+    with arc.bulk_import():
+        for path in paths:
+            try:
+                run.path(path)
+            except InputError as exc:
+                run.fail(exc.message)
+        run.save()
     return run.totals
 
 
 class _Import:
+    batch: list[Conversation]  # read, not saved yet
+    counted: dict[int, tuple[Conversation, dict[str, int]]]  # counted ahead, by id()
+    prepared: dict[int, Prepared]  # made ahead, by id()
+
     def __init__(self, arc, fmt, counter, on_failure, progress):
         self.arc, self.fmt, self.counter = arc, fmt, counter
         self.on_failure, self.progress = on_failure, progress
         self.totals = ImportTotals()
+        self.batch, self.counted, self.prepared = [], {}, {}
 
     def fail(self, line: str) -> None:
         self.totals.failed += 1
@@ -103,28 +114,47 @@ class _Import:
     def raw(self, raw: RawInput, step: Callable[[], Any]) -> None:
         from ..readers import ReadContext, ReadFailure, read_raw
 
-        batch: list[Conversation] = []
         try:
             for item in read_raw(raw, ReadContext(), self.fmt):
                 if isinstance(item, ReadFailure):
                     self.fail(item.describe())
                 else:
-                    batch.append(item)
-                    if len(batch) >= SAVE_BATCH:
-                        self.save(batch)
-                        batch = []
+                    self.add(item)
                 step()
         except MnemosyneError as exc:
             where = "" if exc.message.startswith(raw.name) else f"{raw.name}: "  # the path once
             self.fail(f"{where}{exc.message}")
-        if batch:
-            self.save(batch)
 
-    def save(self, convs: list[Conversation]) -> None:
+    def add(self, conv: Conversation) -> None:
+        """Saved with the next batch; while the archive is busy writing the search index, counted and
+        prepared (document, digest, index text) now, beside SQLite (the tokenizer runs without the GIL too),
+        so the save's transaction is its SQL alone; saved once the archive is free or READ_AHEAD wait."""
+        from ..archive.writes import prepare
+
+        self.batch.append(conv)
+        busy = self.arc.bulk_index is not None and self.arc.bulk_index.busy()
+        if busy:
+            self.prepared[id(conv)] = prepare(conv)
+            if self.counter is not None:
+                self.counted[id(conv)] = (conv, self.counter(conv))
+        if len(self.batch) >= (READ_AHEAD if busy else SAVE_BATCH):
+            self.save()
+
+    def count(self, saved: Conversation) -> dict[str, int]:
+        """Token counts of what was saved: the ones counted ahead when it is the conversation as read."""
+        ahead = self.counted.get(id(saved))
+        return ahead[1] if ahead is not None and ahead[0] is saved else self.counter(saved)
+
+    def save(self) -> None:
         from ..token_policy import COUNTED_ENCODING
         from .save import save_conversations
 
-        for conv, result in zip(convs, save_conversations(self.arc, convs, self.counter, COUNTED_ENCODING)):
+        convs, self.batch = self.batch, []
+        counter = None if self.counter is None else self.count
+        results = save_conversations(self.arc, convs, counter, COUNTED_ENCODING, prepared=self.prepared)
+        self.counted.clear()
+        self.prepared.clear()
+        for conv, result in zip(convs, results):
             if isinstance(result, MnemosyneError):
                 self.fail(f"{conv.title or conv.id}: {result.message}")
             else:

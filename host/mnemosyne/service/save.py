@@ -13,6 +13,7 @@ from ..errors import InputError, MnemosyneError
 
 if TYPE_CHECKING:
     from ..archive import Archive, SaveResult
+    from ..archive.writes import Prepared
     from ..model import CaptureMethod, Conversation
 
 # kind -> (reader, capture method); "auto" detects, but only among PAGE_READERS
@@ -117,19 +118,23 @@ def save_conversations(
     counter: Any = None,
     encoding: str = "o200k_base",
     marks: list[SyncMark] | None = None,
+    prepared: dict[int, Prepared] | None = None,
 ) -> list[SaveResult | MnemosyneError]:
     """Many conversations in one transaction (one commit, one fsync); when that fails, one by one, so the
-    one that cannot be stored is reported and the rest still go in. Shared by `mnemo import` and save-batch."""
+    one that cannot be stored is reported and the rest still go in. Shared by `mnemo import` and save-batch.
+    `prepared`: see Archive.save_many."""
     if not convs:
         return []
     try:
-        return list(arc.save_many(convs, counter, encoding, marks=marks))
+        return list(arc.save_many(convs, counter, encoding, marks=marks, prepared=prepared))
     except MnemosyneError:
         pass
     out: list[SaveResult | MnemosyneError] = []
     for n, conv in enumerate(convs):
         try:
-            out += arc.save_many([conv], counter, encoding, marks=None if marks is None else [marks[n]])
+            out += arc.save_many(
+                [conv], counter, encoding, marks=None if marks is None else [marks[n]], prepared=prepared
+            )
         except MnemosyneError as exc:
             out.append(exc)
     return out

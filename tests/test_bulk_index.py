@@ -1,0 +1,229 @@
+"""`mnemo import` writes the search index in chunks on a worker thread (archive/bulk_index.py): the index
+it leaves is the one saving one conversation at a time leaves, and nothing saved is unsearchable, whether
+the import finishes, is interrupted, or a chunk fails."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mnemosyne.archive import bulk_index, indexing, open_archive
+from mnemosyne.context import count_messages
+from mnemosyne.readers import ReadContext, load_path, read_raw, streaming
+from mnemosyne.service import import_paths, imports
+
+FIX = "chatgpt_export/librechat_chatgpt-export.json"
+COPIES = 12
+
+
+def marker(n: int) -> str:
+    return f"zqmark{n:03d}x"
+
+
+def export(fixtures, tmp_path, copies: int = COPIES):
+    """Copies of a real export, each with its own word in the title; every other title is Japanese too."""
+    base = json.loads((fixtures / FIX).read_text(encoding="utf-8"))
+    items = []
+    for n in range(copies):
+        for k, conv in enumerate(base):
+            cid = f"{conv['id']}-{n}-{k}"
+            title = f"{marker(n * len(base) + k)} copy" + (" 検索テスト" if n % 2 else "")
+            items.append(dict(conv, id=cid, conversation_id=cid, title=title))
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    return path, len(items)
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Many chunks, batches and read-ahead rounds in a small export."""
+    monkeypatch.setattr(bulk_index, "CHUNK_CHARS", 20_000)
+    monkeypatch.setattr(imports, "SAVE_BATCH", 3)
+    monkeypatch.setattr(imports, "READ_AHEAD", 5)
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    monkeypatch.setattr(streaming, "BATCH", 4)
+
+
+def index_rows(arc) -> dict[str, list]:
+    """Each search table's rows by (conversation, message position), independent of rowids."""
+    out = {}
+    for table, cols in (
+        ("messages_fts", "f.title, f.body"),
+        ("messages_tri", "f.body"),
+        ("messages_cjk", "f.body"),
+    ):
+        out[table] = arc.conn.execute(
+            f"SELECT m.conversation_id, m.seq, {cols} FROM {table} f JOIN messages m ON m.rowid = f.rowid"
+            " ORDER BY 1, 2"
+        ).fetchall()
+        assert arc.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == len(out[table])
+    return out
+
+
+STORED = (
+    "SELECT id, document, content_sha256, message_count, project, model, has_code, has_attachments,"
+    " text_chars, title_key FROM conversations ORDER BY id"
+)
+
+
+@pytest.mark.parametrize("busy", [True, False], ids=["prepared-ahead", "prepared-in-save"])
+def test_an_import_stores_and_indexes_what_saving_one_at_a_time_does(
+    fixtures, tmp_path, mnemo_home, small_chunks, monkeypatch, busy
+):
+    path, count = export(fixtures, tmp_path)
+    # busy: every conversation is read ahead, counted and prepared outside the save (as while a chunk is
+    # written); not busy: each is prepared inside its save
+    monkeypatch.setattr(bulk_index.BulkIndex, "busy", lambda self: busy)
+    with open_archive() as arc:
+        totals = import_paths(arc, [str(path)])
+        assert totals.created == count and totals.failed == 0
+        assert not arc.has_pending_index()
+        bulk = index_rows(arc)
+        for n in range(count):
+            found = [hit["title"] for hit in arc.search(marker(n))]
+            assert found and all(marker(n) in title for title in found)
+        assert len(arc.search("検索テスト", limit=100)) == count // 2
+        assert len(arc.search("mark00", limit=100)) == 10  # substring: the trigram table
+        stored = arc.conn.execute(STORED).fetchall()
+        counts = {conv_id: arc.token_counts(conv_id, "o200k_base") for conv_id in arc.all_ids()}
+    one_by_one = tmp_path / "one_by_one.db"
+    with open_archive(one_by_one) as arc:
+        for raw in load_path(str(path)):
+            for conv in read_raw(raw, ReadContext()):
+                arc.save(conv)
+                assert counts[conv.id] == count_messages(conv)
+        assert index_rows(arc) == bulk
+        assert arc.conn.execute(STORED).fetchall() == stored
+    assert len(bulk["messages_cjk"]) == count // 2  # the first message of each Japanese title
+
+
+def test_an_interrupted_import_leaves_every_saved_conversation_searchable(
+    fixtures, tmp_path, mnemo_home, small_chunks, monkeypatch
+):
+    path, count = export(fixtures, tmp_path)
+    monkeypatch.setattr(bulk_index, "CHUNK_CHARS", 150_000)  # a few batches a chunk
+    added = imports._Import.add
+
+    def add_or_stop(self, conv):
+        """Stops once a chunk is indexed and saved conversations wait for the next one."""
+        self.arc.bulk_index.wait()
+        pending, indexed = self.arc.conn.execute(
+            "SELECT (SELECT count(*) FROM index_pending), (SELECT count(*) FROM messages_fts)"
+        ).fetchone()
+        if pending and indexed:
+            raise KeyboardInterrupt
+        added(self, conv)
+
+    monkeypatch.setattr(imports._Import, "add", add_or_stop)
+    with open_archive() as arc, pytest.raises(KeyboardInterrupt):
+        import_paths(arc, [str(path)], count_tokens=False)
+    with open_archive() as arc:
+        saved = arc.all_ids()
+        assert 0 < len(saved) < count
+        assert arc.has_pending_index()
+        for n in range(count):  # each search first indexes what is pending
+            conv_id = next((i for i in saved if arc.get(i).title.startswith(marker(n))), None)
+            assert [h["id"] for h in arc.search(marker(n))] == ([conv_id] if conv_id else [])
+        assert not arc.has_pending_index()
+        assert len(index_rows(arc)["messages_fts"]) == arc.stats()["messages"]
+
+
+def test_a_failed_chunk_is_indexed_before_the_import_returns(
+    fixtures, tmp_path, mnemo_home, small_chunks, monkeypatch
+):
+    from mnemosyne.archive.db import sqlite
+
+    path, count = export(fixtures, tmp_path)
+    write_many, failures = indexing.write_many, []
+
+    def fail_twice(c, items):
+        if len(failures) < 2:  # the first chunk on the thread, and one more
+            failures.append(len(items))
+            raise sqlite.OperationalError("disk I/O error")
+        write_many(c, items)
+
+    monkeypatch.setattr(indexing, "write_many", fail_twice)
+    with open_archive() as arc:
+        assert import_paths(arc, [str(path)], count_tokens=False).created == count
+        assert len(failures) == 2
+        assert not arc.has_pending_index()
+        assert len(index_rows(arc)["messages_fts"]) == arc.stats()["messages"]
+        for n in range(count):
+            assert len(arc.search(marker(n))) == 1
+
+
+def test_a_conversation_saved_again_by_another_process_keeps_only_its_new_index(
+    fixtures, tmp_path, mnemo_home
+):
+    path, _ = export(fixtures, tmp_path, copies=1)
+    first = next(read_raw(next(iter(load_path(str(path)))), ReadContext()))
+    newer = first.model_copy(update={"title": "zqnewtitle copy"})
+    with open_archive() as arc:
+        with arc.bulk_import():
+            arc.save_many([first])  # waiting for its chunk
+            with open_archive() as other:  # the host, saving the same conversation meanwhile
+                other.defer_index = True  # as the host does: pending, indexed after its reply
+                assert other.save(newer).status == "updated"
+        assert not arc.has_pending_index()
+        assert [h["id"] for h in arc.search("zqnewtitle")] == [first.id]
+        assert arc.search(marker(0)) == []
+        rows = index_rows(arc)["messages_fts"]
+        assert len(rows) == len(arc.get(first.id).messages)
+
+
+def test_each_chunk_is_one_new_segment_per_search_table(fixtures, tmp_path, mnemo_home, monkeypatch):
+    """A chunk's rows go to FTS5 in the order saved: a lower rowid than the last one makes FTS5 write what
+    it holds as a segment, and a chunk out of order left dozens to merge (a fifth of an import's CPU)."""
+    path, count = export(fixtures, tmp_path)
+    monkeypatch.setattr(imports, "SAVE_BATCH", 3)
+    monkeypatch.setattr(bulk_index, "CHUNK_CHARS", 10**9)  # one chunk, at the end
+    with open_archive() as arc:
+        assert import_paths(arc, [str(path)], count_tokens=False).created == count
+        for table in ("messages_fts", "messages_tri", "messages_cjk"):
+            assert arc.conn.execute(f"SELECT count(DISTINCT segid) FROM {table}_idx").fetchone()[0] == 1
+
+
+def test_a_killed_import_leaves_every_saved_conversation_searchable(fixtures, tmp_path, mnemo_home):
+    """SIGKILL a real `mnemo import` once a chunk is indexed and saved conversations wait for the next."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from mnemosyne.errors import MnemosyneError
+
+    path, count = export(fixtures, tmp_path, copies=150)
+    code = (
+        "import sys; from mnemosyne.archive import bulk_index; bulk_index.CHUNK_CHARS = 150_000\n"
+        "from mnemosyne.cli.main import main; sys.exit(main(['import', '--no-tokens', sys.argv[1]]))"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], env=dict(os.environ))
+    try:
+        caught = False
+        while proc.poll() is None and not caught:
+            time.sleep(0.01)  # the poll's interval: the condition below is what it waits for
+            try:
+                with open_archive(create=False) as arc:
+                    caught = (
+                        arc.has_pending_index()
+                        and arc.conn.execute("SELECT 1 FROM messages_fts LIMIT 1").fetchone() is not None
+                    )
+            except MnemosyneError:  # not created yet
+                continue
+        assert caught, "the import ended before it could be caught mid-way"
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+    with open_archive() as arc:
+        saved = {arc.get(i).title.split()[0]: i for i in arc.all_ids()}
+        assert 0 < len(saved) < count
+        assert arc.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        for n in range(count):
+            assert [h["id"] for h in arc.search(marker(n))] == (
+                [saved[marker(n)]] if marker(n) in saved else []
+            )
+        assert not arc.has_pending_index()
+        assert len(index_rows(arc)["messages_fts"]) == arc.stats()["messages"]
