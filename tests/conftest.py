@@ -33,6 +33,16 @@ def mnemo_home(tmp_path, monkeypatch):
     return home
 
 
+@pytest.fixture
+def host_session(mnemo_home):
+    """The host's session in this process, over an empty data folder: its actions are called directly."""
+    from mnemosyne.nativehost.session import HostSession
+
+    session = HostSession()
+    yield session
+    session.close()
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """The "Robustness figures" table: every figure any test recorded with robustness.figures.record()."""
     from robustness import figures

@@ -8,18 +8,12 @@ import pytest
 
 from mnemosyne.context import corpus
 from mnemosyne.nativehost.actions import context, get, save
-from mnemosyne.nativehost.session import HostSession
 from test_host_paging_interop import big_chatgpt_payload
 
 
 @pytest.fixture
-def session(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    monkeypatch.setenv("MNEMOSYNE_HOME", str(home))
-    monkeypatch.setenv("MNEMOSYNE_KEY_FILE", str(home / "archive.key"))
-    s = HostSession()
-    yield s
-    s.close()
+def session(host_session):
+    return host_session
 
 
 def splits(monkeypatch) -> list[str]:

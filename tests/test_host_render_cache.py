@@ -22,14 +22,9 @@ class Clock:
 
 
 @pytest.fixture
-def session(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    monkeypatch.setenv("MNEMOSYNE_HOME", str(home))
-    monkeypatch.setenv("MNEMOSYNE_KEY_FILE", str(home / "archive.key"))
-    s = HostSession()
-    s.renders = paging.RenderCache(clock=Clock())
-    yield s
-    s.close()
+def session(host_session):
+    host_session.renders = paging.RenderCache(clock=Clock())
+    return host_session
 
 
 @pytest.fixture
