@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
 from collections import Counter, OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain, repeat
 
+from ..archive.cjk import has_cjk  # (the archive package loads its store only on use)
 from . import digest
 from . import salience as S
 from .digest import Unit
 from .turns import Turn
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 Part = tuple[str, str, dict[str, str], tuple[str, ...]]  # kind, text, terms, names a code block defines
 
 
@@ -62,7 +61,7 @@ def _text_units(text: str) -> TextUnits:
         tuple(len(p[1].encode()) for p in parts),
         tuple(p[1].count("|") if p[0] in ("table", "row") else 0 for p in parts),
         tuple(p[0] == "sentence" and p[1].rstrip().endswith(("?", "？")) for p in parts),
-        tuple(_CJK.search(p[1]) is not None for p in parts),
+        tuple(has_cjk(p[1]) for p in parts),
         first,
         kinds,
         sum(len(p[2]) for p in parts) + 1,
