@@ -163,6 +163,40 @@ def test_missing_key_never_creates_a_new_archive_over_the_old_one(mnemo_home):
     assert db.read_bytes() == before and not (mnemo_home / "archive.key").exists()
 
 
+def test_an_archive_being_created_is_invisible_until_it_is_complete(mnemo_home, monkeypatch):
+    """Another process (the host beside `mnemo import`) opening the archive while it is being made finds no
+    archive yet, never a half-made one: opening one raced the creator's switch to WAL ('database is locked')."""
+    from mnemosyne.archive import opening
+    from mnemosyne.errors import NotFoundError
+
+    seen = []
+    real_migrate = opening.migrations.migrate
+
+    def migrate_and_look(conn, upto=None):
+        if not seen:  # the creator, half way: a second opener looks at the archive's path
+            seen.append(sorted(p.name for p in mnemo_home.iterdir() if p.name.startswith("archive.db")))
+            with pytest.raises(NotFoundError):
+                opening.open_database(create=False)
+        return real_migrate(conn, upto)
+
+    monkeypatch.setattr(opening.migrations, "migrate", migrate_and_look)
+    with open_archive() as arc:
+        arc.save(conversation("s1", ["hi"]))
+    assert seen == [[]]
+    assert not [p for p in mnemo_home.iterdir() if p.name.endswith((".tmp", ".tmp-wal", ".tmp-shm"))]
+    with open_archive(create=False) as arc:
+        assert arc.stats()["conversations"] == 1
+
+
+def test_an_empty_file_left_where_the_archive_goes_is_replaced_by_a_new_archive(mnemo_home):
+    (mnemo_home / "archive.db").touch()
+    with open_archive() as arc:
+        arc.save(conversation("s1", ["hi"]))
+    with open_archive(create=False) as arc:
+        assert arc.stats()["conversations"] == 1
+    assert oct((mnemo_home / "archive.db").stat().st_mode & 0o777) == "0o600"
+
+
 class MemoryKeyring(KeyringBackend):
     priority = 10
 
