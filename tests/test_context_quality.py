@@ -68,3 +68,26 @@ def test_chinese_facts_compete_with_english_passages_in_a_chinese_conversation(b
     conv = linear(script, conversation_id="zh-mixed", title="奶茶店", site="chatgpt")
     text = build_context(conv, "chatgpt", budget=1000).text
     assert [k for k in facts if k not in text] == []
+
+
+def test_a_kept_corpus_gives_the_context_a_fresh_one_gives_at_every_budget(bench):
+    """A warm host keeps a conversation's corpus (statistics, relevance, units' weights) between builds; a
+    correction changes the weights of its unit, which must not leak into the kept corpus."""
+    from mnemosyne.context import build_context, corpus
+
+    conv, _ = bench.build("en", 100, "tuning")
+    budgets = (1000, 4000, 1000, 2000)
+    corpus.clear_cache()
+    kept = [build_context(conv, "chatgpt", budget=b).payload for b in budgets]
+    assert len(corpus._corpora) == 1  # one corpus served every build
+    (kept_corpus,) = corpus._corpora.values()
+    units = {k: kept_corpus.unit(k) for k in kept_corpus._weights}
+    assert units and all(  # the weights it keeps are still those of its statistics
+        w == kept_corpus.stats.weigh(u.terms, u.turn, u.seq, kept_corpus.texts[u.turn].first, u.names)
+        for u, w in ((units[k], w) for k, w in kept_corpus._weights.items())
+    )
+    fresh = []
+    for b in budgets:
+        corpus.clear_cache()
+        fresh.append(build_context(conv, "chatgpt", budget=b).payload)
+    assert kept == fresh and kept[0] == kept[2]

@@ -29,6 +29,19 @@ def splits(monkeypatch) -> list[str]:
     return seen
 
 
+def corpora_built(monkeypatch) -> list[int]:
+    """The corpora (term statistics, relevance) the engine builds from now on: one entry per corpus."""
+    built: list[int] = []
+
+    class Counted(corpus.Corpus):
+        def __init__(self, turns):
+            built.append(len(turns))
+            super().__init__(turns)
+
+    monkeypatch.setattr(corpus, "Corpus", Counted)
+    return built
+
+
 def full_context(session, conv_id: str, redact: bool) -> str:
     reply = context.run(
         {"conversation_id": conv_id, "target": "chatgpt", "budget": 2000, "redact": redact}, session
@@ -46,8 +59,9 @@ def test_the_context_after_a_save_splits_nothing_and_is_the_same(session, monkey
     conv_id = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)["conversation_id"]
     session.after_reply(lambda: False)  # what the host does once the save's reply is written
     seen = splits(monkeypatch)
+    built = corpora_built(monkeypatch)
     prepared = full_context(session, conv_id, redact)
-    assert seen == []
+    assert seen == [] and built == []  # nothing split, and its statistics and relevance were ready
     corpus.clear_cache()  # the same build from nothing: the same context, every message split
     cold = full_context(session, conv_id, redact)
     assert cold == prepared

@@ -81,6 +81,7 @@ def clear_cache() -> None:
     global _cache_terms
     _cache.clear()
     _cache_terms = 0
+    _corpora.clear()
 
 
 def units_of_text(text: str) -> TextUnits:
@@ -112,11 +113,38 @@ def warm(texts: Iterable[str], keep_going=lambda: True) -> int:
     return new
 
 
+# The corpora of the last conversations built, with their relevance to the query: a warm host builds the
+# same conversation again (the preview, then the paste, or at another budget), and its statistics,
+# relevance and units' weights are the same each time. Two: a conversation and its redacted copy.
+MAX_CORPORA = 2
+_corpora: OrderedDict[tuple, Corpus] = OrderedDict()
+
+
+def corpus_of(turns: list[Turn], query: dict[str, str], skip: set[int]) -> Corpus:
+    """The corpus of `turns` scored against `query` (`skip`: the turns the query came from)."""
+    key = (tuple((t.index, t.id, t.role, t.text) for t in turns), tuple(query.items()), frozenset(skip))
+    corpus = _corpora.get(key)
+    if corpus is not None:
+        _corpora.move_to_end(key)
+        corpus.begin()
+        return corpus
+    corpus = Corpus(turns)
+    corpus.score(query, skip)
+    if CACHE_TERMS:  # (the benchmarks' first builds keep nothing)
+        _corpora[key] = corpus
+        while len(_corpora) > MAX_CORPORA:
+            _corpora.popitem(last=False)
+    return corpus
+
+
 class Corpus:
     """Every unit of a path's turns in conversation order, by index k, with the term statistics."""
 
     def __init__(self, turns: list[Turn]):
         self.turns = turns
+        self._weights: dict[int, dict[str, float]] = {}  # unit -> its weighed terms (shared: read only)
+        # what the selection derives from the whole corpus alone (select.py's densities), kept with it
+        self.memo: dict[object, object] = {}
         self.texts = [units_of_text(t.text) for t in turns]
         self.start: list[int] = []  # turn -> index of its first unit
         self.turn_of: list[int] = []
@@ -160,8 +188,18 @@ class Corpus:
             for k in range(self.start[i], self.start[i] + len(self.texts[i].parts))
         ]
 
+    def begin(self) -> None:
+        """A new build on this corpus: fresh Unit objects (a build marks its units)."""
+        self._units = {}
+
     def weigh(self, u: Unit) -> dict[str, float]:
-        return self.stats.weigh(u.terms, u.turn, u.seq, self.texts[u.turn].first, u.names)
+        """Unit u's terms with their weights (the same dict each build: copy it to change it)."""
+        w = self._weights.get(u.key)
+        if w is None:
+            w = self._weights[u.key] = self.stats.weigh(
+                u.terms, u.turn, u.seq, self.texts[u.turn].first, u.names
+            )
+        return w
 
     # ------------------------------------------------------------ relevance
 

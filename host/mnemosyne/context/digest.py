@@ -232,6 +232,7 @@ def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
                 earlier.superseded = True
                 # the restatement is now where the fact is stated: it carries the weight of the
                 # statement's terms (first statement, later references), not a repeat's
+                u.weights = dict(u.weights)  # (weights are shared with the corpus: changed on a copy)
                 for t, w in earlier.weights.items():
                     if w > u.weights.get(t, w):
                         u.weights[t] = w

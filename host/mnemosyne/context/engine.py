@@ -152,9 +152,8 @@ QUERY_TURNS = 2  # without --focus, the last user turns are the query
 def _corpus(turns: list[Turn], last_pos: int, focus: str | None, title: str) -> Corpus:
     """Every unit of the conversation with its terms, and their relevance to the query."""
     from . import salience
-    from .corpus import Corpus
+    from .corpus import corpus_of
 
-    corpus = Corpus(turns)
     # the query: the focus, or the last user turns; the title names the conversation's subject either way
     skip: set[int] = set()
     if focus:
@@ -163,8 +162,7 @@ def _corpus(turns: list[Turn], last_pos: int, focus: str | None, title: str) -> 
         asked = [i for i, t in enumerate(turns[: last_pos + 1]) if t.role == "user"][-QUERY_TURNS:]
         skip = set(asked)
         query = salience.terms("\n".join([title, *(turns[i].text for i in asked)]))
-    corpus.score(query, skip)
-    return corpus
+    return corpus_of(turns, query, skip)
 
 
 def build_context(
@@ -239,17 +237,24 @@ def build_context(
 
 
 def prepare(conv: Conversation, keep_going: Callable[[], bool]) -> None:
-    """Split and term the active branch's turns into the unit cache ahead of a context (a host does it
-    after a save's reply), as plain text and redacted (the extension's default); stops when
-    `keep_going()` says so."""
+    """What a context of `conv` needs before its budget is known, made ahead (a host does it after a
+    save's reply): its turns split and termed into the unit cache, then its corpus (statistics, relevance
+    to the default query, units' densities), redacted (the extension's default) and as plain text. Stops
+    when `keep_going()` says so."""
     from ..redact import redact_conversation
     from .corpus import warm
 
-    turns = path_turns(tree.path_to(conv, None), frozenset(), None)
-    warm((t.text for t in turns), keep_going)
-    if keep_going():
-        redacted, _ = redact_conversation(conv)
-        warm((t.text for t in path_turns(tree.path_to(redacted, None), frozenset(), None)), keep_going)
+    redacted, _ = redact_conversation(conv)
+    for version in (redacted, conv):
+        turns = path_turns(tree.path_to(version, None), frozenset(), None)
+        warm((t.text for t in turns), keep_going)
+        if not turns or not keep_going():
+            return
+        last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
+        corpus = _corpus(turns, last_pos, None, conv.title or "")
+        select.densities(corpus, select.DEFAULT_FOCUS_WEIGHT)
+        if not keep_going():
+            return
 
 
 def _fits_by_bytes(

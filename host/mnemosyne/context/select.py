@@ -373,29 +373,44 @@ def _fit_mandatory(
     return fitted, last, used
 
 
-def _preselect(corpus: Corpus, verbatim: dict[int, Turn], room: int, focus_weight: float) -> list[Unit]:
-    """The units worth weighing for `room` tokens, in order: the densest by a rough value, so the
-    cost of the selection follows the budget, not the length of the conversation."""
-    limit = max(MIN_CANDIDATES, room // CANDIDATE_TOKENS)
+def densities(corpus: Corpus, focus_weight: float) -> tuple[list[float], list[bool]]:
+    """Every unit's rough value per estimated token, with its prior and relevance, and whether it is in
+    CJK script, by unit index (kept with the corpus: a warm host builds it again at other budgets)."""
+    memo = corpus.memo.get(("densities", focus_weight))
+    if memo is not None:
+        return memo  # type: ignore[return-value]
     value = corpus.stats.rough_of.__getitem__
     rel = corpus.relevance
-    keys: list[int] = []
     density: list[float] = []
     cjk: list[bool] = []
+    k = 0
     for turn, tu in enumerate(corpus.texts):
-        if turn in verbatim:
-            continue
         role = ROLE_WEIGHT.get(corpus.turns[turn].role, 1.0)
-        k = corpus.start[turn]
         for part, size, pipes, question in zip(tu.parts, tu.sizes, tu.pipes, tu.questions):
             prior = role * KIND_PRIOR[part[0]] * (QUESTION_WEIGHT if question else 1.0)
             if k in rel:
                 prior *= 1.0 + focus_weight * rel[k]
             cost = max(1, size // 4 + 1 + LINE_OVERHEAD - MARKUP_DISCOUNT * pipes)
             density.append(sum(map(value, part[2])) * prior / cost**COST_POWER)
-            keys.append(k)
             k += 1
         cjk.extend(tu.cjk)
+    corpus.memo[("densities", focus_weight)] = (density, cjk)
+    return density, cjk
+
+
+def _preselect(corpus: Corpus, verbatim: dict[int, Turn], room: int, focus_weight: float) -> list[Unit]:
+    """The units worth weighing for `room` tokens, in order: the densest by a rough value, so the
+    cost of the selection follows the budget, not the length of the conversation."""
+    limit = max(MIN_CANDIDATES, room // CANDIDATE_TOKENS)
+    every_density, every_cjk = densities(corpus, focus_weight)
+    keys = [
+        k
+        for turn, tu in enumerate(corpus.texts)
+        if turn not in verbatim
+        for k in range(corpus.start[turn], corpus.start[turn] + len(tu.parts))
+    ]
+    density = list(map(every_density.__getitem__, keys))
+    cjk = list(map(every_cjk.__getitem__, keys))
     scale = _script_scales(cjk, density)
     if scale[True] != scale[False]:
         density = [d * scale[c] for d, c in zip(density, cjk)]
