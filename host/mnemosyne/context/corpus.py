@@ -14,6 +14,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain, repeat
+from typing import Any
 
 from ..archive.cjk import has_cjk  # (the archive package loads its store only on use)
 from . import digest
@@ -145,6 +146,7 @@ class Corpus:
         self._weights: dict[int, dict[str, float]] = {}  # unit -> its weighed terms (shared: read only)
         # what the selection derives from the whole corpus alone (select.py's densities), kept with it
         self.memo: dict[object, object] = {}
+        self.statements: dict[int, tuple[str, Any]] = {}  # unit -> what mark_repeats_and_corrections found
         self.texts = [units_of_text(t.text) for t in turns]
         self.start: list[int] = []  # turn -> index of its first unit
         self.turn_of: list[int] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import salience as S
 from .turns import Turn
@@ -180,11 +181,33 @@ def _is_statement(u: Unit) -> bool:
     return u.kind != "code" and not u.text.rstrip().endswith(("?", "？")) and not u.text.startswith("[")
 
 
-def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
+def _statement(u: Unit, df: dict[str, int], rare: int) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """A statement's values (numbers, names, identifiers) and its rare context terms (what it is about);
+    None for what cannot be corrected (a question, code, a statement without a value)."""
+    if not _is_statement(u):
+        return None
+    values = frozenset(t for t, kind in u.terms.items() if kind in VALUE_KINDS)
+    # what the statement is about: its rare terms, less the Chinese bigrams that are grammar (是早, 到下)
+    # or run into a value ("杯五" of "每杯五毛"), which change with the wording and the value
+    inside = set("".join(t for t in values if not t.isascii()))
+    keys = tuple(
+        t
+        for t, kind in u.terms.items()
+        if t not in values and kind != "grammar" and df[t] <= rare and not (inside and inside.intersection(t))
+    )
+    if not values or len(keys) < MIN_SHARED:
+        return None
+    return values, keys
+
+
+def mark_repeats_and_corrections(
+    units: list[Unit], stats: S.TermStats, memo: dict[int, tuple[str, Any]] | None = None
+) -> None:
     """Exact repeats, and statements a later unit restates with other values (the later one wins).
 
     A restatement shares most of the statement's rare context terms (what it is about) and brings a
     value (number, name, identifier) the statement did not have: "the rent is £35" then "the rent is now £40".
+    `memo`: what was found of each unit (by its key) under the same `stats`, kept between builds.
     """
     seen: set[str] = set()
     rare = max(3, int(math.sqrt(stats.units)))
@@ -192,27 +215,19 @@ def mark_repeats_and_corrections(units: list[Unit], stats: S.TermStats) -> None:
     postings: dict[str, list[int]] = {}  # rare context term -> earlier statements with values that use it
     facts: dict[int, tuple[frozenset[str], int]] = {}  # unit -> (values, how many rare context terms)
     for k, u in enumerate(units):
-        norm = u.text.lower()
+        found = memo.get(u.key) if memo is not None and u.key >= 0 else None
+        if found is None:
+            found = (u.text.lower(), _statement(u, df, rare))
+            if memo is not None and u.key >= 0:
+                memo[u.key] = found
+        norm, statement = found
         if norm in seen:
             u.repeat = True
             continue
         seen.add(norm)
-        if not _is_statement(u):
+        if statement is None:
             continue
-        values = frozenset(t for t, kind in u.terms.items() if kind in VALUE_KINDS)
-        # what the statement is about: its rare terms, less the Chinese bigrams that are grammar (是早, 到下)
-        # or run into a value ("杯五" of "每杯五毛"), which change with the wording and the value
-        inside = set("".join(t for t in values if not t.isascii()))
-        keys = [
-            t
-            for t, kind in u.terms.items()
-            if t not in values
-            and kind != "grammar"
-            and df[t] <= rare
-            and not (inside and inside.intersection(t))
-        ]
-        if not values or len(keys) < MIN_SHARED:
-            continue
+        values, keys = statement
         shared: dict[int, int] = {}
         for t in keys:
             for j in postings.get(t, ()):

@@ -40,6 +40,7 @@ RECENT_SHARE = {"text": 0.2, "openai": 0.25, "anthropic": 0.25, "agents_md": 0.1
 MIN_BUDGET = 64
 MAX_FOCUS_CHARS = 2000
 TOP_UP_MIN = 12  # tokens left under the limit worth another pass of the selector
+TOP_UP_SHARE = 400  # nor is a 400th of the limit (a pass renders and counts the whole payload again)
 TOP_UP_MARGIN = 4
 
 
@@ -239,7 +240,7 @@ def build_context(
 def prepare(conv: Conversation, keep_going: Callable[[], bool]) -> None:
     """What a context of `conv` needs before its budget is known, made ahead (a host does it after a
     save's reply): its turns split and termed into the unit cache, then its corpus (statistics, relevance
-    to the default query, units' densities), redacted (the extension's default) and as plain text. Stops
+    to the default query, units' densities) and its densest units weighed and counted, redacted (the extension's default) and as plain text. Stops
     when `keep_going()` says so."""
     from ..redact import redact_conversation
     from .corpus import warm
@@ -252,7 +253,7 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool]) -> None:
             return
         last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
         corpus = _corpus(turns, last_pos, None, conv.title or "")
-        select.densities(corpus, select.DEFAULT_FOCUS_WEIGHT)
+        select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
         if not keep_going():
             return
 
@@ -321,7 +322,7 @@ def _assemble(
         if used <= usable:
             # planning sums per-unit counts; the joined output counts a little differently: top up the rest
             cov = chosen_plan.coverage
-            if cov is None or usable - used < TOP_UP_MIN:
+            if cov is None or usable - used < max(TOP_UP_MIN, usable // TOP_UP_SHARE):
                 break
             room = usable - used - TOP_UP_MARGIN
             if not (cov.fill(room) or cov.fill_rest(room)):

@@ -398,6 +398,40 @@ def densities(corpus: Corpus, focus_weight: float) -> tuple[list[float], list[bo
     return density, cjk
 
 
+PREPARE_UNITS = 12_000  # the candidates of a build with about 96k tokens of room (CANDIDATE_TOKENS each)
+PREPARE_RECENT_BYTES = 400_000  # characters of the latest turns: about the verbatim share of a 400k budget
+
+
+def prepare(corpus: Corpus, focus_weight: float, keep_going: Callable[[], bool]) -> None:
+    """Weigh and count the densest units ahead of a build whose budget is not known yet (a host, after a
+    save's reply): the candidates of builds with up to PREPARE_UNITS * CANDIDATE_TOKENS tokens of room;
+    then count the latest turns' lines. Stops when `keep_going()` says so."""
+    density, _ = densities(corpus, focus_weight)
+    best = heapq.nlargest(min(PREPARE_UNITS, MAX_COUNTS // 2), range(len(density)), key=density.__getitem__)
+    meter = Meter("o200k_base")  # the base encoding of the OpenAI targets and of the estimates
+    units = []
+    for i, k in enumerate(best):
+        if not i % 256 and not keep_going():
+            corpus.begin()
+            return
+        u = corpus.unit(k)
+        u.weights = corpus.weigh(u)
+        meter.base_count(u.text)
+        units.append(u)
+    from . import digest
+
+    # what each unit states, kept in corpus.statements (the marks are on units no build uses)
+    digest.mark_repeats_and_corrections(sorted(units, key=lambda u: u.key), corpus.stats, corpus.statements)
+    corpus.begin()  # (the units made here are not a build's)
+    # the lines of the latest turns, which a build sends verbatim and counts line by line (count_lines)
+    size = 0
+    for turn in reversed(corpus.turns):
+        if size > PREPARE_RECENT_BYTES or not keep_going():
+            break
+        size += len(turn.text)
+        meter.count_lines(turn.text)
+
+
 def _preselect(corpus: Corpus, verbatim: dict[int, Turn], room: int, focus_weight: float) -> list[Unit]:
     """The units worth weighing for `room` tokens, in order: the densest by a rough value, so the
     cost of the selection follows the budget, not the length of the conversation."""
@@ -487,7 +521,9 @@ def plan(
     chosen = _preselect(corpus, verbatim, left, focus_weight)
     for u in chosen:
         u.weights = corpus.weigh(u)
-    digest.mark_repeats_and_corrections(sorted(chosen + recent, key=lambda u: (u.turn, u.seq)), corpus.stats)
+    digest.mark_repeats_and_corrections(
+        sorted(chosen + recent, key=lambda u: (u.turn, u.seq)), corpus.stats, corpus.statements
+    )
     covered = {t for u in recent for t in u.terms} if COVERED_BY_RECENT else set()
     coverage = Coverage(chosen, meter, focus_weight, covered, (corpus, verbatim))
     left -= coverage.fill(left)
