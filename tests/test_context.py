@@ -358,6 +358,9 @@ def test_unit_cache_gives_the_same_context_and_stays_bounded(real, monkeypatch):
     assert bounded == cold
     held = sum(len(p[2]) for tu in corpus._cache.values() for p in tu.parts) + len(corpus._cache)
     assert 0 < corpus._cache_terms == held <= 500
+    # a kept corpus (statistics, weights) holds its texts' units too: those are bounded by the same figure
+    kept = {id(tu): tu for c in corpus._corpora.values() for tu in c.texts}.values()
+    assert sum(len(p[2]) for tu in kept for p in tu.parts) + len(kept) <= 500
 
 
 def test_table_markup_does_not_count_against_a_table_when_units_are_compared():

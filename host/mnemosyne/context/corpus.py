@@ -131,11 +131,19 @@ def corpus_of(turns: list[Turn], query: dict[str, str], skip: set[int]) -> Corpu
         return corpus
     corpus = Corpus(turns)
     corpus.score(query, skip)
-    if CACHE_TERMS:  # (the benchmarks' first builds keep nothing)
-        _corpora[key] = corpus
-        while len(_corpora) > MAX_CORPORA:
-            _corpora.popitem(last=False)
+    _corpora[key] = corpus
+    # a kept corpus holds its texts' units even when the unit cache lets them go: the corpora kept hold at
+    # most CACHE_TERMS terms (a conversation of more than about 1.5 MB of distinct text is not kept)
+    while _corpora and (len(_corpora) > MAX_CORPORA or _terms_held(_corpora.values()) > CACHE_TERMS):
+        _corpora.popitem(last=False)
     return corpus
+
+
+def _terms_held(corpora: Iterable[Corpus]) -> int:
+    """Terms held by the units of `corpora`, each text's units once (a conversation and its redacted copy
+    share most of theirs)."""
+    held = {id(tu): tu.held for c in corpora for tu in c.texts}
+    return sum(held.values())
 
 
 class Corpus:
