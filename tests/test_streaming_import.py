@@ -168,3 +168,68 @@ def test_streamed_claude_export_hashes_each_elements_own_bytes(fixtures, tmp_pat
     assert [c.provenance.raw_sha256 for c in streamed] == [
         hashlib.sha256(e.encode("utf-8")).hexdigest() for e in elements
     ]
+
+
+def _odd_export(fixtures, tmp_path, indent):
+    """An export whose elements msgspec refuses here and there (NaN, a number out of range, a lone
+    surrogate escape), and whose nested values open like an element, so some guessed cuts are wrong."""
+    base = json.loads((fixtures / FIX).read_text(encoding="utf-8"))
+    items = []
+    for n in range(30):
+        for conv in base:
+            item = {"title": f'copy {n} }}, {{"title": ✓', **dict(conv, id=f"{conv['id']}-{n}")}
+            item["conversation_id"] = item["id"]
+            item["extra"] = [{"title": "nested"}, {"title": "again", "n": n}]
+            items.append(item)
+    text = json.dumps(items, ensure_ascii=False, indent=indent)
+    odd = ['"extra": [', '"extra": [NaN, 1e400, 123456789012345678901234567890, "\\udc00 odd", ']
+    if indent is None:
+        text = text.replace(odd[0], odd[1], 7)
+    else:
+        text = text.replace(odd[0] + "\n", odd[1] + "\n", 7)
+    path = tmp_path / "conversations.json"
+    path.write_text(text, encoding="utf-8")
+    return path, len(items)
+
+
+@pytest.mark.parametrize("indent", [None, 1])
+@pytest.mark.parametrize("window", [4096, 1024 * 1024])
+def test_elements_msgspec_refuses_or_cuts_that_are_wrong_read_as_json_reads_them(
+    fixtures, tmp_path, monkeypatch, indent, window
+):
+    path, count = _odd_export(fixtures, tmp_path, indent)
+    whole = load_path(path)  # parsed whole by json
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    monkeypatch.setattr(streaming, "WINDOW", window)
+    batches = list(streaming.iter_inputs(path))
+    streamed = [item for raw in batches for item in raw.data]
+    assert len(streamed) == count
+    assert json.dumps(streamed, sort_keys=True) == json.dumps(whole[0].data, sort_keys=True)
+    assert [s for raw in batches for s in raw.item_raw] == whole[0].item_raw
+    assert [c.model_dump() for c in conversations(batches)] == [c.model_dump() for c in conversations(whole)]
+
+
+def test_a_plain_export_is_parsed_by_msgspec_without_the_json_fallback(fixtures, tmp_path, monkeypatch):
+    path, count = big_export(fixtures, tmp_path)
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    monkeypatch.setattr(streaming, "WINDOW", 64 * 1024)
+    fallbacks = []
+    one_element = streaming._Window.one_element
+    monkeypatch.setattr(
+        streaming._Window, "one_element", lambda self, d: fallbacks.append(self.pos) or one_element(self, d)
+    )
+    assert len(conversations(streaming.iter_inputs(path))) == count
+    assert fallbacks == []
+
+
+@pytest.mark.parametrize("where", ["string", "between"])
+def test_bytes_that_are_not_utf8_are_a_typed_error_naming_their_byte(fixtures, tmp_path, monkeypatch, where):
+    path, _count = big_export(fixtures, tmp_path, copies=10)
+    data = path.read_bytes()
+    at = data.index(b'"title": "copy 7"') + (len(b'"title": "copy') if where == "string" else -1)
+    path.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
+    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
+    monkeypatch.setattr(streaming, "WINDOW", 4096)
+    with pytest.raises(InputError) as err:
+        conversations(streaming.iter_inputs(path))
+    assert err.value.message == f"{path}: not UTF-8 text (byte {at})"

@@ -2,9 +2,9 @@
 
 An official export can be hundreds of megabytes; parsed whole, its Python objects
 take about ten times that. A large top-level array of ChatGPT or Claude
-conversations is decoded one element at a time and handed on in batches. A large file (or
-zip member) is read and decoded a window at a time (_Window), so `mnemo import` and `mnemo convert`
-hold one window of text plus one batch, never the whole export as bytes or as one string.
+conversations is parsed one element at a time and handed on in batches. A large file (or
+zip member) is read a window of bytes at a time (_Window), so `mnemo import` and `mnemo convert`
+hold one window plus one batch, never the whole export as bytes or as one string.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..errors import InputError
 from .base import RawInput
@@ -153,112 +153,155 @@ def _from_zip(name: str, source: bytes | Path) -> Iterator[RawInput]:
         raise InputError(f"{name}: a JSON file inside the zip is broken ({exc})") from None
 
 
-WINDOW = 1024 * 1024  # bytes decoded at a time from a large file (4 MB: twice the peak memory of convert)
+WINDOW = 1024 * 1024  # bytes read at a time from a large file (4 MB: twice the peak memory of convert)
+_BOM = b"\xef\xbb\xbf"
 
 
 class _Window:
-    """A large file decoded a window at a time: the text not yet parsed, grown when an element runs
-    past its end, so a 234 MB export is never one Python string (4 bytes a character after one emoji)."""
+    """A large file read a window of bytes at a time: the bytes not yet parsed (from `pos`), grown when an
+    element runs past the end, so a 234 MB export is never held whole, as bytes or as a string."""
 
-    def __init__(self, name: str, stream: IO[bytes], total: int):
-        self.name, self.stream, self.total = name, stream, total
-        self.text, self.pending, self.eof, self.read_bytes = "", b"", False, 0
-        self.offset = 0  # bytes of the file before self.text
-        self._first = True
+    def __init__(self, name: str, stream: IO[bytes]):
+        self.name, self.stream = name, stream
+        self.buf, self.pos, self.eof = b"", 0, False
+        self.offset = 0  # bytes of the file before buf
 
     def more(self, size: int = WINDOW) -> bool:
-        """Decode up to `size` more bytes onto the text; False at the end of the file."""
+        """Drop what is parsed and read up to `size` more bytes; False at the end of the file."""
         if self.eof:
             return False
         chunk = self.stream.read(size)
-        self.read_bytes += len(chunk)
-        data = self.pending + chunk
-        if not chunk:
-            self.eof = True
-            cut = len(data)
-        else:
-            cut = len(data)
-            while cut > 0 and len(data) - cut < 4 and 0x80 <= data[cut - 1] < 0xC0:
-                cut -= 1  # back to the start of a character cut in two
-            if cut > 0 and data[cut - 1] >= 0xC0:
-                cut -= 1
-        try:
-            self.text += data[:cut].decode("utf-8-sig" if self._first else "utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{self.name}: not UTF-8 text (byte {self.offset + exc.start})") from None
-        self._first = False
-        self.pending = data[cut:]
+        if not self.offset and not self.buf and chunk.startswith(_BOM):
+            chunk, self.offset = chunk[3:], 3
+        self.offset += self.pos
+        self.buf, self.pos = self.buf[self.pos :] + chunk, 0
+        self.eof = not chunk
         return bool(chunk)
 
-    def drop(self, i: int, size: int) -> int:
-        """Forget the text before index i (parsed; `size` UTF-8 bytes); returns the index's new value, 0."""
-        self.offset += size
-        self.text = self.text[i:]
-        return 0
+    def skip_ws(self) -> bool:
+        """Move past whitespace, reading more at the end of the window; False at the end of the file."""
+        while True:
+            buf, i = self.buf, self.pos
+            while i < len(buf) and buf[i] in _WS_BYTES:
+                i += 1
+            self.pos = i
+            if i < len(buf) or not self.more():
+                return i < len(self.buf)
+
+    def after_element(self) -> None:
+        """Past the whitespace and the comma that follow an element inside the window."""
+        buf, i = self.buf, self.pos
+        while i < len(buf) and buf[i] in _WS_BYTES:
+            i += 1
+        self.pos = i + 1 if buf[i : i + 1] == b"," else i
+
+    def one_element(self, decoder: json.JSONDecoder) -> tuple[Any, bytes]:
+        """The element at `pos` parsed by json (what msgspec refused), `pos` moved past it: the text decoded
+        from 64 KB on, twice as much each time the element runs past it, reading more at the window's end."""
+        limit = 64 * 1024
+        while True:
+            stop = min(len(self.buf), self.pos + limit)
+            data = self.buf[self.pos : stop]
+            cut = len(data) if self.eof and stop == len(self.buf) else _whole_characters(data)
+            try:
+                text = data[:cut].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"{self.name}: not UTF-8 text (byte {self.offset + self.pos + exc.start})"
+                ) from None
+            try:
+                item, end = decoder.raw_decode(text)
+                break
+            except (ValueError, RecursionError) as exc:
+                if isinstance(exc, ValueError) and (stop < len(self.buf) or self.more(limit)):
+                    limit *= 2
+                    continue
+                raise InputError(
+                    f"{self.name}: not valid JSON at byte {self.offset + self.pos} ({exc})"
+                ) from None
+        raw = text[:end].encode("utf-8", "surrogatepass")
+        if _has_surrogate_escape(raw):
+            item = well_formed(self.name, item, b"\\ud")
+        self.pos += len(raw)
+        self.after_element()
+        return item, raw
+
+
+_WS_BYTES = b" \t\r\n"
+_LONGEST = 64 * 1024 * 1024  # bytes of one element the window grows to hold before json reads it alone
+
+
+def _whole_characters(data: bytes) -> int:
+    """How many bytes of `data` hold whole UTF-8 characters (a window may end inside one)."""
+    cut = len(data)
+    while cut > 0 and len(data) - cut < 4 and 0x80 <= data[cut - 1] < 0xC0:
+        cut -= 1  # back to the start of a character cut in two
+    if cut > 0 and data[cut - 1] >= 0xC0:
+        cut -= 1
+    return cut
 
 
 def _window_batches(name: str, stream: IO[bytes], total: int, members: dict) -> Iterator[RawInput]:
-    win = _Window(name, stream, total)
-    decoder = json.JSONDecoder()
-    win.more()
-    i = _skip_ws(win.text, 0)
-    # UTF-8 bytes of win.text[:i], kept as i moves (what lies between elements is ASCII: whitespace, commas,
-    # brackets; an element's bytes are encoded for its provenance anyway), so no window is encoded again
-    at = i
+    win = _Window(name, stream)
     batch: list = []
     slices: list[bytes] = []
-    first = True
-    while True:
-        j = _skip_ws(win.text, i)
-        at, i = at + j - i, j
-        if i >= len(win.text) and win.more():
-            continue
-        if i >= len(win.text):
-            raise InputError(f"{name}: the JSON array ends early (byte {win.offset + at})")
-        if first:
-            if win.text[i] != "[":
-                raise InputError(f"{name}: not valid JSON (expected an array)")
-            i, at = i + 1, at + 1
-            first = False
-            continue
-        if win.text[i] == "]":
-            break
-        start, size = i, WINDOW
-        while True:
-            try:
-                item, i = decoder.raw_decode(win.text, start)
-                break
-            except (ValueError, RecursionError) as exc:
-                if isinstance(exc, ValueError) and win.more(size):
-                    size *= 2  # an element longer than the window: read more, twice as much each time
-                    continue
-                raise InputError(f"{name}: not valid JSON at byte {win.offset + at} ({exc})") from None
-        raw = win.text[start:i].encode("utf-8", "surrogatepass")
-        if _has_surrogate_escape(raw):
-            item = well_formed(name, item, b"\\ud")
+    for item, raw in _elements(win):
         batch.append(item)
         slices.append(raw)
-        at += len(raw)
-        j = _skip_ws(win.text, i)
-        at, i = at + j - i, j
-        if i < len(win.text) and win.text[i] == ",":
-            i, at = i + 1, at + 1
-        if i > WINDOW:
-            i, at = win.drop(i, at), 0
         if len(batch) == BATCH:
-            yield RawInput(
-                name=name,
-                data=batch,
-                raw=b"",
-                members=members,
-                progress=(win.offset + at, total),
-                item_raw=slices,
-            )
+            yield _batch(name, batch, slices, members, (win.offset + win.pos, total))
             batch, slices = [], []
     if batch:
-        yield RawInput(
-            name=name, data=batch, raw=b"", members=members, progress=(total, total), item_raw=slices
-        )
+        yield _batch(name, batch, slices, members, (total, total))
+
+
+def _elements(win: _Window) -> Iterator[tuple[Any, bytes]]:
+    """An export array's elements and their bytes, `win.pos` past each one (and its comma) as it is
+    yielded: a window of them at a time by msgspec (json_array), one at a time by json where msgspec
+    refuses one or no cut is found (after a refusal, json reads 1, 2, 4 ... 64 elements before msgspec
+    tries again, so an export msgspec keeps refusing costs little more than json alone)."""
+    from .json_array import element_head, value, whole_elements
+
+    if not win.skip_ws() or win.buf[win.pos] != 0x5B:  # "["
+        raise InputError(f"{win.name}: not valid JSON (expected an array)")
+    win.pos += 1
+    decoder = json.JSONDecoder()
+    head: bytes | None = None
+    want = WINDOW  # bytes to hold past `pos` before cutting
+    by_json = refusals = 0
+    while True:
+        if not win.skip_ws():
+            raise InputError(f"{win.name}: the JSON array ends early (byte {win.offset + win.pos})")
+        if win.buf[win.pos] == 0x5D:  # "]"
+            return
+        if len(win.buf) - win.pos < want and win.more(want):
+            continue  # a window's worth of elements parsed at once
+        if head is None:
+            head = element_head(win.buf, win.pos) or b""
+        found, tried = (None, 0) if by_json or not head else whole_elements(win.buf, win.pos, head, win.eof)
+        if found is None and head and not by_json and not tried and not win.eof and want < _LONGEST:
+            want *= 2  # no cut in the window: an element longer than it
+            continue
+        want = WINDOW
+        if found is None:
+            if tried:
+                refusals = min(2 * refusals or 1, 64)
+                by_json = refusals
+            by_json = max(by_json - 1, 0)
+            yield win.one_element(decoder)
+            continue
+        refusals = 0
+        for element in found:
+            raw = bytes(element)
+            win.skip_ws()
+            item = value(win.name, raw, win.offset + win.pos)
+            win.pos += len(raw)
+            win.after_element()
+            yield item, raw
+
+
+def _batch(name: str, batch: list, slices: list[bytes], members: dict, progress: tuple[int, int]) -> RawInput:
+    return RawInput(name=name, data=batch, raw=b"", members=members, progress=progress, item_raw=slices)
 
 
 def _is_export_array(head: bytes) -> bool:

@@ -29,9 +29,6 @@ _SETEXT = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
 # a line after the first that may be an underline: searched from a newline (a literal, so a fast scan) where a
 # pattern that starts with `^` is tried at every character
 _UNDERLINE = re.compile(r"\n[ \t>]*(?:=+|-+)[ \t]*(?=\n|\Z)")
-# anything safe_markdown could act on: an active character, a fence run, a line after the first that may be
-# an underline. One scan (its first characters form a set) tells most messages, which hold none, to go as they are
-_ANYTHING = re.compile(r"[<\[\]#]|```|~~~|\n[ \t>]*(?:=+|-+)[ \t]*(?=\n|\Z)")
 _PLAIN_LINE = re.compile(
     r"^[ \t>]*[^\s>#\-*+=|`~]"
 )  # a paragraph line that an underline could turn into a heading
@@ -79,27 +76,37 @@ def _line(line: str, levels: dict[int, int]) -> str:
     return "".join(out)
 
 
-def _heading_levels(lines: list[str]) -> dict[int, int]:
-    """Each heading level the text uses, in order, moved to 4, 5, 6: `###`/`####` keep their hierarchy."""
-    used = sorted({len(m.group("hashes")) for line in lines if "#" in line and (m := _HEADING.match(line))})
+def _heading_levels(text: str) -> dict[int, int]:
+    """Each heading level the text uses, in order, moved to 4, 5, 6: `###`/`####` keep their hierarchy.
+    Only the lines that hold a `#` are looked at (found by a scan, not a loop over every line)."""
+    found: set[int] = set()
+    at = text.find("#")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if m := _HEADING.match(text, start, end):
+            found.add(len(m.group("hashes")))
+        at = text.find("#", end)
+    used = sorted(found)
     levels = {level: min(6, SHIFT + 1 + rank) for rank, level in enumerate(used)}
     return {n: levels.get(n, 6) for n in range(1, 7)}
 
 
 def safe_markdown(text: str) -> str:
     """`text` (Markdown from a transcript) with HTML, images, unsafe links and structural headings disarmed."""
-    if not _ANYTHING.search(text) and not _first_line_underline(text):
-        return text
-    structure = "```" in text or "~~~" in text or _has_underline(text)
+    # one scan per question, each with a literal or a set to look for (a fast scan); a single pattern for
+    # "anything" was slower than all of them: with no first character to skip to, it is tried at every one
     active = _ACTIVE.search(text)
+    structure = "```" in text or "~~~" in text or _has_underline(text)
     if not (active or structure):
         return text  # nothing the line loop below would change: no HTML, link, heading, fence or underline
-    lines = text.split("\n")
-    levels = _heading_levels(lines)
+    levels = _heading_levels(text)
     if not structure:
         # no fence can open and no underline can follow text: each line stands alone, and only lines
         # holding an active character change (the loop below, one line at a time, would give the same)
         return _active_lines(text, active, levels)
+    lines = text.split("\n")
     out: list[str] = []
     fence: tuple[str, int, int] | None = None  # (run, prefix width, blockquote depth) of the open fence
     previous_plain = False
