@@ -168,7 +168,9 @@ def test_a_new_process_counts_the_same_from_the_cache_and_repairs_a_damaged_one(
         return out.stdout
 
     stock = tokens.encoding("o200k_base").encode_ordinary(text)
-    cache = tmp_path / "cache" / "tiktoken" / "o200k_base.ranks"
+    from mnemosyne import rank_cache
+
+    cache = tmp_path / "cache" / "tiktoken" / rank_cache.file_name("o200k_base")
     assert run() == f"{stock} True\n" and cache.exists()
     assert run() == f"{stock} False\n"  # served by the cache: tiktoken's loader never imported
     cache.write_bytes(cache.read_bytes()[:-1000])

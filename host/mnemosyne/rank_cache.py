@@ -40,6 +40,12 @@ START = 8  # letters in the key of a run that begins a word (a uint64)
 GRAM = 4  # letters in the keys of any other run (uint32s)
 
 
+def file_name(encoding: str) -> str:
+    """The cache's file name: one per format, so processes of two versions sharing a folder (a CLI and
+    an older host, say) do not keep replacing each other's file."""
+    return f"{encoding}.v{FORMAT}.ranks"
+
+
 def _tiktoken_version() -> str:
     import tiktoken
 

@@ -202,7 +202,9 @@ def encoder_for(name: str, texts: Iterable[str] = ()) -> Any:
 
 
 def _rank_cache_path(name: str) -> Path:
-    return tiktoken_dir() / f"{name}.ranks"
+    from . import rank_cache
+
+    return tiktoken_dir() / rank_cache.file_name(name)
 
 
 def _cached_vocabulary(name: str) -> Any:
