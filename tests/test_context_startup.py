@@ -174,6 +174,20 @@ def test_with_plugins_off_no_process_imports_the_plugin_machinery(tmp_path):
     assert "SCANNED True" in _run(back_on + scan, env)
 
 
+def test_mnemo_context_loads_neither_the_import_nor_the_save_machinery(tmp_path):
+    """`mnemo context FILE` reads a file and builds a context: the service layer's import and save modules
+    (and the archive modules they bring) are not loaded on its way; a caller of them still finds them."""
+    env = {**os.environ, "MNEMOSYNE_HOME": str(tmp_path / "home")}
+    code = (
+        "import sys\nfrom mnemosyne.cli.main import main\n"
+        "main(['context', sys.argv[1], '--target', 'chatgpt', '--budget', '300'])\n"
+        "loaded = sorted(m for m in ('mnemosyne.service.imports', 'mnemosyne.service.save') if m in sys.modules)\n"
+        "from mnemosyne.service import import_paths, save_payload\n"
+        "sys.stderr.write('LOADED %s %s' % (loaded, callable(import_paths) and callable(save_payload)))\n"
+    )
+    assert "LOADED [] True" in _run(code, env)
+
+
 LONG_CHAT = (
     Path(__file__).parent
     / "fixtures"
