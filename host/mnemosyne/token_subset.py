@@ -100,8 +100,9 @@ def _uint32s(data: bytes) -> array:
 
 def select(vocab: Vocabulary, allowed: bytes, words: Words) -> dict[bytes, int]:
     """The ranks of the tokens that pass both tests: non-ASCII bytes among `allowed`, letters in `words`."""
-    keep_bytes = methodcaller("translate", None, _ASCII + allowed)
-    allowed_leads = frozenset(b for b in allowed if b >= 0xC0)
+    allowed_bytes = frozenset(allowed)
+    keep_bytes = methodcaller("translate", None, _ASCII + bytes(sorted(allowed_bytes)))  # (each byte once)
+    allowed_leads = frozenset(b for b in allowed_bytes if b >= 0xC0)
     ranks: dict[bytes, int] = {}
     for g in vocab.groups:
         if g.leads is not None and not g.leads <= allowed_leads:
