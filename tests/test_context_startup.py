@@ -54,9 +54,11 @@ def test_a_chat_over_the_budget_by_bytes_is_counted_exactly():
     assert lazy["report"]["tokens"] <= 300
 
 
-def test_mnemo_context_of_a_chat_over_its_budget_does_not_build_the_whole_tokenizer():
+@pytest.mark.parametrize("target", ["chatgpt", "gpt-4o", "claude-api", "agents-md"])  # each shape
+def test_mnemo_context_of_a_chat_over_its_budget_builds_a_small_tokenizer_once(target):
     """`mnemo context` counts with an encoder that leaves out the tokens its text cannot use (o200k's
-    200k ranks cost a fresh process about 150 ms to build): it builds fewer ranks, the output the same."""
+    200k ranks cost a fresh process about 100 ms to build): it builds a fraction of the ranks once (what
+    the shapes write around the chat is covered up front), and the output is the same."""
     code = (
         "import sys, tiktoken\n"
         "built = []\n"
@@ -66,22 +68,25 @@ def test_mnemo_context_of_a_chat_over_its_budget_does_not_build_the_whole_tokeni
         "    init(self, *a, **kw)\n"
         "tiktoken.Encoding.__init__ = counting\n"
         "from mnemosyne.cli.main import main\n"
-        "if len(sys.argv) > 2:\n"
+        "if len(sys.argv) > 3:\n"
         "    from mnemosyne import tokens; tokens.encoding('o200k_base')\n"
-        "main(['context', sys.argv[1], '--target', 'chatgpt', '--budget', '300', '--json'])\n"
+        "main(['context', sys.argv[1], '--target', sys.argv[2], '--budget', '300', '--json'])\n"
         "import json; sys.stderr.write(json.dumps(built))\n"
     )
 
     def mnemo(*preload: str) -> tuple[str, list[int]]:
         out = subprocess.run(
-            [sys.executable, "-c", code, str(FILE), *preload], capture_output=True, text=True, check=True
+            [sys.executable, "-c", code, str(FILE), target, *preload],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         return out.stdout, json.loads(out.stderr.strip().splitlines()[-1])
 
     whole_out, whole_built = mnemo("preload")  # also leaves the rank cache, as any first use does
     one_off_out, one_off_built = mnemo()
     assert whole_built == [199_998]
-    assert len(one_off_built) == 1 and one_off_built[0] < 150_000
+    assert len(one_off_built) == 1 and one_off_built[0] < 40_000
     assert one_off_out == whole_out
 
 
@@ -167,6 +172,20 @@ def test_with_plugins_off_no_process_imports_the_plugin_machinery(tmp_path):
         1,
     )
     assert "SCANNED True" in _run(back_on + scan, env)
+
+
+def test_mnemo_context_loads_neither_the_import_nor_the_save_machinery(tmp_path):
+    """`mnemo context FILE` reads a file and builds a context: the service layer's import and save modules
+    (and the archive modules they bring) are not loaded on its way; a caller of them still finds them."""
+    env = {**os.environ, "MNEMOSYNE_HOME": str(tmp_path / "home")}
+    code = (
+        "import sys\nfrom mnemosyne.cli.main import main\n"
+        "main(['context', sys.argv[1], '--target', 'chatgpt', '--budget', '300'])\n"
+        "loaded = sorted(m for m in ('mnemosyne.service.imports', 'mnemosyne.service.save') if m in sys.modules)\n"
+        "from mnemosyne.service import import_paths, save_payload\n"
+        "sys.stderr.write('LOADED %s %s' % (loaded, callable(import_paths) and callable(save_payload)))\n"
+    )
+    assert "LOADED [] True" in _run(code, env)
 
 
 LONG_CHAT = (

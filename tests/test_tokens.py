@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mnemosyne import tokens
 
@@ -104,31 +106,49 @@ def test_rank_cache_round_trips_the_stock_encoding_exactly(tmp_path, name):
 
 
 def test_rank_cache_refuses_a_damaged_or_foreign_file(tmp_path):
+    import hashlib
+
     from mnemosyne import rank_cache
 
     sha = tokens.EXACT_ENCODINGS["cl100k_base"]
     path = tmp_path / "cl100k_base.ranks"
     rank_cache.save(path, _stock("cl100k_base"), sha)
     good = path.read_bytes()
+    digest_end = good.index(b"\n", len(rank_cache.MAGIC))
+    head_end = good.index(b"\n", digest_end + 1)
+    head = json.loads(good[digest_end + 1 : head_end])
+
+    def with_head(new_head: dict, rehash: bool) -> bytes:
+        body = json.dumps(new_head).encode() + good[head_end:]
+        digest = (
+            hashlib.sha256(body).hexdigest().encode()
+            if rehash
+            else good[len(rank_cache.MAGIC) + len(rank_cache.DIGEST) : digest_end]
+        )
+        return rank_cache.MAGIC + rank_cache.DIGEST + digest + b"\n" + body
+
     flipped = bytearray(good)
-    flipped[-100] ^= 1  # one bit of one rank
+    flipped[-100] ^= 1  # one bit of one letter key
+    a_span = next(i for i, g in enumerate(head["groups"]) if g[3] is not None)
+    moved = [list(g) for g in head["groups"]]
+    moved[a_span][3] = [moved[a_span][3][0], moved[a_span][3][1] - 1]  # a letter span one letter short
     for damaged in (
         bytes(flipped),
         good[:-5],
         b"not a cache",
-        good.replace(b'"format": %d' % rank_cache.FORMAT, b'"format": 9'),
+        with_head({**head, "format": 9}, rehash=True),
+        with_head({**head, "groups": moved}, rehash=False),  # the header is under the digest too
     ):
         path.write_bytes(damaged)
         assert rank_cache.load(path, "cl100k_base", sha) is None
-    # a header whose groups do not fit the (intact) payload: the header is not under the payload's checksum
-    head_end = good.index(b"\n", len(rank_cache.MAGIC))
-    head = json.loads(good[len(rank_cache.MAGIC) : head_end])
-    for groups in ([[g[0], g[1] + 1] for g in head["groups"]], [["x", 1]], [[1]]):
-        path.write_bytes(rank_cache.MAGIC + json.dumps({**head, "groups": groups}).encode() + good[head_end:])
+    # a header whose groups do not fit the payload (a writer's bug: its digest matches)
+    for groups in ([[g[0], g[1] + 1, *g[2:]] for g in head["groups"]], [["x", 1, None, None]], [[1]]):
+        path.write_bytes(with_head({**head, "groups": groups}, rehash=True))
         assert rank_cache.load(path, "cl100k_base", sha) is None
     path.write_bytes(good)
     assert rank_cache.load(path, "cl100k_base", "0" * 64) is None  # made from another source file
     assert rank_cache.load(path, "o200k_base", sha) is None
+    assert rank_cache.load(path, "cl100k_base", sha) == _stock("cl100k_base")
 
 
 def test_a_new_process_counts_the_same_from_the_cache_and_repairs_a_damaged_one(tmp_path):
@@ -148,7 +168,9 @@ def test_a_new_process_counts_the_same_from_the_cache_and_repairs_a_damaged_one(
         return out.stdout
 
     stock = tokens.encoding("o200k_base").encode_ordinary(text)
-    cache = tmp_path / "cache" / "tiktoken" / "o200k_base.ranks"
+    from mnemosyne import rank_cache
+
+    cache = tmp_path / "cache" / "tiktoken" / rank_cache.file_name("o200k_base")
     assert run() == f"{stock} True\n" and cache.exists()
     assert run() == f"{stock} False\n"  # served by the cache: tiktoken's loader never imported
     cache.write_bytes(cache.read_bytes()[:-1000])
@@ -219,6 +241,82 @@ def test_an_encoder_without_the_tokens_a_text_cannot_use_encodes_it_the_same(nam
     assert sub.builds == 1 + len(others)  # each brought characters it did not cover
     ids = whole.encode_ordinary(others[0])
     assert sub.decode(ids) == whole.decode(ids)
+
+
+_SUBSETS: dict = {}  # one subset encoder per encoding for the examples below (it grows as they need)
+SEPARATORS = [
+    " ",
+    "… ",
+    "\n",
+    "\n\n",
+    "",
+    "- ",
+    "| ",
+    "\n[user #3]\n",
+    "\n<<<END TRANSCRIPT>>>\n",
+    "。",
+    "🎉",
+]
+SOURCES = [*MIXED, "interop_sharegpt/llamafactory_glaive_toolcall_zh_demo.json"]
+
+
+@st.composite
+def made_of(draw, texts: list[str], whole) -> str:
+    """A text a build could count: cuts of the covered texts (at any character or at a token boundary,
+    capitalised or not) joined with what renderers put between them, or now and then any text."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(st.text(max_size=60))
+    parts = []
+    for _ in range(draw(st.integers(1, 5))):
+        text = texts[draw(st.integers(0, len(texts) - 1))]
+        start = draw(st.integers(0, len(text)))
+        part = text[start : start + draw(st.integers(0, 300))]
+        if part and draw(st.booleans()):  # cut at token boundaries, as truncate_middle does
+            ids = whole.encode_ordinary(part)
+            cut = draw(st.integers(0, len(ids)))
+            part = whole.decode(ids[:cut] if draw(st.booleans()) else ids[cut:])
+        if part and draw(st.booleans()):
+            part = part[0].upper() + part[1:]
+        parts.append(part)
+    return "".join(p + draw(st.sampled_from(SEPARATORS)) for p in parts)
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_a_subset_encoder_gives_the_whole_encodings_tokens_for_what_a_build_makes_of_its_texts(name, data):
+    """Made for real chats (English with emoji, Chinese, tool calls), the encoder leaves out the tokens
+    their bytes and words cannot make; whatever is then made of them, or any other text, encodes to the
+    whole encoding's tokens (it builds again for what it does not cover)."""
+    import tiktoken
+
+    from mnemosyne.token_subset import SubsetEncoding
+
+    whole = tokens.encoding(name)
+    texts = [_fixture_text(rel) for rel in SOURCES]
+    if name not in _SUBSETS:
+        _SUBSETS[name] = SubsetEncoding(_vocabulary(name), tiktoken.Encoding, texts)
+    sub = _SUBSETS[name]
+    assert sub.size < 0.75 * whole.n_vocab
+    text = data.draw(made_of(texts, whole))
+    assert sub.encode_ordinary(text) == whole.encode_ordinary(text), text
+
+
+def test_a_text_cut_from_a_word_at_its_end_needs_no_new_build_one_cut_at_its_start_does():
+    """A word cut short (a text cut at a token boundary) holds only what the word does; one cut at its
+    start can begin a token the encoder left out, so the encoder is built again for it."""
+    import tiktoken
+
+    from mnemosyne.token_subset import SubsetEncoding
+
+    whole = tokens.encoding("o200k_base")
+    sub = SubsetEncoding(_vocabulary("o200k_base"), tiktoken.Encoding, ["notwithstanding the weather"])
+    for text in ("notwithst", "Notwith the weat", "notwithstanding"):
+        assert sub.encode_ordinary(text) == whole.encode_ordinary(text)
+    assert sub.builds == 1
+    for text in (" standing", "withstanding"):
+        assert sub.encode_ordinary(text) == whole.encode_ordinary(text)
+    assert sub.builds == 3
 
 
 def test_a_capitalised_letter_the_text_had_in_lower_case_needs_no_new_build():

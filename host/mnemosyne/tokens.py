@@ -9,7 +9,7 @@ official file.
 
 tiktoken is imported lazily: the native host's hello/save paths never load it. After the first load, a
 process builds the encoding from a checksummed cache of the decoded ranks (rank_cache), not the file; a
-one-off piece of work (`mnemo context`) builds only the ranks its text can use (encoder_for).
+one-off piece of work (`mnemo context`) builds only the ranks its text can use (encoder_for, token_subset).
 
 Targets whose vendor does not publish a tokenizer (Claude, Gemini, local
 models) are counted with an *estimate*: the o200k_base count times a factor,
@@ -187,7 +187,8 @@ def encoding(name: str) -> Any:
 def encoder_for(name: str, texts: Iterable[str] = ()) -> Any:
     """An encoder that counts exactly like encoding(name), for work on `texts` (and what is made of their
     characters). In a one-off process without the whole encoding in memory, one built without the tokens
-    those texts cannot use (token_subset: a third cheaper to build); else the whole encoding."""
+    those texts cannot use (token_subset: for an English chat about a fifth of the ranks); else the whole
+    encoding."""
     if not one_off or name in _loaded or name not in EXACT_ENCODINGS:
         return encoding(name)
     vocab = _cached_vocabulary(name)
@@ -201,7 +202,9 @@ def encoder_for(name: str, texts: Iterable[str] = ()) -> Any:
 
 
 def _rank_cache_path(name: str) -> Path:
-    return tiktoken_dir() / f"{name}.ranks"
+    from . import rank_cache
+
+    return tiktoken_dir() / rank_cache.file_name(name)
 
 
 def _cached_vocabulary(name: str) -> Any:

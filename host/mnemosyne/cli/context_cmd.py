@@ -9,6 +9,7 @@ summary goes to stderr (or everything as JSON with --json).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from pathlib import Path
@@ -44,6 +45,19 @@ def add_targets_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_context(args: argparse.Namespace) -> int:
+    # One build, then the process ends: the cyclic garbage collector would only scan the conversation's
+    # objects over and over (about 25 ms of a 100 KB chat's build), and a build leaves next to no cyclic
+    # garbage (the same peak memory without it, 1 MB chat included).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_context(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run_context(args: argparse.Namespace) -> int:
     from .. import tokens
     from ..context import get_target
     from ..service import context_for, conversation_from_file

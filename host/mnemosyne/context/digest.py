@@ -291,7 +291,8 @@ def _family(name: str) -> str:
 
 
 def render_digest(artifacts: list[str]) -> str:
-    return "Artifacts and code: " + ", ".join(artifacts) if artifacts else ""
+    """The names of the artifacts, for the state-of-the-work section (shapes labels it)."""
+    return ", ".join(artifacts)
 
 
 def render_compressed(chosen: list[Unit], turns: list[Turn]) -> str:

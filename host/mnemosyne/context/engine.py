@@ -227,7 +227,14 @@ def build_context(
     if built is None:
         exact = True
         # what the counted texts are made of, so the encoder is built once (title and instructions are in)
-        texts = [header, closing, *(t.text for t in turns), *(x for _, x in instructions)]
+        fixed = shapes.fixed_text(
+            target.shape,
+            header,
+            closing,
+            target.file_name or "AGENTS.md",
+            [label for label, _ in instructions],
+        )
+        texts = [fixed, *(t.text for t in turns), *(x for _, x in instructions)]
         built = assemble(Meter(target.tokenizer, texts=texts), counts)
     chosen_plan, payload, used = built
     return ContextResult(

@@ -78,7 +78,7 @@ def quote_title(title: str, limit: int) -> str:
 class Pieces:
     header: str
     instructions: list[tuple[str, str]] = field(default_factory=list)
-    digest: str = ""
+    digest: str = ""  # the artifacts' names
     compressed: str = ""
     recent: list[tuple[str, int, str]] = field(default_factory=list)  # (role, index on path, text)
     closing: str = ""
@@ -92,7 +92,7 @@ def _reference_sections(p: Pieces, level: str = "##") -> list[str]:
         for label, text in p.instructions:
             out.append(f"[{label}]\n{defuse(text)}")
     if p.digest:
-        out.append(f"{level} State of the work\n{defuse(p.digest)}")
+        out.append(f"{level} State of the work\nArtifacts and code: {defuse(p.digest)}")
     if p.compressed:
         out.append(f"{level} Earlier turns (compressed)\n{defuse(p.compressed)}")
     return out
@@ -159,6 +159,23 @@ def render(shape: str, p: Pieces) -> Any:
     if shape == "agents_md":
         return render_agents_md(p)
     return render_text(p)
+
+
+def fixed_text(shape: str, header: str, closing: str, file_name: str, labels: list[str]) -> str:
+    """What a render writes around the conversation's own text (headings, markers, role and instruction
+    labels), with a placeholder in every section: the words an encoder for a build covers up front."""
+    roles = ("assistant", "user", "tool", "system")  # (a reply first: the API shapes add a note before it)
+    recent = [(role, 0, "x") for role in roles]
+    sample = Pieces(header, [(label, "x") for label in labels], "x", "x", recent, closing, file_name)
+    return "\n".join(_strings(render(shape, sample)))
+
+
+def _strings(payload: Any) -> list[str]:
+    """The strings of a payload (text, or messages: lists and dicts of strings), keys and values."""
+    if isinstance(payload, str):
+        return [payload]
+    items = payload.items() if isinstance(payload, dict) else payload
+    return [s for item in items for s in _strings(item)]
 
 
 def count_payload(shape: str, payload: Any, count: Callable[[str], int]) -> int:

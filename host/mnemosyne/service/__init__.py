@@ -14,10 +14,26 @@ argv or knows about frames.
 
 from __future__ import annotations
 
-from .context import context_for, conversation_from_file
-from .imports import ImportTotals, import_paths
-from .save import PAGE_KINDS, save_payload
+import importlib
 
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .context import context_for, conversation_from_file
+    from .imports import ImportTotals, import_paths
+    from .save import PAGE_KINDS, save_payload
+
+# which module has each name: a caller imports only the one it uses (`mnemo context` does not load the
+# import and save machinery, nor the archive modules they bring)
+_MODULES = {
+    "context_for": "context",
+    "conversation_from_file": "context",
+    "ImportTotals": "imports",
+    "import_paths": "imports",
+    "PAGE_KINDS": "save",
+    "save_payload": "save",
+}
 __all__ = [
     "ImportTotals",
     "PAGE_KINDS",
@@ -26,3 +42,10 @@ __all__ = [
     "import_paths",
     "save_payload",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
