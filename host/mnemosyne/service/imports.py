@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -16,9 +19,9 @@ if TYPE_CHECKING:
     from ..readers import RawInput
 
 SAVE_BATCH = 50  # conversations per transaction: one commit, one fsync, per batch
-# While the search index of earlier batches is written (Archive.bulk_import, on a worker thread, holding
-# the connection), the import reads and counts ahead instead of waiting, up to this many conversations.
-READ_AHEAD = 100
+# Batches handed to the writer thread and not started yet: reading goes on while it saves and indexes
+# (bounded, as each batch holds its documents); the import waits only when the writer is this far behind.
+IN_FLIGHT = 2
 
 
 class Bar(Protocol):
@@ -72,20 +75,25 @@ def import_paths(
                 run.path(path)
             except InputError as exc:
                 run.fail(exc.message)
-        run.save()
+        run.finish()
     return run.totals
 
 
 class _Import:
-    batch: list[Conversation]  # read, not saved yet
+    """Reads, converts, counts and serialises on the calling thread; the archive's writer thread
+    (Archive.bulk_import) saves each batch and writes the search index meanwhile."""
+
+    ahead = True  # count and prepare each conversation here, not inside its save (tests turn it off)
+    batch: list[Conversation]  # read, not handed over yet
     counted: dict[int, tuple[Conversation, dict[str, int]]]  # counted ahead, by id()
     prepared: dict[int, Prepared]  # made ahead, by id()
+    saving: deque[tuple[list[Conversation], Future]]  # handed over, oldest first
 
     def __init__(self, arc, fmt, counter, on_failure, progress):
         self.arc, self.fmt, self.counter = arc, fmt, counter
         self.on_failure, self.progress = on_failure, progress
         self.totals = ImportTotals()
-        self.batch, self.counted, self.prepared = [], {}, {}
+        self.batch, self.counted, self.prepared, self.saving = [], {}, {}, deque()
 
     def fail(self, line: str) -> None:
         self.totals.failed += 1
@@ -126,35 +134,48 @@ class _Import:
             self.fail(f"{where}{exc.message}")
 
     def add(self, conv: Conversation) -> None:
-        """Saved with the next batch; while the archive is busy writing the search index, counted and
-        prepared (document, digest, index text) now, beside SQLite (the tokenizer runs without the GIL too),
-        so the save's transaction is its SQL alone; saved once the archive is free or READ_AHEAD wait."""
+        """Counted and prepared (document, digest, index text) now, so the save's transaction on the
+        writer thread is its SQL alone; handed over with its batch."""
         from ..archive.writes import prepare
 
         self.batch.append(conv)
-        busy = self.arc.bulk_index is not None and self.arc.bulk_index.busy()
-        if busy:
+        if self.ahead:
             self.prepared[id(conv)] = prepare(conv)
             if self.counter is not None:
                 self.counted[id(conv)] = (conv, self.counter(conv))
-        if len(self.batch) >= (READ_AHEAD if busy else SAVE_BATCH):
+        if len(self.batch) >= SAVE_BATCH:
             self.save()
 
-    def count(self, saved: Conversation) -> dict[str, int]:
-        """Token counts of what was saved: the ones counted ahead when it is the conversation as read."""
-        ahead = self.counted.get(id(saved))
-        return ahead[1] if ahead is not None and ahead[0] is saved else self.counter(saved)
-
     def save(self) -> None:
+        """Hand the batch to the writer thread (waiting while IN_FLIGHT batches wait for it), and take in
+        the results of the batches it has saved."""
         from ..token_policy import COUNTED_ENCODING
         from .save import save_conversations
 
-        convs, self.batch = self.batch, []
-        counter = None if self.counter is None else self.count
-        results = save_conversations(self.arc, convs, counter, COUNTED_ENCODING, prepared=self.prepared)
-        self.counted.clear()
-        self.prepared.clear()
-        for conv, result in zip(convs, results):
+        convs, counted, prepared = self.batch, self.counted, self.prepared
+        self.batch, self.counted, self.prepared = [], {}, {}
+        if convs:
+
+            def count(saved: Conversation) -> dict[str, int]:
+                """The counts made ahead when it is the conversation as read (not a merge)."""
+                ahead = counted.get(id(saved))
+                return ahead[1] if ahead is not None and ahead[0] is saved else self.counter(saved)
+
+            counter = None if self.counter is None else count
+            assert self.arc.bulk_index is not None  # import_paths saves inside Archive.bulk_import
+            job = partial(save_conversations, self.arc, convs, counter, COUNTED_ENCODING, prepared=prepared)
+            self.saving.append((convs, self.arc.bulk_index.submit(job, limit=IN_FLIGHT)))
+        while self.saving and self.saving[0][1].done():
+            self._saved(*self.saving.popleft())
+
+    def finish(self) -> None:
+        """The last batch saved, and every result taken in."""
+        self.save()
+        while self.saving:
+            self._saved(*self.saving.popleft())
+
+    def _saved(self, convs: list[Conversation], future: Future) -> None:
+        for conv, result in zip(convs, future.result()):
             if isinstance(result, MnemosyneError):
                 self.fail(f"{conv.title or conv.id}: {result.message}")
             else:
