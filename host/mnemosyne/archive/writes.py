@@ -4,6 +4,7 @@ and per-message token counts. `Archive` (store.py) is built on it."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -50,6 +51,7 @@ _CAPTURED_AT = re.compile(r'"captured_at":"[^"]*",?')
 
 
 _DIGEST_SLICE = 1 << 20  # characters encoded at a time
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _content_digest(document: str) -> str:
@@ -231,16 +233,18 @@ class ArchiveWrites:
                 *found.values(),
             ),
         )
-        c.executemany(
-            "INSERT INTO messages (conversation_id, message_id, seq, role, hidden) VALUES (?,?,?,?,?)",
-            [(conv.id, msg.id, seq, msg.role, int(msg.hidden)) for seq, msg in enumerate(conv.messages)],
+        # the message rows go in, and their rowids come back, in one statement each: a row at a time, every
+        # row was a return to Python for the GIL, which the import's reading thread holds (writer thread)
+        rows = [[msg.id, msg.role, int(msg.hidden)] for msg in conv.messages]
+        c.execute(
+            "INSERT INTO messages (conversation_id, message_id, seq, role, hidden)"
+            " SELECT ?, value->>0, key, value->>1, value->>2 FROM json_each(?)",
+            (conv.id, _json(rows)),
         )
-        rowids = [
-            r[0]
-            for r in c.execute(
-                "SELECT rowid FROM messages WHERE conversation_id = ? ORDER BY seq", (conv.id,)
-            )
-        ]
+        found = c.execute(
+            "SELECT json_group_array(rowid ORDER BY seq) FROM messages WHERE conversation_id = ?", (conv.id,)
+        )
+        rowids: list[int] = json.loads(found.fetchone()[0])
         if self.bulk_index is not None:
             c.execute("INSERT OR IGNORE INTO index_pending (conversation_id) VALUES (?)", (conv.id,))
             texts = texts or indexing.texts_for(conv)
@@ -281,8 +285,10 @@ class ArchiveWrites:
     def _store_counts(c, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
         # an upsert, not INSERT OR REPLACE: with foreign keys on, REPLACE made these inserts 35x slower
         # (4.7 s of a 2,000-conversation import's 25 s for 26k rows; 0.13 s as an upsert)
-        c.executemany(
-            "INSERT INTO token_counts (conversation_id, message_id, encoding, tokens) VALUES (?,?,?,?)"
+        # one statement for all of them (see _write); WHERE true: an upsert's SELECT needs a WHERE clause
+        c.execute(
+            "INSERT INTO token_counts (conversation_id, message_id, encoding, tokens)"
+            " SELECT ?, key, ?, value FROM json_each(?) WHERE true"
             " ON CONFLICT DO UPDATE SET tokens = excluded.tokens",
-            [(conv_id, mid, encoding, int(n)) for mid, n in counts.items()],
+            (conv_id, encoding, _json({mid: int(n) for mid, n in counts.items()})),
         )
