@@ -241,10 +241,10 @@ class ArchiveWrites:
             " SELECT ?, value->>0, key, value->>1, value->>2 FROM json_each(?)",
             (conv.id, _json(rows)),
         )
-        found = c.execute(
+        made = c.execute(
             "SELECT json_group_array(rowid ORDER BY seq) FROM messages WHERE conversation_id = ?", (conv.id,)
         )
-        rowids: list[int] = json.loads(found.fetchone()[0])
+        rowids: list[int] = json.loads(made.fetchone()[0])
         if self.bulk_index is not None:
             c.execute("INSERT OR IGNORE INTO index_pending (conversation_id) VALUES (?)", (conv.id,))
             texts = texts or indexing.texts_for(conv)
