@@ -263,3 +263,18 @@ def test_reading_goes_on_while_the_writer_thread_saves(
         assert len(arc.all_ids()) == count and not arc.has_pending_index()
     assert released == [True], "reading stopped until the first batch was saved"
     assert threading.current_thread() not in savers
+
+
+def test_an_import_leaves_the_cycle_collector_as_it_found_it(fixtures, tmp_path, mnemo_home, small_chunks):
+    """The import collects cycles less often while it runs (imports._fewer_collections), whether it ends
+    normally or with an error, and puts the threshold back."""
+    import gc
+
+    path, count = export(fixtures, tmp_path, copies=1)
+    before = gc.get_threshold()
+    with open_archive() as arc:
+        assert import_paths(arc, [str(path)], count_tokens=False).created == count
+        assert gc.get_threshold() == before
+        with pytest.raises(ZeroDivisionError):
+            import_paths(arc, [str(path)], progress=lambda *a, **k: 1 / 0)
+        assert gc.get_threshold() == before
