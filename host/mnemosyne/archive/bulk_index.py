@@ -62,6 +62,8 @@ class _Submitted:
             self.future.set_result(self.job())
         except BaseException as exc:  # the submitter re-raises it from the future
             self.future.set_exception(exc)
+        finally:
+            self.job = _stop  # the batch it held is saved
 
 
 def _stop() -> None:
@@ -176,6 +178,7 @@ class BulkIndex:
             except Exception as exc:  # a chunk's bug: its conversations stay pending; finish() raises it
                 self._error = exc
             finally:
+                del job  # what it holds (a batch, a chunk's text) is freed now, not when the next job comes
                 with self._changed:
                     self._running = False
                     self._changed.notify_all()

@@ -104,7 +104,7 @@ class _Import:
     batch: list[Conversation]  # read, not handed over yet
     counted: dict[int, tuple[Conversation, dict[str, int]]]  # counted ahead, by id()
     prepared: dict[int, Prepared]  # made ahead, by id()
-    saving: deque[tuple[list[Conversation], Future]]  # handed over, oldest first
+    saving: deque[tuple[list[str], Future]]  # each batch handed over (its labels), oldest first
 
     def __init__(self, arc, fmt, counter, on_failure, progress):
         self.arc, self.fmt, self.counter = arc, fmt, counter
@@ -181,7 +181,10 @@ class _Import:
             counter = None if self.counter is None else count
             assert self.arc.bulk_index is not None  # import_paths saves inside Archive.bulk_import
             job = partial(save_conversations, self.arc, convs, counter, COUNTED_ENCODING, prepared=prepared)
-            self.saving.append((convs, self.arc.bulk_index.submit(job, limit=IN_FLIGHT)))
+            labels = [
+                conv.title or conv.id for conv in convs
+            ]  # not the conversations: memory is freed once saved
+            self.saving.append((labels, self.arc.bulk_index.submit(job, limit=IN_FLIGHT)))
         while self.saving and self.saving[0][1].done():
             self._saved(*self.saving.popleft())
 
@@ -191,9 +194,9 @@ class _Import:
         while self.saving:
             self._saved(*self.saving.popleft())
 
-    def _saved(self, convs: list[Conversation], future: Future) -> None:
-        for conv, result in zip(convs, future.result()):
+    def _saved(self, labels: list[str], future: Future) -> None:
+        for label, result in zip(labels, future.result()):
             if isinstance(result, MnemosyneError):
-                self.fail(f"{conv.title or conv.id}: {result.message}")
+                self.fail(f"{label}: {result.message}")
             else:
                 setattr(self.totals, result.status, getattr(self.totals, result.status) + 1)
