@@ -265,16 +265,17 @@ def test_reading_goes_on_while_the_writer_thread_saves(
     assert threading.current_thread() not in savers
 
 
-def test_an_import_leaves_the_cycle_collector_as_it_found_it(fixtures, tmp_path, mnemo_home, small_chunks):
-    """The import collects cycles less often while it runs (imports._fewer_collections), whether it ends
-    normally or with an error, and puts the threshold back."""
+def test_an_import_leaves_the_interpreter_as_it_found_it(fixtures, tmp_path, mnemo_home, small_chunks):
+    """The import collects cycles less often and hands the GIL over sooner while it runs
+    (imports._tuned_for_bulk), and puts both back whether it ends normally or with an error."""
     import gc
+    import sys
 
     path, count = export(fixtures, tmp_path, copies=1)
-    before = gc.get_threshold()
+    before = (gc.get_threshold(), sys.getswitchinterval())
     with open_archive() as arc:
         assert import_paths(arc, [str(path)], count_tokens=False).created == count
-        assert gc.get_threshold() == before
+        assert (gc.get_threshold(), sys.getswitchinterval()) == before
         with pytest.raises(ZeroDivisionError):
             import_paths(arc, [str(path)], progress=lambda *a, **k: 1 / 0)
-        assert gc.get_threshold() == before
+        assert (gc.get_threshold(), sys.getswitchinterval()) == before
