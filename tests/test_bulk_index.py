@@ -279,3 +279,24 @@ def test_an_import_leaves_the_interpreter_as_it_found_it(fixtures, tmp_path, mne
         with pytest.raises(ZeroDivisionError):
             import_paths(arc, [str(path)], progress=lambda *a, **k: 1 / 0)
         assert (gc.get_threshold(), sys.getswitchinterval()) == before
+
+
+def test_the_same_conversation_twice_in_one_batch_is_saved_then_merged(
+    fixtures, tmp_path, mnemo_home, small_chunks
+):
+    """New conversations of a batch are written together; a later one with the same id in the same batch
+    sees the first and merges into it, as saving them one after the other does."""
+    base = json.loads((fixtures / FIX).read_text(encoding="utf-8"))
+    first, other = (dict(conv, title=f"{marker(n)} copy") for n, conv in enumerate(base[:2]))
+    again = dict(first, title="zqagaintitle copy")
+    path = tmp_path / "twice.json"
+    path.write_text(json.dumps([first, other, again], ensure_ascii=False), encoding="utf-8")
+    with open_archive() as arc:
+        totals = import_paths(arc, [str(path)])
+        assert (totals.created, totals.updated, totals.failed) == (2, 1, 0)
+        assert len(arc.all_ids()) == 2 and not arc.has_pending_index()
+        [hit] = arc.search("zqagaintitle")
+        assert arc.get(hit["id"]).title == "zqagaintitle copy"
+        assert arc.search(marker(0)) == []
+        assert len(index_rows(arc)["messages_fts"]) == arc.stats()["messages"]
+        assert set(arc.token_counts(hit["id"], "o200k_base")) == {m.id for m in arc.get(hit["id"]).messages}
