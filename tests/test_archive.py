@@ -78,6 +78,37 @@ def test_saving_is_idempotent_and_updates_in_place(mnemo_home):
         assert arc.stats()["conversations"] == 1
 
 
+def test_message_rows_and_token_counts_keep_any_message_id_in_order(mnemo_home):
+    """The message rows and token counts go in as one JSON statement each: ids with quotes, backslashes,
+    emoji and CJK come back as they were, in message order, with their roles and counts."""
+    odd = ['a"quote', "back\\slash", "emoji 🦉", "検索-id", "plain", "[1, 2]", '{"k": 1}']
+    messages = [
+        Message(
+            id=mid, role="user" if i % 2 else "assistant", hidden=i == 3, parts=[TextPart(text=f"text {i}")]
+        )
+        for i, mid in enumerate(odd)
+    ]
+    conv = build(
+        site="chatgpt",
+        source_id="odd",
+        reader="test",
+        method="site_api",
+        raw="odd",
+        ctx=None,
+        messages=messages,
+    )
+    counts = {mid: 10 + i for i, mid in enumerate(odd)}
+    with open_archive() as arc:
+        arc.save_many([conv], counter=lambda saved: counts)
+        rows = arc.conn.execute(
+            "SELECT message_id, seq, role, hidden FROM messages WHERE conversation_id = ? ORDER BY rowid",
+            (conv.id,),
+        ).fetchall()
+        assert rows == [(m.id, i, m.role, int(m.hidden)) for i, m in enumerate(messages)]
+        assert arc.token_counts(conv.id, "o200k_base") == counts
+        assert [h["id"] for h in arc.search("text")] == [conv.id]
+
+
 def test_a_partial_capture_never_loses_saved_messages(mnemo_home):
     with open_archive() as arc:
         arc.save(conversation("s1", ["one", "two", "three", "four"]))

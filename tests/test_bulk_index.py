@@ -40,7 +40,7 @@ def small_chunks(monkeypatch):
     """Many chunks, batches and read-ahead rounds in a small export."""
     monkeypatch.setattr(bulk_index, "CHUNK_CHARS", 20_000)
     monkeypatch.setattr(imports, "SAVE_BATCH", 3)
-    monkeypatch.setattr(imports, "READ_AHEAD", 5)
+    monkeypatch.setattr(imports, "IN_FLIGHT", 1)
     monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     monkeypatch.setattr(streaming, "BATCH", 4)
 
@@ -67,14 +67,14 @@ STORED = (
 )
 
 
-@pytest.mark.parametrize("busy", [True, False], ids=["prepared-ahead", "prepared-in-save"])
+@pytest.mark.parametrize("ahead", [True, False], ids=["prepared-ahead", "prepared-in-save"])
 def test_an_import_stores_and_indexes_what_saving_one_at_a_time_does(
-    fixtures, tmp_path, mnemo_home, small_chunks, monkeypatch, busy
+    fixtures, tmp_path, mnemo_home, small_chunks, monkeypatch, ahead
 ):
     path, count = export(fixtures, tmp_path)
-    # busy: every conversation is read ahead, counted and prepared outside the save (as while a chunk is
-    # written); not busy: each is prepared inside its save
-    monkeypatch.setattr(bulk_index.BulkIndex, "busy", lambda self: busy)
+    # ahead: every conversation is counted and prepared on the reading thread, outside its save (as an
+    # import does); else each is prepared and counted inside its save, on the writer thread
+    monkeypatch.setattr(imports._Import, "ahead", ahead)
     with open_archive() as arc:
         totals = import_paths(arc, [str(path)])
         assert totals.created == count and totals.failed == 0
@@ -227,3 +227,76 @@ def test_a_killed_import_leaves_every_saved_conversation_searchable(fixtures, tm
             )
         assert not arc.has_pending_index()
         assert len(index_rows(arc)["messages_fts"]) == arc.stats()["messages"]
+
+
+def test_reading_goes_on_while_the_writer_thread_saves(
+    fixtures, tmp_path, mnemo_home, small_chunks, monkeypatch
+):
+    """The import hands each batch to the writer thread: while the first save is held up, the next
+    IN_FLIGHT batches are still read, counted and prepared; every conversation is saved in the end."""
+    import threading
+
+    from mnemosyne.service import save
+
+    path, count = export(fixtures, tmp_path)
+    ahead = imports.SAVE_BATCH * (imports.IN_FLIGHT + 1) + 1  # read while the first batch waits to save
+    read_ahead, released, savers = threading.Event(), [], set()
+    saved_by, added = save.save_conversations, imports._Import.add
+
+    def held_save(*args, **kwargs):
+        if not released:
+            released.append(read_ahead.wait(timeout=5))
+        savers.add(threading.current_thread())
+        return saved_by(*args, **kwargs)
+
+    def add(self, conv):
+        added(self, conv)
+        self.read = getattr(self, "read", 0) + 1
+        if self.read == ahead:
+            read_ahead.set()
+
+    monkeypatch.setattr(save, "save_conversations", held_save)
+    monkeypatch.setattr(imports._Import, "add", add)
+    with open_archive() as arc:
+        totals = import_paths(arc, [str(path)])
+        assert totals.created == count and totals.failed == 0
+        assert len(arc.all_ids()) == count and not arc.has_pending_index()
+    assert released == [True], "reading stopped until the first batch was saved"
+    assert threading.current_thread() not in savers
+
+
+def test_an_import_leaves_the_interpreter_as_it_found_it(fixtures, tmp_path, mnemo_home, small_chunks):
+    """The import collects cycles less often and hands the GIL over sooner while it runs
+    (imports._tuned_for_bulk), and puts both back whether it ends normally or with an error."""
+    import gc
+    import sys
+
+    path, count = export(fixtures, tmp_path, copies=1)
+    before = (gc.get_threshold(), sys.getswitchinterval())
+    with open_archive() as arc:
+        assert import_paths(arc, [str(path)], count_tokens=False).created == count
+        assert (gc.get_threshold(), sys.getswitchinterval()) == before
+        with pytest.raises(ZeroDivisionError):
+            import_paths(arc, [str(path)], progress=lambda *a, **k: 1 / 0)
+        assert (gc.get_threshold(), sys.getswitchinterval()) == before
+
+
+def test_the_same_conversation_twice_in_one_batch_is_saved_then_merged(
+    fixtures, tmp_path, mnemo_home, small_chunks
+):
+    """New conversations of a batch are written together; a later one with the same id in the same batch
+    sees the first and merges into it, as saving them one after the other does."""
+    base = json.loads((fixtures / FIX).read_text(encoding="utf-8"))
+    first, other = (dict(conv, title=f"{marker(n)} copy") for n, conv in enumerate(base[:2]))
+    again = dict(first, title="zqagaintitle copy")
+    path = tmp_path / "twice.json"
+    path.write_text(json.dumps([first, other, again], ensure_ascii=False), encoding="utf-8")
+    with open_archive() as arc:
+        totals = import_paths(arc, [str(path)])
+        assert (totals.created, totals.updated, totals.failed) == (2, 1, 0)
+        assert len(arc.all_ids()) == 2 and not arc.has_pending_index()
+        [hit] = arc.search("zqagaintitle")
+        assert arc.get(hit["id"]).title == "zqagaintitle copy"
+        assert arc.search(marker(0)) == []
+        assert len(index_rows(arc)["messages_fts"]) == arc.stats()["messages"]
+        assert set(arc.token_counts(hit["id"], "o200k_base")) == {m.id for m in arc.get(hit["id"]).messages}

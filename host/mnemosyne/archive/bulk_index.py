@@ -6,10 +6,12 @@ batch with an `index_pending` row per conversation (as the host's deferred saves
 search, the next search indexes what is pending from the stored document) and keeps the index rows of
 what it saved: text, not the conversations. Once CHUNK_CHARS of text wait, one transaction writes them
 with one INSERT ... SELECT per table (indexing.write_many): SQLite does the whole chunk in C without the
-GIL, on a worker thread, while the import reads and converts the next conversations.
+GIL, on the writer thread, while the import reads and converts the next conversations.
 
-One connection, one transaction at a time: every other use of the connection waits for the chunk first
-(`wait`, called by the archive's writes). A chunk indexes a conversation only while it is still pending
+The import hands its saves to the same writer thread (`submit`): one connection, one transaction at a time,
+in order, and the reading thread never waits for SQLite unless the writer is IN_FLIGHT batches behind
+(service/imports.py). Every other use of the connection waits for the writer's jobs first (`wait`,
+called by the archive's writes). A chunk indexes a conversation only while it is still pending
 with the digest it was saved with; anything else (a save by another process meanwhile, a failed chunk)
 stays pending for `Archive.index_pending`, which `finish` runs so the import returns with everything
 searchable.
@@ -18,7 +20,10 @@ searchable.
 from __future__ import annotations
 
 import threading
-from typing import NamedTuple
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, NamedTuple, TypeVar
 
 from . import indexing
 from .db import CACHE_KIB as SEARCH_CACHE_KIB
@@ -41,20 +46,77 @@ class _Saved(NamedTuple):
     bulk: indexing.Bulk
 
 
+T = TypeVar("T")
+
+
+class _Submitted:
+    """A save handed to the writer thread, and where its result (or error) goes."""
+
+    def __init__(self, job: Callable[[], Any], future: Future):
+        self.job, self.future = job, future
+
+    def __call__(self) -> None:
+        if not self.future.set_running_or_notify_cancel():
+            return
+        try:
+            self.future.set_result(self.job())
+        except BaseException as exc:  # the submitter re-raises it from the future
+            self.future.set_exception(exc)
+        finally:
+            self.job = _stop  # the batch it held is saved
+
+
+def _stop() -> None:
+    pass
+
+
+_STOP = _stop  # the writer thread's last job
+
+
 class BulkIndex:
     def __init__(self, conn: sqlite.Connection):
         self.conn = conn
         self._waiting: dict[str, _Saved] = {}
         self._chars = 0
+        # the writer thread's jobs (saves handed over by `submit`, index chunks), run one at a time in order
+        self._jobs: deque[Callable[[], None]] = deque()
+        self._running = False
+        self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
+        self._error: Exception | None = None
         for table in TABLES:
             conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('hashsize', {HASH_BYTES})")
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
 
-    def close(self) -> None:
-        """After the import: the chunk being written is done, the connection has its search cache back."""
+    def close(self, cancel: bool = False) -> None:
+        """After the import: the writer thread's jobs are done (`cancel`: those not started are dropped, after
+        an error), the thread has stopped, the connection has its search cache back."""
+        if cancel:
+            with self._changed:
+                for job in self._jobs:
+                    if isinstance(job, _Submitted):
+                        job.future.cancel()
+                self._jobs.clear()
         self.wait()
+        with self._changed:
+            self._jobs.append(_STOP)
+            self._changed.notify_all()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
         self.conn.execute(f"PRAGMA cache_size = -{SEARCH_CACHE_KIB}")
+
+    def submit(self, job: Callable[[], T], limit: int = 2) -> Future[T]:
+        """Run `job` (a save) on the writer thread after the jobs before it; waits first while `limit` saves
+        are queued, so what is handed over stays bounded. The caller takes its result from the future."""
+        future: Future[T] = Future()
+        with self._changed:
+            while sum(isinstance(j, _Submitted) for j in self._jobs) >= limit:
+                self._changed.wait()
+            self._jobs.append(_Submitted(job, future))
+            self._changed.notify_all()
+        self._ensure_thread()
+        return future
 
     def add(self, conv_id: str, digest: str, bulk: indexing.Bulk) -> None:
         """A conversation saved (pending) in the current transaction; a later save of the same id replaces it."""
@@ -66,34 +128,60 @@ class BulkIndex:
         self._chars += saved.bulk.chars
 
     def committed(self) -> None:
-        """After a commit: index the waiting rows on the worker thread once they make a chunk."""
+        """After a commit: the waiting rows are indexed on the writer thread once they make a chunk."""
         if self._chars >= CHUNK_CHARS:
-            self._start(background=True)
+            chunk, self._waiting, self._chars = self._waiting, {}, 0
+            with self._changed:
+                self._jobs.append(lambda: self._write_quietly(chunk))
+                self._changed.notify_all()
+            self._ensure_thread()
 
     def busy(self) -> bool:
-        """Whether a chunk is being written (the connection is in use)."""
-        return self._thread is not None and self._thread.is_alive()
+        """Whether the writer thread has work (the connection is in use)."""
+        with self._changed:
+            return self._running or bool(self._jobs)
 
     def wait(self) -> None:
-        """Until the chunk being written (if any) is done: the connection is free again."""
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        """Until the writer thread's jobs are done: the connection is free again. On the writer thread
+        itself (a save it runs) there is nothing to wait for: its jobs run one at a time."""
+        if threading.current_thread() is self._thread:
+            return
+        with self._changed:
+            while self._running or self._jobs:
+                self._changed.wait()
 
     def finish(self) -> None:
-        """Index everything still waiting, in this thread."""
-        self._start(background=False)
-
-    def _start(self, background: bool) -> None:
+        """Index everything still waiting, in this thread, once the writer thread's jobs are done."""
         self.wait()
+        if self._error is not None:
+            raise self._error
         chunk, self._waiting, self._chars = self._waiting, {}, 0
-        if not chunk:
-            return
-        if background:
-            self._thread = threading.Thread(target=self._write_quietly, args=(chunk,), daemon=True)
-            self._thread.start()
-        else:
+        if chunk:
             self._write(chunk)
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name="bulk-writer", daemon=True)
+            self._thread.start()
+
+    def _work(self) -> None:
+        while True:
+            with self._changed:
+                while not self._jobs:
+                    self._changed.wait()
+                job = self._jobs.popleft()
+                if job is _STOP:
+                    return
+                self._running = True
+            try:
+                job()
+            except Exception as exc:  # a chunk's bug: its conversations stay pending; finish() raises it
+                self._error = exc
+            finally:
+                del job  # what it holds (a batch, a chunk's text) is freed now, not when the next job comes
+                with self._changed:
+                    self._running = False
+                    self._changed.notify_all()
 
     def _write_quietly(self, chunk: dict[str, _Saved]) -> None:
         try:

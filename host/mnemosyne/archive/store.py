@@ -104,14 +104,18 @@ class Archive(ArchiveWrites):
             self.bulk_index = BulkIndex(self.conn)
         except sqlite.Error as exc:
             raise ArchiveError(f"could not prepare the search index: {exc}") from None
+        failed = True
         try:
             yield
             try:
                 self.bulk_index.finish()
             except sqlite.Error as exc:  # rolled back: pending, indexed below or by the next search
                 raise ArchiveError(f"could not write the search index: {exc}") from None
+            failed = False
         finally:
-            self.bulk_index.close()
+            self.bulk_index.close(
+                cancel=failed
+            )  # after an error, saves handed over and not started are dropped
             self.bulk_index = None
         self.index_pending()  # what a chunk skipped (saved again by another process meanwhile)
 

@@ -28,19 +28,31 @@ def _now() -> str:
     return format_time(datetime.now(timezone.utc))
 
 
+_RECORD = (
+    "INSERT INTO sync_state (site, source_id, conversation_id, list_updated, complete, origin, saved_at)"
+    " VALUES (?,?,?,?,?,?,?)"
+    " ON CONFLICT (site, source_id) DO UPDATE SET conversation_id = excluded.conversation_id,"
+    " list_updated = coalesce(excluded.list_updated, sync_state.list_updated),"
+    " complete = excluded.complete, origin = excluded.origin, saved_at = excluded.saved_at"
+)
+
+
 def record_save(c, conv_id: str, site: str, source_id: str | None, complete: bool, mark: SyncMark) -> None:
     """Upsert the sync row of a saved conversation (inside the save's transaction). A save that gives no
     list marker keeps the one recorded before; a conversation without a site id has no row."""
-    if not source_id:
-        return
-    c.execute(
-        "INSERT INTO sync_state (site, source_id, conversation_id, list_updated, complete, origin, saved_at)"
-        " VALUES (?,?,?,?,?,?,?)"
-        " ON CONFLICT (site, source_id) DO UPDATE SET conversation_id = excluded.conversation_id,"
-        " list_updated = coalesce(excluded.list_updated, sync_state.list_updated),"
-        " complete = excluded.complete, origin = excluded.origin, saved_at = excluded.saved_at",
-        (site, source_id, conv_id, mark.list_updated, int(complete), mark.origin, _now()),
-    )
+    record_saves(c, [(conv_id, site, source_id, complete, mark)])
+
+
+def record_saves(c, saves: list[tuple[str, str, str | None, bool, SyncMark]]) -> None:
+    """record_save for each (conversation id, site, site id, complete, mark), in one statement."""
+    now = _now()
+    rows = [
+        (site, source_id, conv_id, mark.list_updated, int(complete), mark.origin, now)
+        for conv_id, site, source_id, complete, mark in saves
+        if source_id
+    ]
+    if rows:
+        c.executemany(_RECORD, rows)
 
 
 def forget(c, conv_id: str) -> None:
