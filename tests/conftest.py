@@ -1,4 +1,7 @@
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -6,6 +9,17 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 FIXTURES = Path(__file__).parent / "fixtures"
+_SESSION_HOME = tempfile.mkdtemp(prefix="mnemo-tests-")
+
+
+def pytest_configure(config):
+    """Every test runs over a throwaway data folder unless it makes its own (`mnemo_home`): no test writes the
+    user's data folder, the tokenizer's rank cache included."""
+    os.environ["MNEMOSYNE_HOME"] = _SESSION_HOME
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(_SESSION_HOME, ignore_errors=True)
 
 
 @pytest.fixture
