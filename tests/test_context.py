@@ -366,7 +366,8 @@ def test_unit_cache_gives_the_same_context_and_stays_bounded(real, monkeypatch):
 def test_table_markup_does_not_count_against_a_table_when_units_are_compared():
     """A table and a sentence saying the same thing rank alike: the pipes are not information."""
     from mnemosyne.context.corpus import Corpus
-    from mnemosyne.context.select import Coverage, Meter
+    from mnemosyne.context.counting import Meter
+    from mnemosyne.context.select import Coverage
     from mnemosyne.context.turns import Turn
 
     turns = [

@@ -202,7 +202,7 @@ def test_a_text_counts_the_same_line_by_line(tokenizer):
     """count_lines sums the counts of a text's lines, cut where the tokenizer's pattern always ends a piece
     (a line break, then a non-space other than "/"): the same count as the whole text, for real chats and
     for what sits at line starts (slashes, spaces, CRLF, zero-width and other-script characters, emoji)."""
-    from mnemosyne.context.select import Meter
+    from mnemosyne.context.counting import Meter
     from mnemosyne.readers import load_path, read_raw
 
     texts = [
@@ -237,7 +237,7 @@ def test_a_build_counts_each_line_of_its_payloads_once(monkeypatch):
     """Topping up a context re-renders the payload a few times with a few more units: its lines that did not
     change are not encoded again (measured: what the tokenizer is asked to encode while payloads are counted)."""
     from mnemosyne import tokens
-    from mnemosyne.context import select, shapes
+    from mnemosyne.context import counting, shapes
     from mnemosyne.service import context_for, conversation_from_file
 
     enc = tokens.encoding("o200k_base")
@@ -259,7 +259,7 @@ def test_a_build_counts_each_line_of_its_payloads_once(monkeypatch):
         finally:
             in_payload[0] = False
 
-    monkeypatch.setattr(select, "_COUNTS", {})
+    monkeypatch.setattr(counting, "_COUNTS", {})
     monkeypatch.setattr(enc, "encode_ordinary", encode)
     monkeypatch.setattr(shapes, "count_payload", count_payload)
     context_for(conversation_from_file(str(LONG_CHAT)), "chatgpt", budget=2000)

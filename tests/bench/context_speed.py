@@ -24,12 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from context_quality import build  # noqa: E402  (the same real-text conversations)
 
 from mnemosyne import tokens  # noqa: E402
-from mnemosyne.context import build_context, corpus, count_messages, select  # noqa: E402
+from mnemosyne.context import build_context, corpus, count_messages, counting  # noqa: E402
 from mnemosyne.context.engine import prepare  # noqa: E402
 from mnemosyne.context.turns import render_message  # noqa: E402
 from mnemosyne.model import Conversation  # noqa: E402
 
-CACHE_TERMS, MAX_COUNTS = corpus.CACHE_TERMS, select.MAX_COUNTS
+CACHE_TERMS, MAX_COUNTS = corpus.CACHE_TERMS, counting.MAX_COUNTS
 SIZES = {1_000_000: 0.3, 5_000_000: 1.0}  # bytes of text -> target seconds
 MODES = ("first", "after save", "again")
 CASES = [("chatgpt", 2_000), ("chatgpt", 16_000), ("claude", 32_000), ("gpt-4o", 96_000)]
@@ -58,9 +58,9 @@ def caching(on: bool) -> None:
     """Keep units and token counts between builds, or keep none at all: the text here repeats, so an
     emptied cache would still serve the repeats within one build and flatter a first build."""
     corpus.CACHE_TERMS = CACHE_TERMS if on else 0
-    select.MAX_COUNTS = MAX_COUNTS if on else 0
+    counting.MAX_COUNTS = MAX_COUNTS if on else 0
     corpus.clear_cache()
-    select._COUNTS.clear()
+    counting._COUNTS.clear()
 
 
 def p95(values: list[float]) -> float:

@@ -16,7 +16,8 @@ from .. import tokens, tree
 from ..errors import InputError, NotFoundError
 from ..model import Conversation
 from . import select, shapes
-from .select import Meter, Plan, plan
+from .counting import Meter
+from .select import Plan, plan
 from .targets import Target, get_target
 from .turns import Turn, instruction_texts, parse_include, path_turns
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
 import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .. import tokens
+from . import counting
+from .counting import Meter
 from .turns import Turn
 
 if TYPE_CHECKING:  # units exist only when a conversation does not fit: their modules load then
@@ -53,8 +53,6 @@ ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
 KIND_PRIOR = {"sentence": 1.0, "item": 1.0, "row": 1.0, "code": 1.0, "table": 1.0, "list": 1.0}
 MARKUP_DISCOUNT = 1.0  # tokens per table pipe left out of a unit's cost when units are compared
 QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
-OMITTED = "\n[… {} tokens omitted …]\n"  # where truncate_middle cut a text
-_LINE_STARTS = re.compile(r"(?<=\n)(?=[^\s/])")  # where count_lines cuts (Python's \s holds all of Unicode's)
 
 
 def _markup(u: Unit) -> int:
@@ -64,80 +62,6 @@ def _markup(u: Unit) -> int:
 def _prior(u: Unit) -> float:
     question = u.kind == "sentence" and u.text.rstrip().endswith(("?", "？"))
     return ROLE_WEIGHT.get(u.role, 1.0) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
-
-
-# Token counts of the texts a build measured (units, turns), by base encoding: a warm host building the
-# same conversation again counts each once. Emptied when it holds MAX_COUNTS texts.
-MAX_COUNTS = 50_000  # about the units of a 1 MB conversation; a few MB
-_COUNTS: dict[str, dict[str, int]] = {}
-
-
-class Meter:
-    """Counts text with a target's tokenizer (exact, or the estimate). With `bound`, counts UTF-8 bytes
-    instead: o200k_base and cl100k_base never yield more tokens than bytes, so every count is an upper
-    bound, and no tokenizer is loaded. `texts`: what the counted texts are made of (a build's turns), for
-    the encoder (tokens.encoder_for)."""
-
-    def __init__(self, tokenizer: str, bound: bool = False, texts: Iterable[str] = ()):
-        self.tokenizer = tokenizer
-        self.base = tokens.base_encoding(tokenizer)
-        self.bound = bound
-        self._texts = texts
-        self._encoder: Any = None
-
-    def _enc(self, text: str) -> Any:
-        """The encoder, made on the first exact count, for `texts`, the text counted and the marker
-        truncate_middle writes."""
-        if self._encoder is None:
-            self._encoder = tokens.encoder_for(self.base, [*self._texts, text, OMITTED])
-        return self._encoder
-
-    def base_count(self, text: str) -> int:
-        if not text:
-            return 0
-        if self.bound:
-            return len(text.encode())
-        counts = _COUNTS.setdefault(self.base, {})
-        n = counts.get(text)
-        if n is None:
-            if len(counts) >= MAX_COUNTS:
-                counts.clear()
-            n = counts[text] = len(self._enc(text).encode_ordinary(text))
-        return n
-
-    def count(self, text: str) -> int:
-        return tokens.scale(self.base_count(text), self.tokenizer)
-
-    def count_lines(self, text: str) -> int:
-        """count(text), as the sum of its lines' counts (kept per line: a payload that grew by a few units
-        recounts only the lines that changed). Exact: o200k_base's and cl100k_base's patterns end a piece
-        at a line break followed by a non-space other than "/", and neither looks behind."""
-        if self.bound:
-            return self.count(text)
-        return tokens.scale(sum(map(self.base_count, _LINE_STARTS.split(text))), self.tokenizer)
-
-    def scale(self, base: int) -> int:
-        return tokens.scale(base, self.tokenizer)
-
-    def truncate_middle(self, text: str, limit: int) -> str:
-        """Keep the head and tail of `text` so it counts at most `limit` tokens."""
-        if self.count(text) <= limit:
-            return text
-        enc = self._enc(text)
-        ids = enc.encode_ordinary(text)
-        # tokens of the base encoding we may keep, minus the marker
-        keep = max(0, math.floor(limit / tokens.scale(1000, self.tokenizer) * 1000) - 16)
-        while True:
-            head, tail = keep - keep // 3, keep // 3
-            omitted = len(ids) - head - tail
-            out = (
-                enc.decode(ids[:head]).rstrip("\ufffd")
-                + OMITTED.format(omitted)
-                + (enc.decode(ids[len(ids) - tail :]).lstrip("\ufffd") if tail else "")
-            )
-            if self.count(out) <= limit or keep == 0:
-                return out if self.count(out) <= limit else ""
-            keep = max(0, keep - max(4, keep // 10))
 
 
 class Coverage:
@@ -407,7 +331,9 @@ def prepare(corpus: Corpus, focus_weight: float, keep_going: Callable[[], bool])
     save's reply): the candidates of builds with up to PREPARE_UNITS * CANDIDATE_TOKENS tokens of room;
     then count the latest turns' lines. Stops when `keep_going()` says so."""
     density, _ = densities(corpus, focus_weight)
-    best = heapq.nlargest(min(PREPARE_UNITS, MAX_COUNTS // 2), range(len(density)), key=density.__getitem__)
+    best = heapq.nlargest(
+        min(PREPARE_UNITS, counting.MAX_COUNTS // 2), range(len(density)), key=density.__getitem__
+    )
     meter = Meter("o200k_base")  # the base encoding of the OpenAI targets and of the estimates
     units = []
     for i, k in enumerate(best):

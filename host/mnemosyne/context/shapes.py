@@ -163,7 +163,7 @@ def render(shape: str, p: Pieces) -> Any:
 
 def fixed_text(shape: str, header: str, closing: str, file_name: str, labels: list[str]) -> str:
     """What a render writes around the conversation's own text (headings, markers, role and instruction
-    labels), with a placeholder in every section: the words an encoder for a build covers up front."""
+    labels), with the one-letter text "x" in every section: the words an encoder for a build covers up front."""
     roles = ("assistant", "user", "tool", "system")  # (a reply first: the API shapes add a note before it)
     recent = [(role, 0, "x") for role in roles]
     sample = Pieces(header, [(label, "x") for label in labels], "x", "x", recent, closing, file_name)
