@@ -152,8 +152,8 @@ class Corpus:
     def __init__(self, turns: list[Turn]):
         self.turns = turns
         self._weights: dict[int, dict[str, float]] = {}  # unit -> its weighed terms (shared: read only)
-        # what the selection derives from the whole corpus alone (select.py's densities), kept with it
-        self.memo: dict[object, object] = {}
+        # select.densities by focus weight: every unit's rough density and script, kept with the corpus
+        self.densities: dict[float, tuple[list[float], list[bool]]] = {}
         self.statements: dict[int, tuple[str, Any]] = {}  # unit -> what mark_repeats_and_corrections found
         self.texts = [units_of_text(t.text) for t in turns]
         self.start: list[int] = []  # turn -> index of its first unit

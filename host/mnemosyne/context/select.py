@@ -300,9 +300,9 @@ def _fit_mandatory(
 def densities(corpus: Corpus, focus_weight: float) -> tuple[list[float], list[bool]]:
     """Every unit's rough value per estimated token, with its prior and relevance, and whether it is in
     CJK script, by unit index (kept with the corpus: a warm host builds it again at other budgets)."""
-    memo = corpus.memo.get(("densities", focus_weight))
-    if memo is not None:
-        return memo  # type: ignore[return-value]
+    kept = corpus.densities.get(focus_weight)
+    if kept is not None:
+        return kept
     value = corpus.stats.rough_of.__getitem__
     rel = corpus.relevance
     density: list[float] = []
@@ -318,7 +318,7 @@ def densities(corpus: Corpus, focus_weight: float) -> tuple[list[float], list[bo
             density.append(sum(map(value, part[2])) * prior / cost**COST_POWER)
             k += 1
         cjk.extend(tu.cjk)
-    corpus.memo[("densities", focus_weight)] = (density, cjk)
+    corpus.densities[focus_weight] = (density, cjk)
     return density, cjk
 
 
