@@ -423,3 +423,78 @@ def test_an_artifact_rewritten_under_new_titles_is_named_once_by_its_latest_titl
     line = next(x for x in text.splitlines() if x.startswith("Artifacts and code:"))
     assert line.count("LLM Pricing Calculator") == 1
     assert "LLM Pricing Calculator with Responsive Layout and Refined Output" in line
+
+
+def test_a_long_turn_does_not_fill_the_digest_while_other_turns_facts_go():
+    """Each unit taken from a turn makes the next one from it worth less (a diversity reward): a pasted
+    list of a dozen dense options must not crowd out the facts the assistant stated one per turn."""
+    options = " ".join(
+        f"Option {n}: the {a} adapter pairs with {b} under the {c} profile, tested on {n + 3} boards."
+        for n, (a, b, c) in enumerate(
+            zip(
+                [
+                    "Kestrel",
+                    "Osprey",
+                    "Merlin",
+                    "Harrier",
+                    "Falcon",
+                    "Condor",
+                    "Buzzard",
+                    "Kite",
+                    "Vulture",
+                    "Eagle",
+                    "Hawk",
+                    "Owl",
+                ],
+                [
+                    "Zephyr",
+                    "Mistral",
+                    "Sirocco",
+                    "Bora",
+                    "Foehn",
+                    "Chinook",
+                    "Haboob",
+                    "Khamsin",
+                    "Levant",
+                    "Pampero",
+                    "Solano",
+                    "Tramontane",
+                ],
+                [
+                    "amber",
+                    "cobalt",
+                    "crimson",
+                    "indigo",
+                    "jade",
+                    "lilac",
+                    "maroon",
+                    "ochre",
+                    "olive",
+                    "russet",
+                    "saffron",
+                    "teal",
+                ],
+            )
+        )
+    )
+    facts = {
+        "Ravensworth": "Our warehouse is in Ravensworth, shipping leaves at 16:30 every weekday.",
+        "QX-77": "The pallet scanner model is QX-77, it only reads Code 128 labels.",
+        "Odile Brandt": "Odile Brandt signs off every purchase above 2,500 euros.",
+        "Thursdays": "Inventory counts happen on Thursdays before the 09:15 stand-up.",
+        "Lindqvist": "Our freight partner is Lindqvist Cargo, contract ends in March 2027.",
+        "Postgres 15": "The stock database runs on Postgres 15 on a single VM.",
+    }
+    script = [
+        ("user", "Here is the adapter list from the vendor: " + options),
+        ("assistant", "Thanks, read it."),
+    ]
+    for text in facts.values():
+        script += [("user", "What else should I know?"), ("assistant", text)]
+    for i in range(6):
+        script += [("user", f"Thanks, question {i} answered."), ("assistant", "Glad it helped.")]
+    script.append(("user", "Draft the plan for next week's stock take."))
+    conv = linear(script, conversation_id="one-long-turn", title="Warehouse stock", site="chatgpt")
+    text = build_context(conv, "chatgpt", budget=400).text
+    assert [k for k in facts if k not in text] == []
+    assert "Option" in text  # the long turn still gives its best units

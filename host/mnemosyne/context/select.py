@@ -53,6 +53,10 @@ ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
 KIND_PRIOR = {"sentence": 1.0, "item": 1.0, "row": 1.0, "code": 1.0, "table": 1.0, "list": 1.0}
 MARKUP_DISCOUNT = 1.0  # tokens per table pipe left out of a unit's cost when units are compared
 QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
+# Diminishing returns per turn (the diversity reward of budgeted submodular summarisation): each unit
+# already chosen from a turn scales the next one's gain by this, so a long answer does not fill the
+# digest while other turns' facts go; a turn's first unit is not discounted.
+TURN_DECAY = 0.8
 
 
 def _markup(u: Unit) -> int:
@@ -158,6 +162,7 @@ class Coverage:
             if gain < REDUNDANT * self.base[k]:
                 self.redundant.add(k)
                 continue
+            gain *= TURN_DECAY ** self.turns.get(self.pool[k].turn, 0)
             cost = self.cost(k)
             key = -gain / self.rank_cost(k) ** COST_POWER
             if heap and key > heap[0][0]:  # no longer the best: re-queue with its current value
