@@ -17,7 +17,7 @@ Method (the shared README's, applied unchanged):
 The four conversations are split by conversation before any tuning: TUNING (conv-26, conv-30) is what the
 engine may be tuned on, TEST (conv-41, conv-42) is reported. All four are printed for reference.
 
-Run: python tests/bench/context_locomo.py [--split tuning|test|all]
+Run: python tests/bench/context_locomo.py [--split tuning|test|all] [--budgets 2000,4000,8000]
 """
 
 from __future__ import annotations
@@ -235,11 +235,11 @@ def evaluate(samples: list[dict], budgets=BUDGETS) -> dict[tuple[int, str], list
     return totals
 
 
-def table(title: str, totals: dict[tuple[int, str], list[int]], n_conv: int) -> None:
+def table(title: str, totals: dict[tuple[int, str], list[int]], n_conv: int, budgets=BUDGETS) -> None:
     methods = ["mnemosyne", *BASELINES]
     print(f"\n{title}")
     print(f"{'budget':>6}  " + "  ".join(f"{m:>15}" for m in methods) + "  ratio to best baseline")
-    for budget in BUDGETS:
+    for budget in budgets:
         shares = {m: totals[(budget, m)][0] / totals[(budget, m)][1] for m in methods}
         best = max(shares[m] for m in BASELINES)
         fill = totals[(budget, "mnemosyne")][2] / n_conv / budget
@@ -254,7 +254,13 @@ def table(title: str, totals: dict[tuple[int, str], list[int]], n_conv: int) -> 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--split", choices=("tuning", "test", "all"), default=None)
+    parser.add_argument(
+        "--budgets",
+        default=",".join(map(str, BUDGETS)),
+        help="comma-separated budgets; tuning used 1500,2000,2500,3000,4000,6000,8000 (a finer grid is less noisy)",
+    )
     args = parser.parse_args()
+    budgets = tuple(int(b) for b in args.budgets.split(","))
     path = locate()
     if path is None:
         print(f"SKIP: LoCoMo not found at {DEFAULT_PATH} (set MNEMOSYNE_LOCOMO to its locomo_tune4.json)")
@@ -268,7 +274,9 @@ def main() -> int:
             "tuning": "TUNING half",
             "all": "all four (reference)",
         }
-        table(f"{label[name]}: {', '.join(ids)}", evaluate([data[i] for i in ids]), len(ids))
+        table(
+            f"{label[name]}: {', '.join(ids)}", evaluate([data[i] for i in ids], budgets), len(ids), budgets
+        )
     return 0
 
 
