@@ -84,9 +84,10 @@ class Coverage:
         self.meter = meter
         self.rest = rest
         self.pool = [u for u in units if not u.repeat and not u.superseded and u.weights]
+        self._total = [math.fsum(u.weights.values()) for u in self.pool]  # each unit's term weight
         self.base = [
-            math.fsum(u.weights.values()) * (1.0 + focus_weight * u.relevance) * _prior(u) * u.script_scale
-            for u in self.pool
+            total * (1.0 + focus_weight * u.relevance) * _prior(u) * u.script_scale
+            for total, u in zip(self._total, self.pool)
         ]
         self.covered = set(covered)  # terms the verbatim turns already carry
         self.given = frozenset(covered)
@@ -121,8 +122,11 @@ class Coverage:
         weights = self.pool[k].weights
         if not self.base[k]:
             return 0.0
-        fresh = math.fsum(map(weights.__getitem__, weights.keys() - self.covered))
-        return fresh * self.base[k] / math.fsum(weights.values())
+        if weights.keys().isdisjoint(self.covered):  # nothing of it covered yet (fsum is exact: the same sum)
+            fresh = self._total[k]
+        else:
+            fresh = math.fsum(map(weights.__getitem__, weights.keys() - self.covered))
+        return fresh * self.base[k] / self._total[k]
 
     def _take(self, k: int, gain: float) -> None:
         self.chosen[k] = gain
@@ -225,6 +229,7 @@ class Coverage:
                 i = at[k] = len(pool)
                 pool.append(u)
                 self.base.append(0.0)
+                self._total.append(0.0)
                 self._markup.append(_markup(u))
             cost = self.cost(i)
             if cost <= left:
