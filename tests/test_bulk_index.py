@@ -239,6 +239,7 @@ def test_reading_goes_on_while_the_writer_thread_saves(
     from mnemosyne.service import save
 
     path, count = export(fixtures, tmp_path)
+    monkeypatch.setattr(imports, "FIRST_BATCH_SHARE", 1)  # every batch whole, as `ahead` counts them
     ahead = imports.SAVE_BATCH * (imports.IN_FLIGHT + 1) + 1  # read while the first batch waits to save
     read_ahead, released, savers = threading.Event(), [], set()
     saved_by, added = save.save_conversations, imports._Import.add
@@ -300,3 +301,66 @@ def test_the_same_conversation_twice_in_one_batch_is_saved_then_merged(
         assert arc.search(marker(0)) == []
         assert len(index_rows(arc)["messages_fts"]) == arc.stats()["messages"]
         assert set(arc.token_counts(hit["id"], "o200k_base")) == {m.id for m in arc.get(hit["id"]).messages}
+
+
+def test_the_first_batches_and_chunks_are_small_so_the_writer_starts_early(
+    fixtures, tmp_path, mnemo_home, monkeypatch
+):
+    """The writer thread is an import's slowest part: it gets the first conversations as a batch of an
+    eighth of SAVE_BATCH (doubling up to it), and indexes them once an eighth of CHUNK_CHARS waits
+    (doubling too), instead of idling while a whole batch and a whole chunk are read."""
+    from mnemosyne.service import save
+
+    path, count = export(fixtures, tmp_path, copies=30)
+    monkeypatch.setattr(imports, "SAVE_BATCH", 16)
+    sizes, saved_by = [], save.save_conversations
+
+    def recorded(arc, convs, *args, **kwargs):
+        sizes.append(len(convs))
+        return saved_by(arc, convs, *args, **kwargs)
+
+    monkeypatch.setattr(save, "save_conversations", recorded)
+    chars = [
+        indexing.texts_for(c).chars for raw in load_path(str(path)) for c in read_raw(raw, ReadContext())
+    ]
+    monkeypatch.setattr(bulk_index, "CHUNK_CHARS", sum(chars[:16]))
+    indexed_before_a_chunk: list[int] = []
+    added, read = imports._Import.add, []
+
+    def add(self, conv):
+        if sum(read) < bulk_index.CHUNK_CHARS <= sum(read) + indexing.texts_for(conv).chars:
+            # a whole chunk is read only with this one: what is indexed so far came from smaller chunks
+            self.arc.bulk_index.wait()
+            indexed_before_a_chunk.append(
+                self.arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0]
+            )
+        read.append(indexing.texts_for(conv).chars)
+        added(self, conv)
+
+    monkeypatch.setattr(imports._Import, "add", add)
+    with open_archive() as arc:
+        assert import_paths(arc, [str(path)], count_tokens=False).created == count
+        assert not arc.has_pending_index()
+    assert sizes[:4] == [2, 4, 8, 16] and set(sizes[4:-1]) == {16} and sum(sizes) == count
+    [indexed] = indexed_before_a_chunk
+    assert indexed > 0
+
+
+def test_an_import_checkpoints_less_often_and_puts_checkpoints_back(fixtures, tmp_path, mnemo_home):
+    """While importing, the WAL is copied into the database every bulk_index.CHECKPOINT_PAGES pages, not
+    SQLite's 1,000 (fewer fsyncs, fewer rewrites of the same pages); afterwards, and after a failed import,
+    the connection checkpoints as before: every 1,000 pages (the CLI), or only when its owner asks (the
+    host, which defers them)."""
+    from mnemosyne.archive import db
+
+    path, count = export(fixtures, tmp_path, copies=40)
+    with open_archive() as arc:
+        assert import_paths(arc, [str(path)], count_tokens=False).created == count
+        assert db.wal_unbackfilled(arc.conn) > db.CHECKPOINT_PAGES
+        assert arc.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == db.CHECKPOINT_PAGES
+        with pytest.raises(ZeroDivisionError):
+            import_paths(arc, [str(path)], progress=lambda *a, **k: 1 / 0)
+        assert arc.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == db.CHECKPOINT_PAGES
+        db.defer_checkpoints(arc.conn)
+        import_paths(arc, [str(path)], count_tokens=False)
+        assert arc.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0

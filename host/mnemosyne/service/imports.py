@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from ..readers import RawInput
 
 SAVE_BATCH = 100  # conversations per transaction: one commit, one fsync (synchronous=FULL), per batch
+# The first batch is this share of SAVE_BATCH and each next one twice the last, up to SAVE_BATCH: the
+# writer thread (the slowest part) starts on the first 12 conversations, not after 100 are read.
+FIRST_BATCH_SHARE = 8
 # Batches handed to the writer thread and not started yet: reading goes on while it saves and indexes
 # (bounded, as each batch holds its documents); the import waits only when the writer is this far behind.
 IN_FLIGHT = 1
@@ -120,6 +123,7 @@ class _Import:
         self.on_failure, self.progress = on_failure, progress
         self.totals = ImportTotals()
         self.batch, self.counted, self.prepared, self.saving = [], {}, {}, deque()
+        self.batch_size = max(1, SAVE_BATCH // FIRST_BATCH_SHARE)  # the next batch's
 
     def fail(self, line: str) -> None:
         self.totals.failed += 1
@@ -169,7 +173,7 @@ class _Import:
             self.prepared[id(conv)] = prepare(conv)
             if self.counter is not None:
                 self.counted[id(conv)] = (conv, self.counter(conv))
-        if len(self.batch) >= SAVE_BATCH:
+        if len(self.batch) >= self.batch_size:
             self.save()
 
     def save(self) -> None:
@@ -194,6 +198,7 @@ class _Import:
                 conv.title or conv.id for conv in convs
             ]  # not the conversations: memory is freed once saved
             self.saving.append((labels, self.arc.bulk_index.submit(job, limit=IN_FLIGHT)))
+            self.batch_size = min(SAVE_BATCH, self.batch_size * 2)
         while self.saving and self.saving[0][1].done():
             self._saved(*self.saving.popleft())
 
