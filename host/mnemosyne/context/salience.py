@@ -317,7 +317,6 @@ class _HanPatterns:
 
     def __init__(self) -> None:
         self.han = re.compile(f"[{_H}]+")
-        self.bigrams = re.compile(f"(?=([{_H}]{{2}}))")  # every overlapping pair, found in C
         # numbers with the measure word that makes them a quantity (三本, 九点, 两周, 4.2元, 320本): a
         # quantity is rarer than its bare number (the 18 of 18元 is in every other table). It opens with
         # a character class (not a group) so that the regex engine skips to a digit or numeral in C.
@@ -358,11 +357,13 @@ def terms(text: str) -> dict[str, str]:
         out.update(dict.fromkeys(_NUMBERS.findall(text), "number"))
     if not ascii_only and _HAN_CHAR.search(text):
         p = _han_patterns()
-        han = dict.fromkeys(p.bigrams.findall(text), "han")
+        runs = p.han.findall(text)
+        # every overlapping pair of each run, in order
+        han = dict.fromkeys([r[i : i + 2] for r in runs for i in range(len(r) - 1)], "han")
         if han:
             # a run of two or three characters between punctuation or spaces is mostly one word (a name, a
             # table cell, a list entry); a longer run's pairs are half seams between words
-            for run in p.han.findall(text):
+            for run in runs:
                 if len(run) == 2:
                     han[run] = "hanword"
                 elif len(run) == 3:
@@ -372,7 +373,7 @@ def terms(text: str) -> dict[str, str]:
             han.update(dict.fromkeys(filterfalse(_HAN_FUNCTION.isdisjoint, han), "grammar"))
             out.update(han)
         else:
-            out.update(dict.fromkeys(p.han.findall(text), "han"))  # single characters
+            out.update(dict.fromkeys(runs, "han"))  # single characters
         out.update(dict.fromkeys(p.numbers.findall(text), "number"))
     return out
 
