@@ -418,6 +418,8 @@ def test_the_units_of_a_text_carry_their_terms_sizes_and_first_uses():
         "readme.md",
         "bt-101",
     }
+    assert salience.terms("BT-101 fixed the oven")["bt-101"] == "ident"  # a ticket id opening the unit
+    assert salience.terms("`make` runs it")["make"] == "ident"
     han = salience.terms("联系人：小王，数据库设计很重要。三本书")
     assert han["小王"] == han["联系"] == han["系人"] == "hanword"  # runs of two or three characters
     assert han["设计"] == "han" and han["很重"] == "grammar" and han["三本"] == "number"

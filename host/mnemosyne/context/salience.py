@@ -299,9 +299,15 @@ _SPECIALS = re.compile(
     r"|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt))\b"
     r"|(?<=[^\s.!?:>\-*#] )([A-Z][A-Za-z]{2,})"  # a capitalised word not opening a sentence: a name
 )
-# What every _SPECIALS match holds: a backtick, an underscore, a dot before a file extension, a capital
-# after the first character, or (at the start) a ticket id. Most sentences only open with a capital.
-_MAYBE_SPECIAL = re.compile(r"(?s)[_`]|\.[a-z]|.[A-Z]|^[A-Z]{1,6}-\d")
+# What every _SPECIALS match holds past the text's first character: a capital, an underscore, a backtick
+# (inline code's closing one) or a dot before a file extension; only a ticket id can hold none of them
+# there (BT-1). Most sentences open with a capital and hold no other: they skip _SPECIALS.
+_MAYBE_SPECIAL = re.compile(r"[A-Z_`]|\.[a-z]")
+_TICKET = re.compile(r"[A-Z]{1,6}-\d")
+
+
+def _maybe_special(text: str) -> bool:
+    return _MAYBE_SPECIAL.search(text, 1) is not None or _TICKET.match(text) is not None
 
 
 # The commonest Chinese function characters: a bigram with one of them is mostly grammar (的是, 好了).
@@ -345,7 +351,7 @@ def terms(text: str) -> dict[str, str]:
             del out[stop]
         if _DIGIT.search(text):  # (numbers are never stop words: only their kind changes)
             out.update(dict.fromkeys([t for t in out if t[0] in _NUMBER_START], "number"))
-        if _MAYBE_SPECIAL.search(text):
+        if _maybe_special(text):
             for quoted, bare, name in _SPECIALS.findall(text):
                 if name:
                     key = name.lower()
