@@ -398,6 +398,35 @@ def test_a_number_with_its_chinese_measure_word_is_one_term():
     assert found["4.2元"] == "number" and found["12杯"] == "number" and found["三本"] == "number"
 
 
+def test_the_units_of_a_text_carry_their_terms_sizes_and_first_uses():
+    """What the statistics read of a message's units, pinned on small texts: UTF-8 sizes (a long
+    sentence cut with "…" in an ASCII message too), which unit uses a term first, each term's kind."""
+    from mnemosyne.context import salience
+    from mnemosyne.context.corpus import _text_units
+
+    long = _text_units(" ".join(["sourdough"] * 200))
+    assert long.parts[0][1].endswith(" …") and long.sizes == (len(long.parts[0][1].encode()),)
+    tu = _text_units("We bake rye on Monday. Marta bakes rye and spelt. Then spelt twice?")
+    assert [p[0] for p in tu.parts] == ["sentence"] * 3 and tu.questions == (False, False, True)
+    assert tu.first == {"bake": 0, "rye": 0, "monday": 0, "marta": 1, "bakes": 1, "spelt": 1, "twice": 2}
+    assert tu.kinds["monday"] == "name" and tu.kinds["marta"] == "word"  # it opens its sentence
+    code = salience.terms("call `price_book` and getUserName in MyClass, see README.md and BT-101 today")
+    assert {t for t, k in code.items() if k == "ident"} == {
+        "price_book",
+        "getusername",
+        "myclass",
+        "readme.md",
+        "bt-101",
+    }
+    assert salience.terms("BT-101 fixed the oven")["bt-101"] == "ident"  # a ticket id opening the unit
+    assert salience.terms("`make` runs it")["make"] == "ident"
+    han = salience.terms("联系人：小王，数据库设计很重要。三本书")
+    assert han["小王"] == han["联系"] == han["系人"] == "hanword"  # runs of two or three characters
+    assert han["设计"] == "han" and han["很重"] == "grammar" and han["三本"] == "number"
+    assert list(han)[:3] == ["联系", "系人", "小王"]  # in order of appearance
+    assert _text_units("数据库的设计").cjk == (True,) and _text_units("plain — text").cjk == (False,)
+
+
 def test_context_names_attachments_the_next_tool_can_use():
     """A real ChatGPT conversation with uploaded photos: their site-internal asset pointers
     (sediment://file_…) are not carried, and photo names do not fill the artifacts line."""

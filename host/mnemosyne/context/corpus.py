@@ -12,7 +12,7 @@ import heapq
 import math
 from collections import Counter, OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, repeat
 from typing import Any
 
@@ -34,9 +34,24 @@ class TextUnits:
     pipes: tuple[int, ...]  # table pipes in each unit (markup, not information)
     questions: tuple[bool, ...]  # the unit is a question
     cjk: tuple[bool, ...]  # the unit is written (partly) in Chinese, Japanese or Korean script
-    first: dict[str, int]  # term -> the seq of the first unit using it (its keys: the text's terms)
-    kinds: dict[str, str]  # term -> its kind in the last unit using it
+    kinds: dict[str, str]  # term -> its kind in the last unit using it (its keys: the text's terms)
     held: int  # terms held, for the cache's bound
+    _first: dict[str, int] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def first(self) -> dict[str, int]:
+        """term -> the seq of the first unit using it. Only the units a build weighs need it: made on
+        first use (most texts of a long conversation never have a candidate)."""
+        first = self._first
+        if first is None:
+            first = {}
+            for seq in range(len(self.parts) - 1, -1, -1):  # earlier units overwrite later ones
+                first.update(dict.fromkeys(self.parts[seq][2], seq))
+            object.__setattr__(self, "_first", first)  # (a memo: frozen otherwise)
+        return first
+
+
+_QUESTION_END = ("?", "？")
 
 
 def _text_units(text: str) -> TextUnits:
@@ -51,19 +66,19 @@ def _text_units(text: str) -> TextUnits:
         else:
             body = S.compress(body)
             parts.append((kind, body, S.terms(body), ()))
-    first: dict[str, int] = {}
-    kinds: dict[str, str] = {}
-    for seq in range(len(parts) - 1, -1, -1):  # earlier units overwrite later ones: each term's first
-        first.update(zip(parts[seq][2], repeat(seq)))
-    for part in parts:
-        kinds.update(part[2])
+    if len(parts) == 1:
+        kinds = parts[0][2]  # (shared with the unit: both are read only)
+    else:
+        kinds = {}
+        for part in parts:
+            kinds.update(part[2])
     return TextUnits(
         tuple(parts),
-        tuple(len(p[1].encode()) for p in parts),
+        tuple(len(p[1]) if p[1].isascii() else len(p[1].encode()) for p in parts),
         tuple(p[1].count("|") if p[0] in ("table", "row") else 0 for p in parts),
-        tuple(p[0] == "sentence" and p[1].rstrip().endswith(("?", "？")) for p in parts),
-        tuple(has_cjk(p[1]) for p in parts),
-        first,
+        tuple(p[0] == "sentence" and p[1].rstrip().endswith(_QUESTION_END) for p in parts),
+        # (a unit's text is a piece of the message's, with "…" or "..." added: no CJK when it has none)
+        tuple(has_cjk(p[1]) for p in parts) if has_cjk(text) else (False,) * len(parts),
         kinds,
         sum(len(p[2]) for p in parts) + 1,
     )
@@ -253,7 +268,7 @@ class Corpus:
         scale = BM25_K1 * BM25_B / max(avg, 1e-9)
         out: dict[int, float] = {}
         for turn, tu in enumerate(self.texts):
-            if keys.isdisjoint(tu.first):
+            if keys.isdisjoint(tu.kinds):
                 continue
             k0 = self.start[turn]
             for seq, part in enumerate(tu.parts):
@@ -307,11 +322,13 @@ def _stats(texts: list[TextUnits], terms_of: list[dict[str, str]]) -> S.TermStat
     """Term statistics over the units, merged per message text: each message's distinct terms once."""
     df = Counter(chain.from_iterable(terms_of))
     last: dict[str, int] = {}
-    first: dict[str, int] = {}
+    new: list[int] = []  # per text: how many terms it uses first
     kind_of: dict[str, str] = {}
     for turn, tu in enumerate(texts):
-        last.update(zip(tu.first, repeat(turn)))
+        held = len(last)
+        last.update(dict.fromkeys(tu.kinds, turn))
+        new.append(len(last) - held)
         kind_of.update(tu.kinds)
-    for turn in range(len(texts) - 1, -1, -1):
-        first.update(zip(texts[turn].first, repeat(turn)))
+    # `last` holds the terms in order of first use: the first `new[0]` are the first text's, and so on
+    first = dict(zip(last, chain.from_iterable(map(repeat, range(len(texts)), new))))
     return S.TermStats(df, first, last, len(terms_of), kind_of)

@@ -15,6 +15,7 @@ import operator
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import filterfalse
 
 # Generic English function words and conversational filler: words that say nothing on their own.
 STOPWORDS = frozenset(
@@ -290,6 +291,7 @@ _WORDS_AND_NUMBERS = re.compile(  # on the lower-cased text
     r"[a-z_][a-z0-9_']{2,}(?:[.\-][a-z0-9_]+)*|[$£€¥]?\d(?:[\d.,:/]*\d)?%?"
 )
 _NUMBER_START = frozenset("0123456789$£€¥")
+_DIGIT = re.compile(r"\d")  # a number needs one
 _NUMBERS = re.compile(r"[$£€¥]?\d(?:[\d.,:/]*\d)?%?")
 _SPECIALS = re.compile(
     r"`([^`\n]{2,60})`"  # inline code
@@ -297,31 +299,36 @@ _SPECIALS = re.compile(
     r"|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt))\b"
     r"|(?<=[^\s.!?:>\-*#] )([A-Z][A-Za-z]{2,})"  # a capitalised word not opening a sentence: a name
 )
-_NAMES = re.compile(r"(?<=[^\s.!?:>\-*#] )[A-Z][A-Za-z]{2,}")  # capitalised, not opening a sentence
-_IDENTS = re.compile(
-    r"`([^`\n]{2,60})`|\b([A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{1,6}-\d[\w\-]*|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql"
-    r"|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt))\b"
-)
+# What every _SPECIALS match holds past the text's first character: a capital, an underscore, a backtick
+# (inline code's closing one) or a dot before a file extension; only a ticket id can hold none of them
+# there (BT-1). Most sentences open with a capital and hold no other: they skip _SPECIALS.
+_MAYBE_SPECIAL = re.compile(r"[A-Z_`]|\.[a-z]")
+_TICKET = re.compile(r"[A-Z]{1,6}-\d")
+
+
+def _maybe_special(text: str) -> bool:
+    return _MAYBE_SPECIAL.search(text, 1) is not None or _TICKET.match(text) is not None
 
 
 # The commonest Chinese function characters: a bigram with one of them is mostly grammar (的是, 好了).
 HAN_FUNCTION = "的了是我你他她它们在有和就不也很都到说要去会着没这那吗呢吧啊个一上下来么什为与及或而且但被把让给对从于之其所以可能得地过还再又太好"
+_HAN_FUNCTION = frozenset(HAN_FUNCTION)
 _H = "\u3400-\u9fff\uf900-\ufaff"
+_HAN_CHAR = re.compile(f"[{_H}]")  # two short ranges: cheap to compile, unlike the patterns below
 
 
 class _HanPatterns:
     """The patterns for Chinese text, compiled on first use: their character ranges cost a fresh process
-    about 10 ms to compile, and most conversations have no Han character (_has_han)."""
+    about 10 ms to compile, and most conversations have no Han character (_HAN_CHAR)."""
 
     def __init__(self) -> None:
         self.han = re.compile(f"[{_H}]+")
-        self.bigrams = re.compile(f"(?=([{_H}]{{2}}))")  # every overlapping pair, found in C
-        self.grammar_bigrams = re.compile(f"(?=([{HAN_FUNCTION}][{_H}]|[{_H}][{HAN_FUNCTION}]))")
-        self.short = re.compile(f"(?<![{_H}])[{_H}]{{2,3}}(?![{_H}])")
         # numbers with the measure word that makes them a quantity (三本, 九点, 两周, 4.2元, 320本): a
-        # quantity is rarer than its bare number (the 18 of 18元 is in every other table)
+        # quantity is rarer than its bare number (the 18 of 18元 is in every other table). It opens with
+        # a character class (not a group) so that the regex engine skips to a digit or numeral in C.
+        numeral = "零〇一二三四五六七八九十百千万亿两"
         self.numbers = re.compile(
-            r"(?:[零〇一二三四五六七八九十百千万亿两]+|\d+(?:\.\d+)?)"
+            f"[{numeral}\\d](?:(?<=[{numeral}])[{numeral}]*|(?<=\\d)\\d*(?:\\.\\d+)?)"
             r"(?:点|本|元|块|毛|角|个|人|天|周|月|年|号|楼|层|次|分|岁|斤|米|公里|小时|分钟|倍|件|张|页|杯|份|瓶|箱)"
         )
 
@@ -329,15 +336,7 @@ class _HanPatterns:
 _han_patterns = cache(_HanPatterns)
 
 
-def _has_han(text: str) -> bool:
-    """Whether `text` holds a character of _H (every pattern above needs one)."""
-    if text.isascii() or max(text) < "\u3400":
-        return False
-    return any("\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff" for c in set(text))
-
-
 _LATIN = re.compile(r"[A-Za-z]")
-_MAYBE_SPECIAL = re.compile(r"[A-Z_`]|\.[a-z]")  # names, identifiers, file names need one of these
 
 
 def terms(text: str) -> dict[str, str]:
@@ -350,8 +349,9 @@ def terms(text: str) -> dict[str, str]:
         out = dict.fromkeys(found, "word")
         for stop in STOPWORDS.intersection(out):
             del out[stop]
-        out.update(dict.fromkeys([t for t in found if t[0] in _NUMBER_START], "number"))
-        if _MAYBE_SPECIAL.search(text):
+        if _DIGIT.search(text):  # (numbers are never stop words: only their kind changes)
+            out.update(dict.fromkeys([t for t in out if t[0] in _NUMBER_START], "number"))
+        if _maybe_special(text):
             for quoted, bare, name in _SPECIALS.findall(text):
                 if name:
                     key = name.lower()
@@ -361,21 +361,25 @@ def terms(text: str) -> dict[str, str]:
                     out[(quoted or bare).lower()] = "ident"
     else:
         out.update(dict.fromkeys(_NUMBERS.findall(text), "number"))
-    if _has_han(text):
+    if not ascii_only and _HAN_CHAR.search(text):
         p = _han_patterns()
-        han = p.bigrams.findall(text)
+        runs = p.han.findall(text)
+        # every overlapping pair of each run, in order
+        han = dict.fromkeys([r[i : i + 2] for r in runs for i in range(len(r) - 1)], "han")
         if han:
-            out.update(dict.fromkeys(han, "han"))
             # a run of two or three characters between punctuation or spaces is mostly one word (a name, a
             # table cell, a list entry); a longer run's pairs are half seams between words
-            out.update(
-                dict.fromkeys(
-                    [r[i : i + 2] for r in p.short.findall(text) for i in range(len(r) - 1)], "hanword"
-                )
-            )
-            out.update(dict.fromkeys(p.grammar_bigrams.findall(text), "grammar"))
+            for run in runs:
+                if len(run) == 2:
+                    han[run] = "hanword"
+                elif len(run) == 3:
+                    han.update(dict.fromkeys((run[:2], run[1:]), "hanword"))
+            # a pair with a function character is grammar whatever its place (an existing key: its kind
+            # changes, its place in the order does not)
+            han.update(dict.fromkeys(filterfalse(_HAN_FUNCTION.isdisjoint, han), "grammar"))
+            out.update(han)
         else:
-            out.update(dict.fromkeys(p.han.findall(text), "han"))  # single characters
+            out.update(dict.fromkeys(runs, "han"))  # single characters
         out.update(dict.fromkeys(p.numbers.findall(text), "number"))
     return out
 
