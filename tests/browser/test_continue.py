@@ -154,7 +154,7 @@ def test_continue_from_the_view_page_fills_by_handle_and_no_tab_can_use_a_handle
 
 
 def test_focus_in_the_preview_rebuilds_the_context_and_the_fill_uses_it(browser, sites, ext_url):
-    """Issue 9: at a 300-token budget the real conversation's "DNA annealing" line is left out; a focus typed in
+    """Issue 9: at a 300-token budget the real conversation's "Neap tide" line is left out; a focus typed in
     the preview (Enter) rebuilds the context so it is kept, the counts follow, and the fill carries it."""
     options = browser.new_page()
     options.goto(ext_url("options/options.html"))
@@ -165,22 +165,22 @@ def test_focus_in_the_preview_rebuilds_the_context_and_the_fill_uses_it(browser,
     window = choose(browser, page, "claude")
     preview = window.locator("[data-mnemosyne='preview'][data-state='ready']")
     assert preview.get_attribute("data-focus") == ""
-    assert "DNA annealing" not in preview.inner_text()
+    assert "Neap tide" not in preview.inner_text()
     tokens = window.locator("[data-mnemosyne='preview-tokens']")
     assert "300" in tokens.inner_text()  # the budget from the settings
 
-    window.locator("[data-mnemosyne='preview-focus']").fill("DNA strands bind")
+    window.locator("[data-mnemosyne='preview-focus']").fill("neap tide quarter")
     window.locator("[data-mnemosyne='preview-focus']").press("Enter")
-    rebuilt = window.locator("[data-mnemosyne='preview'][data-state='ready'][data-focus='DNA strands bind']")
+    rebuilt = window.locator("[data-mnemosyne='preview'][data-state='ready'][data-focus='neap tide quarter']")
     rebuilt.wait_for(timeout=30_000)
-    assert "DNA annealing" in rebuilt.inner_text()
+    assert "Neap tide" in rebuilt.inner_text()
     assert 0 < int(tokens.get_attribute("data-tokens")) <= 300  # the rebuilt report's count, within budget
 
     with browser.expect_page() as opened:
         window.locator("[data-mnemosyne='preview-confirm']").click()
     composer = opened.value.locator(".ProseMirror[data-mnemosyne-filled='true']")
     composer.wait_for(timeout=20_000)
-    assert "DNA annealing" in composer.inner_text()
+    assert "Neap tide" in composer.inner_text()
 
 
 def test_an_emptied_focus_rebuilds_without_it(browser, sites, ext_url):
@@ -191,13 +191,13 @@ def test_an_emptied_focus_rebuilds_without_it(browser, sites, ext_url):
     page = open_chatgpt_conversation(browser, sites)
     window = choose(browser, page, "claude")
     field = window.locator("[data-mnemosyne='preview-focus']")
-    field.fill("DNA strands bind")
+    field.fill("neap tide quarter")
     window.locator("[data-mnemosyne='preview-rebuild']").click()
-    focused = window.locator("[data-mnemosyne='preview'][data-state='ready'][data-focus='DNA strands bind']")
+    focused = window.locator("[data-mnemosyne='preview'][data-state='ready'][data-focus='neap tide quarter']")
     focused.wait_for(timeout=30_000)
-    assert "DNA annealing" in focused.inner_text()
+    assert "Neap tide" in focused.inner_text()
     field.fill("   ")
     window.locator("[data-mnemosyne='preview-rebuild']").click()
     plain = window.locator("[data-mnemosyne='preview'][data-state='ready'][data-focus='']")
     plain.wait_for(timeout=30_000)
-    assert "DNA annealing" not in plain.inner_text()
+    assert "Neap tide" not in plain.inner_text()
