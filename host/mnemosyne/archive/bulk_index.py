@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from typing import Any, NamedTuple, TypeVar
 
@@ -47,6 +47,15 @@ TABLES = ("messages_fts", "messages_tri", "messages_cjk")
 # same b-tree and index pages batch after batch (2,000 conversations: 116 fsyncs -> 53, 370 -> 337 MB
 # written). Durability is unchanged: each commit is in the WAL, fsynced, before it returns.
 CHECKPOINT_PAGES = 16_384
+
+
+def growing(full: int, first_share: int) -> Iterator[int]:
+    """Sizes that start at `full` / `first_share` and double up to `full`, then stay there: an import's
+    batches and index chunks, so the writer thread (its slowest part) starts before a whole one is read."""
+    size = max(1, full // first_share)
+    while True:
+        yield size
+        size = min(full, size * 2)
 
 
 class _Saved(NamedTuple):
@@ -86,7 +95,8 @@ class BulkIndex:
         self.conn = conn
         self._waiting: dict[str, _Saved] = {}
         self._chars = 0
-        self._chunk_chars = max(1, CHUNK_CHARS // FIRST_CHUNK_SHARE)  # the next chunk's size
+        self._chunk_sizes = growing(CHUNK_CHARS, FIRST_CHUNK_SHARE)
+        self._chunk_chars = next(self._chunk_sizes)  # the next chunk's size
         # the writer thread's jobs (saves handed over by `submit`, index chunks), run one at a time in order
         self._jobs: deque[Callable[[], None]] = deque()
         self._running = False
@@ -144,7 +154,7 @@ class BulkIndex:
         """After a commit: the waiting rows are indexed on the writer thread once they make a chunk."""
         if self._chars >= self._chunk_chars:
             chunk, self._waiting, self._chars = self._waiting, {}, 0
-            self._chunk_chars = min(CHUNK_CHARS, self._chunk_chars * 2)
+            self._chunk_chars = next(self._chunk_sizes)
             with self._changed:
                 self._jobs.append(lambda: self._write_quietly(chunk))
                 self._changed.notify_all()

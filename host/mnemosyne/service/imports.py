@@ -123,7 +123,10 @@ class _Import:
         self.on_failure, self.progress = on_failure, progress
         self.totals = ImportTotals()
         self.batch, self.counted, self.prepared, self.saving = [], {}, {}, deque()
-        self.batch_size = max(1, SAVE_BATCH // FIRST_BATCH_SHARE)  # the next batch's
+        from ..archive.bulk_index import growing
+
+        self.batch_sizes = growing(SAVE_BATCH, FIRST_BATCH_SHARE)
+        self.batch_size = next(self.batch_sizes)  # the next batch's
 
     def fail(self, line: str) -> None:
         self.totals.failed += 1
@@ -198,7 +201,7 @@ class _Import:
                 conv.title or conv.id for conv in convs
             ]  # not the conversations: memory is freed once saved
             self.saving.append((labels, self.arc.bulk_index.submit(job, limit=IN_FLIGHT)))
-            self.batch_size = min(SAVE_BATCH, self.batch_size * 2)
+            self.batch_size = next(self.batch_sizes)
         while self.saving and self.saving[0][1].done():
             self._saved(*self.saving.popleft())
 
