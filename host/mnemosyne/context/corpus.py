@@ -51,9 +51,6 @@ class TextUnits:
         return first
 
 
-_QUESTION_END = ("?", "？")
-
-
 def _text_units(text: str) -> TextUnits:
     parts: list[Part] = []
     for kind, body in digest.split_text(text):
@@ -76,7 +73,7 @@ def _text_units(text: str) -> TextUnits:
         tuple(parts),
         tuple(len(p[1]) if p[1].isascii() else len(p[1].encode()) for p in parts),
         tuple(p[1].count("|") if p[0] in ("table", "row") else 0 for p in parts),
-        tuple(p[0] == "sentence" and p[1].rstrip().endswith(_QUESTION_END) for p in parts),
+        tuple(p[0] == "sentence" and p[1].rstrip().endswith(digest.QUESTION_END) for p in parts),
         # (a unit's text is a piece of the message's, with "…" or "..." added: no CJK when it has none)
         tuple(has_cjk(p[1]) for p in parts) if has_cjk(text) else (False,) * len(parts),
         kinds,

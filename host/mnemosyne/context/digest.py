@@ -18,6 +18,7 @@ from .turns import Turn
 
 MAX_CODE_CHARS = 1800  # longer blocks are carried as their definition lines
 MAX_UNIT_CHARS = 400  # longer sentences are split at clause boundaries
+QUESTION_END = ("?", "？")  # a sentence ending so asks rather than states
 
 _FENCE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$")
 _ITEM_START = frozenset("-*+•0123456789")
@@ -178,7 +179,7 @@ NEW_SHARE = 0.3  # and they make up at least this share of the restatement's (it
 
 
 def _is_statement(u: Unit) -> bool:
-    return u.kind != "code" and not u.text.rstrip().endswith(("?", "？")) and not u.text.startswith("[")
+    return u.kind != "code" and not u.text.rstrip().endswith(QUESTION_END) and not u.text.startswith("[")
 
 
 def _statement(u: Unit, df: dict[str, int], rare: int) -> tuple[frozenset[str], tuple[str, ...]] | None:

@@ -64,7 +64,9 @@ def _markup(u: Unit) -> int:
 
 
 def _prior(u: Unit) -> float:
-    question = u.kind == "sentence" and u.text.rstrip().endswith(("?", "？"))
+    from .digest import QUESTION_END  # (loaded with the units: see the imports)
+
+    question = u.kind == "sentence" and u.text.rstrip().endswith(QUESTION_END)
     return ROLE_WEIGHT.get(u.role, 1.0) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
 
 
