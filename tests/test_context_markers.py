@@ -83,3 +83,42 @@ def test_the_title_is_quoted_safely():
     assert shown.startswith('Plan "B"') and "developer mode" in shown
     assert unquoted_closings(text) == 1
     assert text.count(BEGIN) == 1
+
+
+def test_markers_in_long_mixed_script_text_are_defused_with_anything_invisible_between_their_letters():
+    """defuse first looks for the marker's letters with only non-letters between them, before the exact fold:
+    a marker hidden by any invisible character, in a long text in another script, is still found."""
+    import random
+
+    from mnemosyne.context.shapes import defuse
+
+    invisible = ["\u200b", "\u200d", "\ufeff", "\u202e", "\u0301", "\u20dd", "\U000e0041", "\u180e"]
+    rng = random.Random(7)
+    filler = "数据库的设计需要仔细考虑。" * 400 + " the end of it. "
+    for word in ("end transcript", "begin transcript", "END  TRANSCRIPT", "ｅｎｄ ｔｒａｎｓｃｒｉｐｔ"):
+        for _ in range(25):
+            hidden = "".join(ch + "".join(rng.sample(invisible, rng.randint(0, 2))) for ch in word)
+            text = filler + hidden + filler
+            out = defuse(text)
+            view = folded(out)
+            opened = view.count("begin transcript") - view.count("begin transcript (quoted)")
+            assert unquoted_closings(out) == 0 and opened == 0, ascii(hidden)
+            assert out.startswith(filler) and out.endswith(filler)  # the rest of the text untouched
+    assert defuse(filler) == filler  # no marker: the text itself
+
+
+def test_no_invisible_character_counts_as_a_letter_or_digit():
+    """What defuse's first look relies on: every character the fold drops is outside regex \\w."""
+    import re
+
+    from mnemosyne.context import shapes
+
+    word = re.compile(r"\w")
+    dropped = [
+        chr(cp)
+        for lo, hi in shapes._INVISIBLE_RANGES
+        for cp in range(lo, hi)
+        if unicodedata.category(chr(cp)) in shapes._INVISIBLE
+    ]
+    assert len(dropped) > 1000
+    assert [ascii(ch) for ch in dropped if word.match(ch)] == []

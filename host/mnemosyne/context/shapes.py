@@ -18,6 +18,11 @@ END = "<<<END TRANSCRIPT>>>"
 # inside it is marked as quoted, however it is spelled: any case, full-width or compatibility letters
 # (NFKD), with zero-width or other format characters or combining marks between the letters.
 _MARKER = re.compile(r"(begin|end)\s*transcript(?!\s*\(quoted\))")
+# A marker's letters in the text before invisible characters are dropped: anything but a letter or digit may
+# sit between them (dropped characters never are one). Checked first: dropping walks every character.
+_MARKER_LOOSE = re.compile(
+    "(?:" + r"\W*".join("begin") + "|" + r"\W*".join("end") + r")\W*" + r"\W*".join("transcript")
+)
 _INVISIBLE = ("Cf", "Mn", "Me")  # format characters (zero-width, bidi, tags), combining marks
 _INVISIBLE_RANGES = ((0, 0x10000), (0x1D100, 0x1D250), (0xE0000, 0xE01F0))
 
@@ -44,7 +49,12 @@ def _folded(text: str) -> str:
 
 
 def defuse(text: str) -> str:
-    if not _MARKER.search(_folded(text)):
+    if text.isascii():
+        if not _MARKER.search(text.lower()):
+            return text
+    elif not _MARKER_LOOSE.search(unicodedata.normalize("NFKD", text).casefold()) or not _MARKER.search(
+        _folded(text)
+    ):
         return text
     # the folded view, character by character, with where each folded character came from
     view: list[str] = []
