@@ -59,6 +59,14 @@ QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
 TURN_DECAY = 0.8
 
 
+def _densest(values: list[float], limit: int) -> list[int]:
+    """The indices of the `limit` largest values, ties to the earlier index, in index order. A stable sort
+    on a C-level key: a key function called per element cost more than the whole sort."""
+    top = sorted(range(len(values)), key=values.__getitem__, reverse=True)[:limit]
+    top.sort()
+    return top
+
+
 def _markup(u: Unit) -> int:
     return u.text.count("|") if u.kind in ("table", "row") else 0
 
@@ -150,7 +158,8 @@ class Coverage:
         ]
         limit = max(MIN_CANDIDATES, room // CANDIDATE_TOKENS)
         if len(fits) > limit:
-            fits = heapq.nlargest(limit, fits, key=lambda k: (self.base[k] / estimate(k) ** COST_POWER, -k))
+            value = [self.base[k] / estimate(k) ** COST_POWER for k in fits]
+            fits = [fits[i] for i in _densest(value, limit)]
         return fits
 
     def fill(self, room: int) -> int:
@@ -388,7 +397,7 @@ def _preselect(corpus: Corpus, verbatim: dict[int, Turn], room: int, focus_weigh
         density = [d * scale[c] for d, c in zip(density, cjk)]
     best: list[int] | range = range(len(keys))
     if len(keys) > limit:
-        best = sorted(heapq.nlargest(limit, best, key=lambda i: (density[i], -i)))
+        best = _densest(density, limit)
     chosen = [corpus.unit(keys[i]) for i in best]
     for i, u in zip(best, chosen):
         u.script_scale = scale[cjk[i]]
