@@ -89,3 +89,29 @@ def test_reading_a_conversation_prepares_its_context(session, monkeypatch):
     seen = splits(monkeypatch)
     full_context(session, conv_id, True)
     assert seen == []
+
+
+def test_the_units_come_before_the_search_index(session, monkeypatch):
+    """Continue in saves, then asks for the context at once: after the save's reply the host splits the
+    conversation first, and writes its search index after (a context asked for meanwhile waited for it)."""
+    from mnemosyne.context import engine
+
+    order: list[str] = []
+    original_prepare = engine.prepare
+    monkeypatch.setattr(
+        engine, "prepare", lambda conv, go: order.append("units") or original_prepare(conv, go)
+    )
+    conv_id = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)["conversation_id"]
+    arc = session.archive()
+    original_index = arc.index_pending
+    monkeypatch.setattr(
+        arc, "index_pending", lambda more=lambda: True: order.append("index") or original_index(more)
+    )
+    session.after_reply(lambda: False)
+    assert order == ["units", "index"]
+    assert (
+        arc.conn.execute(
+            "SELECT count(*) FROM index_pending WHERE conversation_id = ?", (conv_id,)
+        ).fetchone()[0]
+        == 0
+    )

@@ -185,3 +185,35 @@ def test_narrowing_to_the_alternatives_a_text_could_hold_changes_nothing(pieces,
     text = "".join(p + n for p, n in zip(pieces, noise + [""] * len(pieces)))
     redactor = Redactor()
     assert (redactor.redact(text), redactor.report()) == _full_expression_redact(text)
+
+
+def test_a_text_redacted_again_comes_from_the_memo_with_the_same_text_and_counts(monkeypatch):
+    """A host redacts the same conversation for every context: the second time nothing is searched, and the
+    text and the count per type are the same as the first time."""
+    import mnemosyne.redact as R
+
+    texts = [
+        "mail me at ada@example.org or call +1 415 555 0134",
+        "nothing secret here",
+        "api_key = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123'",
+        "mail me at ada@example.org or call +1 415 555 0134",  # the same text twice in one conversation
+    ]
+    first = Redactor()
+    out_first = [first.redact(t) for t in texts]
+    searched: list[str] = []
+    original = R._pattern_for
+    monkeypatch.setattr(R, "_pattern_for", lambda text: searched.append(text) or original(text))
+    second = Redactor()
+    out_second = [second.redact(t) for t in texts]
+    assert searched == []
+    assert out_second == out_first and "ada@example.org" not in "".join(out_second)
+    assert second.report() == first.report() == {"openai_key": 1, "email": 2, "phone": 2}
+
+
+def test_the_memo_holds_at_most_its_bound_of_characters(monkeypatch):
+    import mnemosyne.redact as R
+
+    monkeypatch.setattr(R, "MEMO_CHARS", 1_000)
+    for n in range(50):
+        Redactor().redact(f"text number {n} " + "x" * 90)
+    assert R._done_chars <= 1_000 and sum(map(len, R._done)) == R._done_chars
