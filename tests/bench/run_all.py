@@ -30,6 +30,7 @@ SCRIPTS = [
     "save_bench",
     "sync_save_bench",
     "context_bench",
+    "continue_bench",
     "import_bench",
     "convert_bench",
     "search_bench",

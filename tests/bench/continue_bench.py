@@ -1,0 +1,113 @@
+"""Continue in as the extension does it, in a warm host: save a conversation the host has never seen, then
+ask for its context at once.
+
+That is what a user waits for between the click and the preview (less the page's own reading): the
+content script saves the conversation, and asks for the context as soon as the save replies, redacted (the
+extension's default), for ChatGPT (16k budget). Conversations of about 0.2, 1 and 2 MB of English text
+(corpus.chatgpt_conversation, a new seed per run: nothing of them is in the host's memory), RUNS each.
+Every figure is paired with its floor, one o200k_base pass over the conversation's text, measured in
+the same run. Also the same context asked for again once the host had a few idle seconds (what it makes
+after a save's reply: the units; and the token counts stored by the first context).
+
+Run: python tests/bench/continue_bench.py [--json PATH]
+"""
+
+from __future__ import annotations
+
+import time
+
+import corpus
+from benchlib import BenchHost, Figure, emit, median, p95, run_in_fresh_host, timed
+from save_bench import save_request
+
+SIZES = {"0.2 MB": 400, "1 MB": 2_000, "2 MB": 4_000}  # label -> messages (about 500 bytes each)
+RUNS = 3
+IDLE_S = 3.0  # the host's idle time before the context is asked for again
+TARGET_S = 0.3  # issue 9: a context of 1 MB under 0.3 s
+
+
+def conversation_text(payload: dict) -> str:
+    return "\n\n".join(
+        part
+        for node in payload["mapping"].values()
+        if node.get("message")
+        for part in node["message"]["content"]["parts"]
+        if isinstance(part, str)
+    )
+
+
+def continue_in(host: BenchHost, payload: dict) -> tuple[float, float, float]:
+    """(save reply, context right after it, the context again after IDLE_S) in seconds."""
+    saved_s, data = host.timed_call(save_request(payload))
+    request = {"action": "context", "conversation_id": data["conversation_id"], "target": "chatgpt"}
+    context_s, _ = host.timed_paged({**request, "redact": True})
+    time.sleep(IDLE_S)
+    again_s, _ = host.timed_paged({**request, "redact": True})
+    return saved_s, context_s, again_s
+
+
+def run_with(host: BenchHost) -> tuple[list[Figure], list[str]]:
+    from mnemosyne.tokens import encoding
+
+    enc = encoding("o200k_base")
+    host.timed_call({"action": "hello"})
+    continue_in(host, corpus.chatgpt_conversation(90_000, messages=40, chinese=False))  # tokenizer, readers
+    figures: list[Figure] = []
+    notes: list[str] = []
+    for n, (label, messages) in enumerate(SIZES.items()):
+        saves, contexts, agains, floors = [], [], [], []
+        megabytes = 0.0
+        for run in range(RUNS):
+            payload = corpus.chatgpt_conversation(91_000 + 100 * n + run, messages=messages, chinese=False)
+            text = conversation_text(payload)
+            megabytes = len(text.encode()) / 1e6
+            floors.append(timed(lambda: enc.encode_ordinary(text)))
+            saved_s, context_s, again_s = continue_in(host, payload)
+            saves.append(saved_s)
+            contexts.append(context_s)
+            agains.append(again_s)
+        floor = median(floors)
+        label_floor = "one o200k pass over the conversation's text"
+        target = TARGET_S if label == "1 MB" else None
+        figures += [
+            Figure(
+                f"Continue in, {label}: the save's reply (median)",
+                median(saves),
+                "s",
+                None,
+                floor,
+                label_floor,
+            ),
+            Figure(
+                f"Continue in, {label}: the context right after the save (median)",
+                median(contexts),
+                "s",
+                target,
+                floor,
+                label_floor,
+                extra={"p95_s": p95(contexts)},
+            ),
+            Figure(
+                f"Continue in, {label}: the context again {IDLE_S:.0f} s later (median)",
+                median(agains),
+                "s",
+                target,
+                floor,
+                label_floor,
+                extra={"p95_s": p95(agains)},
+            ),
+        ]
+        notes.append(
+            f"{label}: {messages} messages, {megabytes:.2f} MB of text; context right after the save "
+            f"p95 {p95(contexts):.3f} s, again p95 {p95(agains):.3f} s; {RUNS} runs"
+        )
+    return figures, notes
+
+
+def run() -> tuple[list[Figure], list[str]]:
+    return run_in_fresh_host("continue", run_with, "continue")
+
+
+if __name__ == "__main__":
+    figs, notes = run()
+    emit(figs, notes)
