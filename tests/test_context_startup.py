@@ -265,3 +265,44 @@ def test_a_build_counts_each_line_of_its_payloads_once(monkeypatch):
     context_for(conversation_from_file(str(LONG_CHAT)), "chatgpt", budget=2000)
     assert len(counted) >= 3  # the first payload and two top-ups
     assert sum(encoded) < 0.6 * sum(counted)
+
+
+def test_a_build_without_stored_counts_counts_only_the_turns_it_looks_at(monkeypatch):
+    """A redacted build has no stored per-message counts: of a long history it counts the recent turns (and
+    the one that no longer fits), not every turn, to learn that the history does not fit."""
+    from mnemosyne import tokens
+    from mnemosyne.context import build_context, counting
+    from mnemosyne.context.turns import render_message
+    from mnemosyne.model import Conversation, Message, Provenance, Source, TextPart
+
+    sentences = [
+        f"Step {n} of the migration moves table t{n} to the new cluster and checks its rows."
+        for n in range(400)
+    ]
+    messages = []
+    for n in range(80):  # 80 turns of 5 distinct sentences: many units each, never a single one
+        messages.append(
+            Message(
+                id=f"m{n}",
+                parent=f"m{n - 1}" if n else None,
+                role="user" if n % 2 == 0 else "assistant",
+                parts=[TextPart(text=" ".join(sentences[5 * n : 5 * n + 5]))],
+            )
+        )
+    conv = Conversation(
+        id="long",
+        title="a migration",
+        source=Source(site="chatgpt"),
+        messages=messages,
+        active_leaf="m79",
+        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
+    )
+    texts = {render_message(m) for m in messages}
+    enc = tokens.encoding("o200k_base")
+    encoded: list[str] = []
+    real_encode = enc.encode_ordinary
+    monkeypatch.setattr(counting, "_COUNTS", {})
+    monkeypatch.setattr(enc, "encode_ordinary", lambda text: encoded.append(text) or real_encode(text))
+    build_context(conv, "chatgpt", budget=1500)  # token_counts=None: as a redacted build
+    turns_counted = [text for text in encoded if text in texts]
+    assert 0 < len(turns_counted) <= 20, len(turns_counted)

@@ -288,6 +288,29 @@ def _turn_cost(turn: Turn, meter: Meter, counts: dict[str, int] | None) -> int:
     return cost + TURN_OVERHEAD
 
 
+class _TurnCosts(dict):
+    """Each turn's cost by its position, counted when first asked for: of a long history without stored
+    counts (a redacted build), only the turns a build looks at are counted."""
+
+    def __init__(self, turns: list[Turn], meter: Meter, counts: dict[str, int] | None):
+        super().__init__()
+        self.turns, self.meter, self.counts = turns, meter, counts
+
+    def __missing__(self, pos: int) -> int:
+        cost = self[pos] = _turn_cost(self.turns[pos], self.meter, self.counts)
+        return cost
+
+
+def _all_fit(costs: _TurnCosts, positions: list[int], room: int) -> bool:
+    """Whether the turns at `positions` fit `room` together; counted in order only until they do not."""
+    total = 0
+    for pos in positions:
+        total += costs[pos]
+        if total > room:
+            return False
+    return True
+
+
 def _fit_mandatory(
     instructions: list[tuple[str, str]], last: Turn, meter: Meter, room: int, truncated: list[str]
 ) -> tuple[list[tuple[str, str]], Turn, int]:
@@ -440,13 +463,14 @@ def plan(
     instructions, last, used = _fit_mandatory(instructions, turns[last_pos], meter, room, truncated)
     left = room - used if not truncated else 0  # a cut last message leaves nothing for the rest
     verbatim: dict[int, Turn] = {last_pos: last}
-    costs = {pos: _turn_cost(turns[pos], meter, counts) for pos in range(len(turns)) if pos != last_pos}
-    if sum(costs.values()) <= left:  # everything fits: nothing to choose
+    costs = _TurnCosts(turns, meter, counts)
+    # turns after the last user message (its answers), then backwards from it: the recent turns
+    nearest_first = list(range(last_pos + 1, len(turns))) + list(range(last_pos - 1, -1, -1))
+    if _all_fit(costs, nearest_first, left):  # everything fits: nothing to choose
         return Plan(instructions, list(turns), None, truncated)
     recent_room = int(left * recent_share)
     spent = 0
-    # turns after the last user message (its answers), then backwards from it, while they fit
-    for pos in list(range(last_pos + 1, len(turns))) + list(range(last_pos - 1, -1, -1)):
+    for pos in nearest_first:  # while they fit
         cost = costs[pos]
         if spent + cost > recent_room and pos > last_pos and recent_room - spent >= MIN_ANSWER:
             # an answer to the last user message that is too long: its middle goes, not all of it
