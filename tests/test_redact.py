@@ -217,3 +217,42 @@ def test_the_memo_holds_at_most_its_bound_of_characters(monkeypatch):
     for n in range(50):
         Redactor().redact(f"text number {n} " + "x" * 90)
     assert R._done_chars <= 1_000 and sum(map(len, R._done)) == R._done_chars
+
+
+def test_warming_stops_between_messages_and_keeps_what_it_redacted(monkeypatch):
+    """A host redacts a saved conversation ahead of its context a message at a time, and stops as soon as a
+    request waits: what it did is not done again by the context's own redaction."""
+    import mnemosyne.redact as R
+    from mnemosyne.model import Conversation, Message, Provenance, Source, TextPart
+
+    messages = [
+        Message(
+            id=f"m{n}",
+            parent=f"m{n - 1}" if n else None,
+            role="user",
+            parts=[TextPart(text=f"mail{n}@example.org")],
+        )
+        for n in range(6)
+    ]
+    conv = Conversation(
+        id="c",
+        title="t",
+        source=Source(site="chatgpt"),
+        messages=messages,
+        active_leaf="m5",
+        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
+    )
+    asked = [0]
+
+    def keep_going() -> bool:
+        asked[0] += 1
+        return asked[0] <= 2  # a request arrives after two messages
+
+    assert R.warm(conv, keep_going) is False
+    searched: list[str] = []
+    original = R._pattern_for
+    monkeypatch.setattr(R, "_pattern_for", lambda text: searched.append(text) or original(text))
+    redacted, redactor = R.redact_conversation(conv)
+    assert [t for t in searched if t.startswith("mail")] == [f"mail{n}@example.org" for n in range(2, 6)]
+    assert redactor.report() == {"email": 6}
+    assert all("example.org" not in m.parts[0].text for m in redacted.messages)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -390,3 +391,15 @@ def merge_reports(*reports: dict[str, int]) -> dict[str, int]:
     for report in reports:
         total.update(report)
     return {kind: total[kind] for kind in REDACTION_TYPES if total[kind]}
+
+
+def warm(conv: Conversation, keep_going: Callable[[], bool]) -> bool:
+    """Redact the message texts of `conv` into the memo ahead of a redact_conversation (a host does it after a
+    save's reply), a message at a time, stopping when `keep_going()` says so; whether it got through."""
+    redactor = Redactor()
+    for msg in conv.messages:
+        if not keep_going():
+            return False
+        for part in msg.parts:
+            _redact_part(part.model_dump(mode="json", exclude_none=False), redactor)
+    return True
