@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import re
 
-CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_CJK_CHAR = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+CJK_RUN = re.compile(_CJK_CHAR + "+")
+# a search for one character, not a run: re scans for a lone character class ~3x faster
+_ANY_CJK = re.compile(_CJK_CHAR)
 
 
 def has_cjk(text: str) -> bool:
     # isascii() reads a flag CPython keeps on every str (no scan): most message text needs no regex pass
-    return not text.isascii() and CJK_RUN.search(text) is not None
+    return not text.isascii() and _ANY_CJK.search(text) is not None
 
 
 def without_cjk(text: str) -> str:

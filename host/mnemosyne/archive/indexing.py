@@ -103,9 +103,7 @@ class Texts(NamedTuple):
 
 
 def texts_for(conv: Conversation) -> Texts:
-    import json
-
-    dumps = json.JSONEncoder(ensure_ascii=False).encode
+    dumps = _json_text
     rows: list[str] = []
     cjk: list[str | None] = []
     chars = 0
@@ -119,6 +117,13 @@ def texts_for(conv: Conversation) -> Texts:
             cjk.append(None)
         chars += len(body) + len(title or "")
     return Texts(rows, cjk, chars)
+
+
+def _json_text(value: object) -> str:
+    """JSON for SQLite's json_each: msgspec writes it 2-3x faster than json (the text is valid UTF-8: storable)."""
+    import msgspec
+
+    return msgspec.json.encode(value).decode("utf-8")
 
 
 class Bulk(NamedTuple):
