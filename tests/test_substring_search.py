@@ -159,3 +159,19 @@ def test_an_import_indexes_substrings_as_saving_one_at_a_time_does(fixtures, tmp
             start = rng.randrange(max(1, len(text) - 5))
             needles.append(text[start : start + rng.choice([2, 3, 5])].strip())
         assert_search_is_a_scan(arc, [n for n in needles if n])
+
+
+def test_a_bulk_import_indexes_every_character_as_it_is(mnemo_home, every_hit):
+    """The index text goes to SQLite as JSON (indexing.texts_for): quotes, backslashes, control characters,
+    line separators and astral characters come out of json_each as they went in."""
+    odd = [
+        'say "hi" \\ back\\slash \\u0041',
+        "tab\there\x01\x1f\x7f end",
+        "line\u2028para\u2029 😀 𝒳 中文\r\n",
+    ]
+    with open_archive() as arc:
+        with arc.bulk_import():
+            arc.save_many([conversation("odd", odd, title='Title "quoted" \\ 表')])
+        stored = arc.conn.execute("SELECT title, body FROM messages_fts ORDER BY rowid").fetchall()
+        assert stored == [('Title "quoted" \\ 表', odd[0]), ("", odd[1]), ("", odd[2])]
+        assert_search_is_a_scan(arc, ['"hi"', "\\u0041", "\x01\x1f", "😀 𝒳", "para", "中文", "\\ 表"])
