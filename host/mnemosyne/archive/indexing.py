@@ -1,5 +1,8 @@
 """The search index of a conversation's messages: FTS5 words, trigrams and CJK bigrams.
 
+The trigram table holds no copy of the text (contentless, deletable): search.py re-checks its candidates
+against messages_fts, and it leaves CJK runs out (cjk.without_cjk), which the bigram table serves.
+
 Written with the save (bulk import, the CLI), or after the reply (the host: `Archive.defer_index`). A
 deferred save writes the document and the message rows, records the conversation in `index_pending` in
 the same transaction, and returns; `index_pending()` writes the index later, one transaction per
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from .cjk import has_cjk, index_text
+from .cjk import has_cjk, index_text, without_cjk
 
 if TYPE_CHECKING:
     from ..model import Conversation
@@ -63,7 +66,10 @@ def write(c, rows: list[Row]) -> None:
         [(rowid, title or "", body) for rowid, title, body in rows],
     )
     searchable = _searchable(rows)
-    c.executemany("INSERT INTO messages_tri (rowid, body) VALUES (?,?)", searchable)
+    c.executemany(
+        "INSERT INTO messages_tri (rowid, body) VALUES (?,?)",
+        [(rowid, without_cjk(text)) for rowid, text in searchable],
+    )
     c.executemany(
         "INSERT INTO messages_cjk (rowid, body) VALUES (?,?)",
         [(rowid, index_text(text)) for rowid, text in searchable if has_cjk(text)],
@@ -73,11 +79,12 @@ def write(c, rows: list[Row]) -> None:
 # One statement per table for many rows: SQLite reads the rows from a JSON array and does the whole
 # insert in C, without the GIL (bulk_index.py runs it on a worker thread). The same texts as write().
 _BULK = (
-    # [rowid, title or null, body]: the title or "", the body; the title, a newline and the body
+    # [rowid, title or null, body, the trigram text when it has CJK]: the title or "", the body; the trigram
+    # text, else the title, a newline and the body
     "INSERT INTO messages_fts (rowid, title, body)"
     " SELECT value->>0, coalesce(value->>1, ''), value->>2 FROM json_each(?)",
-    "INSERT INTO messages_tri (rowid, body) SELECT value->>0,"
-    " CASE WHEN value->>1 IS NULL THEN value->>2 ELSE (value->>1) || char(10) || (value->>2) END"
+    "INSERT INTO messages_tri (rowid, body) SELECT value->>0, coalesce(value->>3,"
+    " CASE WHEN value->>1 IS NULL THEN value->>2 ELSE (value->>1) || char(10) || (value->>2) END)"
     " FROM json_each(?)",
 )
 _BULK_CJK = (
@@ -87,8 +94,8 @@ _BULK_CJK = (
 
 class Texts(NamedTuple):
     """A conversation's index text as JSON, made before its messages have rowids (an import makes it
-    while the archive is busy): per message the items `"title" or null, "body"` and the CJK bigram text
-    (None without CJK); `chars`: how much text they index."""
+    while the archive is busy): per message the items `"title" or null, "body"` (and its trigram text when
+    it has CJK) and the CJK bigram text (None without CJK); `chars`: how much text they index."""
 
     rows: list[str]
     cjk: list[str | None]
@@ -96,18 +103,27 @@ class Texts(NamedTuple):
 
 
 def texts_for(conv: Conversation) -> Texts:
-    import json
-
-    dumps = json.JSONEncoder(ensure_ascii=False).encode
+    dumps = _json_text
     rows: list[str] = []
     cjk: list[str | None] = []
     chars = 0
     for title, body in _texts(conv):
-        rows.append(dumps([title, body])[1:-1])
         text = body if title is None else f"{title}\n{body}"
-        cjk.append(dumps(index_text(text)) if has_cjk(text) else None)
+        if has_cjk(text):
+            rows.append(dumps([title, body, without_cjk(text)])[1:-1])
+            cjk.append(dumps(index_text(text)))
+        else:
+            rows.append(dumps([title, body])[1:-1])
+            cjk.append(None)
         chars += len(body) + len(title or "")
     return Texts(rows, cjk, chars)
+
+
+def _json_text(value: object) -> str:
+    """JSON for SQLite's json_each: msgspec writes it 2-3x faster than json (the text is valid UTF-8: storable)."""
+    import msgspec
+
+    return msgspec.json.encode(value).decode("utf-8")
 
 
 class Bulk(NamedTuple):

@@ -197,6 +197,24 @@ def m008_attachment_blobs(conn) -> None:
     )
 
 
+def m009_trigram_without_content(conn) -> None:
+    """The trigram index without its own copy of the text (search re-checks against messages_fts) and
+    without CJK runs (the bigram index serves them): a fifth less work for an import's index."""
+    from .cjk import without_cjk
+
+    conn.execute("DROP TABLE messages_tri")
+    conn.execute(
+        "CREATE VIRTUAL TABLE messages_tri USING fts5(body, tokenize = 'trigram', detail = 'none',"
+        " content = '', contentless_delete = 1)"
+    )
+    rows = conn.execute("SELECT rowid, title, body FROM messages_fts")
+    while part := rows.fetchmany(2000):  # a part of the text in memory at a time
+        conn.executemany(
+            "INSERT INTO messages_tri (rowid, body) VALUES (?, ?)",
+            [(rowid, without_cjk(f"{title}\n{body}" if title else body)) for rowid, title, body in part],
+        )
+
+
 MIGRATIONS: list[Callable] = [
     m001_initial,
     m002_recency_and_trigram,
@@ -206,6 +224,7 @@ MIGRATIONS: list[Callable] = [
     m006_conversation_facets,
     m007_sync_state,
     m008_attachment_blobs,
+    m009_trigram_without_content,
 ]
 
 

@@ -5,7 +5,8 @@
   people type).
 - Chinese, Japanese, Korean: the bigram index (see cjk.py), ranked by BM25.
 - Anything else (a substring inside a word, a lone CJK character): the trigram
-  index, or a scan for queries shorter than three characters.
+  index (the bigram index for what it leaves out, CJK) finds candidates,
+  re-checked against the text; a scan when neither index can narrow them.
 Each path ranks a bounded set of best messages, then groups them by conversation.
 """
 
@@ -185,26 +186,59 @@ def _glob_escape(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
 
 
+# The text the trigram index was made from (indexing.py), read from messages_fts: the trigram table holds no copy
+_TEXT = "CASE WHEN f.title = '' THEN f.body ELSE f.title || char(10) || f.body END"
+
+
+def _trigram_match(needle: str) -> str | None:
+    """An FTS5 query for the trigram table: every trigram of the needle outside its CJK runs (the table
+    leaves those out), AND-ed; a superset of the messages holding the needle. None without any."""
+    grams = dict.fromkeys(part[i : i + 3] for part in cjk.CJK_RUN.split(needle) for i in range(len(part) - 2))
+    return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams) or None
+
+
+def _cjk_match(needle: str) -> str | None:
+    """An FTS5 query for the bigram table that every message holding the needle matches: each CJK run of
+    two or more characters as the phrase of its bigrams; a lone CJK character after another character
+    starts its run in the text, so its bigram (or itself) has it as a prefix. None without any."""
+    terms = []
+    for run in cjk.CJK_RUN.finditer(needle):
+        if not all(ch.isalnum() for ch in run.group(0)):
+            continue  # a separator for the tokenizer: no term to ask for
+        if len(run.group(0)) >= 2:
+            terms.append(f'"{cjk.bigrams(run.group(0))}"')
+        elif run.start() > 0:
+            terms.append(f'"{run.group(0)}"*')
+    return " AND ".join(terms) or None
+
+
 def _substring_search(conn, query: str, limit: int, site: str | None) -> list[dict[str, Any]]:
     needle = query.strip()
     if len(needle) >= 3 and not re.search(r"[%_]", needle):
-        where, arg = "body LIKE ?", f"%{needle}%"  # no ESCAPE clause: with one, the trigram index is not used
+        where, arg = f"{_TEXT} LIKE ?", f"%{needle}%"
     elif len(needle) >= 3:
-        where, arg = (
-            "body GLOB ?",
-            f"*{_glob_escape(needle)}*",
-        )  # literal % or _: case-sensitive, still indexed
+        where, arg = f"{_TEXT} GLOB ?", f"*{_glob_escape(needle)}*"  # literal % or _: case-sensitive
     else:
-        where, arg = "instr(lower(body), lower(?)) > 0", needle  # under three characters: no index can help
+        where, arg = f"instr(lower({_TEXT}), lower(?)) > 0", needle
+    hits, args = f"SELECT f.rowid FROM messages_fts f WHERE {where}", [arg]  # no index can narrow it
+    # CJK in the needle: its bigrams first (rarer than the trigrams of the text around them)
+    for table, match in (("messages_cjk", _cjk_match(needle)), ("messages_tri", _trigram_match(needle))):
+        if match is not None:  # the index's candidates, in rowid order, re-checked against their text
+            hits = (
+                f"SELECT t.rowid FROM {table} t CROSS JOIN messages_fts f ON f.rowid = t.rowid"
+                f" WHERE {table} MATCH ? AND {where}"
+            )
+            args = [match, arg]
+            break
     site_sql = "AND c.site = ?" if site else ""
     sql = f"""
-        WITH hits AS (SELECT rowid FROM messages_tri WHERE {where} LIMIT {TOP_MESSAGES * 4})
+        WITH hits AS ({hits} LIMIT {TOP_MESSAGES * 4})
         SELECT c.id, count(*) AS n, max(h.rowid)
         FROM hits h JOIN messages m ON m.rowid = h.rowid JOIN conversations c ON c.id = m.conversation_id
         WHERE 1 {site_sql}
         GROUP BY c.id ORDER BY n DESC, c.sort_key DESC LIMIT ?
     """
-    rows = conn.execute(sql, [arg] + ([site] if site else []) + [limit]).fetchall()
+    rows = conn.execute(sql, args + ([site] if site else []) + [limit]).fetchall()
     best = [(conv_id, -float(n), rowid) for conv_id, n, rowid in rows]
     return _results(conn, best, {r[2]: _snippet(_body(conn, r[2]), needle) for r in best})
 
