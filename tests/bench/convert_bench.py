@@ -25,7 +25,7 @@ CONVERSATIONS = 1000
 ROUNDS = 3
 PEER_VENVS = Path(os.environ.get("MNEMO_PEER_VENVS", "/tmp/mnemo-bench-peers"))
 PEERS = {  # name -> (python for its venv, pip requirement)
-    "obsivault": ("python3", "obsivault"),
+    "obsivault": ("python3.11", "obsivault"),  # (a bare "python3" matched the oldest pyenv build)
     "convoviz": ("python3.12", "convoviz"),  # its current releases need Python 3.12
 }
 
