@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING
 
 from . import counting
 from .counting import Meter
+from .turn_costs import TURN_OVERHEAD, TurnCosts, all_fit, fit_mandatory
 from .turns import Turn
 
 if TYPE_CHECKING:  # units exist only when a conversation does not fit: their modules load then
     from .corpus import Corpus
     from .digest import Unit
 
-TURN_OVERHEAD = 8  # role label, blank lines, per-message framing of the API shapes
 LINE_OVERHEAD = 2  # the space, "… " or newline that joins a unit to its neighbours
 GROUP_OVERHEAD = 7  # the [role #n] line that opens a compressed turn
 MIN_ANSWER = 120  # tokens: shorter than this, a cut answer says too little to keep
@@ -282,65 +282,6 @@ class Plan:
         return self.coverage.units() if self.coverage else []
 
 
-def _turn_cost(turn: Turn, meter: Meter, counts: dict[str, int] | None) -> int:
-    base = counts.get(turn.id) if counts else None
-    cost = meter.scale(base) if base is not None else meter.count(turn.text)
-    return cost + TURN_OVERHEAD
-
-
-class _TurnCosts(dict):
-    """Each turn's cost by its position, counted when first asked for: of a long history without stored
-    counts (a redacted build), only the turns a build looks at are counted."""
-
-    def __init__(self, turns: list[Turn], meter: Meter, counts: dict[str, int] | None):
-        super().__init__()
-        self.turns, self.meter, self.counts = turns, meter, counts
-
-    def __missing__(self, pos: int) -> int:
-        cost = self[pos] = _turn_cost(self.turns[pos], self.meter, self.counts)
-        return cost
-
-
-def _all_fit(costs: _TurnCosts, positions: list[int], room: int) -> bool:
-    """Whether the turns at `positions` fit `room` together; counted in order only until they do not."""
-    total = 0
-    for pos in positions:
-        total += costs[pos]
-        if total > room:
-            return False
-    return True
-
-
-def _fit_mandatory(
-    instructions: list[tuple[str, str]], last: Turn, meter: Meter, room: int, truncated: list[str]
-) -> tuple[list[tuple[str, str]], Turn, int]:
-    """Instructions and the last user message always go in; cut their middles if they must."""
-    costs = [meter.count(t) + TURN_OVERHEAD for _, t in instructions]
-    last_cost = meter.count(last.text) + TURN_OVERHEAD
-    if sum(costs) + last_cost <= room:
-        return instructions, last, sum(costs) + last_cost
-    # the last user message gets at least half the room, the instructions share the rest
-    last_limit = max(room // 2, room - sum(costs))
-    if last_cost > last_limit:
-        last = Turn(
-            last.index, last.id, last.role, meter.truncate_middle(last.text, last_limit - TURN_OVERHEAD)
-        )
-        truncated.append(last.id)
-        last_cost = meter.count(last.text) + TURN_OVERHEAD
-    left = room - last_cost
-    fitted: list[tuple[str, str]] = []
-    for (label, text), cost in zip(instructions, costs):
-        share = left // max(1, len(instructions) - len(fitted))
-        if cost > share:
-            text = meter.truncate_middle(text, max(0, share - TURN_OVERHEAD))
-            cost = meter.count(text) + TURN_OVERHEAD
-        if text:
-            fitted.append((label, text))
-            left -= cost
-    used = last_cost + sum(meter.count(t) + TURN_OVERHEAD for _, t in fitted)
-    return fitted, last, used
-
-
 def densities(corpus: Corpus, focus_weight: float) -> tuple[list[float], list[bool]]:
     """Every unit's rough value per estimated token, with its prior and relevance, and whether it is in
     CJK script, by unit index (kept with the corpus: a warm host builds it again at other budgets)."""
@@ -460,13 +401,13 @@ def plan(
     focus_weight: float,
 ) -> Plan:
     truncated: list[str] = []
-    instructions, last, used = _fit_mandatory(instructions, turns[last_pos], meter, room, truncated)
+    instructions, last, used = fit_mandatory(instructions, turns[last_pos], meter, room, truncated)
     left = room - used if not truncated else 0  # a cut last message leaves nothing for the rest
     verbatim: dict[int, Turn] = {last_pos: last}
-    costs = _TurnCosts(turns, meter, counts)
+    costs = TurnCosts(turns, meter, counts)
     # turns after the last user message (its answers), then backwards from it: the recent turns
     nearest_first = list(range(last_pos + 1, len(turns))) + list(range(last_pos - 1, -1, -1))
-    if _all_fit(costs, nearest_first, left):  # everything fits: nothing to choose
+    if all_fit(costs, nearest_first, left):  # everything fits: nothing to choose
         return Plan(instructions, list(turns), None, truncated)
     recent_room = int(left * recent_share)
     spent = 0
