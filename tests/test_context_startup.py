@@ -270,34 +270,21 @@ def test_a_build_counts_each_line_of_its_payloads_once(monkeypatch):
 def test_a_build_without_stored_counts_counts_only_the_turns_it_looks_at(monkeypatch):
     """A redacted build has no stored per-message counts: of a long history it counts the recent turns (and
     the one that no longer fits), not every turn, to learn that the history does not fit."""
+    from conversation_samples import linear
     from mnemosyne import tokens
     from mnemosyne.context import build_context, counting
     from mnemosyne.context.turns import render_message
-    from mnemosyne.model import Conversation, Message, Provenance, Source, TextPart
 
     sentences = [
         f"Step {n} of the migration moves table t{n} to the new cluster and checks its rows."
         for n in range(400)
     ]
-    messages = []
-    for n in range(80):  # 80 turns of 5 distinct sentences: many units each, never a single one
-        messages.append(
-            Message(
-                id=f"m{n}",
-                parent=f"m{n - 1}" if n else None,
-                role="user" if n % 2 == 0 else "assistant",
-                parts=[TextPart(text=" ".join(sentences[5 * n : 5 * n + 5]))],
-            )
-        )
-    conv = Conversation(
-        id="long",
-        title="a migration",
-        source=Source(site="chatgpt"),
-        messages=messages,
-        active_leaf="m79",
-        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
+    # 80 turns of 5 distinct sentences: many units each, never a single one
+    conv = linear(
+        [("user" if n % 2 == 0 else "assistant", " ".join(sentences[5 * n : 5 * n + 5])) for n in range(80)],
+        site="chatgpt",
     )
-    texts = {render_message(m) for m in messages}
+    texts = {render_message(m) for m in conv.messages}
     enc = tokens.encoding("o200k_base")
     encoded: list[str] = []
     real_encode = enc.encode_ordinary

@@ -223,25 +223,9 @@ def test_warming_stops_between_messages_and_keeps_what_it_redacted(monkeypatch):
     """A host redacts a saved conversation ahead of its context a message at a time, and stops as soon as a
     request waits: what it did is not done again by the context's own redaction."""
     import mnemosyne.redact as R
-    from mnemosyne.model import Conversation, Message, Provenance, Source, TextPart
+    from conversation_samples import linear
 
-    messages = [
-        Message(
-            id=f"m{n}",
-            parent=f"m{n - 1}" if n else None,
-            role="user",
-            parts=[TextPart(text=f"mail{n}@example.org")],
-        )
-        for n in range(6)
-    ]
-    conv = Conversation(
-        id="c",
-        title="t",
-        source=Source(site="chatgpt"),
-        messages=messages,
-        active_leaf="m5",
-        provenance=Provenance(method="manual", reader="test", reader_version="0", raw_sha256="0" * 64),
-    )
+    conv = linear([("user", f"mail{n}@example.org") for n in range(6)])
     asked = [0]
 
     def keep_going() -> bool:
