@@ -364,3 +364,62 @@ def test_an_import_checkpoints_less_often_and_puts_checkpoints_back(fixtures, tm
         db.defer_checkpoints(arc.conn)
         import_paths(arc, [str(path)], count_tokens=False)
         assert arc.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+
+
+def segments(arc, table: str) -> int:
+    return arc.conn.execute(f"SELECT count(DISTINCT segid) FROM {table}_idx").fetchone()[0]
+
+
+def automerge(arc, table: str) -> int:
+    row = arc.conn.execute(f"SELECT v FROM {table}_config WHERE k = 'automerge'").fetchone()
+    return 4 if row is None else row[0]  # (SQLite's default when the table was never told)
+
+
+def test_an_import_merges_its_segments_sixteen_at_a_time_and_saves_merge_as_before(
+    fixtures, tmp_path, mnemo_home, monkeypatch
+):
+    """Each chunk is one segment; while importing FTS5 merges them once IMPORT_AUTOMERGE wait at a level (a
+    segment rewritten log16, not log4, times). After the import, and after a failed one, every search table
+    merges at SQLite's 4 again, and what was imported is still found."""
+    path, count = export(fixtures, tmp_path, copies=40)
+    monkeypatch.setattr(imports, "SAVE_BATCH", 3)
+    per_chunk = sum(
+        indexing.texts_for(c).chars for raw in load_path(str(path)) for c in read_raw(raw, ReadContext())
+    ) // 10
+    monkeypatch.setattr(bulk_index, "CHUNK_CHARS", per_chunk)
+    monkeypatch.setattr(bulk_index, "FIRST_CHUNK_SHARE", 1)
+    with open_archive() as arc:
+        assert import_paths(arc, [str(path)], count_tokens=False).created == count
+        for table in bulk_index.TABLES:
+            # ten chunks or so, never merged (at 4 a level, three or four segments would be left)
+            assert 9 <= segments(arc, table) < bulk_index.IMPORT_AUTOMERGE, table
+            assert automerge(arc, table) == bulk_index.AUTOMERGE == 4
+        assert len(arc.search(marker(count - 1))) == 1
+        with pytest.raises(ZeroDivisionError):
+            import_paths(arc, [str(path)], progress=lambda *a, **k: 1 / 0)
+        assert all(automerge(arc, table) == 4 for table in bulk_index.TABLES)
+
+
+def test_rows_inserted_many_to_a_statement_are_the_rows_executemany_inserts(tmp_path):
+    """db.insert_rows: more rows than one statement's parameters allow, an upsert's conflicts resolved row
+    after row as executemany would, and a statement it cannot widen refused."""
+    import sqlite3
+
+    from mnemosyne.archive import db
+
+    rows = [(f"k{i % 9000}", i, "x" * (i % 7)) for i in range(12_000)]  # 3,000 conflicts, 3 statements
+    upsert = (
+        "INSERT INTO t (k, n, s) VALUES (?,?,?) ON CONFLICT (k) DO UPDATE SET n = t.n + excluded.n, s = excluded.s"
+    )
+    results = []
+    for insert in ("many", "executemany"):
+        conn = sqlite3.connect(":memory:")
+        conn.execute("CREATE TABLE t (k TEXT PRIMARY KEY, n INTEGER, s TEXT)")
+        if insert == "many":
+            db.insert_rows(conn, upsert, rows)
+        else:
+            conn.executemany(upsert, rows)
+        results.append(conn.execute("SELECT k, n, s FROM t ORDER BY rowid").fetchall())
+    assert results[0] == results[1] and len(results[0]) == 9000
+    with pytest.raises(ValueError):
+        db.insert_rows(conn, "INSERT INTO t SELECT * FROM t", rows)

@@ -52,7 +52,9 @@ def record_saves(c, saves: list[tuple[str, str, str | None, bool, SyncMark]]) ->
         if source_id
     ]
     if rows:
-        c.executemany(_RECORD, rows)
+        from .db import insert_rows  # (SQLCipher loads on use: the host's hello does not need it)
+
+        insert_rows(c, _RECORD, rows)
 
 
 def forget(c, conv_id: str) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ArchiveError
 from . import attachments, facets, indexing, sync
-from .db import Transaction, sqlite
+from .db import Transaction, insert_rows, sqlite
 
 if TYPE_CHECKING:  # the format (pydantic) is imported on first save: `hello` opens the archive without it
     from ..model import Conversation
@@ -230,7 +230,8 @@ class ArchiveWrites:
             return []
         assert self.bulk_index is not None
         now = format_time(datetime.now(timezone.utc))
-        c.executemany(
+        insert_rows(
+            c,
             _INSERT_CONVERSATION,
             [_conversation_row(p.conv, p.document, p.digest, p.facets, now) for p, _ in fresh],
         )
