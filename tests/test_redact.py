@@ -230,7 +230,7 @@ def test_warming_stops_between_messages_and_keeps_what_it_redacted(monkeypatch):
 
     def keep_going() -> bool:
         asked[0] += 1
-        return asked[0] <= 2  # a request arrives after two messages
+        return asked[0] <= 3  # asked before it starts, then before each message: a request arrives after two
 
     assert R.warm(conv, keep_going) is False
     searched: list[str] = []
@@ -240,3 +240,75 @@ def test_warming_stops_between_messages_and_keeps_what_it_redacted(monkeypatch):
     assert [t for t in searched if t.startswith("mail")] == [f"mail{n}@example.org" for n in range(2, 6)]
     assert redactor.report() == {"email": 6}
     assert all("example.org" not in m.parts[0].text for m in redacted.messages)
+
+
+def _needs_alone(text: str) -> set[str]:
+    """What one text could match, worked out for it alone (as Redactor.redact does without screening)."""
+    import mnemosyne.redact as R
+
+    lower = text.lower()
+    return {name for name, need in R._NEEDS.items() if R._could_match(need, text, lower)}
+
+
+def _needs_screened(text: str) -> set[str]:
+    import mnemosyne.redact as R
+
+    if text in R._screened:
+        return set(R._screened[text])
+    assert R._done[text] == (text, ())  # remembered as clean
+    return set()
+
+
+# characters that lower() lengthens (İ), that match a keyword's letter case-blind (ſ, K), and the separator
+EDGES = ["İ", "ſ", "\u212a", "\x00", "\u00a0", "é", "🙂", "sk", "-", "gl", "_", ":"]
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from(FRAGMENTS + EDGES) | st.text(max_size=5), max_size=6).map("".join),
+        min_size=2,
+        max_size=12,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_a_conversations_texts_screened_at_once_are_redacted_as_each_alone(texts):
+    """The needs of many texts worked out in one search of their joined text per need: each text keeps at
+    least what it could match alone, and is redacted exactly as the expression with every alternative does."""
+    import mnemosyne.redact as R
+
+    R._done.clear()
+    R.screen(texts)
+    for text in dict.fromkeys(t for t in texts if t):
+        assert _needs_alone(text) <= _needs_screened(text), text
+    redactor = Redactor()
+    for text in texts:
+        assert (redactor.redact(text), Redactor().redact(text)) == (_full_expression_redact(text)[0],) * 2
+
+
+def test_on_real_chat_text_screening_finds_exactly_the_needs_of_each_text(fixtures):
+    """On a real export's texts (and secrets planted in some), screening gives each text the same needs as
+    looking at it alone: nothing more to search, nothing less."""
+    import json
+
+    import mnemosyne.redact as R
+
+    def strings(value):
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, list | dict):
+            for v in value.values() if isinstance(value, dict) else value:
+                yield from strings(v)
+
+    texts = [
+        text
+        for folder in ("interop_sharegpt", "claude_export", "chatgpt_export", "chatgpt_api")
+        for path in sorted((fixtures / folder).glob("*.json"))
+        for text in strings(json.loads(path.read_text(encoding="utf-8")))
+        if len(text) >= 20
+    ]
+    texts += [f"{t} {FRAGMENTS[i % len(FRAGMENTS)]}" for i, t in enumerate(texts[::7])]
+    assert len(texts) > 1000
+    R._done.clear()
+    R.screen(texts)
+    assert all(_needs_alone(t) == _needs_screened(t) for t in texts)
+    assert sum(1 for t in texts if _needs_screened(t)) > 10  # secrets planted: some texts do need a search
