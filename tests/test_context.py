@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conversation_samples import linear
 from mnemosyne import tokens, tree
@@ -527,3 +529,46 @@ def test_a_long_turn_does_not_fill_the_digest_while_other_turns_facts_go():
     text = build_context(conv, "chatgpt", budget=400).text
     assert [k for k in facts if k not in text] == []
     assert "Option" in text  # the long turn still gives its best units
+
+
+# The identifier and name pattern as first written (no possessive quantifiers, one pattern for every text):
+# the reference the faster salience.specials is held to.
+_SPECIALS_AS_WRITTEN = (
+    r"`([^`\n]{2,60})`"
+    r"|\b([A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{1,6}-\d[\w\-]*"
+    r"|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt))\b"
+    r"|(?<=[^\s.!?:>\-*#] )([A-Z][A-Za-z]{2,})"
+)
+_SPECIAL_PIECES = [
+    *"aAbBzZ_-.` \n19é中#:>*!?",
+    *["py", "cpp", "c", "tsx", "yml", "BT-1", "Foo", " Bar", "x.json", "snake_case", "camelCase", " The", "API", "-9"],
+]
+
+
+@given(st.lists(st.sampled_from(_SPECIAL_PIECES) | st.text(max_size=3), max_size=16).map("".join))
+@settings(max_examples=2000, deadline=None)
+def test_identifiers_and_names_are_found_as_the_one_pattern_finds_them(text):
+    """salience.specials (possessive quantifiers; names alone by a pattern that skips to capitals when a
+    text can hold no identifier) finds exactly what the one pattern as first written finds."""
+    import re
+
+    from mnemosyne.context import salience
+
+    assert salience.specials(text) == re.findall(_SPECIALS_AS_WRITTEN, text)
+
+
+def test_on_real_chat_text_identifiers_and_names_are_found_as_the_one_pattern_finds_them():
+    import re
+
+    from mnemosyne.context import digest, salience
+
+    texts = [
+        m.parts[0].text
+        for conv in load("interop_sharegpt/fastchat_dummy_conversation.json") + load("claude_export/simonw_claude_artifacts.json")
+        for m in conv.messages
+        if m.parts and getattr(m.parts[0], "text", None)
+    ]
+    units = [body for text in texts for _, body in digest.split_text(text)]
+    assert len(units) > 500
+    assert sum(1 for u in units if salience.specials(u)) > 100  # names and identifiers are there to find
+    assert all(salience.specials(u) == re.findall(_SPECIALS_AS_WRITTEN, u) for u in units + texts)

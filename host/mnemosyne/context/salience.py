@@ -293,12 +293,29 @@ _WORDS_AND_NUMBERS = re.compile(  # on the lower-cased text
 _NUMBER_START = frozenset("0123456789$£€¥")
 _DIGIT = re.compile(r"\d")  # a number needs one
 _NUMBERS = re.compile(r"[$£€¥]?\d(?:[\d.,:/]*\d)?%?")
+_CODE_EXTENSIONS = "py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt"
 _SPECIALS = re.compile(
     r"`([^`\n]{2,60})`"  # inline code
-    r"|\b([A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{1,6}-\d[\w\-]*"
-    r"|[\w\-]+\.(?:py|js|ts|tsx|jsx|md|json|sql|ya?ml|toml|sh|go|rs|java|rb|php|c|cpp|h|css|html|csv|txt))\b"
+    # identifiers (snake_case, camelCase, PascalCase, ticket ids, file names); possessive (++, *+) where
+    # giving characters back cannot make a match (a run of letters never holds the "_" or "." after it)
+    r"|\b([A-Za-z]++_[A-Za-z0-9_]++|[a-z]++[A-Z][A-Za-z0-9]*+|[A-Z][a-z0-9]++[A-Z][A-Za-z0-9]*+|[A-Z]{1,6}-\d[\w\-]*"
+    rf"|[\w\-]++\.(?:{_CODE_EXTENSIONS}))\b"
     r"|(?<=[^\s.!?:>\-*#] )([A-Z][A-Za-z]{2,})"  # a capitalised word not opening a sentence: a name
 )
+# Most texts can hold no identifier (no backtick, underscore, capital inside a word, ticket id or file
+# name): their _SPECIALS matches are its names alone. _NAMES finds them as _SPECIALS does, but opens with
+# a capital, so the regex engine skips to capitals in C; _SPECIALS tries each alternative at every position
+# (a fifth of terming an English conversation).
+_NAMES = re.compile(r"[A-Z](?<=[^\s.!?:>\-*#] [A-Z])[A-Za-z]{2,}")
+_IDENTIFIER_SIGNS = re.compile(rf"[a-z0-9][A-Z]|[A-Z]-\d|\.(?:{_CODE_EXTENSIONS})")
+
+
+def specials(text: str) -> list[tuple[str, str, str]]:
+    """_SPECIALS.findall(text): (inline code, identifier, name) of each match."""
+    if "`" in text or "_" in text or _IDENTIFIER_SIGNS.search(text):
+        return _SPECIALS.findall(text)
+    return [("", "", name) for name in _NAMES.findall(text)]
+
 # What every _SPECIALS match holds past the text's first character: a capital, an underscore, a backtick
 # (inline code's closing one) or a dot before a file extension; only a ticket id can hold none of them
 # there (BT-1). Most sentences open with a capital and hold no other: they skip _SPECIALS.
@@ -352,7 +369,7 @@ def terms(text: str) -> dict[str, str]:
         if _DIGIT.search(text):  # (numbers are never stop words: only their kind changes)
             out.update(dict.fromkeys([t for t in out if t[0] in _NUMBER_START], "number"))
         if _maybe_special(text):
-            for quoted, bare, name in _SPECIALS.findall(text):
+            for quoted, bare, name in specials(text):
                 if name:
                     key = name.lower()
                     if out.get(key) == "word":
