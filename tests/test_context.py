@@ -572,3 +572,29 @@ def test_on_real_chat_text_identifiers_and_names_are_found_as_the_one_pattern_fi
     assert len(units) > 500
     assert sum(1 for u in units if salience.specials(u)) > 100  # names and identifiers are there to find
     assert all(salience.specials(u) == re.findall(_SPECIALS_AS_WRITTEN, u) for u in units + texts)
+
+
+_SENTENCE_END_AS_WRITTEN = r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9*_`\-])|(?<=[。！？；])"
+
+
+@given(st.lists(st.sampled_from([*".!? \t\n\u3000\u00a0A9a\"'([*_`-中。！？；"]) | st.text(max_size=2), max_size=16).map("".join))
+@settings(max_examples=2000, deadline=None)
+def test_a_line_is_cut_into_sentences_where_the_one_pattern_cuts_it(line):
+    """digest._sentences (a pattern for Latin sentence ends that skips to whitespace, then one for Chinese
+    stops) cuts a line exactly where the one pattern as first written does."""
+    import re
+
+    from mnemosyne.context import digest
+
+    assert digest._sentences(line) == re.split(_SENTENCE_END_AS_WRITTEN, line)
+
+
+@given(st.lists(st.sampled_from([*"aAzZ09_`.- 中é", "py", "json", "BT-1"]), max_size=12).map("".join))
+@settings(max_examples=1000, deadline=None)
+def test_a_text_that_may_hold_an_identifier_or_name_is_told_as_the_plain_pattern_tells_it(text):
+    import re
+
+    from mnemosyne.context import salience
+
+    plain = re.compile(r"[A-Z_`]|\.[a-z]").search(text, 1) is not None or re.match(r"[A-Z]{1,6}-\d", text)
+    assert salience._maybe_special(text) == bool(plain)

@@ -318,8 +318,9 @@ def specials(text: str) -> list[tuple[str, str, str]]:
 
 # What every _SPECIALS match holds past the text's first character: a capital, an underscore, a backtick
 # (inline code's closing one) or a dot before a file extension; only a ticket id can hold none of them
-# there (BT-1). Most sentences open with a capital and hold no other: they skip _SPECIALS.
-_MAYBE_SPECIAL = re.compile(r"[A-Z_`]|\.[a-z]")
+# there (BT-1). Most sentences open with a capital and hold no other: they skip _SPECIALS. (Written to open
+# with one character class, "[A-Z_`]|\.[a-z]" as the regex engine skips to its characters in C.)
+_MAYBE_SPECIAL = re.compile(r"[A-Z_`.](?:(?<!\.)|(?=[a-z]))")
 _TICKET = re.compile(r"[A-Z]{1,6}-\d")
 
 
