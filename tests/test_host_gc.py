@@ -1,0 +1,57 @@
+"""The host's cycle collector waits for the idle time after a reply (nativehost/server.py)."""
+
+from __future__ import annotations
+
+import gc
+import io
+import json
+
+from support.data import load
+from support.hostproc import frame
+
+from mnemosyne.nativehost import server
+from mnemosyne.nativehost.session import HostSession
+
+CHATGPT = "chatgpt_api/llmfarm_dialog-data_mapping.json"
+
+
+def test_no_cycle_collection_runs_while_a_request_is_answered(mnemo_home, fixtures, monkeypatch):
+    """A real save and context through the host's loop: no collection starts inside a request, the
+    collector runs in the work after the replies (it had plenty to look at), and it is on at the end."""
+    payload = load(fixtures, CHATGPT)
+    requests = [
+        {"id": 1, "action": "save", "payload": payload, "kind": "chatgpt_api"},
+        {"id": 2, "action": "context", "conversation_id": None, "target": "chatgpt", "redact": True},
+    ]
+    inside, during, after = [False], [], []
+    handle = server.handle
+
+    def watched(body, session):
+        inside[0] = True
+        try:
+            return handle(body, session)
+        finally:
+            inside[0] = False
+
+    def on_collect(phase, info):
+        if phase == "start":
+            (during if inside[0] else after).append(info["generation"])
+
+    session = HostSession()
+    saved = io.BytesIO()
+    server.serve(io.BytesIO(frame(requests[0])), saved, session)
+    conversation_id = json.loads(saved.getvalue()[4:])["data"]["conversation_id"]
+    requests[1]["conversation_id"] = conversation_id
+    monkeypatch.setattr(server, "handle", watched)
+    threshold = gc.get_threshold()
+    gc.set_threshold(100, 10, 10)  # (collections come often: a request without the hold would see many)
+    gc.callbacks.append(on_collect)
+    try:
+        out = io.BytesIO()
+        server.serve(io.BytesIO(frame(requests[0]) + frame(requests[1])), out, HostSession())
+    finally:
+        gc.callbacks.remove(on_collect)
+        gc.set_threshold(*threshold)
+    assert out.getvalue().count(b'"ok":true') == 2
+    assert during == [] and after
+    assert gc.isenabled()
