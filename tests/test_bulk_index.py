@@ -383,9 +383,10 @@ def test_an_import_merges_its_segments_sixteen_at_a_time_and_saves_merge_as_befo
     merges at SQLite's 4 again, and what was imported is still found."""
     path, count = export(fixtures, tmp_path, copies=40)
     monkeypatch.setattr(imports, "SAVE_BATCH", 3)
-    per_chunk = sum(
-        indexing.texts_for(c).chars for raw in load_path(str(path)) for c in read_raw(raw, ReadContext())
-    ) // 10
+    per_chunk = (
+        sum(indexing.texts_for(c).chars for raw in load_path(str(path)) for c in read_raw(raw, ReadContext()))
+        // 10
+    )
     monkeypatch.setattr(bulk_index, "CHUNK_CHARS", per_chunk)
     monkeypatch.setattr(bulk_index, "FIRST_CHUNK_SHARE", 1)
     with open_archive() as arc:
@@ -408,9 +409,7 @@ def test_rows_inserted_many_to_a_statement_are_the_rows_executemany_inserts(tmp_
     from mnemosyne.archive import db
 
     rows = [(f"k{i % 9000}", i, "x" * (i % 7)) for i in range(12_000)]  # 3,000 conflicts, 3 statements
-    upsert = (
-        "INSERT INTO t (k, n, s) VALUES (?,?,?) ON CONFLICT (k) DO UPDATE SET n = t.n + excluded.n, s = excluded.s"
-    )
+    upsert = "INSERT INTO t (k, n, s) VALUES (?,?,?) ON CONFLICT (k) DO UPDATE SET n = t.n + excluded.n, s = excluded.s"
     results = []
     for insert in ("many", "executemany"):
         conn = sqlite3.connect(":memory:")

@@ -541,7 +541,22 @@ _SPECIALS_AS_WRITTEN = (
 )
 _SPECIAL_PIECES = [
     *"aAbBzZ_-.` \n19é中#:>*!?",
-    *["py", "cpp", "c", "tsx", "yml", "BT-1", "Foo", " Bar", "x.json", "snake_case", "camelCase", " The", "API", "-9"],
+    *[
+        "py",
+        "cpp",
+        "c",
+        "tsx",
+        "yml",
+        "BT-1",
+        "Foo",
+        " Bar",
+        "x.json",
+        "snake_case",
+        "camelCase",
+        " The",
+        "API",
+        "-9",
+    ],
 ]
 
 
@@ -564,7 +579,8 @@ def test_on_real_chat_text_identifiers_and_names_are_found_as_the_one_pattern_fi
 
     texts = [
         m.parts[0].text
-        for conv in load("interop_sharegpt/fastchat_dummy_conversation.json") + load("claude_export/simonw_claude_artifacts.json")
+        for conv in load("interop_sharegpt/fastchat_dummy_conversation.json")
+        + load("claude_export/simonw_claude_artifacts.json")
         for m in conv.messages
         if m.parts and getattr(m.parts[0], "text", None)
     ]
@@ -577,7 +593,11 @@ def test_on_real_chat_text_identifiers_and_names_are_found_as_the_one_pattern_fi
 _SENTENCE_END_AS_WRITTEN = r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9*_`\-])|(?<=[。！？；])"
 
 
-@given(st.lists(st.sampled_from([*".!? \t\n\u3000\u00a0A9a\"'([*_`-中。！？；"]) | st.text(max_size=2), max_size=16).map("".join))
+@given(
+    st.lists(
+        st.sampled_from([*".!? \t\n\u3000\u00a0A9a\"'([*_`-中。！？；"]) | st.text(max_size=2), max_size=16
+    ).map("".join)
+)
 @settings(max_examples=2000, deadline=None)
 def test_a_line_is_cut_into_sentences_where_the_one_pattern_cuts_it(line):
     """digest._sentences (a pattern for Latin sentence ends that skips to whitespace, then one for Chinese

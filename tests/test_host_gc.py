@@ -6,11 +6,10 @@ import gc
 import io
 import json
 
-from support.data import load
-from support.hostproc import frame
-
 from mnemosyne.nativehost import server
 from mnemosyne.nativehost.session import HostSession
+from support.data import load
+from support.hostproc import frame
 
 CHATGPT = "chatgpt_api/llmfarm_dialog-data_mapping.json"
 

@@ -220,8 +220,8 @@ def test_the_memo_holds_at_most_its_bound_of_characters(monkeypatch):
 
 
 def test_warming_stops_between_messages_and_keeps_what_it_redacted(monkeypatch):
-    """A host redacts a saved conversation ahead of its context a message at a time, and stops as soon as a
-    request waits: what it did is not done again by the context's own redaction."""
+    """A host redacts a saved conversation ahead of its context a slice of messages at a time, and stops as
+    soon as a request waits: what it did is not done again by the context's own redaction."""
     import mnemosyne.redact as R
     from conversation_samples import linear
 
@@ -230,7 +230,9 @@ def test_warming_stops_between_messages_and_keeps_what_it_redacted(monkeypatch):
 
     def keep_going() -> bool:
         asked[0] += 1
-        return asked[0] <= 3  # asked before it starts, then before each message: a request arrives after two
+        return asked[0] <= 2  # asked before each slice of messages: a request arrives after two
+
+    monkeypatch.setattr(R, "WARM_MESSAGES", 1)
 
     assert R.warm(conv, keep_going) is False
     searched: list[str] = []

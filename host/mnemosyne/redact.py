@@ -152,7 +152,9 @@ def _could_match(need: _Need, text: str, lower: str) -> bool:
 # case-blind search was a third of it). Texts that can match nothing are remembered as redacted; the
 # others keep their needs here until they are redacted.
 _SEPARATOR = "\x00"  # no need matches it, so a need's match lies inside one text
-_LOWER_NEEDS = {"password_assignment": re.compile(r"(?:pass(?:word|wd|phrase)|pwd|secret|key|token)[\"']?\s*[:=]")}
+_LOWER_NEEDS = {
+    "password_assignment": re.compile(r"(?:pass(?:word|wd|phrase)|pwd|secret|key|token)[\"']?\s*[:=]")
+}
 _screened: dict[str, tuple[str, ...]] = {}
 
 
@@ -451,8 +453,13 @@ def _map_part(part: dict[str, Any], fn: Callable[[str], str]) -> dict[str, Any]:
 
 def _texts_of(parts: Iterable[dict[str, Any]]) -> list[str]:
     texts: list[str] = []
+
+    def kept(text: str) -> str:
+        texts.append(text)
+        return text
+
     for part in parts:
-        _map_part(part, lambda text: texts.append(text) or text)
+        _map_part(part, kept)
     return texts
 
 
@@ -487,17 +494,23 @@ def merge_reports(*reports: dict[str, int]) -> dict[str, int]:
     return {kind: total[kind] for kind in REDACTION_TYPES if total[kind]}
 
 
+WARM_MESSAGES = 100  # messages screened and redacted between two looks at keep_going (~50 KB: ~3 ms)
+
+
 def warm(conv: Conversation, keep_going: Callable[[], bool]) -> bool:
     """Redact the message texts of `conv` into the memo ahead of a redact_conversation (a host does it after a
-    save's reply), a message at a time, stopping when `keep_going()` says so; whether it got through."""
-    if not keep_going():
-        return False
+    save's reply), WARM_MESSAGES at a time, stopping when `keep_going()` says so; whether it got through."""
     redactor = Redactor()
-    parts = [[part.model_dump(mode="json", exclude_none=False) for part in msg.parts] for msg in conv.messages]
-    screen(_texts_of(part for msg in parts for part in msg))
-    for msg in parts:
+    messages = conv.messages
+    for start in range(0, len(messages), WARM_MESSAGES):
         if not keep_going():
             return False
-        for part in msg:
+        parts = [
+            part.model_dump(mode="json", exclude_none=False)
+            for m in messages[start : start + WARM_MESSAGES]
+            for part in m.parts
+        ]
+        screen(_texts_of(parts))
+        for part in parts:
             _map_part(part, redactor.redact)
     return True

@@ -80,7 +80,12 @@ def insert_rows(c: sqlite.Connection, statement: str, rows: list[tuple]) -> None
     per = MAX_PARAMETERS // width
     for start in range(0, len(rows), per):
         part = rows[start : start + per]
-        many = statement[: one.start()] + "VALUES " + ",".join([one.group(0)[7:]] * len(part)) + statement[one.end() :]
+        many = (
+            statement[: one.start()]
+            + "VALUES "
+            + ",".join([one.group(0)[7:]] * len(part))
+            + statement[one.end() :]
+        )
         c.execute(many, [value for row in part for value in row])
 
 

@@ -316,6 +316,7 @@ def specials(text: str) -> list[tuple[str, str, str]]:
         return _SPECIALS.findall(text)
     return [("", "", name) for name in _NAMES.findall(text)]
 
+
 # What every _SPECIALS match holds past the text's first character: a capital, an underscore, a backtick
 # (inline code's closing one) or a dot before a file extension; only a ticket id can hold none of them
 # there (BT-1). Most sentences open with a capital and hold no other: they skip _SPECIALS. (Written to open
