@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import tokens, tree
+from ..cycles import collector_held
 from ..errors import InputError, NotFoundError
 from ..model import Conversation
 from . import select, shapes
@@ -181,7 +182,25 @@ def build_context(
     """The context for `target`; `token_counts` are per-message base-encoding counts stored at save time;
     `focus` (what the user wants to do next) makes units relevant to it preferred. The output is the same
     either way; the report's `tokens` is the exact count when `exact_tokens` or when the tokenizer is in
-    memory already, else, for a conversation that fits by its byte count, an upper bound (`tokens_exact`)."""
+    memory already, else, for a conversation that fits by its byte count, an upper bound (`tokens_exact`).
+    Built with the cycle collector held off (cycles.py)."""
+    with collector_held():
+        return _build_context(
+            conv, target, budget, branch, include, redact, token_counts, focus, exact_tokens
+        )
+
+
+def _build_context(
+    conv: Conversation,
+    target: Target | str,
+    budget: int | None,
+    branch: str | None,
+    include: Iterable[str] | str,
+    redact: bool,
+    token_counts: dict[str, int] | None,
+    focus: str | None,
+    exact_tokens: bool,
+) -> ContextResult:
     target = get_target(target) if isinstance(target, str) else target
     budget = target.default_budget if budget is None else int(budget)
     if budget < MIN_BUDGET:

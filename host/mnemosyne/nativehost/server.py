@@ -7,13 +7,13 @@ stream. Logs go to a file and carry action, id, sizes and timings, never bodies.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import time
 from collections.abc import Callable
 
 from .. import appenv
+from ..cycles import collector_held
 from ..errors import MnemosyneError
 from . import envelope
 from .actions import dispatch
@@ -99,18 +99,10 @@ def handle(body: bytes | bytearray, session: HostSession) -> bytes:
 
 
 def handle_without_cycle_collection(body: bytes | bytearray, session: HostSession) -> bytes:
-    """`handle`, with Python's cycle collector held off until the reply is out. A warm host holds the
-    units of the conversations it built (hundreds of thousands of objects) and a build makes ~100,000
-    more: the collections that ran inside a Continue in on 1 MB took 45-75 ms of its 450 (one of them
-    over the whole heap). The host's objects form no cycles worth collecting mid-request (reference
-    counting frees them); the collector runs again in the idle time after the reply."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    """`handle` with Python's cycle collector held off until the reply is out (see cycles.py): it runs in
+    the idle time after the reply instead."""
+    with collector_held():
         return handle(body, session)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def input_waiting(stdin: BinaryIO) -> bool:

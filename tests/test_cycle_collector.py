@@ -1,4 +1,4 @@
-"""The host's cycle collector waits for the idle time after a reply (nativehost/server.py)."""
+"""Python's cycle collector held off while a context is built and while the host answers (cycles.py)."""
 
 from __future__ import annotations
 
@@ -54,3 +54,45 @@ def test_no_cycle_collection_runs_while_a_request_is_answered(mnemo_home, fixtur
     assert out.getvalue().count(b'"ok":true') == 2
     assert during == [] and after
     assert gc.isenabled()
+
+
+def test_no_cycle_collection_runs_inside_a_context_build_and_the_collector_is_left_as_found(monkeypatch):
+    """A build (the CLI's, a library caller's) runs without collections however low the threshold, and
+    leaves the collector on, or off when its caller had turned it off."""
+    from conversation_samples import linear
+    from mnemosyne.context import build_context, engine
+
+    turns = [
+        ("user" if n % 2 == 0 else "assistant", f"Line {n} about the oven at 2{n} degrees.")
+        for n in range(400)
+    ]
+    conv = linear(turns)
+    inside, during, outside = [False], [], []
+    build = engine._build_context
+
+    def watched(*args):
+        inside[0] = True
+        try:
+            return build(*args)
+        finally:
+            inside[0] = False
+
+    def on_collect(phase, info):
+        if phase == "start":
+            (during if inside[0] else outside).append(info["generation"])
+
+    monkeypatch.setattr(engine, "_build_context", watched)
+    threshold = gc.get_threshold()
+    gc.set_threshold(50, 10, 10)
+    gc.callbacks.append(on_collect)
+    try:
+        build_context(conv, "chatgpt", budget=2000)
+        assert during == [] and gc.isenabled()
+        assert len([[] for _ in range(500)]) and outside  # the collector runs again after it
+        gc.disable()
+        build_context(conv, "chatgpt", budget=2000)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+        gc.callbacks.remove(on_collect)
+        gc.set_threshold(*threshold)
