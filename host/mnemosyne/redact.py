@@ -148,7 +148,7 @@ def _could_match(need: _Need, text: str, lower: str) -> bool:
 
 # What each text of a conversation could match, worked out for all its texts at once (`screen`): one
 # search of their joined text per need instead of one per text and need (2,000 texts of 1 MB: 104 ms of
-# 46,000 searches -> ~35 ms), the case-blind keywords of an assignment looked for in lower-cased text (the
+# 46,000 searches -> ~70 ms), the case-blind keywords of an assignment looked for in lower-cased text (the
 # case-blind search was a third of it). Texts that can match nothing are remembered as redacted; the
 # others keep their needs here until they are redacted.
 _SEPARATOR = "\x00"  # no need matches it, so a need's match lies inside one text

@@ -133,9 +133,12 @@ class BulkIndex:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-        with Transaction(self.conn) as c:  # (before the checkpoints: this commit is not to start one)
-            for table in TABLES:
-                c.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('automerge', {AUTOMERGE})")
+        try:
+            with Transaction(self.conn) as c:  # (before the checkpoints: this commit is not to start one)
+                for table in TABLES:
+                    c.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('automerge', {AUTOMERGE})")
+        except sqlite.Error:
+            pass  # (a full disk, say): FTS5 keeps merging 16 at a time, and the import's own error stays the one raised
         self.conn.execute(f"PRAGMA cache_size = -{SEARCH_CACHE_KIB}")
         self.conn.execute(f"PRAGMA wal_autocheckpoint = {self._checkpoint_pages}")
 
