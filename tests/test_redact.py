@@ -246,10 +246,9 @@ def test_warming_stops_between_messages_and_keeps_what_it_redacted(monkeypatch):
 
 def _needs_alone(text: str) -> set[str]:
     """What one text could match, worked out for it alone (as Redactor.redact does without screening)."""
-    import mnemosyne.redact as R
+    from mnemosyne.redact_needs import needs_of
 
-    lower = text.lower()
-    return {name for name, need in R._NEEDS.items() if R._could_match(need, text, lower)}
+    return set(needs_of(text))
 
 
 def _needs_screened(text: str) -> set[str]:

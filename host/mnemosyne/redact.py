@@ -8,11 +8,12 @@ ones (sk-). Only counts per type leave this module, never the values.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from .redact_needs import NEEDS, needs_of, needs_of_many
 
 if TYPE_CHECKING:
     from .model import Conversation
@@ -102,129 +103,23 @@ _PATTERNS: list[tuple[str, str]] = [
 
 REDACTION_TYPES: tuple[str, ...] = tuple(name for name, _ in _PATTERNS)
 
-# What each alternative cannot match without: substrings of the text (or of its lower-cased form when
-# the alternative's words are case-blind), or a short expression found in it. The combined expression
-# tries every alternative at every position (0.6-0.8 us a character on real chats); built from only the
-# alternatives a text could hold it gives the same matches (an alternative that matches nowhere never
-# wins a position), several times faster.
-_Need = tuple[tuple[str, ...], bool] | re.Pattern[str]
-_DIGITS_13 = re.compile(r"[0-9](?:[ \-]?[0-9]){12}")
-_NEEDS: dict[str, _Need] = {
-    "private_key": (("-----BEGIN",), False),
-    "anthropic_key": (("sk-ant-",), False),
-    "openai_key": (("sk-",), False),
-    "github_token": (("_",), False),
-    "aws_access_key": (("AKIA", "ASIA"), False),
-    "google_api_key": (("AIza",), False),
-    "slack_token": (("xox",), False),
-    "stripe_key": (("_live_", "_test_"), False),
-    "gitlab_token": (("gl",), False),
-    "huggingface_token": (("hf_", "api_org_"), False),
-    "npm_token": (("npm_",), False),
-    "sendgrid_key": (("SG.",), False),
-    "google_oauth_secret": (("GOCSPX-",), False),
-    "azure_account_key": (("accountkey", "sharedaccesskey"), True),
-    "bearer_token": (("bearer",), True),
-    "aws_secret_key": (("aws",), True),
-    "jwt": (("eyJ",), False),
-    "url_password": (("://",), False),
-    # every keyword ends in one of these, and the value follows ":" or "="
-    "password_assignment": re.compile(r"(?i:pass(?:word|wd|phrase)|pwd|secret|key|token)[\"']?\s*[:=]"),
-    "card_number": _DIGITS_13,
-    "us_ssn": re.compile(r"[0-9]{3}-[0-9]{2}-[0-9]{4}"),
-    "email": (("@",), False),
-    "phone": re.compile(r"\+[0-9]|\([0-9]{3}\)|[0-9]{3}[.\-][0-9]{3}[.\-][0-9]{4}|1[3-9][0-9]{9}"),
-}
-assert tuple(_NEEDS) == REDACTION_TYPES  # the same order: at one position, the first alternative wins
+assert tuple(NEEDS) == REDACTION_TYPES  # the same order: at one position, the first alternative wins
 _BY_ACTIVE: dict[tuple[str, ...], re.Pattern[str]] = {}
 
 
-def _could_match(need: _Need, text: str, lower: str) -> bool:
-    if isinstance(need, re.Pattern):
-        return need.search(text) is not None
-    needles, folded = need
-    return any(needle in (lower if folded else text) for needle in needles)
-
-
-# What each text of a conversation could match, worked out for all its texts at once (`screen`): one
-# search of their joined text per need instead of one per text and need (2,000 texts of 1 MB: 104 ms of
-# 46,000 searches -> ~70 ms), the case-blind keywords of an assignment looked for in lower-cased text (the
-# case-blind search was a third of it). Texts that can match nothing are remembered as redacted; the
-# others keep their needs here until they are redacted.
-_SEPARATOR = "\x00"  # no need matches it, so a need's match lies inside one text
-_LOWER_NEEDS = {
-    "password_assignment": re.compile(r"(?:pass(?:word|wd|phrase)|pwd|secret|key|token)[\"']?\s*[:=]")
-}
+# What each text of a conversation could match, worked out for all its texts at once (`screen`,
+# redact_needs.needs_of_many): texts that can match nothing are remembered as redacted; the others keep
+# their needs here until they are redacted.
 _screened: dict[str, tuple[str, ...]] = {}
-
-
-def _folded(text: str) -> str:
-    # lower() folds what a case-blind ASCII match folds, but for the long s, which matches "s" case-blind
-    return text.lower().replace("\u017f", "s")
-
-
-def _texts_with(found: Callable[[int], tuple[int, int] | None], starts: list[int]) -> list[int]:
-    """The texts (by position) holding a match, given `found(pos)`: the next match's (start, end) from pos."""
-    out: list[int] = []
-    pos = 0
-    while (span := found(pos)) is not None:
-        first = bisect_right(starts, span[0]) - 1
-        last = bisect_right(starts, max(span[0], span[1] - 1)) - 1
-        out.extend(range(first, last + 1))
-        if last + 1 == len(starts):
-            break
-        pos = starts[last + 1]  # the rest of this text is known: on to the next one
-    return out
-
-
-def _regex_span(rx: re.Pattern[str], hay: str) -> Callable[[int], tuple[int, int] | None]:
-    def found(pos: int) -> tuple[int, int] | None:
-        m = rx.search(hay, pos)
-        return None if m is None else m.span()
-
-    return found
-
-
-def _needle_span(needle: str, hay: str) -> Callable[[int], tuple[int, int] | None]:
-    def found(pos: int) -> tuple[int, int] | None:
-        at = hay.find(needle, pos)
-        return None if at < 0 else (at, at + len(needle))
-
-    return found
-
-
-def _starts(texts: list[str]) -> list[int]:
-    starts, at = [], 0
-    for text in texts:
-        starts.append(at)
-        at += len(text) + len(_SEPARATOR)
-    return starts
 
 
 def screen(texts: Iterable[str]) -> None:
     """What each of `texts` not redacted yet could match, worked out at once ahead of their redaction."""
     todo = [t for t in dict.fromkeys(texts) if t and t not in _done]
     _screened.clear()  # (only the texts about to be redacted are held)
-    if not todo:
-        return
-    folded = [_folded(t) for t in todo]
-    hay, folded_hay = _SEPARATOR.join(todo), _SEPARATOR.join(folded)
-    starts, folded_starts = _starts(todo), _starts(folded)  # (lower() may lengthen a text: İ -> i̇)
-    active: list[list[str]] = [[] for _ in todo]
-    for name, need in _NEEDS.items():
-        if name in _LOWER_NEEDS:
-            hits = _texts_with(_regex_span(_LOWER_NEEDS[name], folded_hay), folded_starts)
-        elif isinstance(need, re.Pattern):
-            hits = _texts_with(_regex_span(need, hay), starts)
-        else:
-            needles, blind = need
-            where, at = (folded_hay, folded_starts) if blind else (hay, starts)
-            hits = [i for needle in needles for i in _texts_with(_needle_span(needle, where), at)]
-        for i in dict.fromkeys(hits):
-            active[i].append(name)
-    for text, names in zip(todo, active):
+    for text, names in zip(todo, needs_of_many(todo)):
         if names:
-            _screened[text] = tuple(names)
+            _screened[text] = names
         else:
             _remember(text, (text, ()))
 
@@ -233,8 +128,7 @@ def _pattern_for(text: str) -> re.Pattern[str] | None:
     """The combined expression of the alternatives `text` could match; None when it could match none."""
     active = _screened.pop(text, None)
     if active is None:
-        lower = text.lower()
-        active = tuple(name for name, need in _NEEDS.items() if _could_match(need, text, lower))
+        active = needs_of(text)
     if not active:
         return None
     rx = _BY_ACTIVE.get(active)
