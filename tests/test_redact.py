@@ -1,7 +1,7 @@
 """Secrets and contact details become typed placeholders; only counts come back."""
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mnemosyne.redact import Redactor, redact
@@ -313,3 +313,28 @@ def test_on_real_chat_text_screening_finds_exactly_the_needs_of_each_text(fixtur
     R.screen(texts)
     assert all(_needs_alone(t) == _needs_screened(t) for t in texts)
     assert sum(1 for t in texts if _needs_screened(t)) > 10  # secrets planted: some texts do need a search
+
+
+# the characters phone numbers, social security numbers and assignments are made of, and the edges
+NUMBER_PIECES = ["0", "1", "3", "9", "123", "456", "7890", "13", "-", ".", "+", "(", ")", " ", "\n", "\x00"]
+ASSIGNMENT_PIECES = ["password", "PassWd", "paſſphrase", "pwd", "Secret", "KEY", "toKen", "'", '"', ":", "="]
+ASSIGNMENT_PIECES += ["İ"]  # lower() lengthens it: the joined text's positions shift
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from(NUMBER_PIECES + ASSIGNMENT_PIECES), max_size=16).map("".join),
+        min_size=1,
+        max_size=6,
+    )
+)
+@example(["12-45-6789", "123-45-6789", "x123-456-7890", "55.123.4567", "555-123.4567", "555.123-4567"])
+@example(["(123)", "(12)", "+1", "+ 1", "13812345678", "12812345678", "pass word=", "password =", "key:"])
+@settings(max_examples=600, deadline=None)
+def test_the_joined_texts_search_finds_each_texts_numbers_and_assignments_as_its_own_search(texts):
+    """needs_of_many looks for phone numbers, social security numbers and password assignments with
+    expressions of its own (each opens with one character, for speed): each text gets exactly the needs
+    its own search with the need's expression finds."""
+    from mnemosyne.redact_needs import needs_of, needs_of_many
+
+    assert needs_of_many(texts) == [needs_of(t) for t in texts]
