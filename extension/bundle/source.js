@@ -933,7 +933,7 @@ ${text.trim()}
       warnings: swept.warnings ?? []
     };
   }
-  async function capture(site2, { allowApi = true } = {}) {
+  async function capture(site2, { allowApi = true, allowDom = true } = {}) {
     const id = site2.conversationId();
     let apiError = null;
     if (id && allowApi) {
@@ -944,6 +944,7 @@ ${text.trim()}
         apiError = error;
       }
     }
+    if (!allowDom) throw apiError ?? new MnemoError("NOTHING_FOUND", t("errorNoTurns"));
     const swept = await sweep(site2.dom);
     if (!swept.turns.length) {
       throw new MnemoError("NOTHING_FOUND", apiError ? `${apiError.message}; ${t("errorNoTurns")}` : t("errorNoTurns"));
@@ -958,9 +959,9 @@ ${text.trim()}
     };
   }
   async function captureAndSave(site2, onStep = () => {
-  }) {
+  }, options = {}) {
     onStep("reading");
-    const captured = await capture(site2);
+    const captured = await capture(site2, options);
     onStep("saving");
     const saved = await request("save", { kind: captured.kind, payload: captured.payload, source_url: captured.source_url });
     return { ...saved, path: captured.path };
@@ -1057,6 +1058,39 @@ button:disabled { opacity: .6; cursor: progress; }
 
   // content/continue.js
   var menuCache = null;
+  var SAVE_AHEAD_MS = 12e4;
+  var savedAhead = null;
+  function pageState(site2) {
+    return {
+      id: site2.conversationId(),
+      turns: site2.dom.turns().length,
+      streaming: Boolean(document.querySelector(site2.streaming))
+    };
+  }
+  function stillCurrent(kept, now) {
+    return kept && kept.id === now.id && kept.turns === now.turns && !now.streaming && Date.now() - kept.at < SAVE_AHEAD_MS;
+  }
+  function saveAhead(site2) {
+    const now = pageState(site2);
+    if (!now.id || now.streaming || stillCurrent(savedAhead, now)) return;
+    const saved = captureAndSave(site2, () => {
+    }, { allowDom: false });
+    saved.catch(() => {
+    });
+    savedAhead = { ...now, at: Date.now(), saved };
+  }
+  async function savedForPick(site2) {
+    const kept = savedAhead;
+    savedAhead = null;
+    if (stillCurrent(kept, pageState(site2))) {
+      try {
+        return await kept.saved;
+      } catch {
+      }
+    }
+    toast("progress", t("toastReading"));
+    return captureAndSave(site2, (step) => step === "saving" && toast("progress", t("toastSaving")));
+  }
   async function menuEntries() {
     if (!menuCache) {
       const { targets, hostError } = await request("continue-targets");
@@ -1071,8 +1105,7 @@ button:disabled { opacity: .6; cursor: progress; }
   async function continueIn(site2, target) {
     closeMenus();
     try {
-      toast("progress", t("toastReading"));
-      const saved = await captureAndSave(site2, (step) => step === "saving" && toast("progress", t("toastSaving")));
+      const saved = await savedForPick(site2);
       toast("progress", t("buildingContext"));
       const settings = await loadSettings();
       const status = await request("context", {
@@ -1091,6 +1124,7 @@ button:disabled { opacity: .6; cursor: progress; }
     const open = overlay().layer.querySelector(".menu");
     closeMenus();
     if (open) return;
+    saveAhead(site2);
     let entries;
     try {
       entries = await menuEntries();

@@ -28,7 +28,7 @@ export function capturePayload(site, swept) {
   };
 }
 
-export async function capture(site, { allowApi = true } = {}) {
+export async function capture(site, { allowApi = true, allowDom = true } = {}) {
   const id = site.conversationId();
   let apiError = null;
   if (id && allowApi) {
@@ -39,6 +39,7 @@ export async function capture(site, { allowApi = true } = {}) {
       apiError = error; // logged out, rate limited or a changed API: read the page instead
     }
   }
+  if (!allowDom) throw apiError ?? new MnemoError("NOTHING_FOUND", t("errorNoTurns"));
   const swept = await sweep(site.dom);
   if (!swept.turns.length) {
     throw new MnemoError("NOTHING_FOUND", apiError ? `${apiError.message}; ${t("errorNoTurns")}` : t("errorNoTurns"));
@@ -47,10 +48,10 @@ export async function capture(site, { allowApi = true } = {}) {
     diagnostics: swept.diagnostics };
 }
 
-/** Capture and save; returns the host's save reply plus the path used. */
-export async function captureAndSave(site, onStep = () => {}) {
+/** Capture and save; returns the host's save reply plus the path used. `options`: those of capture. */
+export async function captureAndSave(site, onStep = () => {}, options = {}) {
   onStep("reading");
-  const captured = await capture(site);
+  const captured = await capture(site, options);
   onStep("saving");
   const saved = await request("save", { kind: captured.kind, payload: captured.payload, source_url: captured.source_url });
   return { ...saved, path: captured.path };

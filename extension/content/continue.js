@@ -1,7 +1,7 @@
-// "Continue in…": a menu of the host's targets; choosing one saves the conversation and asks the service
-// worker to build a context trimmed to that target. The worker keeps the context and shows its preview
-// (tokens, what was left out, the start of the text) in an extension window, where the user fills the
-// target's composer or copies the text. Nothing of the transcript is put in this page's DOM, and this tab
+// "Continue in…": a menu of the host's targets; opening it saves the conversation (see saveAhead), and
+// choosing one asks the service worker to build a context trimmed to that target. The worker keeps the
+// context and shows its preview (tokens, what was left out, the start of the text) in an extension window,
+// where the user fills the target's composer or copies the text. Nothing of the transcript is put in this page's DOM, and this tab
 // gets only a short status: the page's scripts cannot read, rewrite or confirm the preview.
 import { t } from "../shared/api.js";
 import { el } from "../shared/element.js";
@@ -13,6 +13,49 @@ import { onTrusted, overlay } from "./shadow_ui.js";
 import { toast, toastError } from "./toast.js";
 
 let menuCache = null;
+
+// Opening the menu starts the save a pick needs, from the site's API only (never the DOM sweep, which scrolls
+// the page), so that the host splits the conversation into the context's units while the user chooses: the
+// context asked for after the pick finds them ready instead of splitting a long history first. A pick uses
+// that save when the page still shows the same conversation, with the same turns, no reply streaming, and
+// the menu opened less than SAVE_AHEAD_MS ago; otherwise it captures and saves as it would without.
+const SAVE_AHEAD_MS = 120_000;
+let savedAhead = null; // { id, turns, at, saved: Promise of the host's save reply }
+
+function pageState(site) {
+  return {
+    id: site.conversationId(),
+    turns: site.dom.turns().length,
+    streaming: Boolean(document.querySelector(site.streaming)),
+  };
+}
+
+function stillCurrent(kept, now) {
+  return kept && kept.id === now.id && kept.turns === now.turns && !now.streaming && Date.now() - kept.at < SAVE_AHEAD_MS;
+}
+
+function saveAhead(site) {
+  const now = pageState(site);
+  if (!now.id || now.streaming || stillCurrent(savedAhead, now)) return;
+  const saved = captureAndSave(site, () => {}, { allowDom: false });
+  saved.catch(() => {}); // the pick captures and saves again, and reports what fails then
+  savedAhead = { ...now, at: Date.now(), saved };
+}
+
+/** The save a pick builds on: the one the menu started, when the page has not changed since; else a new one. */
+async function savedForPick(site) {
+  const kept = savedAhead;
+  savedAhead = null;
+  if (stillCurrent(kept, pageState(site))) {
+    try {
+      return await kept.saved;
+    } catch {
+      // read and saved below, as without it
+    }
+  }
+  toast("progress", t("toastReading"));
+  return captureAndSave(site, (step) => step === "saving" && toast("progress", t("toastSaving")));
+}
 
 async function menuEntries() {
   if (!menuCache) {
@@ -31,8 +74,7 @@ function closeMenus() {
 export async function continueIn(site, target) {
   closeMenus();
   try {
-    toast("progress", t("toastReading"));
-    const saved = await captureAndSave(site, (step) => step === "saving" && toast("progress", t("toastSaving")));
+    const saved = await savedForPick(site);
     toast("progress", t("buildingContext"));
     const settings = await loadSettings();
     const status = await request("context", { conversation_id: saved.conversation_id, target: target ?? settings.defaultTarget,
@@ -49,6 +91,7 @@ export async function openContinueMenu(site, button) {
   const open = overlay().layer.querySelector(".menu");
   closeMenus();
   if (open) return; // second click closes
+  saveAhead(site);
   let entries;
   try {
     entries = await menuEntries();

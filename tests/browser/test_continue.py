@@ -5,11 +5,14 @@ targets put the context on the clipboard."""
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 
 import pytest
 from closed_ui import ClosedUi
 from ext_fakesite import (
     FIXTURES,
+    chatgpt_api_fixture,
     claude_api_from_export,
     claude_export_conversation,
     open_chatgpt_conversation,
@@ -201,3 +204,91 @@ def test_an_emptied_focus_rebuilds_without_it(browser, sites, ext_url):
     plain = window.locator("[data-mnemosyne='preview'][data-state='ready'][data-focus='']")
     plain.wait_for(timeout=30_000)
     assert "Neap tide" not in plain.inner_text()
+
+
+def host_saves(env) -> int:
+    """The `save` requests the host answered (its log has a line per request: action, sizes, timing)."""
+    log = Path(env["MNEMOSYNE_HOME"]) / "logs" / "host.log"
+    return log.read_text(encoding="utf-8").count("action=save ") if log.exists() else 0
+
+
+def wait_saves(env, count: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while host_saves(env) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert host_saves(env) == count
+
+
+def pick(browser, page, target: str):
+    """Pick `target` in the open Continue menu; the preview window once it shows the tokens."""
+    with browser.expect_page(timeout=30_000) as opened:
+        ClosedUi(page).click(f"[data-mnemosyne='continue-target'][data-target='{target}']")
+    window = opened.value
+    window.locator("[data-mnemosyne='preview']:not([hidden]) [data-mnemosyne='preview-tokens']").wait_for(
+        timeout=30_000
+    )
+    return window
+
+
+def test_opening_the_menu_saves_and_the_pick_builds_on_that_save(browser, sites, env, mnemo_cli):
+    """The save a pick needs starts when the menu opens (the host splits the conversation while the user
+    chooses); the pick reads and saves nothing more, and its context is of the saved conversation."""
+    api = chatgpt_api_fixture()
+    page = open_chatgpt_conversation(browser, sites, api)
+    ui = ClosedUi(page)
+    ui.click("[data-mnemosyne='continue']")
+    ui.wait("[data-mnemosyne='continue-menu']")
+    wait_saves(env, 1)  # before any pick
+    listed = json.loads(mnemo_cli("list", "--json").stdout)
+    assert [c["title"] for c in listed] == [api["title"]]
+    window = pick(browser, page, "claude")
+    assert int(window.locator("[data-mnemosyne='preview-tokens']").get_attribute("data-tokens")) > 0
+    assert host_saves(env) == 1
+    gets = [
+        r
+        for r in sites.seen
+        if r["url"].startswith(f"https://chatgpt.com/backend-api/conversation/{api['conversation_id']}")
+    ]
+    assert len(gets) == 1, gets
+
+
+def test_a_pick_after_the_page_changed_or_while_a_reply_streamed_saves_anew(browser, sites, env, mnemo_cli):
+    """The menu's save is used only for the page it was made of: with a turn added since, or a reply streaming
+    when the menu opened, the pick reads and saves the conversation again, and the archive holds what the
+    site's API gives at the pick (here its title changes meanwhile, as the reply completes)."""
+    api = chatgpt_api_fixture()
+    title = api["title"]
+
+    def archived_title() -> str:
+        return json.loads(mnemo_cli("list", "--json").stdout)[0]["title"]
+
+    page = open_chatgpt_conversation(browser, sites, api)
+    ui = ClosedUi(page)
+    ui.click("[data-mnemosyne='continue']")
+    ui.wait("[data-mnemosyne='continue-menu']")
+    wait_saves(env, 1)
+    api["title"] = f"{title} (a turn later)"
+    page.evaluate(
+        """() => {
+          const turns = document.querySelectorAll("[data-testid^='conversation-turn-']");
+          const added = turns[turns.length - 1].cloneNode(true);
+          added.dataset.testid = 'conversation-turn-' + (turns.length + 1);
+          turns[turns.length - 1].after(added);
+        }"""
+    )
+    pick(browser, page, "claude")
+    assert host_saves(env) == 2
+    assert archived_title() == f"{title} (a turn later)"
+
+    streaming = open_chatgpt_conversation(browser, sites, api)
+    streaming.evaluate(
+        "() => { const b = document.createElement('button'); b.dataset.testid = 'stop-button'; document.body.append(b); }"
+    )
+    ui = ClosedUi(streaming)
+    ui.click("[data-mnemosyne='continue']")
+    ui.wait("[data-mnemosyne='continue-menu']")
+    api["title"] = f"{title} (the reply done)"
+    streaming.evaluate("() => document.querySelector(\"[data-testid='stop-button']\").remove()")
+    pick(browser, streaming, "claude")
+    wait_saves(env, 3)
+    assert archived_title() == f"{title} (the reply done)"
