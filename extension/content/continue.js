@@ -1,8 +1,9 @@
 // "Continue in…": a menu of the host's targets; opening it saves the conversation (see saveAhead), and
 // choosing one asks the service worker to build a context trimmed to that target. The worker keeps the
 // context and shows its preview (tokens, what was left out, the start of the text) in an extension window,
-// where the user fills the target's composer or copies the text. Nothing of the transcript is put in this page's DOM, and this tab
-// gets only a short status: the page's scripts cannot read, rewrite or confirm the preview.
+// where the user fills the target's composer or copies the text. Nothing of the transcript is put in this
+// page's DOM, and this tab gets only a short status: the page's scripts cannot read, rewrite or confirm the
+// preview.
 import { t } from "../shared/api.js";
 import { el } from "../shared/element.js";
 import { MnemoError } from "../shared/errors.js";
