@@ -96,3 +96,43 @@ def test_no_cycle_collection_runs_inside_a_context_build_and_the_collector_is_le
         gc.enable()
         gc.callbacks.remove(on_collect)
         gc.set_threshold(*threshold)
+
+
+def test_no_cycle_collection_runs_while_the_host_prepares_a_saved_conversation(
+    mnemo_home, fixtures, monkeypatch
+):
+    """After a save's reply the host splits and weighs the conversation for its context (engine.prepare), the
+    work a Continue in's pick waits on: it runs without collections (each walked the host's cached units), and
+    the collector runs again in the work after it (the search index) and is on at the end."""
+    from mnemosyne.context import engine
+
+    payload = load(fixtures, CHATGPT)
+    inside, during, after, prepared = [False], [], [], []
+    prepare = engine.prepare
+
+    def watched(conv, keep_going):
+        inside[0] = True
+        try:
+            prepared.append(conv.id)
+            return prepare(conv, keep_going)
+        finally:
+            inside[0] = False
+
+    def on_collect(phase, info):
+        if phase == "start":
+            (during if inside[0] else after).append(info["generation"])
+
+    monkeypatch.setattr(engine, "prepare", watched)
+    threshold = gc.get_threshold()
+    gc.set_threshold(100, 10, 10)
+    gc.callbacks.append(on_collect)
+    try:
+        out = io.BytesIO()
+        request = {"id": 1, "action": "save", "payload": payload, "kind": "chatgpt_api"}
+        server.serve(io.BytesIO(frame(request)), out, HostSession())
+    finally:
+        gc.callbacks.remove(on_collect)
+        gc.set_threshold(*threshold)
+    assert b'"ok":true' in out.getvalue() and len(prepared) == 1
+    assert during == [] and after
+    assert gc.isenabled()

@@ -103,13 +103,16 @@ class HostSession:
         with the search index written first, that context waited for it, about 0.1 s for a conversation
         of 1 MB). Then the search index of saved conversations, one at a time (what is left is written
         after the next reply, and every search writes it first), then a WAL checkpoint once the WAL has
-        grown."""
+        grown. The preparation runs with the cycle collector held off (cycles.py), which runs in the
+        index work after it."""
         conv, self._to_prepare = self._to_prepare, None
         if conv is not None and not input_waiting():
             from ..context.engine import prepare
+            from ..cycles import collector_held
 
             try:
-                prepare(conv, lambda: not input_waiting())
+                with collector_held():
+                    prepare(conv, lambda: not input_waiting())
             except Exception:  # an optimisation only: the context builds the units itself
                 log.exception("preparing the context units failed")
         self._index_pending(input_waiting)
