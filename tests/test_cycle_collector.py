@@ -1,10 +1,13 @@
-"""Python's cycle collector held off while a context is built and while the host answers (cycles.py)."""
+"""Python's cycle collector held off while a context is built, while the host answers and while it prepares a
+saved conversation after the reply (cycles.py)."""
 
 from __future__ import annotations
 
 import gc
 import io
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from mnemosyne.nativehost import server
 from mnemosyne.nativehost.session import HostSession
@@ -12,6 +15,41 @@ from support.data import load
 from support.hostproc import frame
 
 CHATGPT = "chatgpt_api/llmfarm_dialog-data_mapping.json"
+
+
+class Collections:
+    """The generations of the collections that start inside a watched function (`during`) and outside it."""
+
+    def __init__(self) -> None:
+        self.inside = False
+        self.during: list[int] = []
+        self.outside: list[int] = []
+
+    def watch(self, fn: Callable) -> Callable:
+        def watched(*args):
+            self.inside = True
+            try:
+                return fn(*args)
+            finally:
+                self.inside = False
+
+        return watched
+
+    def _on_collect(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            (self.during if self.inside else self.outside).append(info["generation"])
+
+    @contextmanager
+    def counted(self, threshold: tuple[int, int, int]) -> Iterator[None]:
+        """Collections counted, at `threshold` (low: collections come often, so work without the hold sees many)."""
+        was = gc.get_threshold()
+        gc.set_threshold(*threshold)
+        gc.callbacks.append(self._on_collect)
+        try:
+            yield
+        finally:
+            gc.callbacks.remove(self._on_collect)
+            gc.set_threshold(*was)
 
 
 def test_no_cycle_collection_runs_while_a_request_is_answered(mnemo_home, fixtures, monkeypatch):
@@ -22,37 +60,18 @@ def test_no_cycle_collection_runs_while_a_request_is_answered(mnemo_home, fixtur
         {"id": 1, "action": "save", "payload": payload, "kind": "chatgpt_api"},
         {"id": 2, "action": "context", "conversation_id": None, "target": "chatgpt", "redact": True},
     ]
-    inside, during, after = [False], [], []
-    handle = server.handle
-
-    def watched(body, session):
-        inside[0] = True
-        try:
-            return handle(body, session)
-        finally:
-            inside[0] = False
-
-    def on_collect(phase, info):
-        if phase == "start":
-            (during if inside[0] else after).append(info["generation"])
-
     session = HostSession()
     saved = io.BytesIO()
     server.serve(io.BytesIO(frame(requests[0])), saved, session)
     conversation_id = json.loads(saved.getvalue()[4:])["data"]["conversation_id"]
     requests[1]["conversation_id"] = conversation_id
-    monkeypatch.setattr(server, "handle", watched)
-    threshold = gc.get_threshold()
-    gc.set_threshold(100, 10, 10)  # (collections come often: a request without the hold would see many)
-    gc.callbacks.append(on_collect)
-    try:
+    seen = Collections()
+    monkeypatch.setattr(server, "handle", seen.watch(server.handle))
+    with seen.counted((100, 10, 10)):
         out = io.BytesIO()
         server.serve(io.BytesIO(frame(requests[0]) + frame(requests[1])), out, HostSession())
-    finally:
-        gc.callbacks.remove(on_collect)
-        gc.set_threshold(*threshold)
     assert out.getvalue().count(b'"ok":true') == 2
-    assert during == [] and after
+    assert seen.during == [] and seen.outside
     assert gc.isenabled()
 
 
@@ -67,35 +86,18 @@ def test_no_cycle_collection_runs_inside_a_context_build_and_the_collector_is_le
         for n in range(400)
     ]
     conv = linear(turns)
-    inside, during, outside = [False], [], []
-    build = engine._build_context
-
-    def watched(*args):
-        inside[0] = True
-        try:
-            return build(*args)
-        finally:
-            inside[0] = False
-
-    def on_collect(phase, info):
-        if phase == "start":
-            (during if inside[0] else outside).append(info["generation"])
-
-    monkeypatch.setattr(engine, "_build_context", watched)
-    threshold = gc.get_threshold()
-    gc.set_threshold(50, 10, 10)
-    gc.callbacks.append(on_collect)
+    seen = Collections()
+    monkeypatch.setattr(engine, "_build_context", seen.watch(engine._build_context))
     try:
-        build_context(conv, "chatgpt", budget=2000)
-        assert during == [] and gc.isenabled()
-        assert len([[] for _ in range(500)]) and outside  # the collector runs again after it
-        gc.disable()
-        build_context(conv, "chatgpt", budget=2000)
-        assert not gc.isenabled()
+        with seen.counted((50, 10, 10)):
+            build_context(conv, "chatgpt", budget=2000)
+            assert seen.during == [] and gc.isenabled()
+            assert len([[] for _ in range(500)]) and seen.outside  # the collector runs again after it
+            gc.disable()
+            build_context(conv, "chatgpt", budget=2000)
+            assert not gc.isenabled()
     finally:
         gc.enable()
-        gc.callbacks.remove(on_collect)
-        gc.set_threshold(*threshold)
 
 
 def test_no_cycle_collection_runs_while_the_host_prepares_a_saved_conversation(
@@ -107,32 +109,16 @@ def test_no_cycle_collection_runs_while_the_host_prepares_a_saved_conversation(
     from mnemosyne.context import engine
 
     payload = load(fixtures, CHATGPT)
-    inside, during, after, prepared = [False], [], [], []
-    prepare = engine.prepare
-
-    def watched(conv, keep_going):
-        inside[0] = True
-        try:
-            prepared.append(conv.id)
-            return prepare(conv, keep_going)
-        finally:
-            inside[0] = False
-
-    def on_collect(phase, info):
-        if phase == "start":
-            (during if inside[0] else after).append(info["generation"])
-
-    monkeypatch.setattr(engine, "prepare", watched)
-    threshold = gc.get_threshold()
-    gc.set_threshold(100, 10, 10)
-    gc.callbacks.append(on_collect)
-    try:
+    prepared: list[str] = []
+    seen = Collections()
+    prepare = seen.watch(engine.prepare)
+    monkeypatch.setattr(
+        engine, "prepare", lambda conv, keep_going: prepared.append(conv.id) or prepare(conv, keep_going)
+    )
+    with seen.counted((100, 10, 10)):
         out = io.BytesIO()
         request = {"id": 1, "action": "save", "payload": payload, "kind": "chatgpt_api"}
         server.serve(io.BytesIO(frame(request)), out, HostSession())
-    finally:
-        gc.callbacks.remove(on_collect)
-        gc.set_threshold(*threshold)
     assert b'"ok":true' in out.getvalue() and len(prepared) == 1
-    assert during == [] and after
+    assert seen.during == [] and seen.outside
     assert gc.isenabled()

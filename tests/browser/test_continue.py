@@ -34,18 +34,29 @@ CLAUDE_COMPOSER_PAGE = (
 )
 
 
-def choose(browser, page, target: str):
-    """Open the Continue menu, pick `target`, and return the preview window the extension opens."""
+def open_menu(page) -> ClosedUi:
+    """Open the Continue menu (with the real mouse); the page's closed UI."""
     ui = ClosedUi(page)
     ui.click("[data-mnemosyne='continue']")
     ui.wait("[data-mnemosyne='continue-menu']")
+    return ui
+
+
+def pick(browser, page, target: str):
+    """Pick `target` in the open Continue menu; the preview window the extension opens, once it shows the tokens."""
     with browser.expect_page(timeout=30_000) as opened:
-        ui.click(f"[data-mnemosyne='continue-target'][data-target='{target}']")
+        ClosedUi(page).click(f"[data-mnemosyne='continue-target'][data-target='{target}']")
     window = opened.value
     window.locator("[data-mnemosyne='preview']:not([hidden]) [data-mnemosyne='preview-tokens']").wait_for(
         timeout=30_000
     )
     return window
+
+
+def choose(browser, page, target: str):
+    """Open the Continue menu, pick `target`, and return the preview window the extension opens."""
+    open_menu(page)
+    return pick(browser, page, target)
 
 
 def test_continue_in_claude_fills_composer_without_sending(browser, sites, ext_url, screenshot):
@@ -219,25 +230,12 @@ def wait_saves(env, count: int, timeout: float = 20) -> None:
     assert host_saves(env) == count
 
 
-def pick(browser, page, target: str):
-    """Pick `target` in the open Continue menu; the preview window once it shows the tokens."""
-    with browser.expect_page(timeout=30_000) as opened:
-        ClosedUi(page).click(f"[data-mnemosyne='continue-target'][data-target='{target}']")
-    window = opened.value
-    window.locator("[data-mnemosyne='preview']:not([hidden]) [data-mnemosyne='preview-tokens']").wait_for(
-        timeout=30_000
-    )
-    return window
-
-
 def test_opening_the_menu_saves_and_the_pick_builds_on_that_save(browser, sites, env, mnemo_cli):
     """The save a pick needs starts when the menu opens (the host splits the conversation while the user
     chooses); the pick reads and saves nothing more, and its context is of the saved conversation."""
     api = chatgpt_api_fixture()
     page = open_chatgpt_conversation(browser, sites, api)
-    ui = ClosedUi(page)
-    ui.click("[data-mnemosyne='continue']")
-    ui.wait("[data-mnemosyne='continue-menu']")
+    open_menu(page)
     wait_saves(env, 1)  # before any pick
     listed = json.loads(mnemo_cli("list", "--json").stdout)
     assert [c["title"] for c in listed] == [api["title"]]
@@ -263,9 +261,7 @@ def test_a_pick_after_the_page_changed_or_while_a_reply_streamed_saves_anew(brow
         return json.loads(mnemo_cli("list", "--json").stdout)[0]["title"]
 
     page = open_chatgpt_conversation(browser, sites, api)
-    ui = ClosedUi(page)
-    ui.click("[data-mnemosyne='continue']")
-    ui.wait("[data-mnemosyne='continue-menu']")
+    open_menu(page)
     wait_saves(env, 1)
     api["title"] = f"{title} (a turn later)"
     page.evaluate(
@@ -284,9 +280,7 @@ def test_a_pick_after_the_page_changed_or_while_a_reply_streamed_saves_anew(brow
     streaming.evaluate(
         "() => { const b = document.createElement('button'); b.dataset.testid = 'stop-button'; document.body.append(b); }"
     )
-    ui = ClosedUi(streaming)
-    ui.click("[data-mnemosyne='continue']")
-    ui.wait("[data-mnemosyne='continue-menu']")
+    open_menu(streaming)
     api["title"] = f"{title} (the reply done)"
     streaming.evaluate("() => document.querySelector(\"[data-testid='stop-button']\").remove()")
     pick(browser, streaming, "claude")
