@@ -36,7 +36,7 @@ from benchlib import Figure, emit, fresh_home, median, p95, use_home
 CONVERSATIONS = 2000
 # the 2026 marker shapes (entity, url, products ...) ride along with the real exports
 TEMPLATE_GLOBS = ("chatgpt_export/*.json", "chatgpt_api/**/*.json", "chatgpt_synthetic/markers_2026.json")
-RUNS = 3
+RUNS = 5  # the floor moves with the machine from minute to minute: five pairs steady the median
 LOAD_PROCS = os.cpu_count() or 2
 # each load process stops when the benchmark does, even when the benchmark is killed (it then gets a new parent)
 WITHIN_FLOOR = 2.0  # issue 15's target: an import within 2x of its floor (the median of the paired runs)
