@@ -111,15 +111,30 @@ def _holds_float(annotation: object) -> bool:
     return any(_holds_float(arg) for arg in typing.get_args(annotation))
 
 
+def _refers_to(annotation: object) -> set[type]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return {annotation}
+    return set().union(*map(_refers_to, typing.get_args(annotation)))
+
+
 def test_float_fields_names_every_field_of_the_model_that_can_hold_a_float():
-    """canonical.FLOAT_FIELDS is where the compact writer looks for floats: a new float or Any field in the
-    model that it does not name would let msgspec write a float json writes otherwise."""
+    """canonical.FLOAT_FIELDS is where the compact writer looks for floats (in each message's parts): a new
+    float or Any field in the model that it does not name, or a part kept anywhere else, would let msgspec
+    write a float json writes otherwise."""
+    models = [c for c in vars(model).values() if isinstance(c, type) and issubclass(c, BaseModel)]
     found: dict[str, tuple[str, ...]] = {}
-    for cls in vars(model).values():
-        if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
-            continue
+    for cls in models:
         fields = tuple(name for name, field in cls.model_fields.items() if _holds_float(field.annotation))
         if fields:
             assert "type" in cls.model_fields, f"{cls.__name__} is not a message part"
             found[cls.model_fields["type"].default] = fields
     assert found == canonical.FLOAT_FIELDS
+    # where the walk looks: the parts of the conversation's messages; nothing else holds those parts
+    holders = {
+        (cls, name): _refers_to(field.annotation)
+        for cls in models
+        for name, field in cls.model_fields.items()
+    }
+    floaty = {c for c in models if "type" in c.model_fields and c.model_fields["type"].default in found}
+    assert {key for key, refs in holders.items() if refs & floaty} == {(Message, "parts")}
+    assert {key for key, refs in holders.items() if Message in refs} == {(Conversation, "messages")}
