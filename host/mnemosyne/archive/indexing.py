@@ -103,7 +103,7 @@ class Texts(NamedTuple):
 
 
 def texts_for(conv: Conversation) -> Texts:
-    dumps = _json_text
+    dumps = json_text
     rows: list[str] = []
     cjk: list[str | None] = []
     chars = 0
@@ -119,7 +119,7 @@ def texts_for(conv: Conversation) -> Texts:
     return Texts(rows, cjk, chars)
 
 
-def _json_text(value: object) -> str:
+def json_text(value: object) -> str:
     """JSON for SQLite's json_each: msgspec writes it 2-3x faster than json (the text is valid UTF-8: storable)."""
     import msgspec
 

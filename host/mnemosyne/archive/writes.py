@@ -51,7 +51,7 @@ _CAPTURED_AT = re.compile(r'"captured_at":"[^"]*",?')
 
 
 _DIGEST_SLICE = 1 << 20  # characters encoded at a time
-_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_json = indexing.json_text  # the rows of many-row statements, as JSON for json_each
 
 
 def _content_digest(document: str) -> str:
