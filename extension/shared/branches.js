@@ -99,8 +99,10 @@ export function showBranches(container, conversation, onChange = () => {}) {
     }
     container.dataset.state = "shown";
     const seen = new Set(); // plain articles near the screen: formatted first
+    // (an entry can arrive for a node already formatted and replaced: queued before its unobserve, as Firefox
+    // delivers them on a slow machine; formatting it again threw and left the view at "shown")
     watcher = new IntersectionObserver((entries) => {
-      for (const entry of entries) if (entry.isIntersecting) seen.add(entry.target);
+      for (const entry of entries) if (entry.isIntersecting && plain.has(entry.target)) seen.add(entry.target);
     }, { rootMargin: "800px 0px" });
     for (const node of plain.keys()) watcher.observe(node);
     const format = (node) => {
