@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from .redact_needs import NEEDS, needs_of, needs_of_many
 
 if TYPE_CHECKING:
@@ -332,20 +334,24 @@ def _map_value(value: Any, fn: Callable[[str], str]) -> Any:
     return value
 
 
-def _map_part(part: dict[str, Any], fn: Callable[[str], str]) -> dict[str, Any]:
-    """`part` with `fn` applied to each of its free texts."""
-    out = {}
-    for key, value in part.items():
+def _map_part(part: BaseModel, fn: Callable[[str], str]) -> BaseModel:
+    """`part` (a message part, or a citation in one) with `fn` applied to each of its free texts: the same
+    object when none changes, else a copy with the changed fields. Walks the models' fields as they are:
+    dumping a conversation to JSON and validating it back cost more than the redaction of its texts."""
+    changed: dict[str, Any] = {}
+    for key, value in part.__dict__.items():
         if key in _PART_TEXT_FIELDS:
-            out[key] = _map_value(value, fn)
-        elif isinstance(value, list):  # citations and other nested parts
-            out[key] = [_map_part(v, fn) if isinstance(v, dict) else v for v in value]
+            new = _map_value(value, fn)
+        elif isinstance(value, list) and value and isinstance(value[0], BaseModel):  # citations
+            new = [_map_part(v, fn) if isinstance(v, BaseModel) else v for v in value]
         else:
-            out[key] = value
-    return out
+            continue
+        if new != value:
+            changed[key] = new
+    return part.model_copy(update=changed) if changed else part
 
 
-def _texts_of(parts: Iterable[dict[str, Any]]) -> list[str]:
+def _texts_of(parts: Iterable[BaseModel]) -> list[str]:
     texts: list[str] = []
 
     def kept(text: str) -> str:
@@ -363,22 +369,26 @@ def redact_conversation(
     """A copy of `conv` with the title, instructions and every message's text redacted.
 
     The one redaction policy for everything that leaves the archive: context, get (copy, export, download),
-    `mnemo show/export/convert --redact`."""
-    from .model import Conversation
-
+    `mnemo show/export/convert --redact`. The copy shares the messages and parts that hold no secret with
+    `conv` (models are not changed in place once read)."""
     redactor = redactor or Redactor()
-    data = conv.model_dump(mode="json", exclude_none=False)
-    if data.get("title"):
-        data["title"] = redactor.redact(data["title"])
-    for ins in data.get("instructions", []):
-        ins["text"] = redactor.redact(ins["text"])
-        if ins.get("title"):
-            ins["title"] = redactor.redact(ins["title"])
-    messages = data.get("messages", [])
-    screen(_texts_of(part for msg in messages for part in msg.get("parts", [])))
-    for msg in messages:
-        msg["parts"] = [_map_part(part, redactor.redact) for part in msg.get("parts", [])]
-    return Conversation.model_validate(data), redactor
+    update: dict[str, Any] = {}
+    if conv.title:
+        update["title"] = redactor.redact(conv.title)
+    update["instructions"] = [
+        ins.model_copy(
+            update={"text": redactor.redact(ins.text), "title": ins.title and redactor.redact(ins.title)}
+        )
+        for ins in conv.instructions
+    ]
+    screen(_texts_of(part for msg in conv.messages for part in msg.parts))
+    messages = []
+    for msg in conv.messages:
+        parts = [_map_part(part, redactor.redact) for part in msg.parts]
+        changed = any(new is not old for new, old in zip(parts, msg.parts))
+        messages.append(msg.model_copy(update={"parts": parts}) if changed else msg)
+    update["messages"] = messages
+    return conv.model_copy(update=update), redactor
 
 
 def merge_reports(*reports: dict[str, int]) -> dict[str, int]:
@@ -399,11 +409,7 @@ def warm(conv: Conversation, keep_going: Callable[[], bool]) -> bool:
     for start in range(0, len(messages), WARM_MESSAGES):
         if not keep_going():
             return False
-        parts = [
-            part.model_dump(mode="json", exclude_none=False)
-            for m in messages[start : start + WARM_MESSAGES]
-            for part in m.parts
-        ]
+        parts = [part for m in messages[start : start + WARM_MESSAGES] for part in m.parts]
         screen(_texts_of(parts))
         for part in parts:
             _map_part(part, redactor.redact)
