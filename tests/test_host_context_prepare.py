@@ -115,3 +115,28 @@ def test_the_units_come_before_the_search_index(session, monkeypatch):
         ).fetchone()[0]
         == 0
     )
+
+
+def test_a_conversation_saved_again_unchanged_is_not_weighed_again(session, monkeypatch):
+    """The corpus kept from the first save's preparation is prepared once: a re-save (keep-current, a
+    second Export) does not weigh and count its densest units again while the next request may wait."""
+    from mnemosyne.context import digest
+
+    corpus.clear_cache()
+    payload = big_chatgpt_payload()
+    save.run({"payload": payload, "kind": "chatgpt_api"}, session)
+    marked: list[int] = []
+    original = digest.mark_repeats_and_corrections
+
+    def counted(units, *args):
+        marked.append(len(units))
+        return original(units, *args)
+
+    monkeypatch.setattr(digest, "mark_repeats_and_corrections", counted)
+    session.after_reply(lambda: False)
+    first = len(marked)  # (one corpus: with no secret in it, the redacted copy has the plain one's texts)
+    assert first >= 1
+    again = save.run({"payload": payload, "kind": "chatgpt_api"}, session)
+    assert again["status"] == "unchanged"
+    session.after_reply(lambda: False)
+    assert len(marked) == first

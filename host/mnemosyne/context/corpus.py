@@ -167,6 +167,7 @@ class Corpus:
         # select.densities by focus weight: every unit's rough density and script, kept with the corpus
         self.densities: dict[float, tuple[list[float], list[bool]]] = {}
         self.statements: dict[int, tuple[str, Any]] = {}  # unit -> what mark_repeats_and_corrections found
+        self.prepared: set[float] = set()  # the focus weights select.prepare went through to the end for
         self.texts = [units_of_text(t.text) for t in turns]
         self.start: list[int] = []  # turn -> index of its first unit
         self.turn_of: list[int] = []

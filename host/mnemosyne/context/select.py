@@ -314,7 +314,10 @@ PREPARE_RECENT_BYTES = 400_000  # characters of the latest turns: about the verb
 def prepare(corpus: Corpus, focus_weight: float, keep_going: Callable[[], bool]) -> None:
     """Weigh and count the densest units ahead of a build whose budget is not known yet (a host, after a
     save's reply): the candidates of builds with up to PREPARE_UNITS * CANDIDATE_TOKENS tokens of room;
-    then count the latest turns' lines. Stops when `keep_going()` says so."""
+    then count the latest turns' lines. Stops when `keep_going()` says so. A corpus is prepared once (a
+    kept corpus: the conversation saved again unchanged, or read again)."""
+    if focus_weight in corpus.prepared:
+        return
     density, _ = densities(corpus, focus_weight)
     best = heapq.nlargest(
         min(PREPARE_UNITS, counting.MAX_COUNTS // 2), range(len(density)), key=density.__getitem__
@@ -337,10 +340,13 @@ def prepare(corpus: Corpus, focus_weight: float, keep_going: Callable[[], bool])
     # the lines of the latest turns, which a build sends verbatim and counts line by line (count_lines)
     size = 0
     for turn in reversed(corpus.turns):
-        if size > PREPARE_RECENT_BYTES or not keep_going():
+        if size > PREPARE_RECENT_BYTES:
             break
+        if not keep_going():
+            return
         size += len(turn.text)
         meter.count_lines(turn.text)
+    corpus.prepared.add(focus_weight)
 
 
 def _preselect(corpus: Corpus, verbatim: dict[int, Turn], room: int, focus_weight: float) -> list[Unit]:
