@@ -138,3 +138,24 @@ def test_float_fields_names_every_field_of_the_model_that_can_hold_a_float():
     floaty = {c for c in models if "type" in c.model_fields and c.model_fields["type"].default in found}
     assert {key for key, refs in holders.items() if refs & floaty} == {(Message, "parts")}
     assert {key for key, refs in holders.items() if Message in refs} == {(Conversation, "messages")}
+
+
+def _outcome(fn, value):
+    try:
+        return fn(value)
+    except ValueError as exc:  # (a lone surrogate: both refuse it the same way)
+        return type(exc)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_json)
+@example({"n": 1e-05, "m": [1e16, -0.0], "k": 2**70})
+@example({"nan": float("nan"), "inf": float("inf")})
+@example({"b": "\x00\x1f\x7f\u2028 \ud800", "z": 1, "a": 2})  # keys in their order, escapes, a lone surrogate
+def test_a_payloads_provenance_bytes_are_the_json_ones(value):
+    """read_payload digests a page payload as json.dumps wrote it (keys in their order, no spaces, UTF-8)."""
+
+    def by_json(v: object) -> bytes:
+        return json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    assert _outcome(canonical.json_bytes, value) == _outcome(by_json, value)

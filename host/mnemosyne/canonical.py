@@ -78,6 +78,26 @@ def _exponent_float(value: Any) -> bool:
     return False
 
 
+@cache
+def _ordered_encoder() -> Any:
+    import msgspec
+
+    return msgspec.json.Encoder()
+
+
+def json_bytes(value: Any) -> bytes:
+    """`value` (parsed JSON) as `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` writes it, in
+    UTF-8, keys in their order: what a page payload's provenance digest is taken of. msgspec writes it
+    unless a float needs json's spelling (see above) or msgspec refuses the value; json's encoder built the
+    text of a 63 MiB payload from millions of pieces (peak about 8x the payload's size, against 2x)."""
+    if not _exponent_float(value):
+        try:
+            return bytes(_ordered_encoder().encode(value))
+        except (TypeError, ValueError, OverflowError):  # a lone surrogate (UnicodeEncodeError), an odd type
+            pass
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 def _compact(data: dict[str, Any]) -> str | None:
     """`data` as json.dumps writes it with sorted keys and no spaces, or None: json must write it."""
     for message in data.get("messages", ()):

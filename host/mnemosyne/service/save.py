@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -67,7 +66,9 @@ def read_payload(
     from ..readers import RawInput, ReadContext, ReadFailure, detect, read_raw
 
     fmt, method = PAGE_KINDS[kind]
-    raw_bytes = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    from ..canonical import json_bytes
+
+    raw_bytes = json_bytes(payload)
     raw = RawInput(name="payload", data=payload, raw=raw_bytes)
     read_ctx = ReadContext(source_url=source_url, captured_at=datetime.now(timezone.utc), method=method)
     if fmt is None:
