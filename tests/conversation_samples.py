@@ -1,9 +1,11 @@
-"""Hand-built conversations for writer and context tests: every part type, a branch, tools, a plain script."""
+"""Hand-built conversations for writer and context tests: every part type, a branch, tools, a plain script; and
+every conversation the readers make of the site fixtures."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
+from pathlib import Path
 
 from mnemosyne.model import (
     ArtifactPart,
@@ -24,8 +26,21 @@ from mnemosyne.model import (
     ToolResultPart,
     UnknownPart,
 )
+from mnemosyne.readers import ReadFailure, load_path, read_raw
 
 T0 = datetime(2025, 3, 1, 9, 30, tzinfo=timezone.utc)
+FIXTURES = Path(__file__).parent / "fixtures"
+SITE_FOLDERS = ("chatgpt_api", "chatgpt_export", "chatgpt_synthetic", "claude_export", "claude_api")
+
+
+def fixture_conversations(folders: Iterable[str] = SITE_FOLDERS) -> Iterator[tuple[Path, Conversation]]:
+    """(file, conversation) for every conversation the readers make of the fixtures in `folders`."""
+    for folder in folders:
+        for path in sorted((FIXTURES / folder).rglob("*.json")):
+            for raw in load_path(path):
+                for conv in read_raw(raw):
+                    if not isinstance(conv, ReadFailure):
+                        yield path, conv
 
 
 def provenance() -> Provenance:

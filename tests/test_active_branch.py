@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from conversation_samples import provenance
+from conversation_samples import fixture_conversations, provenance
 from mnemosyne import tree
 from mnemosyne.model import Conversation, Message, Source, TextPart
-from mnemosyne.readers import ReadFailure, load_path, read_raw
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _conv(messages: list[tuple[str, str | None]], active: str | None) -> Conversation:
@@ -48,12 +43,10 @@ def test_an_explicit_branch_overrides_the_active_leaf():
 def test_every_reader_sets_the_active_leaf_to_a_leaf():
     """So the fallback never decides what a saved conversation shows."""
     checked = 0
-    for folder in ("chatgpt_api", "chatgpt_export", "chatgpt_synthetic", "claude_export"):
-        for path in sorted((FIXTURES / folder).rglob("*.json")):
-            for raw in load_path(path):
-                for conv in read_raw(raw):
-                    if isinstance(conv, ReadFailure) or not conv.messages:
-                        continue
-                    assert conv.active_leaf in {m.id for m in tree.leaves(conv)}, (path, conv.id)
-                    checked += 1
+    for path, conv in fixture_conversations(
+        ("chatgpt_api", "chatgpt_export", "chatgpt_synthetic", "claude_export")
+    ):
+        if conv.messages:
+            assert conv.active_leaf in {m.id for m in tree.leaves(conv)}, (path, conv.id)
+            checked += 1
     assert checked >= 110

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import typing
-from pathlib import Path
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from conversation_samples import every_part, provenance
+from conversation_samples import every_part, fixture_conversations, provenance
 from mnemosyne import canonical, model
 from mnemosyne.model import (
     Conversation,
@@ -23,9 +22,6 @@ from mnemosyne.model import (
     ToolCallPart,
     UnknownPart,
 )
-from mnemosyne.readers import ReadFailure, load_path, read_raw
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def by_json(conv: Conversation) -> str:
@@ -93,13 +89,9 @@ def test_the_compact_document_is_the_json_one(text, arguments, raw, duration):
 
 def test_every_fixture_conversation_gets_the_json_document():
     count = 0
-    for folder in ("chatgpt_api", "chatgpt_export", "chatgpt_synthetic", "claude_export", "claude_api"):
-        for path in sorted((FIXTURES / folder).rglob("*.json")):
-            for raw in load_path(path):
-                for conv in read_raw(raw):
-                    if not isinstance(conv, ReadFailure):
-                        assert canonical.dumps(conv, indent=None) == by_json(conv), path
-                        count += 1
+    for path, conv in fixture_conversations():
+        assert canonical.dumps(conv, indent=None) == by_json(conv), path
+        count += 1
     conv = every_part()
     assert canonical.dumps(conv, indent=None) == by_json(conv)
     assert count >= 110

@@ -4,17 +4,14 @@
 from __future__ import annotations
 
 import typing
-from pathlib import Path
 
 from pydantic import BaseModel
 
-from conversation_samples import every_part, provenance
+from conversation_samples import every_part, fixture_conversations, provenance
 from mnemosyne import model
 from mnemosyne.model import Citation, Conversation, Instruction, Message, Source
-from mnemosyne.readers import ReadFailure, load_path, read_raw
 from mnemosyne.redact import _PART_TEXT_FIELDS, Redactor, redact_conversation
 
-FIXTURES = Path(__file__).parent / "fixtures"
 SECRET = (
     "mail jane.doe@example.co.uk or call +44 20 7946 0958, key sk-proj-Xb3kLm9QwErTyUiOpAsDfGhJkL1234567890"
 )
@@ -121,13 +118,9 @@ def test_messages_without_secrets_are_shared_and_the_rest_are_copies():
 
 def test_every_fixture_conversation_is_redacted_as_through_json():
     count = 0
-    for folder in ("chatgpt_api", "chatgpt_export", "chatgpt_synthetic", "claude_export", "claude_api"):
-        for path in sorted((FIXTURES / folder).rglob("*.json")):
-            for raw in load_path(path):
-                for conv in read_raw(raw):
-                    if not isinstance(conv, ReadFailure):
-                        check(conv)
-                        count += 1
+    for _, conv in fixture_conversations():
+        check(conv)
+        count += 1
     assert count >= 110
 
 
