@@ -7,7 +7,7 @@ import json
 import math
 import re
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -57,10 +57,11 @@ FLOAT_FIELDS = {"tool_call": ("arguments",), "reasoning": ("duration_sec",), "un
 
 
 @cache
-def _compact_encoder() -> Any:
+def _encoder(order: Literal["sorted"] | None) -> Any:
+    """msgspec's JSON encoder: keys sorted ("sorted") or in their order (None)."""
     import msgspec
 
-    return msgspec.json.Encoder(order="sorted")
+    return msgspec.json.Encoder(order=order)
 
 
 def _exponent_float(value: Any) -> bool:
@@ -78,13 +79,6 @@ def _exponent_float(value: Any) -> bool:
     return False
 
 
-@cache
-def _ordered_encoder() -> Any:
-    import msgspec
-
-    return msgspec.json.Encoder()
-
-
 def json_bytes(value: Any) -> bytes:
     """`value` (parsed JSON) as `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` writes it, in
     UTF-8, keys in their order: what a page payload's provenance digest is taken of. msgspec writes it
@@ -92,7 +86,7 @@ def json_bytes(value: Any) -> bytes:
     text of a 63 MiB payload from millions of pieces (peak about 8x the payload's size, against 2x)."""
     if not _exponent_float(value):
         try:
-            return bytes(_ordered_encoder().encode(value))
+            return bytes(_encoder(None).encode(value))
         except (TypeError, ValueError, OverflowError):  # a lone surrogate (UnicodeEncodeError), an odd type
             pass
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -106,7 +100,7 @@ def _compact(data: dict[str, Any]) -> str | None:
             if fields and any(_exponent_float(part.get(f)) for f in fields):
                 return None
     try:
-        return str(_compact_encoder().encode(data), "utf-8")
+        return str(_encoder("sorted").encode(data), "utf-8")
     except (TypeError, ValueError, OverflowError):  # a lone surrogate (UnicodeEncodeError), an odd type
         return None
 

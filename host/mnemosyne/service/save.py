@@ -63,11 +63,10 @@ def read_payload(
     payload: dict[str, Any] | list[Any], kind: str = "auto", source_url: str | None = None
 ) -> Conversation:
     """The conversation a page payload holds (InputError when it holds none)."""
+    from ..canonical import json_bytes
     from ..readers import RawInput, ReadContext, ReadFailure, detect, read_raw
 
     fmt, method = PAGE_KINDS[kind]
-    from ..canonical import json_bytes
-
     raw_bytes = json_bytes(payload)
     raw = RawInput(name="payload", data=payload, raw=raw_bytes)
     read_ctx = ReadContext(source_url=source_url, captured_at=datetime.now(timezone.utc), method=method)
