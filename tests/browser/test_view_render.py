@@ -148,6 +148,8 @@ def test_branch_switch_shows_the_other_edit(browser, tmp_path, mnemo_cli, ext_ur
     # and back: the branch first shown comes back whole
     switched.locator("[data-mnemosyne='branch-switch'] .branch-prev").click()
     view.locator(".message.role-user", has_text=shown[0]).wait_for()
+    # (the switch renders the branch again: plain text first, formatted in slices until data-state="ready")
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
     assert transcript.text_content() == before
 
 
