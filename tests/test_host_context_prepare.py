@@ -62,7 +62,9 @@ def test_the_context_after_a_save_splits_nothing_and_is_the_same(session, monkey
     built = corpora_built(monkeypatch)
     prepared = full_context(session, conv_id, redact)
     assert seen == [] and built == []  # nothing split, and its statistics and relevance were ready
-    corpus.clear_cache()  # the same build from nothing: the same context, every message split
+    # the same build from nothing (no units in memory nor in the archive): the same context, every message split
+    corpus.clear_cache()
+    session.archive().conn.execute("DELETE FROM context_units")
     cold = full_context(session, conv_id, redact)
     assert cold == prepared
     assert len(seen) > 50

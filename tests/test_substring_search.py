@@ -131,8 +131,8 @@ def test_an_archive_with_the_previous_trigram_table_is_migrated_and_searches_the
             " CASE WHEN title = '' THEN body ELSE title || char(10) || body END FROM messages_fts"
         )
         arc.conn.execute("DELETE FROM _migrations WHERE name = 'm009_trigram_without_content'")
-    with open_archive() as arc:
-        assert arc.stats()["migrations"] == [m.__name__ for m in MIGRATIONS]
+    with open_archive() as arc:  # (m009 applied again, after the ones that came later)
+        assert sorted(arc.stats()["migrations"]) == sorted(m.__name__ for m in MIGRATIONS)
         assert arc.conn.execute("SELECT count(*) FROM messages_tri WHERE body IS NOT NULL").fetchone()[0] == 0
         assert_search_is_a_scan(arc, NEEDLES + random_needles(2, 200))
         arc.delete(ids["mixed"])  # a row the migration indexed can be deleted

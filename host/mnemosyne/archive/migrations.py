@@ -215,6 +215,19 @@ def m009_trigram_without_content(conn) -> None:
         )
 
 
+def m010_context_units(conn) -> None:
+    """The context engine's units of each conversation's texts, split once (see context_units.py)."""
+    conn.execute(
+        "CREATE TABLE context_units ("
+        " conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+        " text_key BLOB NOT NULL,"
+        " format INTEGER NOT NULL,"
+        " units BLOB NOT NULL,"
+        " PRIMARY KEY (conversation_id, text_key)"
+        ") WITHOUT ROWID"
+    )
+
+
 MIGRATIONS: list[Callable] = [
     m001_initial,
     m002_recency_and_trigram,
@@ -225,6 +238,7 @@ MIGRATIONS: list[Callable] = [
     m007_sync_state,
     m008_attachment_blobs,
     m009_trigram_without_content,
+    m010_context_units,
 ]
 
 

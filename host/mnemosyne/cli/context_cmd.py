@@ -12,8 +12,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..cycles import collector_held
+
+if TYPE_CHECKING:
+    from ..context import ContextResult
 
 
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,17 +69,26 @@ def _run_context(args: argparse.Namespace) -> int:
         budget=args.budget, branch=args.branch, include=args.include, redact=args.redact, focus=args.focus
     )
     if Path(args.source).exists() or args.source == "-":
-        result = context_for(conversation_from_file(args.source, args.pick), target, **options)
-    else:
-        from ..archive import open_archive
+        _print(context_for(conversation_from_file(args.source, args.pick), target, **options), args.json)
+        return 0
+    from ..archive import open_archive
+    from ..service.context import store_units
 
-        with open_archive(create=False) as arc:
-            result = context_for(arc.get(args.source), target, arc=arc, **options)
+    with open_archive(create=False) as arc:
+        conv = arc.get(args.source)
+        _print(context_for(conv, target, arc=arc, **options), args.json)
+        sys.stdout.flush()
+        # the units of its texts, for the next command (the first one split them): after the output
+        store_units(arc, conv)
+    return 0
+
+
+def _print(result: ContextResult, as_json: bool) -> None:
     report = result.report
-    if args.json:
+    if as_json:
         json.dump({"payload": result.payload, "report": report}, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
-        return 0
+        return
     sys.stdout.write(result.text if result.text.endswith("\n") else result.text + "\n")
     c = report["counts"]
     note = " (estimate)" if report["estimate"] else ""
@@ -89,7 +102,6 @@ def _run_context(args: argparse.Namespace) -> int:
             ", ".join(f"{k} {v}" for k, v in report["redactions"].items()) or "nothing"
         )
     print(summary, file=sys.stderr)
-    return 0
 
 
 def run_targets(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ last user message is always present.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -269,15 +269,12 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool]) -> None:
     save's reply): its turns split and termed into the unit cache, then its corpus (statistics, relevance
     to the default query, units' densities) and its densest units weighed and counted, redacted (the extension's default) and as plain text. Stops
     when `keep_going()` says so."""
-    from ..redact import redact_conversation
     from ..redact import warm as warm_redactions
     from .corpus import warm
 
     if not warm_redactions(conv, keep_going):  # (a message at a time: the redaction itself takes 0.13 s a MB)
         return
-    redacted, _ = redact_conversation(conv)
-    for version in (redacted, conv):
-        turns = path_turns(tree.path_to(version, None), frozenset(), None)
+    for turns in _default_turns(conv):
         warm((t.text for t in turns), keep_going)
         if not turns or not keep_going():
             return
@@ -286,6 +283,21 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool]) -> None:
         select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
         if not keep_going():
             return
+
+
+def _default_turns(conv: Conversation) -> Iterator[list[Turn]]:
+    """The turns of a default context of `conv` (its active path, nothing extra): redacted (the
+    extension's default), then plain."""
+    from ..redact import redact_conversation
+
+    redacted, _ = redact_conversation(conv)
+    for version in (redacted, conv):
+        yield path_turns(tree.path_to(version, None), frozenset(), None)
+
+
+def unit_texts(conv: Conversation) -> list[str]:
+    """The texts a default context of `conv` splits into units, each once (see _default_turns)."""
+    return list(dict.fromkeys(t.text for turns in _default_turns(conv) for t in turns if t.text))
 
 
 def _fits_by_bytes(

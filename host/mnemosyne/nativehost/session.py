@@ -98,8 +98,8 @@ class HostSession:
     def after_reply(self, input_waiting: Callable[[], bool]) -> None:
         """Work that can wait for the reply, each part stopping as soon as a request is waiting.
 
-        First the units of the conversation saved or read last, so that its context, asked for next, does
-        not split and term its whole history first (Continue in saves, then asks for the context at once:
+        First the units of the conversation saved, read or built last (stored in the archive for the next
+        process), so that its context, asked for next, does not split and term its whole history first (Continue in saves, then asks for the context at once:
         with the search index written first, that context waited for it, about 0.1 s for a conversation
         of 1 MB). Then the search index of saved conversations, one at a time (what is left is written
         after the next reply, and every search writes it first), then a WAL checkpoint once the WAL has
@@ -107,15 +107,27 @@ class HostSession:
         index work after it."""
         conv, self._to_prepare = self._to_prepare, None
         if conv is not None and not input_waiting():
-            from ..context.engine import prepare
-            from ..cycles import collector_held
-
-            try:
-                with collector_held():
-                    prepare(conv, lambda: not input_waiting())
-            except Exception:  # an optimisation only: the context builds the units itself
-                log.exception("preparing the context units failed")
+            self._prepare(conv, lambda: not input_waiting())
         self._index_pending(input_waiting)
+
+    def _prepare(self, conv: Conversation, keep_going: Callable[[], bool]) -> None:
+        """The units of `conv` (read back from the archive where it holds them), its corpus, then the
+        units the archive does not hold stored there for the next process."""
+        from ..context.engine import prepare
+        from ..cycles import collector_held
+        from ..service.context import store_units, stored_units
+
+        try:
+            arc = self.archive()
+            with collector_held():
+                with stored_units(arc, conv.id):
+                    prepare(conv, keep_going)
+                if keep_going():
+                    store_units(arc, conv, keep_going)
+        except MnemosyneError as exc:  # an optimisation only: the context builds the units itself
+            log.warning("preparing the context units failed: %s: %s", exc.code, exc.message)
+        except Exception:
+            log.exception("preparing the context units failed")
 
     def _index_pending(self, input_waiting: Callable[[], bool]) -> None:
         if self._archive is not None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..errors import InputError, MnemosyneError
 
 if TYPE_CHECKING:
     from ..archive import Archive
@@ -37,22 +38,69 @@ def context_for(
         from ..redact import redact_conversation
 
         conv, pre = redact_conversation(conv)
-    result = build_context(
-        conv,
-        target,
-        budget=budget,
-        branch=branch,
-        include=include,
-        redact=False,  # redacted above, title and instructions too: a second pass would find nothing
-        token_counts=counts,
-        focus=focus,
-        exact_tokens=exact_tokens,
-    )
+    with stored_units(arc, conv.id):
+        result = build_context(
+            conv,
+            target,
+            budget=budget,
+            branch=branch,
+            include=include,
+            redact=False,  # redacted above, title and instructions too: a second pass would find nothing
+            token_counts=counts,
+            focus=focus,
+            exact_tokens=exact_tokens,
+        )
     if pre is not None:
         from ..redact import merge_reports
 
         result.report["redactions"] = merge_reports(pre.report(), result.report.get("redactions", {}))
     return result
+
+
+@contextmanager
+def stored_units(arc: Archive | None, conv_id: str) -> Iterator[None]:
+    """While the block runs, the context engine reads the units the archive holds for `conv_id`'s texts
+    back instead of splitting them (nothing without `arc`, or when the archive cannot be read)."""
+    if arc is None:
+        yield
+        return
+    from ..archive import context_units
+    from ..context import corpus, unit_store
+
+    try:
+        rows = context_units.stored(arc.conn, conv_id, unit_store.FORMAT)
+    except MnemosyneError:  # derived data: the texts are split instead
+        rows = {}
+    with corpus.offered(rows):
+        yield
+
+
+def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool] = lambda: True) -> int:
+    """Store the units of the texts a default context of `conv` splits (its active path, redacted and
+    plain) that the archive does not hold yet, and drop the conversation's rows no text has now; the units
+    in memory are packed, the others split first. Stops when `keep_going()` says so (what was packed is
+    stored). Returns the rows written."""
+    from ..archive import context_units
+    from ..context import corpus, unit_store
+    from ..context.engine import unit_texts
+
+    keys = {unit_store.key(text): text for text in unit_texts(conv)}
+    have = context_units.stored_keys(arc.conn, conv.id, unit_store.FORMAT)
+    rows: list[tuple[bytes, bytes]] = []
+    complete = True
+    for key, text in keys.items():
+        if key in have:
+            continue
+        if not keep_going():
+            complete = False
+            break
+        blob = unit_store.pack(corpus.text_units(text))
+        if blob is not None:
+            rows.append((key, blob))
+    stale = complete and not have <= keys.keys()
+    if not rows and not stale:
+        return 0
+    return context_units.store(arc.conn, conv.id, unit_store.FORMAT, rows, set(keys) if complete else None)
 
 
 def conversation_from_file(path: str, pick: str | None = None) -> Conversation:

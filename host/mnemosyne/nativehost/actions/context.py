@@ -28,6 +28,7 @@ def run(params: dict, session: HostSession) -> dict:
     def render() -> tuple[str, dict]:
         arc = session.archive()
         conv = arc.get(conv_id)
+        session.prepare_context(conv)  # for the next context of it (another target, the paste), and stored
         result = context_for(
             conv,
             target,

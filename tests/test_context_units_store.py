@@ -1,0 +1,217 @@
+"""The context engine's units are stored in the archive once a conversation is prepared or built, and read
+back by a later process instead of split again (context/unit_store.py, archive/context_units.py).
+
+Real archive, real host actions, real fixture conversations; a build from stored units must give the
+context a build from nothing gives, byte for byte."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import sys
+import zlib
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from conversation_samples import claude_style_tools, every_part, fixture_conversations
+from mnemosyne.archive import context_units
+from mnemosyne.archive.cjk import has_cjk
+from mnemosyne.context import corpus, unit_store
+from mnemosyne.context.engine import unit_texts
+from mnemosyne.model import Conversation
+from mnemosyne.nativehost.actions import delete, save
+from mnemosyne.redact import redact_conversation
+from test_host_context_prepare import full_context, splits
+from test_host_paging_interop import big_chatgpt_payload
+
+SECRET = "write to dana.kowalski@example.org about the invoice"
+
+
+def payload_with_a_secret() -> dict:
+    """A conversation of about 1.4 MB whose redacted copy differs from it in one message."""
+    payload = big_chatgpt_payload()
+    parts = payload["mapping"]["m10"]["message"]["content"]["parts"]
+    parts[0] = parts[0] + " " + SECRET
+    return payload
+
+
+def stored_rows(session, conv_id: str) -> dict[bytes, bytes]:
+    return context_units.stored(session.archive().conn, conv_id, unit_store.FORMAT)
+
+
+def forget_everything() -> None:
+    """As in a restarted host: nothing of any conversation in memory."""
+    corpus.clear_cache()
+
+
+def planted_fact_conversations() -> list[Conversation]:
+    """The planted-fact bench's conversations (English and Chinese, tables, lists, code), both halves."""
+    path = Path(__file__).parent / "bench" / "context_quality.py"
+    spec = importlib.util.spec_from_file_location("context_quality_bench", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return [module.build(lang, 100, half)[0] for lang in ("en", "zh") for half in ("tuning", "test")]
+
+
+def test_every_sample_texts_units_come_back_as_they_were_split():
+    convs = [c for _, c in fixture_conversations()] + planted_fact_conversations()
+    convs += [every_part(), claude_style_tools()]
+    texts = {
+        t for conv in convs for version in (conv, redact_conversation(conv)[0]) for t in unit_texts(version)
+    }
+    assert len(texts) > 800
+    assert any(has_cjk(t) for t in texts) and any("```" in t for t in texts) and any("|" in t for t in texts)
+    for text in texts:
+        units = corpus._text_units(text)
+        blob = unit_store.pack(units)
+        assert blob is not None
+        assert unit_store.unpack(blob) == units
+        back = unit_store.unpack(blob)
+        assert back is not None and list(back.kinds.items()) == list(units.kinds.items())  # order too
+
+
+def _row(units: tuple) -> bytes:
+    return zlib.compress(msgspec.msgpack.encode(units), 1)
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [
+        b"",
+        b"not zlib at all",
+        zlib.compress(b"\x93\x01\x02\x03"),  # MessagePack, not the layout
+        _row(([["sentence", "a b", {"a": "word"}, []]], [3], [0], [False])),  # a list missing
+        _row(([["sentence", "a b", {"a": "verb"}, []]], [3], [0], [False], [False])),  # unknown term kind
+        _row(([["poem", "a b", {"a": "word"}, []]], [3], [0], [False], [False])),  # unknown unit kind
+        _row(([["sentence", "a b", {"a": "word"}, []]], [3, 4], [0], [False], [False])),  # lengths differ
+        zlib.compress(b"\x00" * (unit_store.MAX_UNPACKED + 1)),  # inflates past the bound
+    ],
+)
+def test_a_damaged_or_foreign_row_is_refused(blob):
+    assert unit_store.unpack(blob) is None
+
+
+def test_a_refused_row_is_split_again_and_the_build_is_the_same(host_session, monkeypatch):
+    conv_id = save.run({"payload": payload_with_a_secret(), "kind": "chatgpt_api"}, host_session)[
+        "conversation_id"
+    ]
+    host_session.after_reply(lambda: False)
+    expected = full_context(host_session, conv_id, True)
+    conn = host_session.archive().conn
+    conn.execute("UPDATE context_units SET units = x'00'")  # every row damaged
+    forget_everything()
+    host_session.renders.clear()
+    seen = splits(monkeypatch)
+    assert full_context(host_session, conv_id, True) == expected
+    assert len(seen) > 200
+
+
+def test_a_save_stores_the_units_of_its_texts_redacted_and_plain(host_session):
+    payload = payload_with_a_secret()
+    conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]
+    assert stored_rows(host_session, conv_id) == {}  # after the reply, not before it
+    host_session.after_reply(lambda: False)
+    conv = host_session.archive().get(conv_id)
+    rows = stored_rows(host_session, conv_id)
+    texts = unit_texts(conv)
+    assert set(rows) == {unit_store.key(t) for t in texts}
+    assert any(SECRET in t for t in texts) and any(
+        "[email" in t.lower() or "redacted" in t.lower() for t in texts if SECRET not in t and "[10]" in t
+    )
+    for text in texts:
+        assert unit_store.unpack(rows[unit_store.key(text)]) == corpus._text_units(text)
+
+
+@pytest.mark.parametrize("redact", [True, False])
+def test_a_restarted_host_reads_the_units_back_and_builds_the_same_context(host_session, monkeypatch, redact):
+    conv_id = save.run({"payload": payload_with_a_secret(), "kind": "chatgpt_api"}, host_session)[
+        "conversation_id"
+    ]
+    host_session.after_reply(lambda: False)
+    forget_everything()
+    host_session.renders.clear()
+    seen = splits(monkeypatch)
+    stored = full_context(host_session, conv_id, redact)
+    assert seen == []  # every text read back from the archive
+    forget_everything()
+    host_session.renders.clear()
+    host_session.archive().conn.execute("DELETE FROM context_units")
+    split = full_context(host_session, conv_id, redact)
+    assert stored == split
+    assert len(seen) > 200
+
+
+def test_a_context_stores_what_it_split_after_its_reply(host_session):
+    """A conversation saved before units were stored (an import, an older archive) gets them from its
+    first context, once the reply is out."""
+    conv_id = save.run({"payload": payload_with_a_secret(), "kind": "chatgpt_api"}, host_session)[
+        "conversation_id"
+    ]
+    host_session._to_prepare = None  # saved, never prepared
+    forget_everything()
+    full_context(host_session, conv_id, True)
+    assert stored_rows(host_session, conv_id) == {}
+    host_session.after_reply(lambda: False)
+    conv = host_session.archive().get(conv_id)
+    assert set(stored_rows(host_session, conv_id)) == {unit_store.key(t) for t in unit_texts(conv)}
+
+
+def test_rows_go_with_their_conversation_and_with_texts_it_no_longer_has(host_session):
+    payload = payload_with_a_secret()
+    conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]
+    host_session.after_reply(lambda: False)
+    before = set(stored_rows(host_session, conv_id))
+    # the site's copy changed a message in place (an edit the site does not keep as a branch)
+    changed = copy.deepcopy(payload)
+    changed["mapping"]["m20"]["message"]["content"]["parts"] = ["A wholly new text for turn twenty."]
+    changed["update_time"] = changed.get("update_time", 0) + 100
+    save.run({"payload": changed, "kind": "chatgpt_api"}, host_session)
+    host_session.after_reply(lambda: False)
+    conv = host_session.archive().get(conv_id)
+    after = set(stored_rows(host_session, conv_id))
+    assert after == {unit_store.key(t) for t in unit_texts(conv)}
+    assert after != before
+    delete.run({"conversation_id": conv_id}, host_session)
+    left = host_session.archive().conn.execute("SELECT count(*) FROM context_units").fetchone()[0]
+    assert left == 0
+
+
+def test_rows_of_another_format_are_not_read_and_are_replaced(host_session, monkeypatch):
+    conv_id = save.run({"payload": payload_with_a_secret(), "kind": "chatgpt_api"}, host_session)[
+        "conversation_id"
+    ]
+    host_session.after_reply(lambda: False)
+    conn = host_session.archive().conn
+    conn.execute("UPDATE context_units SET format = format + 1")
+    forget_everything()
+    host_session.renders.clear()
+    seen = splits(monkeypatch)
+    full_context(host_session, conv_id, True)
+    assert len(seen) > 200  # the other format's rows are not read
+    host_session.after_reply(lambda: False)
+    formats = conn.execute("SELECT DISTINCT format FROM context_units").fetchall()
+    assert formats == [(unit_store.FORMAT,)]
+
+
+def test_the_cli_stores_the_units_and_builds_the_same_context_from_them(mnemo_home, capsys, monkeypatch):
+    from mnemosyne.archive import open_archive
+    from mnemosyne.cli.main import main
+    from mnemosyne.service import save_payload
+
+    with open_archive() as arc:
+        conv_id = save_payload(arc, payload_with_a_secret(), kind="chatgpt_api").id
+    forget_everything()
+    assert main(["context", conv_id, "--target", "chatgpt", "--budget", "3000", "--redact"]) == 0
+    first = capsys.readouterr().out
+    with open_archive() as arc:
+        rows = context_units.stored(arc.conn, conv_id, unit_store.FORMAT)
+        assert set(rows) == {unit_store.key(t) for t in unit_texts(arc.get(conv_id))}
+    forget_everything()
+    seen = splits(monkeypatch)
+    assert main(["context", conv_id, "--target", "chatgpt", "--budget", "3000", "--redact"]) == 0
+    assert capsys.readouterr().out == first
+    assert seen == []
