@@ -180,6 +180,36 @@ def test_rows_go_with_their_conversation_and_with_texts_it_no_longer_has(host_se
     assert left == 0
 
 
+def test_a_re_save_keeps_the_units_and_a_restarted_host_splits_only_the_new_turns(host_session, monkeypatch):
+    """Continued on the site and saved again (the menu's save), after a browser restart: the units of the
+    turns the archive had are read back; only the new exchange is split."""
+    payload = payload_with_a_secret()
+    conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]
+    host_session.after_reply(lambda: False)
+    before = set(stored_rows(host_session, conv_id))
+    grown = copy.deepcopy(payload)
+    mapping, last = grown["mapping"], grown["current_node"]
+    for mid, role, text in (
+        ("q1", "user", "What was the invoice total again?"),
+        ("a1", "assistant", "It was 412 EUR."),
+    ):
+        mapping[last]["children"] = [mid]
+        mapping[mid] = copy.deepcopy(mapping[last]) | {"id": mid, "parent": last, "children": []}
+        mapping[mid]["message"] = copy.deepcopy(mapping[last]["message"]) | {"id": mid}
+        mapping[mid]["message"]["author"] = {"role": role, "name": None, "metadata": {}}
+        mapping[mid]["message"]["content"] = {"content_type": "text", "parts": [text]}
+        last = mid
+    grown["current_node"] = last
+    assert save.run({"payload": grown, "kind": "chatgpt_api"}, host_session)["status"] == "updated"
+    assert set(stored_rows(host_session, conv_id)) == before  # the save that replaced it kept them
+    host_session._to_prepare = None
+    forget_everything()
+    host_session.renders.clear()
+    seen = splits(monkeypatch)
+    full_context(host_session, conv_id, True)
+    assert sorted(seen) == sorted({"What was the invoice total again?", "It was 412 EUR."})
+
+
 def test_rows_of_another_format_are_not_read_and_are_replaced(host_session, monkeypatch):
     conv_id = save.run({"payload": payload_with_a_secret(), "kind": "chatgpt_api"}, host_session)[
         "conversation_id"

@@ -2,10 +2,12 @@
 
 Conversations of about 1 MB and 5 MB are built from real fixture dialogues (English and
 Chinese, the planted-fact bench's text). For each, build_context runs with the per-message token
-counts the archive stores, for several targets and budgets, as a first build (nothing cached at all), after a
-save (what a host makes after a save's reply: the units and the corpus, engine.prepare) and again (the same
-conversation built again); every run is paired with its floor, one
-tiktoken o200k_base pass over the output it produced. Targets (issue 9): 1 MB under 0.3 s, 5 MB under 1 s.
+counts the archive stores, for several targets and budgets, as a first build (nothing of it in memory nor
+stored: `mnemo context FILE`), from the archive (nothing of it in memory, its units stored in a real
+archive: a restarted host, `mnemo context ID`), after a save (what a host makes after a save's reply: the
+units and the corpus, engine.prepare) and again (the same conversation built again); every run is paired
+with its floor, one tiktoken o200k_base pass over the output it produced. Targets (issue 9): 1 MB under
+0.3 s, 5 MB under 1 s.
 
 Run: python tests/bench/context_speed.py [--runs N]
 """
@@ -21,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from benchlib import fresh_home, use_home  # noqa: E402
 from context_quality import build  # noqa: E402  (the same real-text conversations)
 
 from mnemosyne import tokens  # noqa: E402
@@ -28,10 +31,11 @@ from mnemosyne.context import build_context, corpus, count_messages, counting  #
 from mnemosyne.context.engine import prepare  # noqa: E402
 from mnemosyne.context.turns import render_message  # noqa: E402
 from mnemosyne.model import Conversation  # noqa: E402
+from mnemosyne.service.context import store_units, stored_units  # noqa: E402
 
 CACHE_TERMS, MAX_COUNTS = corpus.CACHE_TERMS, counting.MAX_COUNTS
 SIZES = {1_000_000: 0.3, 5_000_000: 1.0}  # bytes of text -> target seconds
-MODES = ("first", "after save", "again")
+MODES = ("first", "archived", "after save", "again")
 CASES = [("chatgpt", 2_000), ("chatgpt", 16_000), ("claude", 32_000), ("gpt-4o", 96_000)]
 
 
@@ -73,9 +77,15 @@ def main() -> int:
     args = parser.parse_args()
     enc = tokens.encoding("o200k_base")
     enc.encode_ordinary("warm up")
+    use_home(fresh_home("context-speed"))
+    from mnemosyne.archive import open_archive
+
+    arc = open_archive()
     misses = 0
     for size, target_s in SIZES.items():
         conv = conversation_of(size)
+        arc.save_many([conv])
+        store_units(arc, conv)  # what a host stores after the save's reply (or the first context of it)
         text = "\n\n".join(render_message(m) for m in conv.messages)
         counts = count_messages(conv, "o200k_base")
         start = time.perf_counter()
@@ -98,8 +108,11 @@ def main() -> int:
                     if mode == "after save":  # only what a host makes after a save's reply is in memory
                         caching(True)
                         prepare(conv, lambda: True)
+                    elif mode == "archived":  # nothing in memory; the units are in the archive
+                        caching(True)
                     start, start_cpu = time.perf_counter(), time.process_time()
-                    out = build_context(conv, target, budget=budget, token_counts=counts).text
+                    with stored_units(arc if mode == "archived" else None, conv.id):
+                        out = build_context(conv, target, budget=budget, token_counts=counts).text
                     seconds.append(time.perf_counter() - start)
                     cpu.append(time.process_time() - start_cpu)
                     start = time.perf_counter()
@@ -114,7 +127,9 @@ def main() -> int:
                     f"{'pass' if ok else 'MISS'}"
                 )
     print(
-        "\nfirst: a build with nothing of the conversation in memory (its first build in a process);"
+        "\nfirst: a build with nothing of the conversation in memory nor stored (`mnemo context FILE`);"
+        " archived: nothing of it in memory, its units read back from the archive (a restarted host,"
+        " `mnemo context ID`: the archive stores them after a save's reply or a first context);"
         " after save: what a host makes after a save's reply (or a `get`'s) is in memory: the turns split"
         " into units, the corpus's statistics and relevance (engine.prepare, test_host_context_prepare.py),"
         " as for the first Continue in after an Export; again: the same conversation built again (the"

@@ -3,8 +3,9 @@
 A message text is split into units and termed once, and the result is kept here with its conversation, so
 that a later process (a restarted host, `mnemo context ID`) reads it back instead of splitting the history
 again. The rows are derived data, written after a reply: context/unit_store.py owns their bytes and their
-format number; the archive keys them by conversation and by the text's digest, and drops them with the
-conversation (ON DELETE CASCADE) or when the conversation's texts no longer hold them.
+format number; the archive keys them by conversation and by the text's digest. They outlive a save that
+replaces the conversation (a re-save of it grown by a turn reads most of them back), and go when the
+conversation is deleted (Archive.delete) or when its texts no longer hold them (`store` with `keep`).
 """
 
 from __future__ import annotations

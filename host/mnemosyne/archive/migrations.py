@@ -216,10 +216,11 @@ def m009_trigram_without_content(conn) -> None:
 
 
 def m010_context_units(conn) -> None:
-    """The context engine's units of each conversation's texts, split once (see context_units.py)."""
+    """The context engine's units of each conversation's texts, split once (see context_units.py). No
+    foreign key: a save that replaces a conversation deletes and inserts its row, and its units stay."""
     conn.execute(
         "CREATE TABLE context_units ("
-        " conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+        " conversation_id TEXT NOT NULL,"
         " text_key BLOB NOT NULL,"
         " format INTEGER NOT NULL,"
         " units BLOB NOT NULL,"

@@ -376,6 +376,8 @@ class ArchiveWrites:
                 "SELECT site, source_id FROM conversations WHERE id = ?", (conv_id,)
             ).fetchone()
             self._delete_rows(c, conv_id)
+            # (a save that replaces the conversation keeps its context units: see context_units.py)
+            c.execute("DELETE FROM context_units WHERE conversation_id = ?", (conv_id,))
             sync.forget(c, conv_id)
             attachments.forget(c, site, source_id)
         return True
