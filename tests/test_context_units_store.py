@@ -16,6 +16,7 @@ import msgspec
 import pytest
 
 from conversation_samples import claude_style_tools, every_part, fixture_conversations
+from mnemosyne import tokens
 from mnemosyne.archive import context_units
 from mnemosyne.archive.cjk import has_cjk
 from mnemosyne.context import corpus, unit_store
@@ -23,6 +24,7 @@ from mnemosyne.context.engine import unit_texts
 from mnemosyne.model import Conversation
 from mnemosyne.nativehost.actions import delete, save
 from mnemosyne.redact import redact_conversation
+from mnemosyne.token_policy import COUNTED_ENCODING
 from test_host_context_prepare import full_context, splits
 from test_host_paging_interop import big_chatgpt_payload
 
@@ -65,17 +67,20 @@ def test_every_sample_texts_units_come_back_as_they_were_split():
     }
     assert len(texts) > 800
     assert any(has_cjk(t) for t in texts) and any("```" in t for t in texts) and any("|" in t for t in texts)
+    enc = tokens.encoding(COUNTED_ENCODING)
     for text in texts:
         units = corpus._text_units(text)
-        blob = unit_store.pack(units)
+        counts = [len(enc.encode_ordinary(p[1])) for p in units.parts]
+        blob = unit_store.pack(units, counts)
         assert blob is not None
         assert unit_store.unpack(blob) == units
         back = unit_store.unpack(blob)
         assert back is not None and list(back.kinds.items()) == list(units.kinds.items())  # order too
+        assert back.counts == tuple(counts)
 
 
 def _row(units: tuple) -> bytes:
-    return zlib.compress(msgspec.msgpack.encode(units), 1)
+    return zlib.compress(msgspec.msgpack.encode((*units, [1] * len(units[0]))), 1)
 
 
 @pytest.mark.parametrize(
@@ -84,7 +89,12 @@ def _row(units: tuple) -> bytes:
         b"",
         b"not zlib at all",
         zlib.compress(b"\x93\x01\x02\x03"),  # MessagePack, not the layout
-        _row(([["sentence", "a b", {"a": "word"}, []]], [3], [0], [False])),  # a list missing
+        zlib.compress(msgspec.msgpack.encode(([["sentence", "a b", {"a": "word"}, []]], [3], [0], [False]))),
+        zlib.compress(  # a negative count
+            msgspec.msgpack.encode(
+                ([["sentence", "a b", {"a": "word"}, []]], [3], [0], [False], [False], [-1])
+            )
+        ),
         _row(([["sentence", "a b", {"a": "verb"}, []]], [3], [0], [False], [False])),  # unknown term kind
         _row(([["poem", "a b", {"a": "word"}, []]], [3], [0], [False], [False])),  # unknown unit kind
         _row(([["sentence", "a b", {"a": "word"}, []]], [3, 4], [0], [False], [False])),  # lengths differ
@@ -122,8 +132,11 @@ def test_a_save_stores_the_units_of_its_texts_redacted_and_plain(host_session):
     assert any(SECRET in t for t in texts) and any(
         "[email" in t.lower() or "redacted" in t.lower() for t in texts if SECRET not in t and "[10]" in t
     )
+    enc = tokens.encoding(COUNTED_ENCODING)
     for text in texts:
-        assert unit_store.unpack(rows[unit_store.key(text)]) == corpus._text_units(text)
+        back = unit_store.unpack(rows[unit_store.key(text)])
+        assert back == corpus._text_units(text)
+        assert back is not None and back.counts == tuple(len(enc.encode_ordinary(p[1])) for p in back.parts)
 
 
 @pytest.mark.parametrize("redact", [True, False])

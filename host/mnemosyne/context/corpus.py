@@ -37,6 +37,8 @@ class TextUnits:
     cjk: tuple[bool, ...]  # the unit is written (partly) in Chinese, Japanese or Korean script
     kinds: dict[str, str]  # term -> its kind in the last unit using it (its keys: the text's terms)
     held: int  # terms held, for the cache's bound
+    # each unit's token count in token_policy.COUNTED_ENCODING, when known (units read back from the archive)
+    counts: tuple[int, ...] | None = field(default=None, compare=False)
     _first: dict[str, int] | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -229,9 +231,12 @@ class Corpus:
         if u is None:
             turn = self.turn_of[k]
             seq = k - self.start[turn]
-            kind, text, terms, names = self.texts[turn].parts[seq]
+            tu = self.texts[turn]
+            kind, text, terms, names = tu.parts[seq]
             t = self.turns[turn]
             u = Unit(turn, seq, t.id, t.role, kind, text, terms, names, key=k)
+            if tu.counts is not None:
+                u.tokens = tu.counts[seq]
             u.relevance = self.relevance.get(k, 0.0)
             self._units[k] = u
         return u

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import tokens
+from ..token_policy import COUNTED_ENCODING
 
 OMITTED = "\n[… {} tokens omitted …]\n"  # where truncate_middle cut a text
 _LINE_STARTS = re.compile(r"(?<=\n)(?=[^\s/])")  # where count_lines cuts (Python's \s holds all of Unicode's)
@@ -42,7 +43,9 @@ class Meter:
             self._encoder = tokens.encoder_for(self.base, [*self._texts, text, OMITTED])
         return self._encoder
 
-    def base_count(self, text: str) -> int:
+    def base_count(self, text: str, keep: bool = True) -> int:
+        """The count in the base encoding; `keep`: remember it (a build's texts), else only look it up
+        (counting a whole conversation to store it should not push a build's counts out)."""
         if not text:
             return 0
         if self.bound:
@@ -50,13 +53,22 @@ class Meter:
         counts = _COUNTS.setdefault(self.base, {})
         n = counts.get(text)
         if n is None:
-            if len(counts) >= MAX_COUNTS:
-                counts.clear()
-            n = counts[text] = len(self._enc(text).encode_ordinary(text))
+            n = len(self._enc(text).encode_ordinary(text))
+            if keep:
+                if len(counts) >= MAX_COUNTS:
+                    counts.clear()
+                counts[text] = n
         return n
 
     def count(self, text: str) -> int:
         return tokens.scale(self.base_count(text), self.tokenizer)
+
+    def count_known(self, text: str, counted: int) -> int:
+        """count(text), where `counted` is its count in token_policy.COUNTED_ENCODING when known (>= 0):
+        taken as it is when this meter counts in that encoding."""
+        if counted >= 0 and not self.bound and self.base == COUNTED_ENCODING:
+            return tokens.scale(counted, self.tokenizer)
+        return self.count(text)
 
     def count_lines(self, text: str) -> int:
         """count(text), as the sum of its lines' counts (kept per line: a payload that grew by a few units

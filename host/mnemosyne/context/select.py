@@ -114,7 +114,8 @@ class Coverage:
     def cost(self, k: int) -> int:
         """Exact tokens of unit k, plus the line that opens its turn when none of the turn is in yet."""
         if k not in self._cost:
-            self._cost[k] = self.meter.count(self.pool[k].text) + LINE_OVERHEAD
+            u = self.pool[k]
+            self._cost[k] = self.meter.count_known(u.text, u.tokens) + LINE_OVERHEAD
         return self._cost[k] + (0 if self.pool[k].turn in self.turns else GROUP_OVERHEAD)
 
     def rank_cost(self, k: int) -> float:
@@ -330,7 +331,8 @@ def prepare(corpus: Corpus, focus_weight: float, keep_going: Callable[[], bool])
             return
         u = corpus.unit(k)
         u.weights = corpus.weigh(u)
-        meter.base_count(u.text)
+        if u.tokens < 0:  # (units read back from the archive come with their counts)
+            meter.base_count(u.text)
         units.append(u)
     from . import digest
 

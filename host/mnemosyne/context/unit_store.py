@@ -29,6 +29,7 @@ _Layout = tuple[
     list[int],  # table pipes of each unit
     list[bool],  # the unit is a question
     list[bool],  # the unit is in CJK script
+    list[int],  # each unit's token count in token_policy.COUNTED_ENCODING
 ]
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(_Layout)
@@ -40,11 +41,12 @@ def key(text: str) -> bytes:
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-def pack(units: TextUnits) -> bytes | None:
-    """`units` as compressed MessagePack; None for a text MessagePack cannot hold (a lone surrogate)."""
+def pack(units: TextUnits, counts: list[int]) -> bytes | None:
+    """`units`, with each unit's token count in token_policy.COUNTED_ENCODING, as compressed
+    MessagePack; None for a text MessagePack cannot hold (a lone surrogate)."""
     try:
         raw = _encoder.encode(
-            ([list(p) for p in units.parts], units.sizes, units.pipes, units.questions, units.cjk)
+            ([list(p) for p in units.parts], units.sizes, units.pipes, units.questions, units.cjk, counts)
         )
     except (UnicodeEncodeError, msgspec.EncodeError):
         return None
@@ -58,13 +60,15 @@ def unpack(blob: bytes) -> TextUnits | None:
         raw = inflate.decompress(blob, MAX_UNPACKED)
         if inflate.unconsumed_tail or not inflate.eof:
             return None
-        checked, sizes, pipes, questions, cjk = _decoder.decode(raw)
+        checked, sizes, pipes, questions, cjk, counts = _decoder.decode(raw)
     except (zlib.error, msgspec.DecodeError):
         return None
     # (its kinds checked: the engine reads them as the plain strings they are)
     parts = cast("list[tuple[str, str, dict[str, str], list[str]]]", checked)
     n = len(parts)
-    if not (len(sizes) == len(pipes) == len(questions) == len(cjk) == n):
+    if not (len(sizes) == len(pipes) == len(questions) == len(cjk) == len(counts) == n) or (
+        counts and min(counts) < 0
+    ):
         return None
     shaped = tuple((kind, text, terms, tuple(names)) for kind, text, terms, names in parts)
     if n == 1:
@@ -74,4 +78,6 @@ def unpack(blob: bytes) -> TextUnits | None:
         for part in shaped:
             kinds.update(part[2])
     held = sum(len(p[2]) for p in shaped) + 1
-    return TextUnits(shaped, tuple(sizes), tuple(pipes), tuple(questions), tuple(cjk), kinds, held)
+    return TextUnits(
+        shaped, tuple(sizes), tuple(pipes), tuple(questions), tuple(cjk), kinds, held, tuple(counts)
+    )

@@ -82,19 +82,24 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
     stored). Returns the rows written."""
     from ..archive import context_units
     from ..context import corpus, unit_store
+    from ..context.counting import Meter
     from ..context.engine import unit_texts
+    from ..token_policy import COUNTED_ENCODING
 
     keys = {unit_store.key(text): text for text in unit_texts(conv)}
     have = context_units.stored_keys(arc.conn, conv.id, unit_store.FORMAT)
     rows: list[tuple[bytes, bytes]] = []
     complete = True
+    meter = Meter(COUNTED_ENCODING, texts=keys.values())  # (the units are made of the texts' characters)
     for key, text in keys.items():
         if key in have:
             continue
         if not keep_going():
             complete = False
             break
-        blob = unit_store.pack(corpus.text_units(text))
+        units = corpus.text_units(text)
+        counts = list(units.counts or (meter.base_count(part[1], keep=False) for part in units.parts))
+        blob = unit_store.pack(units, counts)
         if blob is not None:
             rows.append((key, blob))
     stale = complete and not have <= keys.keys()
