@@ -173,6 +173,30 @@ def test_a_context_stores_what_it_split_after_its_reply(host_session):
     assert set(stored_rows(host_session, conv_id)) == {unit_store.key(t) for t in unit_texts(conv)}
 
 
+def test_a_long_conversations_units_are_written_a_few_at_a_time_and_all_stored(host_session, monkeypatch):
+    from mnemosyne.archive import db
+    from mnemosyne.service import context as service_context
+
+    conv_id = save.run({"payload": payload_with_a_secret(), "kind": "chatgpt_api"}, host_session)[
+        "conversation_id"
+    ]
+    transactions: list[int] = []
+    original = db.Transaction.__enter__
+
+    def counted(self):
+        transactions.append(1)
+        return original(self)
+
+    monkeypatch.setattr(service_context, "STORE_CHUNK_BYTES", 50_000)
+    monkeypatch.setattr(db.Transaction, "__enter__", counted)
+    arc = host_session.archive()
+    conv = arc.get(conv_id)
+    written = service_context.store_units(arc, conv)
+    keys = {unit_store.key(t) for t in unit_texts(conv)}
+    assert written == len(keys) and set(stored_rows(host_session, conv_id)) == keys
+    assert len(transactions) > 5  # (about 1.2 MB of packed units, 50 kB a transaction)
+
+
 def test_rows_go_with_their_conversation_and_with_texts_it_no_longer_has(host_session):
     payload = payload_with_a_secret()
     conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]

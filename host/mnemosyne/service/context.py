@@ -75,11 +75,14 @@ def stored_units(arc: Archive | None, conv_id: str) -> Iterator[None]:
         yield
 
 
+STORE_CHUNK_BYTES = 4 << 20  # packed units written per transaction: a huge conversation is not held whole
+
+
 def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool] = lambda: True) -> int:
     """Store the units of the texts a default context of `conv` splits (its active path, redacted and
     plain) that the archive does not hold yet, and drop the conversation's rows no text has now; the units
-    in memory are packed, the others split first. Stops when `keep_going()` says so (what was packed is
-    stored). Returns the rows written."""
+    in memory are packed, the others split first. Written a few MB per transaction; stops when
+    `keep_going()` says so (what was packed is stored). Returns the rows written."""
     from ..archive import context_units
     from ..context import corpus, unit_store
     from ..context.counting import Meter
@@ -89,6 +92,7 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
     keys = {unit_store.key(text): text for text in unit_texts(conv)}
     have = context_units.stored_keys(arc.conn, conv.id, unit_store.FORMAT)
     rows: list[tuple[bytes, bytes]] = []
+    written = held = 0
     complete = True
     meter = Meter(COUNTED_ENCODING, texts=keys.values())  # (the units are made of the texts' characters)
     for key, text in keys.items():
@@ -100,12 +104,18 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
         units = corpus.text_units(text)
         counts = list(units.counts or (meter.base_count(part[1], keep=False) for part in units.parts))
         blob = unit_store.pack(units, counts)
-        if blob is not None:
-            rows.append((key, blob))
-    stale = complete and not have <= keys.keys()
-    if not rows and not stale:
-        return 0
-    return context_units.store(arc.conn, conv.id, unit_store.FORMAT, rows, set(keys) if complete else None)
+        if blob is None:
+            continue
+        rows.append((key, blob))
+        held += len(blob)
+        if held >= STORE_CHUNK_BYTES:
+            written += context_units.store(arc.conn, conv.id, unit_store.FORMAT, rows)
+            rows, held = [], 0
+    if rows or (complete and not have <= keys.keys()):
+        written += context_units.store(
+            arc.conn, conv.id, unit_store.FORMAT, rows, set(keys) if complete else None
+        )
+    return written
 
 
 def conversation_from_file(path: str, pick: str | None = None) -> Conversation:
