@@ -187,14 +187,14 @@ def test_a_long_conversations_units_are_written_a_few_at_a_time_and_all_stored(h
         transactions.append(1)
         return original(self)
 
-    monkeypatch.setattr(service_context, "STORE_CHUNK_BYTES", 50_000)
+    monkeypatch.setattr(service_context, "STORE_CHUNK_BYTES", 1)  # a transaction for every row
     monkeypatch.setattr(db.Transaction, "__enter__", counted)
     arc = host_session.archive()
     conv = arc.get(conv_id)
     written = service_context.store_units(arc, conv)
     keys = {unit_store.key(t) for t in unit_texts(conv)}
     assert written == len(keys) and set(stored_rows(host_session, conv_id)) == keys
-    assert len(transactions) > 5  # (about 1.2 MB of packed units, 50 kB a transaction)
+    assert len(transactions) >= written > 100
 
 
 def test_rows_go_with_their_conversation_and_with_texts_it_no_longer_has(host_session):
