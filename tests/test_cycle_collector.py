@@ -26,10 +26,10 @@ class Collections:
         self.outside: list[int] = []
 
     def watch(self, fn: Callable) -> Callable:
-        def watched(*args):
+        def watched(*args, **kwargs):
             self.inside = True
             try:
-                return fn(*args)
+                return fn(*args, **kwargs)
             finally:
                 self.inside = False
 
@@ -113,7 +113,9 @@ def test_no_cycle_collection_runs_while_the_host_prepares_a_saved_conversation(
     seen = Collections()
     prepare = seen.watch(engine.prepare)
     monkeypatch.setattr(
-        engine, "prepare", lambda conv, keep_going: prepared.append(conv.id) or prepare(conv, keep_going)
+        engine,
+        "prepare",
+        lambda conv, keep_going, **kw: prepared.append(conv.id) or prepare(conv, keep_going, **kw),
     )
     with seen.counted((100, 10, 10)):
         out = io.BytesIO()

@@ -55,7 +55,11 @@ def full_context(session, conv_id: str, redact: bool) -> str:
 
 @pytest.mark.parametrize("redact", [True, False])
 def test_the_context_after_a_save_splits_nothing_and_is_the_same(session, monkeypatch, redact):
+    """The host prepares the version the last context asked for (redacted unless the extension's setting
+    turned it off)."""
     corpus.clear_cache()
+    if not redact:
+        session.redacted_contexts = False  # (as after a context asked for without redaction)
     conv_id = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)["conversation_id"]
     session.after_reply(lambda: False)  # what the host does once the save's reply is written
     seen = splits(monkeypatch)
@@ -101,7 +105,7 @@ def test_the_units_come_before_the_search_index(session, monkeypatch):
     order: list[str] = []
     original_prepare = engine.prepare
     monkeypatch.setattr(
-        engine, "prepare", lambda conv, go: order.append("units") or original_prepare(conv, go)
+        engine, "prepare", lambda conv, go, **kw: order.append("units") or original_prepare(conv, go, **kw)
     )
     conv_id = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)["conversation_id"]
     arc = session.archive()
@@ -142,3 +146,37 @@ def test_a_conversation_saved_again_unchanged_is_not_weighed_again(session, monk
     assert again["status"] == "unchanged"
     session.after_reply(lambda: False)
     assert len(marked) == first
+
+
+def secret_payload(conv_id: str) -> dict:
+    """A conversation whose redacted copy differs from it in one message (an e-mail address)."""
+    payload = big_chatgpt_payload()
+    payload["conversation_id"] = payload["id"] = conv_id
+    parts = payload["mapping"]["m10"]["message"]["content"]["parts"]
+    parts[0] += f" Write to dana.kowalski@example.org about {conv_id}."  # (each its own texts)
+    return payload
+
+
+def test_the_host_prepares_the_version_the_last_context_asked_for(session, monkeypatch):
+    """Redacted by default (the extension's default); plain once the extension asked for a plain context
+    (its setting turned redaction off). Only that version's corpus is made after the next save."""
+    corpus.clear_cache()
+    first = save.run({"payload": secret_payload("secret-1"), "kind": "chatgpt_api"}, session)[
+        "conversation_id"
+    ]
+    session.after_reply(lambda: False)
+    built = corpora_built(monkeypatch)
+    full_context(session, first, True)
+    assert built == []  # the redacted version was prepared
+    full_context(session, first, False)
+    assert len(built) == 1  # the plain one was not: made now
+    assert session.redacted_contexts is False
+    second = save.run({"payload": secret_payload("secret-2"), "kind": "chatgpt_api"}, session)[
+        "conversation_id"
+    ]
+    session.after_reply(lambda: False)
+    built.clear()
+    full_context(session, second, False)
+    assert built == []  # the plain version was prepared this time
+    full_context(session, second, True)
+    assert len(built) == 1

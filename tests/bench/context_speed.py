@@ -107,7 +107,7 @@ def main() -> int:
                 for _ in range(args.runs):
                     if mode == "after save":  # only what a host makes after a save's reply is in memory
                         caching(True)
-                        prepare(conv, lambda: True)
+                        prepare(conv, lambda: True, redacted=False)  # (these builds are plain)
                     elif mode == "archived":  # nothing in memory; the units are in the archive
                         caching(True)
                     start, start_cpu = time.perf_counter(), time.process_time()

@@ -8,7 +8,7 @@ last user message is always present.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -264,40 +264,39 @@ def _build_context(
     )
 
 
-def prepare(conv: Conversation, keep_going: Callable[[], bool]) -> None:
+def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool = True) -> None:
     """What a context of `conv` needs before its budget is known, made ahead (a host does it after a
     save's reply): its turns split and termed into the unit cache, then its corpus (statistics, relevance
-    to the default query, units' densities) and its densest units weighed and counted, redacted (the extension's default) and as plain text. Stops
-    when `keep_going()` says so."""
+    to the default query, units' densities) and its densest units weighed and counted; redacted (the
+    extension's default) or as plain text. Stops when `keep_going()` says so."""
     from ..redact import warm as warm_redactions
     from .corpus import warm
 
-    if not warm_redactions(conv, keep_going):  # (a message at a time: the redaction itself takes 0.13 s a MB)
+    # (a message at a time: the redaction itself takes 0.13 s a MB)
+    if redacted and not warm_redactions(conv, keep_going):
         return
-    for turns in _default_turns(conv):
-        warm((t.text for t in turns), keep_going)
-        if not turns or not keep_going():
-            return
-        last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
-        corpus = _corpus(turns, last_pos, None, conv.title or "")
-        select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
-        if not keep_going():
-            return
+    turns = _path_turns(conv, redacted)
+    warm((t.text for t in turns), keep_going)
+    if not turns or not keep_going():
+        return
+    last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
+    corpus = _corpus(turns, last_pos, None, conv.title or "")
+    select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
 
 
-def _default_turns(conv: Conversation) -> Iterator[list[Turn]]:
-    """The turns of a default context of `conv` (its active path, nothing extra): redacted (the
-    extension's default), then plain."""
-    from ..redact import redact_conversation
+def _path_turns(conv: Conversation, redacted: bool) -> list[Turn]:
+    """The turns of a default context of `conv` (its active path, nothing extra), redacted or plain."""
+    if redacted:
+        from ..redact import redact_conversation
 
-    redacted, _ = redact_conversation(conv)
-    for version in (redacted, conv):
-        yield path_turns(tree.path_to(version, None), frozenset(), None)
+        conv, _ = redact_conversation(conv)
+    return path_turns(tree.path_to(conv, None), frozenset(), None)
 
 
 def unit_texts(conv: Conversation) -> list[str]:
-    """The texts a default context of `conv` splits into units, each once (see _default_turns)."""
-    return list(dict.fromkeys(t.text for turns in _default_turns(conv) for t in turns if t.text))
+    """The texts a default context of `conv` splits into units, redacted and plain, each once."""
+    versions = (_path_turns(conv, True), _path_turns(conv, False))
+    return list(dict.fromkeys(t.text for turns in versions for t in turns if t.text))
 
 
 def _fits_by_bytes(

@@ -31,6 +31,8 @@ class HostSession:
         self._archive_error: MnemosyneError | None = None
         self._renders: RenderCache | None = None
         self._to_prepare: Conversation | None = None  # the last saved: a Continue-in follows an Export
+        # whether the last context asked for was redacted (the extension's default): what is prepared next
+        self.redacted_contexts = True
 
     @property
     def renders(self) -> RenderCache:
@@ -111,8 +113,9 @@ class HostSession:
         self._index_pending(input_waiting)
 
     def _prepare(self, conv: Conversation, keep_going: Callable[[], bool]) -> None:
-        """The units of `conv` (read back from the archive where it holds them), its corpus, then the
-        units the archive does not hold stored there for the next process."""
+        """The units of `conv` (read back from the archive where it holds them) and its corpus, in the
+        version the last context asked for (redacted or plain), then the units the archive does not hold
+        (of both versions) stored there for the next process."""
         from ..context.engine import prepare
         from ..cycles import collector_held
         from ..service.context import store_units, stored_units
@@ -121,7 +124,7 @@ class HostSession:
             arc = self.archive()
             with collector_held():
                 with stored_units(arc, conv.id):
-                    prepare(conv, keep_going)
+                    prepare(conv, keep_going, redacted=self.redacted_contexts)
                 if keep_going():
                     store_units(arc, conv, keep_going)
         except MnemosyneError as exc:  # an optimisation only: the context builds the units itself

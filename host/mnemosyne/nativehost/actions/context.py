@@ -29,6 +29,7 @@ def run(params: dict, session: HostSession) -> dict:
         arc = session.archive()
         conv = arc.get(conv_id)
         session.prepare_context(conv)  # for the next context of it (another target, the paste), and stored
+        session.redacted_contexts = redact  # what the host prepares after the next save
         result = context_for(
             conv,
             target,
