@@ -99,13 +99,19 @@ def test_reading_a_conversation_prepares_its_context(session, monkeypatch):
 
 def test_the_units_come_before_the_search_index(session, monkeypatch):
     """Continue in saves, then asks for the context at once: after the save's reply the host splits the
-    conversation first, and writes its search index after (a context asked for meanwhile waited for it)."""
+    conversation first, and writes its search index after (a context asked for meanwhile waited for it);
+    storing the units, a text at a time, comes last (a pick then waits for one text, not for the index)."""
     from mnemosyne.context import engine
+    from mnemosyne.service import context as service_context
 
     order: list[str] = []
     original_prepare = engine.prepare
     monkeypatch.setattr(
         engine, "prepare", lambda conv, go, **kw: order.append("units") or original_prepare(conv, go, **kw)
+    )
+    original_store = service_context.store_units
+    monkeypatch.setattr(
+        service_context, "store_units", lambda *a: order.append("store") or original_store(*a)
     )
     conv_id = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)["conversation_id"]
     arc = session.archive()
@@ -114,7 +120,7 @@ def test_the_units_come_before_the_search_index(session, monkeypatch):
         arc, "index_pending", lambda more=lambda: True: order.append("index") or original_index(more)
     )
     session.after_reply(lambda: False)
-    assert order == ["units", "index"]
+    assert order == ["units", "index", "store"]
     assert (
         arc.conn.execute(
             "SELECT count(*) FROM index_pending WHERE conversation_id = ?", (conv_id,)

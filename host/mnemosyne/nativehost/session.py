@@ -100,37 +100,54 @@ class HostSession:
     def after_reply(self, input_waiting: Callable[[], bool]) -> None:
         """Work that can wait for the reply, each part stopping as soon as a request is waiting.
 
-        First the units of the conversation saved, read or built last (stored in the archive for the next
-        process), so that its context, asked for next, does not split and term its whole history first (Continue in saves, then asks for the context at once:
-        with the search index written first, that context waited for it, about 0.1 s for a conversation
-        of 1 MB). Then the search index of saved conversations, one at a time (what is left is written
-        after the next reply, and every search writes it first), then a WAL checkpoint once the WAL has
-        grown. The preparation runs with the cycle collector held off (cycles.py), which runs in the
-        index work after it."""
+        First the units and corpus of the conversation saved, read or built last, so that its context,
+        asked for next, does not split and term its whole history first (Continue in saves as its menu
+        opens and asks for the context at the pick: with the search index written first, that context
+        waited for it, about 0.1 s for a conversation of 1 MB). Then the search index of saved
+        conversations, one at a time (what is left is written after the next reply, and every search
+        writes it first), and a WAL checkpoint once the WAL has grown. Last, the conversation's units the
+        archive does not hold are stored there for the next process: a text at a time, so a pick that
+        arrives meanwhile waits for one text, not for a conversation's index. The context work runs with
+        the cycle collector held off (cycles.py), which runs in the index work."""
         conv, self._to_prepare = self._to_prepare, None
-        if conv is not None and not input_waiting():
-            self._prepare(conv, lambda: not input_waiting())
+
+        def keep_going() -> bool:
+            return not input_waiting()
+
+        if conv is not None and keep_going():
+            self._context_work("preparing the context units", lambda: self._prepare(conv, keep_going))
         self._index_pending(input_waiting)
+        if conv is not None and keep_going():
+            self._context_work("storing the context units", lambda: self._store(conv, keep_going))
 
     def _prepare(self, conv: Conversation, keep_going: Callable[[], bool]) -> None:
         """The units of `conv` (read back from the archive where it holds them) and its corpus, in the
-        version the last context asked for (redacted or plain), then the units the archive does not hold
-        (of both versions) stored there for the next process."""
+        version the last context asked for (redacted or plain)."""
         from ..context.engine import prepare
+        from ..service.context import stored_units
+
+        with stored_units(self.archive(), conv.id):
+            prepare(conv, keep_going, redacted=self.redacted_contexts)
+
+    def _store(self, conv: Conversation, keep_going: Callable[[], bool]) -> None:
+        """The units of `conv`'s texts (both versions) the archive does not hold, stored for the next
+        process."""
+        from ..service.context import store_units
+
+        store_units(self.archive(), conv, keep_going)
+
+    @staticmethod
+    def _context_work(what: str, work: Callable[[], None]) -> None:
+        """An optimisation only (a context makes what it needs itself): a failure is logged, not raised."""
         from ..cycles import collector_held
-        from ..service.context import store_units, stored_units
 
         try:
-            arc = self.archive()
             with collector_held():
-                with stored_units(arc, conv.id):
-                    prepare(conv, keep_going, redacted=self.redacted_contexts)
-                if keep_going():
-                    store_units(arc, conv, keep_going)
-        except MnemosyneError as exc:  # an optimisation only: the context builds the units itself
-            log.warning("preparing the context units failed: %s: %s", exc.code, exc.message)
+                work()
+        except MnemosyneError as exc:
+            log.warning("%s failed: %s: %s", what, exc.code, exc.message)
         except Exception:
-            log.exception("preparing the context units failed")
+            log.exception("%s failed", what)
 
     def _index_pending(self, input_waiting: Callable[[], bool]) -> None:
         if self._archive is not None:
