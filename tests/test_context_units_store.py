@@ -282,3 +282,20 @@ def test_the_cli_stores_the_units_and_builds_the_same_context_from_them(mnemo_ho
     assert main(["context", conv_id, "--target", "chatgpt", "--budget", "3000", "--redact"]) == 0
     assert capsys.readouterr().out == first
     assert seen == []
+
+
+def test_the_rows_are_read_only_when_a_text_is_not_in_memory(host_session, monkeypatch):
+    conv_id = save.run({"payload": payload_with_a_secret(), "kind": "chatgpt_api"}, host_session)[
+        "conversation_id"
+    ]
+    host_session.after_reply(lambda: False)
+    reads: list[str] = []
+    original = context_units.stored
+    monkeypatch.setattr(context_units, "stored", lambda *a: reads.append(a[1]) or original(*a))
+    host_session.renders.clear()
+    full_context(host_session, conv_id, True)
+    assert reads == []  # a warm build: every text in memory
+    forget_everything()
+    host_session.renders.clear()
+    full_context(host_session, conv_id, True)
+    assert reads == [conv_id]  # read once for the whole build

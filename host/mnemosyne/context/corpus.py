@@ -11,7 +11,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain, repeat
@@ -102,18 +102,22 @@ def clear_cache() -> None:
 
 # Units stored in the archive for the conversation at hand (unit_store: key -> packed units), offered by
 # the service while a build or a preparation runs: a text not in memory is read back from them (about a
-# third of the time its split takes) before it is split.
-_offered: dict[bytes, bytes] = {}
+# third of the time its split takes) before it is split. Read from the archive on the first text not in
+# memory: a warm build reads nothing.
+_offer: Callable[[], dict[bytes, bytes]] | None = None
+_offered: dict[bytes, bytes] | None = None
 
 
 @contextmanager
-def offered(stored: dict[bytes, bytes]) -> Iterator[None]:
-    """Units of texts from the archive, read back instead of split while the block runs."""
-    _offered.update(stored)
+def offered(read: Callable[[], dict[bytes, bytes]]) -> Iterator[None]:
+    """Units of texts from the archive (`read()` gives them), read back instead of split while the block
+    runs."""
+    global _offer, _offered
+    _offer, _offered = read, None
     try:
         yield
     finally:
-        _offered.clear()
+        _offer = _offered = None
 
 
 def units_of_text(text: str) -> TextUnits:
@@ -123,7 +127,7 @@ def units_of_text(text: str) -> TextUnits:
     if hit is not None:
         _cache.move_to_end(text)
         return hit
-    out = _stored_units(text) if _offered else None
+    out = _stored_units(text) if _offer is not None else None
     if out is None:
         out = _text_units(text)
     _cache[text] = out
@@ -135,8 +139,12 @@ def units_of_text(text: str) -> TextUnits:
 
 
 def _stored_units(text: str) -> TextUnits | None:
+    global _offered
     from . import unit_store
 
+    if _offered is None:
+        assert _offer is not None
+        _offered = _offer()
     blob = _offered.get(unit_store.key(text))
     return None if blob is None else unit_store.unpack(blob)
 

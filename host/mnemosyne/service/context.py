@@ -60,18 +60,21 @@ def context_for(
 @contextmanager
 def stored_units(arc: Archive | None, conv_id: str) -> Iterator[None]:
     """While the block runs, the context engine reads the units the archive holds for `conv_id`'s texts
-    back instead of splitting them (nothing without `arc`, or when the archive cannot be read)."""
+    back instead of splitting them (nothing without `arc`, or when the archive cannot be read); the rows
+    are read when the first text is not in memory."""
     if arc is None:
         yield
         return
     from ..archive import context_units
     from ..context import corpus, unit_store
 
-    try:
-        rows = context_units.stored(arc.conn, conv_id, unit_store.FORMAT)
-    except MnemosyneError:  # derived data: the texts are split instead
-        rows = {}
-    with corpus.offered(rows):
+    def read() -> dict[bytes, bytes]:
+        try:
+            return context_units.stored(arc.conn, conv_id, unit_store.FORMAT)
+        except MnemosyneError:  # derived data: the texts are split instead
+            return {}
+
+    with corpus.offered(read):
         yield
 
 
