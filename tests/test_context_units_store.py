@@ -299,3 +299,30 @@ def test_the_rows_are_read_only_when_a_text_is_not_in_memory(host_session, monke
     host_session.renders.clear()
     full_context(host_session, conv_id, True)
     assert reads == [conv_id]  # read once for the whole build
+
+
+def test_the_cli_prints_its_context_and_succeeds_when_the_units_cannot_be_stored(
+    mnemo_home, capsys, monkeypatch
+):
+    """Storing is an optimisation after the output: another process holding the write lock (or any archive
+    error) leaves the units unstored, and the command still succeeds without waiting out the lock."""
+    import time
+
+    from mnemosyne.archive import open_archive
+    from mnemosyne.cli.main import main
+    from mnemosyne.service import save_payload
+
+    with open_archive() as arc:
+        conv_id = save_payload(arc, payload_with_a_secret(), kind="chatgpt_api").id
+    forget_everything()
+    with open_archive() as other:
+        other.conn.execute("BEGIN IMMEDIATE")  # another process writing
+        started = time.monotonic()
+        assert main(["context", conv_id, "--target", "chatgpt", "--budget", "3000"]) == 0
+        waited = time.monotonic() - started
+        other.conn.execute("ROLLBACK")
+    out = capsys.readouterr()
+    assert "[user #" in out.out and "tokens" in out.err
+    assert waited < 5  # not the 10 s busy timeout
+    with open_archive() as arc:
+        assert context_units.stored(arc.conn, conv_id, unit_store.FORMAT) == {}

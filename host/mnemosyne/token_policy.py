@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from .errors import MnemosyneError
+
 if TYPE_CHECKING:
     from .archive import Archive
     from .model import Conversation
@@ -40,7 +42,10 @@ def counts_for_context(
         from .context import count_messages
 
         counts = count_messages(conv, COUNTED_ENCODING)
-        arc.store_token_counts(conv.id, COUNTED_ENCODING, counts)
+        try:
+            arc.store_token_counts(conv.id, COUNTED_ENCODING, counts)
+        except MnemosyneError:  # derived data: counted again next time, this build has them
+            pass
     return counts
 
 

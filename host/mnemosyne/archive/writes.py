@@ -383,10 +383,13 @@ class ArchiveWrites:
         return True
 
     def store_token_counts(self, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
-        with Transaction(self.conn) as c:
-            if not c.execute("SELECT 1 FROM conversations WHERE id = ?", (conv_id,)).fetchone():
-                return  # deleted meanwhile
-            self._store_counts(c, conv_id, encoding, counts)
+        try:
+            with Transaction(self.conn) as c:
+                if not c.execute("SELECT 1 FROM conversations WHERE id = ?", (conv_id,)).fetchone():
+                    return  # deleted meanwhile
+                self._store_counts(c, conv_id, encoding, counts)
+        except sqlite.Error as exc:  # rolled back (another writer held the lock past the busy timeout)
+            raise ArchiveError(f"could not store the token counts: {exc}") from None
 
     @staticmethod
     def _store_counts(c, conv_id: str, encoding: str, counts: dict[str, int]) -> None:

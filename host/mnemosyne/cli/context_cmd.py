@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..cycles import collector_held
+from ..errors import MnemosyneError
 
 if TYPE_CHECKING:
     from ..context import ContextResult
@@ -75,12 +76,20 @@ def _run_context(args: argparse.Namespace) -> int:
     from ..service.context import store_units
 
     with open_archive(create=False) as arc:
+        # this command only reads; what it stores (the token counts before the build, the units after the
+        # output) is derived data: it does not wait out another process's write, nor fail for it
+        arc.conn.execute(f"PRAGMA busy_timeout = {STORE_WAIT_MS}")
         conv = arc.get(args.source)
         _print(context_for(conv, target, arc=arc, **options), args.json)
         sys.stdout.flush()
-        # the units of its texts, for the next command (the first one split them): after the output
-        store_units(arc, conv)
+        try:  # the units of its texts, for the next command (this one split them)
+            store_units(arc, conv)
+        except MnemosyneError:
+            pass
     return 0
+
+
+STORE_WAIT_MS = 200  # how long `mnemo context ID` waits for another writer before leaving its stores undone
 
 
 def _print(result: ContextResult, as_json: bool) -> None:
