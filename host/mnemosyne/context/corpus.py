@@ -66,12 +66,7 @@ def _text_units(text: str) -> TextUnits:
         else:
             body = S.compress(body)
             parts.append((kind, body, S.terms(body), ()))
-    if len(parts) == 1:
-        kinds = parts[0][2]  # (shared with the unit: both are read only)
-    else:
-        kinds = {}
-        for part in parts:
-            kinds.update(part[2])
+    kinds, held = kinds_and_held(parts)
     return TextUnits(
         tuple(parts),
         tuple(len(p[1]) if p[1].isascii() else len(p[1].encode()) for p in parts),
@@ -80,8 +75,20 @@ def _text_units(text: str) -> TextUnits:
         # (a unit's text is a piece of the message's, with "…" or "..." added: no CJK when it has none)
         tuple(has_cjk(p[1]) for p in parts) if has_cjk(text) else (False,) * len(parts),
         kinds,
-        sum(len(p[2]) for p in parts) + 1,
+        held,
     )
+
+
+def kinds_and_held(parts: Iterable[Part]) -> tuple[dict[str, str], int]:
+    """A text's TextUnits.kinds and .held, from its parts (a split, or units read back from the archive)."""
+    parts = tuple(parts)
+    if len(parts) == 1:
+        kinds = parts[0][2]  # (shared with the unit: both are read only)
+    else:
+        kinds = {}
+        for part in parts:
+            kinds.update(part[2])
+    return kinds, sum(len(p[2]) for p in parts) + 1
 
 
 # The units of a message's text, kept in-process: a warm host builds the same conversation again (the

@@ -14,7 +14,7 @@ from typing import Literal, cast
 
 import msgspec
 
-from .corpus import TextUnits
+from .corpus import TextUnits, kinds_and_held
 
 # Bump when splitting or terming changes what a text's units are: rows of another format are split again.
 FORMAT = 1
@@ -71,13 +71,7 @@ def unpack(blob: bytes) -> TextUnits | None:
     ):
         return None
     shaped = tuple((kind, text, terms, tuple(names)) for kind, text, terms, names in parts)
-    if n == 1:
-        kinds = shaped[0][2]  # (shared with the unit, as a fresh split does)
-    else:
-        kinds = {}
-        for part in shaped:
-            kinds.update(part[2])
-    held = sum(len(p[2]) for p in shaped) + 1
+    kinds, held = kinds_and_held(shaped)
     return TextUnits(
         shaped, tuple(sizes), tuple(pipes), tuple(questions), tuple(cjk), kinds, held, tuple(counts)
     )
