@@ -180,7 +180,7 @@ def test_a_new_process_counts_the_same_from_the_cache_and_repairs_a_damaged_one(
 
 def test_batch_counting_starts_no_threads_and_counts_the_same(monkeypatch):
     """tiktoken's batch call starts a thread pool per call; for one conversation's messages that cost
-    several times the encoding (see tokens._in_thread_batches). The batch runs in the calling thread."""
+    several times the encoding (see tokens._encoding_class). The batch runs in the calling thread."""
     import threading
 
     enc = tokens.encoding("o200k_base")
@@ -191,6 +191,27 @@ def test_batch_counting_starts_no_threads_and_counts_the_same(monkeypatch):
     batch = enc.encode_ordinary_batch(texts)
     assert started == []
     assert batch == [enc.encode_ordinary(t) for t in texts]
+
+
+def test_the_encoding_lets_its_rank_table_go_and_encodes_like_stock_tiktoken():
+    """tiktoken keeps the Python rank table it was built from (o200k: 200,000 entries, 27 MB of a host's
+    memory) only to pickle the Encoding: the host's Encoding keeps no table of that size, encodes what a
+    stock tiktoken Encoding built from the same ranks does, and refuses to be pickled."""
+    import pickle
+
+    import tiktoken
+    import tiktoken_ext.openai_public
+
+    tokens.ensure_files()
+    enc = tokens.encoding("o200k_base")
+    assert not [v for v in vars(enc).values() if isinstance(v, dict) and len(v) > 10_000]
+    stock = tiktoken.Encoding(**tiktoken_ext.openai_public.o200k_base())
+    texts = ["hello world", "日本語のテキスト, 中文", "def f(x):\n    return x * 2\n", "naïve café 🎉 " * 50]
+    for text in texts:
+        assert enc.encode_ordinary(text) == stock.encode_ordinary(text)
+        assert enc.decode(enc.encode_ordinary(text)) == text
+    with pytest.raises(TypeError):
+        pickle.dumps(enc)
 
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")

@@ -179,7 +179,7 @@ def encoding(name: str) -> Any:
                 rank_cache.save(_rank_cache_path(name), kwargs, EXACT_ENCODINGS[name])
             except OSError:
                 pass  # a read-only cache folder only costs the next process the stock load
-    enc = _in_thread_batches(tiktoken.Encoding)(**kwargs)
+    enc = _encoding_class(tiktoken.Encoding)(**kwargs)
     _loaded.add(name)
     return enc
 
@@ -198,7 +198,7 @@ def encoder_for(name: str, texts: Iterable[str] = ()) -> Any:
 
     from .token_subset import SubsetEncoding
 
-    return SubsetEncoding(vocab, _in_thread_batches(tiktoken.Encoding), texts)
+    return SubsetEncoding(vocab, _encoding_class(tiktoken.Encoding), texts)
 
 
 def _rank_cache_path(name: str) -> Path:
@@ -214,13 +214,27 @@ def _cached_vocabulary(name: str) -> Any:
 
 
 @cache
-def _in_thread_batches(base: type) -> type:
-    """tiktoken's Encoding with encode_ordinary_batch run in the calling thread. tiktoken starts a pool of 8
-    threads on every batch call; for one conversation's messages (what count_messages passes) that costs
-    about 5x the encoding itself (1,000 generated ChatGPT conversations: 3.6 s with the pool, 0.7 s without,
-    on 2 cores), and more on a busy machine. Same tokens either way."""
+def _encoding_class(base: type) -> type:
+    """tiktoken's Encoding, with two changes that keep its tokens:
+
+    - encode_ordinary_batch runs in the calling thread. tiktoken starts a pool of 8 threads on every batch
+      call; for one conversation's messages (what count_messages passes) that costs about 5x the encoding
+      itself (1,000 generated ChatGPT conversations: 3.6 s with the pool, 0.7 s without, on 2 cores), and
+      more on a busy machine.
+    - it does not keep the rank table it was built from. tiktoken's Rust encoder holds its own copy; the
+      Python one (o200k: 200,000 bytes -> rank entries, 27 MB of a host's resident memory) serves only to
+      pickle the Encoding, which nothing here does: pickling one is refused instead."""
 
     class Encoding(base):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._mergeable_ranks = None
+
+        def __getstate__(self) -> Any:
+            raise TypeError(
+                "a Mnemosyne tiktoken Encoding does not keep its rank table: it cannot be pickled"
+            )
+
         def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 1) -> list[list[int]]:
             return [self.encode_ordinary(t) for t in text]
 
