@@ -34,9 +34,9 @@ def corpora_built(monkeypatch) -> list[int]:
     built: list[int] = []
 
     class Counted(corpus.Corpus):
-        def __init__(self, turns):
+        def __init__(self, turns, owner=""):
             built.append(len(turns))
-            super().__init__(turns)
+            super().__init__(turns, owner)
 
     monkeypatch.setattr(corpus, "Corpus", Counted)
     return built
@@ -186,3 +186,42 @@ def test_the_host_prepares_the_version_the_last_context_asked_for(session, monke
     assert built == []  # the plain version was prepared this time
     full_context(session, second, True)
     assert len(built) == 1
+
+
+def own_texts_payload(conv_id: str) -> dict:
+    """big_chatgpt_payload with every text its own (marked with `conv_id`)."""
+    payload = big_chatgpt_payload()
+    payload["conversation_id"] = payload["id"] = conv_id
+    for node in payload["mapping"].values():
+        if node.get("message"):
+            parts = node["message"]["content"]["parts"]
+            parts[:] = [f"{p} [{conv_id}]" if isinstance(p, str) and p else p for p in parts]
+    return payload
+
+
+def test_the_host_holds_the_units_of_the_conversation_it_serves_only(session, monkeypatch):
+    """Memory: a host turning to another conversation (a save, a context, a read) lets the engine's units and
+    corpora and the redaction memo of the others go — a host's memory grew by 40-50 MB with each distinct
+    1 MB conversation until the caches' bounds, about 290 MB. A conversation it comes back to is read back
+    from the archive (not split again) and gives the same context."""
+    from mnemosyne import redact
+
+    corpus.clear_cache()
+    first = save.run({"payload": own_texts_payload("conv-a"), "kind": "chatgpt_api"}, session)
+    session.after_reply(lambda: False)
+    before = full_context(session, first["conversation_id"], True)
+    session.after_reply(lambda: False)
+    assert any("[conv-a]" in text for text in corpus._cache)
+    assert any("[conv-a]" in text for text in redact._done)
+
+    second = save.run({"payload": own_texts_payload("conv-b"), "kind": "chatgpt_api"}, session)
+    session.after_reply(lambda: False)
+    assert any("[conv-b]" in text for text in corpus._cache)
+    assert not any("[conv-a]" in text for text in corpus._cache)
+    assert {c.owner for c in corpus._corpora.values()} == {second["conversation_id"]}
+    assert not any("[conv-a]" in text for text in redact._done)
+
+    seen = splits(monkeypatch)
+    assert full_context(session, first["conversation_id"], True) == before
+    assert seen == []  # its units were read back from the archive
+    assert not any("[conv-b]" in text for text in corpus._cache)  # a context turns to its conversation too

@@ -245,6 +245,18 @@ def _remember(text: str, done: tuple[str, tuple[tuple[str, int], ...]]) -> None:
         _done_chars -= len(old)
 
 
+def hold_only(conv: Conversation) -> None:
+    """Keep in the memo only the texts of `conv` (a host turning to a conversation lets the others' go: see
+    HostSession.after_reply; up to MEMO_CHARS characters of them were held, 16 MB of English text)."""
+    global _done_chars
+    keep = set(_texts_of(part for msg in conv.messages for part in msg.parts))
+    keep.update(x for ins in conv.instructions for x in (ins.text, ins.title) if x)
+    keep.add(conv.title or "")
+    for text in [text for text in _done if text not in keep]:
+        del _done[text]
+        _done_chars -= len(text)
+
+
 @dataclass
 class Redactor:
     """Redacts many texts and keeps the running count per type."""

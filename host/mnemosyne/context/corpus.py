@@ -182,15 +182,16 @@ MAX_CORPORA = 2
 _corpora: OrderedDict[tuple, Corpus] = OrderedDict()
 
 
-def corpus_of(turns: list[Turn], query: dict[str, str], skip: set[int]) -> Corpus:
-    """The corpus of `turns` scored against `query` (`skip`: the turns the query came from)."""
+def corpus_of(turns: list[Turn], query: dict[str, str], skip: set[int], owner: str = "") -> Corpus:
+    """The corpus of `turns` scored against `query` (`skip`: the turns the query came from); `owner` is the
+    id of the conversation they are of (see hold_only)."""
     key = (tuple((t.index, t.id, t.role, t.text) for t in turns), tuple(query.items()), frozenset(skip))
     corpus = _corpora.get(key)
     if corpus is not None:
         _corpora.move_to_end(key)
         corpus.begin()
         return corpus
-    corpus = Corpus(turns)
+    corpus = Corpus(turns, owner)
     corpus.score(query, skip)
     _corpora[key] = corpus
     # a kept corpus holds its texts' units even when the unit cache lets them go: the corpora kept hold at
@@ -198,6 +199,20 @@ def corpus_of(turns: list[Turn], query: dict[str, str], skip: set[int]) -> Corpu
     while _corpora and (len(_corpora) > MAX_CORPORA or _terms_held(_corpora.values()) > CACHE_TERMS):
         _corpora.popitem(last=False)
     return corpus
+
+
+def hold_only(owner: str) -> None:
+    """Keep in memory only what serves conversation `owner`: its corpora and their texts' units. A host
+    calls it when it turns to a conversation; another conversation's units, stored in the archive, are
+    read back if it comes back (a third of the time a split takes). Without it the caches fill up to their
+    bounds with the conversations seen last: a host's memory grew by 40-50 MB with each distinct 1 MB
+    conversation until about 290 MB."""
+    global _cache_terms
+    for key in [key for key, c in _corpora.items() if c.owner != owner]:
+        del _corpora[key]
+    kept = {t.text for c in _corpora.values() for t in c.turns}
+    for text in [text for text in _cache if text not in kept]:
+        _cache_terms -= _cache.pop(text).held
 
 
 def _terms_held(corpora: Iterable[Corpus]) -> int:
@@ -210,8 +225,9 @@ def _terms_held(corpora: Iterable[Corpus]) -> int:
 class Corpus:
     """Every unit of a path's turns in conversation order, by index k, with the term statistics."""
 
-    def __init__(self, turns: list[Turn]):
+    def __init__(self, turns: list[Turn], owner: str = ""):
         self.turns = turns
+        self.owner = owner  # the id of the conversation the turns are of
         self._weights: dict[int, dict[str, float]] = {}  # unit -> its weighed terms (shared: read only)
         # select.densities by focus weight: every unit's rough density and script, kept with the corpus
         self.densities: dict[float, tuple[list[float], list[bool]]] = {}

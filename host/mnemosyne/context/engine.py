@@ -152,12 +152,13 @@ def _shrink(p: Plan, last_id: str, overshoot: int, meter: Meter) -> bool:
 QUERY_TURNS = 2  # without --focus, the last user turns are the query
 
 
-def _corpus(turns: list[Turn], last_pos: int, focus: str | None, title: str) -> Corpus:
-    """Every unit of the conversation with its terms, and their relevance to the query."""
+def _corpus(conv: Conversation, turns: list[Turn], last_pos: int, focus: str | None) -> Corpus:
+    """Every unit of `conv`'s `turns` with its terms, and their relevance to the query."""
     from . import salience
     from .corpus import corpus_of
 
     # the query: the focus, or the last user turns; the title names the conversation's subject either way
+    title = conv.title or ""
     skip: set[int] = set()
     if focus:
         query = salience.terms(focus + "\n" + title)
@@ -165,7 +166,7 @@ def _corpus(turns: list[Turn], last_pos: int, focus: str | None, title: str) -> 
         asked = [i for i, t in enumerate(turns[: last_pos + 1]) if t.role == "user"][-QUERY_TURNS:]
         skip = set(asked)
         query = salience.terms("\n".join([title, *(turns[i].text for i in asked)]))
-    return corpus_of(turns, query, skip)
+    return corpus_of(turns, query, skip, conv.id)
 
 
 def build_context(
@@ -280,7 +281,7 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool =
     if not turns or not keep_going():
         return
     last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
-    corpus = _corpus(turns, last_pos, None, conv.title or "")
+    corpus = _corpus(conv, turns, last_pos, None)
     select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
 
 
@@ -347,7 +348,7 @@ def _assemble(
         turns,
         last_pos,
         instructions,
-        lambda: _corpus(turns, last_pos, focus, conv.title or ""),
+        lambda: _corpus(conv, turns, last_pos, focus),
         meter,
         room,
         RECENT_SHARE[target.shape],
