@@ -2,15 +2,19 @@
 
 One host, on a copy of the 500,000-message search archive, serves in turn:
 hello, saves of 50-message and 1.2 MB conversations, contexts of both for
-several targets, a markdown `get` of the large one, list, and every kind of
-search query; then a context for a cl100k_base target (a second tokenizer).
-VmHWM (/proc/<pid>/status) is read after each phase.
+several targets (the 1.2 MB ones repeat one fixture's turns), Continue in on
+four conversations of 1 MB of distinct text (a save, then its redacted
+ChatGPT context: a user moving between long chats), a markdown `get` of a
+large one, list, and every kind of search query; then a context for a
+cl100k_base target (a second tokenizer). VmHWM (/proc/<pid>/status) is read
+after each phase.
 """
 
 from __future__ import annotations
 
 import shutil
 
+import corpus
 import search_archive
 from benchlib import BenchHost, Figure, emit, fresh_home, use_home
 from context_bench import CASES
@@ -18,6 +22,7 @@ from save_bench import fifty, large, save_request
 from search_bench import pick_queries
 
 TARGET_MB = 200.0
+DISTINCT = 4  # conversations of 1 MB of distinct text (2,000 messages), each saved and continued
 
 
 def copy_archive() -> tuple[object, dict]:
@@ -45,6 +50,11 @@ def phases(host: BenchHost, queries: dict[str, list[str]]) -> list[tuple[str, fl
         for conv_id in small_ids[:5] + large_ids:
             host.timed_paged({"action": "context", "conversation_id": conv_id, "target": target, **extra})
     mark("contexts")
+    for n in range(DISTINCT):
+        payload = corpus.chatgpt_conversation(300_000 + n, messages=2_000, chinese=False)
+        conv_id = host.timed_call(save_request(payload))[1]["conversation_id"]
+        host.timed_paged({"action": "context", "conversation_id": conv_id, "target": "chatgpt", "redact": True})
+    mark(f"Continue in on {DISTINCT} distinct 1 MB conversations")
     host.timed_paged({"action": "get", "conversation_id": large_ids[0], "format": "markdown"})
     host.timed_call({"action": "list", "limit": 100})
     mark("get + list")
