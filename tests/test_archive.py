@@ -482,3 +482,77 @@ def test_stored_token_counts_are_replaced_not_duplicated(mnemo_home):
         assert arc.token_counts(conv.id, "o200k_base") == {m.id: 7 for m in conv.messages}
         rows = arc.conn.execute("SELECT count(*) FROM token_counts WHERE conversation_id = ?", (conv.id,))
         assert rows.fetchone()[0] == len(conv.messages) == 3
+
+
+def _search_rows(arc, conv_id: str) -> tuple[set[tuple[str, str, str]], set[str], set[str]]:
+    """What the index holds for a conversation: messages_fts rows (message id, title, body), and the
+    message ids with a row in the trigram and CJK tables."""
+    fts = arc.conn.execute(
+        "SELECT m.message_id, f.title, f.body FROM messages_fts f JOIN messages m ON m.rowid = f.rowid"
+        " WHERE m.conversation_id = ?",
+        (conv_id,),
+    ).fetchall()
+    others = []
+    for table in ("messages_tri", "messages_cjk"):
+        rows = arc.conn.execute(
+            f"SELECT m.message_id FROM {table} t JOIN messages m ON m.rowid = t.rowid WHERE m.conversation_id = ?",
+            (conv_id,),
+        )
+        others.append({r[0] for r in rows})
+    return set(fts), others[0], others[1]
+
+
+def _expected_rows(arc, conv_id: str) -> tuple[set[tuple[str, str, str]], set[str], set[str]]:
+    from mnemosyne.archive.cjk import has_cjk
+    from mnemosyne.archive.indexing import searchable_texts
+
+    conv = arc.get(conv_id)
+    texts = list(zip((m.id for m in conv.messages), searchable_texts(conv)))
+    fts = {(mid, title or "", body) for mid, (title, body) in texts}
+    cjk = {mid for mid, (title, body) in texts if has_cjk(f"{title or ''}\n{body}")}
+    return fts, {mid for mid, _ in texts}, cjk
+
+
+@pytest.mark.parametrize("mode", ["written with the save", "after the reply", "by the next process"])
+def test_a_resave_keeps_the_rows_of_unchanged_messages_and_indexes_the_rest(mnemo_home, mode):
+    """A conversation continued and saved again keeps the rows (and search rows) of the messages it did
+    not change; the edited, added and re-titled ones are indexed again. The index is then exactly what a
+    save from nothing writes, with no row left over, whichever way it is written."""
+    first = ["alpha words about the plan", "beta reply with 数据库 text", "gamma question", "delta answer"]
+    with open_archive() as arc:
+        arc.defer_index = mode != "written with the save"
+        saved = arc.save(conversation("k1", first, title="Old title"))
+        arc.save(conversation("k2", ["an unrelated conversation", "its reply"]))  # rowids above k1's
+        arc.index_pending()
+        before = dict(
+            arc.conn.execute("SELECT message_id, rowid FROM messages WHERE conversation_id = ?", (saved.id,))
+        )
+        edited = [
+            first[0],
+            first[1],
+            "gamma question edited with kumquat",
+            first[3],
+            "epsilon 新的 follow-up",
+            "zeta",
+        ]
+        arc.save(conversation("k1", edited, title="Old title"))
+        if mode == "after the reply":
+            arc.index_pending()
+    with open_archive() as arc:  # (the next process indexes what is pending from the stored document)
+        assert arc.search("kumquat")[0]["id"] == saved.id
+        after = dict(
+            arc.conn.execute("SELECT message_id, rowid FROM messages WHERE conversation_id = ?", (saved.id,))
+        )
+        unchanged = {"k1-0", "k1-1", "k1-3"}
+        assert {m: after[m] for m in unchanged} == {m: before[m] for m in unchanged}
+        assert after["k1-2"] != before["k1-2"] and set(after) == set(before) | {"k1-4", "k1-5"}
+        assert _search_rows(arc, saved.id) == _expected_rows(arc, saved.id)
+        arc.save(conversation("k1", edited, title="A new title"))  # the title is in the first message's rows
+        arc.index_pending()
+        assert _search_rows(arc, saved.id) == _expected_rows(arc, saved.id)
+        assert arc.search("kumquat")[0]["id"] == saved.id and not arc.search("Old")
+        counts = [
+            arc.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("messages", "messages_fts", "messages_tri")
+        ]
+        assert counts[0] == counts[1] == counts[2] == 8  # no search row without its message

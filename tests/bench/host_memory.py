@@ -53,7 +53,9 @@ def phases(host: BenchHost, queries: dict[str, list[str]]) -> list[tuple[str, fl
     for n in range(DISTINCT):
         payload = corpus.chatgpt_conversation(300_000 + n, messages=2_000, chinese=False)
         conv_id = host.timed_call(save_request(payload))[1]["conversation_id"]
-        host.timed_paged({"action": "context", "conversation_id": conv_id, "target": "chatgpt", "redact": True})
+        host.timed_paged(
+            {"action": "context", "conversation_id": conv_id, "target": "chatgpt", "redact": True}
+        )
     mark(f"Continue in on {DISTINCT} distinct 1 MB conversations")
     host.timed_paged({"action": "get", "conversation_id": large_ids[0], "format": "markdown"})
     host.timed_call({"action": "list", "limit": 100})

@@ -13,6 +13,7 @@ in any process, indexes the conversation from its stored document.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from .cjk import has_cjk, index_text, without_cjk
@@ -30,7 +31,7 @@ class Pending(NamedTuple):
 
     digest: str
     conv: Conversation
-    rowids: list[int]
+    rowids: Sequence[int | None]  # per message (None: its search rows are written; see Archive._replace_rows)
 
     def rows(self) -> list[Row]:
         return rows_for(self.conv, self.rowids)
@@ -55,8 +56,14 @@ def _texts(conv: Conversation) -> list[tuple[str | None, str]]:
     ]
 
 
-def rows_for(conv: Conversation, rowids: list[int]) -> list[Row]:
-    return [(rowid, title, body) for rowid, (title, body) in zip(rowids, _texts(conv))]
+def searchable_texts(conv: Conversation) -> list[tuple[str | None, str]]:
+    """What each message's search rows hold: (the title on the first message else None, body)."""
+    return _texts(conv)
+
+
+def rows_for(conv: Conversation, rowids: Sequence[int | None]) -> list[Row]:
+    """The search rows of `conv`'s messages; `rowids` per message (None: a message whose rows are written)."""
+    return [(rowid, title, body) for rowid, (title, body) in zip(rowids, _texts(conv)) if rowid is not None]
 
 
 def write(c, rows: list[Row]) -> None:
@@ -134,10 +141,15 @@ class Bulk(NamedTuple):
     chars: int
 
 
-def bulk_rows(rowids: list[int], texts: Texts) -> Bulk:
+def bulk_rows(rowids: Sequence[int | None], texts: Texts) -> Bulk:
+    """`texts` as rows for write_many; `rowids` per message (None: a message whose rows are written)."""
     return Bulk(
-        ",".join(f"[{rowid},{item}]" for rowid, item in zip(rowids, texts.rows)),
-        ",".join(f"[{rowid},{item}]" for rowid, item in zip(rowids, texts.cjk) if item is not None),
+        ",".join(f"[{rowid},{item}]" for rowid, item in zip(rowids, texts.rows) if rowid is not None),
+        ",".join(
+            f"[{rowid},{item}]"
+            for rowid, item in zip(rowids, texts.cjk)
+            if item is not None and rowid is not None
+        ),
         texts.chars,
     )
 

@@ -167,6 +167,7 @@ class Archive(ArchiveWrites):
 
                     document = c.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,))
                     pending = indexing.Pending(digest, canonical.loads(document.fetchone()[0]), rowids)
+                    indexing.delete(c, rowids)  # the rows a re-save kept are written: all of them again
                 indexing.write(c, pending.rows())
             done += 1
         return done
