@@ -225,3 +225,22 @@ def test_the_host_holds_the_units_of_the_conversation_it_serves_only(session, mo
     assert full_context(session, first["conversation_id"], True) == before
     assert seen == []  # its units were read back from the archive
     assert not any("[conv-b]" in text for text in corpus._cache)  # a context turns to its conversation too
+
+
+def test_what_a_preparation_cut_short_split_serves_the_context_asked_for_next(session, monkeypatch):
+    """A pick arrives while the host prepares the conversation the menu saved: the texts split so far are
+    not split again by the context (turning to the conversation lets only other conversations go)."""
+    corpus.clear_cache()
+    first = save.run({"payload": own_texts_payload("conv-a"), "kind": "chatgpt_api"}, session)
+    session.after_reply(lambda: False)
+    full_context(session, first["conversation_id"], True)
+    session.after_reply(lambda: False)
+    second = save.run({"payload": own_texts_payload("conv-b"), "kind": "chatgpt_api"}, session)
+    seen = splits(monkeypatch)
+    looks = iter(range(10_000))
+    session.after_reply(lambda: next(looks) > 20)  # the pick arrives after a few texts
+    assert 0 < len(seen) < 60
+    before = list(seen)
+    full_context(session, second["conversation_id"], True)
+    assert len(seen) > len(before)  # the context split the rest
+    assert len(set(seen)) == len(seen)  # and nothing twice

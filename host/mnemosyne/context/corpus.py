@@ -98,13 +98,15 @@ def kinds_and_held(parts: Iterable[Part]) -> tuple[dict[str, str], int]:
 CACHE_TERMS = 300_000
 _cache: OrderedDict[str, TextUnits] = OrderedDict()
 _cache_terms = 0
+_held: str | None = None  # the conversation hold_only was last called for
 
 
 def clear_cache() -> None:
-    global _cache_terms
+    global _cache_terms, _held
     _cache.clear()
     _cache_terms = 0
     _corpora.clear()
+    _held = None
 
 
 # Units stored in the archive for the conversation at hand (unit_store: key -> packed units), offered by
@@ -207,7 +209,10 @@ def hold_only(owner: str) -> None:
     read back if it comes back (a third of the time a split takes). Without it the caches fill up to their
     bounds with the conversations seen last: a host's memory grew by 40-50 MB with each distinct 1 MB
     conversation until about 290 MB."""
-    global _cache_terms
+    global _cache_terms, _held
+    if owner == _held:  # what was made since the last call is this conversation's (a preparation cut short)
+        return
+    _held = owner
     for key in [key for key, c in _corpora.items() if c.owner != owner]:
         del _corpora[key]
     kept = {t.text for c in _corpora.values() for t in c.turns}
