@@ -156,7 +156,8 @@ def check_archive(acked: dict[str, tuple[str, int]], fresh: set[str]) -> tuple[b
             ):
                 lost += 1
         # the host writes the search index after its reply: a conversation is indexed whole, or it is
-        # pending (index_pending) with no index rows at all, and the next search indexes it
+        # pending (index_pending), its rows those of the messages a re-save kept (none for a new one), and
+        # the next search indexes it whole
         whole_or_pending = """
             SELECT count(*) FROM conversations c
             LEFT JOIN (SELECT m.conversation_id AS cid, count(*) AS n, count(f.rowid) AS nf, count(t.rowid) AS nt
@@ -165,9 +166,7 @@ def check_archive(acked: dict[str, tuple[str, int]], fresh: set[str]) -> tuple[b
             WHERE coalesce(k.n, 0) != c.message_count
                OR json_array_length(c.document, '$.messages') != c.message_count
                OR (c.id NOT IN (SELECT conversation_id FROM index_pending)
-                   AND (coalesce(k.nf, 0) != c.message_count OR coalesce(k.nt, 0) != c.message_count))
-               OR (c.id IN (SELECT conversation_id FROM index_pending)
-                   AND (coalesce(k.nf, 0) != 0 OR coalesce(k.nt, 0) != 0))"""
+                   AND (coalesce(k.nf, 0) != c.message_count OR coalesce(k.nt, 0) != c.message_count))"""
         half = c.execute(whole_or_pending).fetchone()[0]
         arc.index_pending()  # what a search does first
         half += c.execute(whole_or_pending).fetchone()[0]
