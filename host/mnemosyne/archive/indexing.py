@@ -46,8 +46,8 @@ def storable(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def _texts(conv: Conversation) -> list[tuple[str | None, str]]:
-    """(the title on the first message else None, body) of each message."""
+def searchable_texts(conv: Conversation) -> list[tuple[str | None, str]]:
+    """What each message's search rows hold: (the title on the first message else None, body)."""
     from ..text import message_text
 
     title = storable(conv.title or "")
@@ -56,14 +56,13 @@ def _texts(conv: Conversation) -> list[tuple[str | None, str]]:
     ]
 
 
-def searchable_texts(conv: Conversation) -> list[tuple[str | None, str]]:
-    """What each message's search rows hold: (the title on the first message else None, body)."""
-    return _texts(conv)
-
-
 def rows_for(conv: Conversation, rowids: Sequence[int | None]) -> list[Row]:
     """The search rows of `conv`'s messages; `rowids` per message (None: a message whose rows are written)."""
-    return [(rowid, title, body) for rowid, (title, body) in zip(rowids, _texts(conv)) if rowid is not None]
+    return [
+        (rowid, title, body)
+        for rowid, (title, body) in zip(rowids, searchable_texts(conv))
+        if rowid is not None
+    ]
 
 
 def write(c, rows: list[Row]) -> None:
@@ -114,7 +113,7 @@ def texts_for(conv: Conversation) -> Texts:
     rows: list[str] = []
     cjk: list[str | None] = []
     chars = 0
-    for title, body in _texts(conv):
+    for title, body in searchable_texts(conv):
         text = body if title is None else f"{title}\n{body}"
         if has_cjk(text):
             rows.append(dumps([title, body, without_cjk(text)])[1:-1])
