@@ -422,3 +422,68 @@ def test_rows_inserted_many_to_a_statement_are_the_rows_executemany_inserts(tmp_
     assert results[0] == results[1] and len(results[0]) == 9000
     with pytest.raises(ValueError):
         db.insert_rows(conn, "INSERT INTO t SELECT * FROM t", rows)
+
+
+def grown_export(fixtures, tmp_path) -> tuple[object, int]:
+    """The export of `export`, later: each conversation continued by an exchange, one answer of each edited,
+    every third retitled (the title is in its first message's search rows)."""
+    path, count = export(fixtures, tmp_path)
+    items = json.loads(path.read_text(encoding="utf-8"))
+    for n, conv in enumerate(items):
+        mapping, leaf = conv["mapping"], conv["current_node"]
+        edited = next(
+            node
+            for node in mapping.values()
+            if (node.get("message") or {}).get("author", {}).get("role") == "assistant"
+        )
+        edited["message"]["content"]["parts"] = [f"an edited answer with zqedit{n:03d}y in it"]
+        for k, role in enumerate(("user", "assistant")):
+            mid = f"{conv['id']}-more-{k}"
+            mapping[leaf]["children"] = [mid]
+            message = {
+                "id": mid,
+                "author": {"role": role, "name": None, "metadata": {}},
+                "create_time": conv["update_time"] + 10 + k,
+                "content": {"content_type": "text", "parts": [f"a later {role} turn zqmore{n:03d}{k}"]},
+                "status": "finished_successfully",
+                "metadata": {},
+                "recipient": "all",
+            }
+            mapping[mid] = {"id": mid, "message": message, "parent": leaf, "children": []}
+            leaf = mid
+        conv["current_node"] = leaf
+        conv["update_time"] += 20
+        if n % 3 == 0:
+            conv["title"] = f"{conv['title']} retitled zqtitle{n:03d}z"
+    later = tmp_path / "later" / "conversations.json"
+    later.parent.mkdir()
+    later.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    return later, count
+
+
+def test_an_export_imported_again_later_indexes_what_a_fresh_import_of_it_does(
+    fixtures, tmp_path, mnemo_home, small_chunks
+):
+    """Importing a later export over the archive updates every conversation; each keeps the rows of the
+    messages it did not change (Archive._replace_rows), and the index is the one a fresh import of the later
+    export writes."""
+    path, count = export(fixtures, tmp_path)
+    later, _ = grown_export(fixtures, tmp_path)
+    with open_archive() as arc:
+        assert import_paths(arc, [str(path)]).created == count
+        rowids = dict(arc.conn.execute("SELECT conversation_id || '/' || message_id, rowid FROM messages"))
+        totals = import_paths(arc, [str(later)])
+        assert totals.updated == count and totals.failed == 0
+        assert not arc.has_pending_index()
+        again = index_rows(arc)
+        after = dict(arc.conn.execute("SELECT conversation_id || '/' || message_id, rowid FROM messages"))
+        assert sum(after.get(key) == rowid for key, rowid in rowids.items()) > len(rowids) // 2  # kept
+        for n in range(count):
+            assert [h["title"] for h in arc.search(f"zqmore{n:03d}1")]
+            assert [h["title"] for h in arc.search(f"zqedit{n:03d}y")]
+        retitled = {h["id"] for h in arc.search("zqtitle", limit=100)}
+        assert len(retitled) == len(range(0, count, 3))
+    fresh = tmp_path / "fresh.db"
+    with open_archive(fresh) as arc:
+        assert import_paths(arc, [str(later)]).created == count
+        assert index_rows(arc) == again
