@@ -97,14 +97,17 @@ class HostSession:
     def prepare_context(self, conv: Conversation) -> None:
         """After the reply, split the conversation into the context engine's units (see after_reply).
 
-        The host turns to `conv`: the context engine's caches let go of other conversations first
-        (corpus.hold_only), so that memory holds about one conversation's units, not the last several's
-        (their units are in the archive). Nothing to let go before the engine was loaded: a save does
-        not load it here."""
+        The host turns to `conv`: the context engine's caches (corpus.hold_only) and the redaction memo
+        (redact.hold_only) let go of other conversations first, so that memory holds about one
+        conversation's units, not the last several's (their units are in the archive). Nothing to let go
+        before those modules were loaded: a save does not load them here."""
         self._to_prepare = conv
         corpus = sys.modules.get("mnemosyne.context.corpus")
         if corpus is not None:
             corpus.hold_only(conv.id)
+        redact = sys.modules.get("mnemosyne.redact")
+        if redact is not None:
+            redact.hold_only(conv)
 
     def after_reply(self, input_waiting: Callable[[], bool]) -> None:
         """Work that can wait for the reply, each part stopping as soon as a request is waiting.
@@ -123,9 +126,6 @@ class HostSession:
         def keep_going() -> bool:
             return not input_waiting()
 
-        redact = sys.modules.get("mnemosyne.redact")
-        if conv is not None and redact is not None:
-            redact.hold_only(conv)  # (as the engine's caches in prepare_context)
         if conv is not None and keep_going():
             self._context_work("preparing the context units", lambda: self._prepare(conv, keep_going))
         self._index_pending(input_waiting)
