@@ -127,17 +127,16 @@ def instruction_texts(conv: Conversation, path: list[Message]) -> list[tuple[str
 
 def path_turns(path: list[Message], include: frozenset[str], redactor: Redactor | None) -> list[Turn]:
     """The user/assistant (and, with tools, tool) turns of a path that have text."""
-    turns: list[Turn] = []
-    for i, msg in enumerate(path):
-        if msg.role == "system" or (msg.hidden and msg.role != "assistant"):
-            continue
-        text = render_message(msg, include).strip()
-        if not text:
-            continue
-        if redactor is not None:
-            text = redactor.redact(text)
-        turns.append(Turn(index=i, id=msg.id, role=msg.role, text=text))
-    return turns
+    shown = [
+        (i, msg, text)
+        for i, msg in enumerate(path)
+        if msg.role != "system" and not (msg.hidden and msg.role != "assistant")
+        if (text := render_message(msg, include).strip())
+    ]
+    texts = [text for _, _, text in shown]
+    if redactor is not None:
+        texts = redactor.redact_all(texts)
+    return [Turn(index=i, id=msg.id, role=msg.role, text=text) for (i, msg, _), text in zip(shown, texts)]
 
 
 def count_messages(conv: Conversation, encoding: str = "o200k_base") -> dict[str, int]:
