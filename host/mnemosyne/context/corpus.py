@@ -129,22 +129,58 @@ def offered(read: Callable[[], dict[bytes, bytes]]) -> Iterator[None]:
         _offer = _offered = None
 
 
-def units_of_text(text: str) -> TextUnits:
-    """The units of one message text (shared: read only)."""
+def units_of_texts(texts: list[str], keep_going: Callable[[], bool] = lambda: True) -> dict[str, TextUnits]:
+    """The units of each of `texts` (shared: read only), by text: from memory, else read back from the
+    archive's units on offer, else split, all at once, shared with a forked helper process where there are
+    many (shared_work: a history never seen). Stops when `keep_going()` says so: the texts not made by then
+    are missing."""
+    out: dict[str, TextUnits] = {}
+    new: list[str] = []
+    for text in dict.fromkeys(texts):
+        hit = _cache.get(text)
+        if hit is not None:
+            _cache.move_to_end(text)
+            out[text] = hit
+        else:
+            new.append(text)
+    if new and _offer is not None:
+        for text in new:
+            stored = _stored_units(text)
+            if stored is not None:
+                out[text] = stored
+                _keep(text, stored)
+                if not keep_going():
+                    return out
+        new = [text for text in new if text not in out]
+    if new:
+        from .shared_work import map_shared
+
+        made: list[TextUnits | None] = map_shared(_text_units, new, _fields, _from_fields, keep_going)
+        for text, units in zip(new, made):
+            if units is not None:
+                out[text] = units
+                _keep(text, units)
+    return out
+
+
+def _fields(units: TextUnits) -> tuple:
+    """What a helper process sends of a text's units (the rest is made from it: _from_fields)."""
+    return units.parts, units.sizes, units.pipes, units.questions, units.cjk
+
+
+def _from_fields(fields: tuple) -> TextUnits:
+    parts, sizes, pipes, questions, cjk = fields
+    return TextUnits(parts, sizes, pipes, questions, cjk, *kinds_and_held(parts))
+
+
+def _keep(text: str, units: TextUnits) -> None:
+    """`units` into the cache, the least recently used texts let go past CACHE_TERMS."""
     global _cache_terms
-    hit = _cache.get(text)
-    if hit is not None:
-        _cache.move_to_end(text)
-        return hit
-    out = _stored_units(text) if _offer is not None else None
-    if out is None:
-        out = _text_units(text)
-    _cache[text] = out
-    _cache_terms += out.held
+    _cache[text] = units
+    _cache_terms += units.held
     while _cache_terms > CACHE_TERMS and _cache:
         _, old = _cache.popitem(last=False)
         _cache_terms -= old.held
-    return out
 
 
 def _stored_units(text: str) -> TextUnits | None:
@@ -167,14 +203,8 @@ def text_units(text: str) -> TextUnits:
 def warm(texts: Iterable[str], keep_going=lambda: True) -> int:
     """Split and term `texts` into the cache ahead of a build (a host does it after a save's reply);
     stops when `keep_going()` says so. Returns how many were new."""
-    new = 0
-    for text in texts:
-        if not keep_going():
-            break
-        if text and text not in _cache:
-            units_of_text(text)
-            new += 1
-    return new
+    todo = [text for text in texts if text and text not in _cache]
+    return len(units_of_texts(todo, keep_going)) if todo else 0
 
 
 # The corpora of the last conversations built, with their relevance to the query: a warm host builds the
@@ -238,7 +268,8 @@ class Corpus:
         self.densities: dict[float, tuple[list[float], list[bool]]] = {}
         self.statements: dict[int, tuple[str, Any]] = {}  # unit -> what mark_repeats_and_corrections found
         self.prepared: set[float] = set()  # the focus weights select.prepare went through to the end for
-        self.texts = [units_of_text(t.text) for t in turns]
+        made = units_of_texts([t.text for t in turns])
+        self.texts = [made[t.text] for t in turns]
         self.start: list[int] = []  # turn -> index of its first unit
         self.turn_of: list[int] = []
         self.terms_of: list[dict[str, str]] = []

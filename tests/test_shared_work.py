@@ -1,0 +1,167 @@
+"""A long history's split shared with a forked helper process (context/shared_work.py): the units are the
+ones one process makes, whoever made them; a helper that fails or is not wanted leaves the work to this
+process; nothing of the helper reaches the host's stdout (the browser's channel); no helper outlives the call.
+On the message texts of every site fixture (real conversations)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conversation_samples import fixture_conversations
+from mnemosyne.context import build_context, corpus, shared_work
+from mnemosyne.context.turns import render_message
+
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
+    reason="a helper process needs Linux and a second core",
+)
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    found = [render_message(m) for _, conv in fixture_conversations() for m in conv.messages]
+    out = [text for text in dict.fromkeys(found) if text]
+    assert sum(map(len, out)) >= shared_work.MIN_CHARS  # enough to be shared
+    return out
+
+
+@pytest.fixture(autouse=True)
+def sharing_on(monkeypatch):
+    monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
+
+
+def no_child_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)  # a helper still running, or ended and not reaped
+    except ChildProcessError:
+        return True
+    return False
+
+
+class Counted:
+    """A decode that counts what it is given: only what the helper sent is decoded."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.decode = corpus._from_fields
+
+    def __call__(self, fields):
+        self.calls += 1
+        return self.decode(fields)
+
+
+def slow_here(parent: int):
+    """_text_units, slower in this process than in a helper (so a helper surely takes part)."""
+
+    def split(text: str):
+        if os.getpid() == parent:
+            time.sleep(0.002)
+        return units(text)
+
+    units = corpus._text_units
+
+    return split
+
+
+def test_the_units_are_the_ones_one_process_makes_whoever_made_them(texts):
+    decode = Counted()
+    shared = shared_work.map_shared(slow_here(os.getpid()), texts, corpus._fields, decode)
+    assert shared == [corpus._text_units(text) for text in texts]
+    assert 0 < decode.calls < len(texts)  # both took part, each text once
+    assert no_child_left()
+
+
+def test_a_helper_that_fails_leaves_the_work_to_this_process(texts):
+    def refuse(fields):
+        raise ValueError("cannot send")
+
+    decode = Counted()
+    shared = shared_work.map_shared(corpus._text_units, texts, refuse, decode)
+    assert shared == [corpus._text_units(text) for text in texts]
+    assert decode.calls == 0
+    assert no_child_left()
+
+
+def test_work_stopped_keeps_what_was_made_and_leaves_no_helper(texts):
+    looks = iter(range(10_000))
+    shared = shared_work.map_shared(
+        slow_here(os.getpid()), texts, corpus._fields, corpus._from_fields, lambda: next(looks) < 2
+    )
+    made = [(text, units) for text, units in zip(texts, shared) if units is not None]
+    assert 2 <= len(made) < len(texts)
+    assert all(units == corpus._text_units(text) for text, units in made)
+    assert no_child_left()
+
+
+def test_no_helper_while_another_thread_runs_or_when_turned_off(texts, monkeypatch):
+    decode = Counted()
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        shared = shared_work.map_shared(corpus._text_units, texts, corpus._fields, decode)
+    finally:
+        release.set()
+        other.join()
+    monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
+    again = shared_work.map_shared(corpus._text_units, texts, corpus._fields, decode)
+    assert shared == again == [corpus._text_units(text) for text in texts]
+    assert decode.calls == 0
+
+
+def test_nothing_of_the_helper_reaches_stdout(tmp_path):
+    """The host's stdout is the browser's channel: a helper's print, or its exit, must not write to it."""
+    script = tmp_path / "child_print.py"
+    script.write_text(
+        "import os, sys\n"
+        "from mnemosyne.context import shared_work\n"
+        "parent = os.getpid()\n"
+        "print('parent says', flush=False)\n"  # left in the buffer a fork copies
+        "def split(text):\n"
+        "    if os.getpid() != parent:\n"
+        "        print('HELPER SAYS', text[:5]); sys.stdout.flush()\n"
+        "    return len(text)\n"
+        "texts = ['x' * 1000 + str(i) for i in range(400)]\n"
+        "out = shared_work.map_shared(split, texts, lambda n: n, lambda n: n)\n"
+        "assert out == [len(t) for t in texts], out\n"
+        "print('done')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parent,
+        env={k: v for k, v in os.environ.items() if k != "MNEMOSYNE_ONE_PROCESS"},
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "parent says\ndone\n"
+    assert "HELPER" not in run.stderr
+
+
+def test_a_context_built_with_a_helper_is_the_one_built_without(monkeypatch):
+    """A first build of a long history (nothing in memory): the same context, byte for byte, at several
+    budgets, with the split shared and in one process."""
+    convs = [conv for _, conv in fixture_conversations()]
+    big = max(convs, key=lambda c: sum(len(render_message(m)) for m in c.messages))
+    texts = {render_message(m) for m in big.messages}
+    monkeypatch.setattr(shared_work, "MIN_CHARS", sum(map(len, texts)) // 2)
+    decode = Counted()
+    monkeypatch.setattr(corpus, "_from_fields", decode)
+    monkeypatch.setattr(corpus, "_text_units", slow_here(os.getpid()))
+    built = {}
+    for one_process in (False, True):
+        if one_process:
+            monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
+        for budget in (600, 2000, 8000):
+            corpus.clear_cache()
+            built[one_process, budget] = build_context(big, "chatgpt", budget=budget, redact=True).text
+    assert all(built[False, b] == built[True, b] for b in (600, 2000, 8000))
+    assert decode.calls > 0  # a helper took part in the shared builds
