@@ -18,6 +18,7 @@ reaped before `map_shared` returns.
 
 from __future__ import annotations
 
+import gc
 import marshal
 import os
 import signal
@@ -85,6 +86,7 @@ def _serial(fn: Callable[[str], T], texts: Sequence[str], keep_going: Callable[[
 def _child(fn: Callable[[str], Any], texts: Sequence[str], encode: Callable[[Any], Any], pipe: int) -> None:
     code = 1
     try:
+        gc.disable()  # a collection would walk, and so copy, the whole heap the child shares with its parent
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
