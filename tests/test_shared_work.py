@@ -1,7 +1,7 @@
 """A long history's split shared with a forked helper process (context/shared_work.py): the units are the
 ones one process makes, whoever made them; a helper that fails or is not wanted leaves the work to this
 process; nothing of the helper reaches the host's stdout (the browser's channel); no helper outlives the call.
-On the message texts of every site fixture (real conversations)."""
+On the message texts of every site fixture (real conversations), and through a real host process."""
 
 from __future__ import annotations
 
@@ -165,3 +165,34 @@ def test_a_context_built_with_a_helper_is_the_one_built_without(monkeypatch):
             built[one_process, budget] = build_context(big, "chatgpt", budget=budget, redact=True).text
     assert all(built[False, b] == built[True, b] for b in (600, 2000, 8000))
     assert decode.calls > 0  # a helper took part in the shared builds
+
+
+def children_cpu_ticks(pid: int) -> int:
+    """CPU time (clock ticks) of the processes `pid` forked and reaped: /proc/PID/stat's cutime + cstime."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[13]) + int(fields[14])  # (fields 16 and 17 of the line; this list starts at field 3)
+
+
+def test_a_real_host_shares_a_long_split_and_keeps_its_channel_whole(tmp_path):
+    """The real host, asked for the context of a long conversation the instant its save replies: it forks
+    helpers (their CPU time is in its children's) and its replies stay whole; the context is the one a host
+    that may not fork builds."""
+    from support.hostproc import HostProcess, host_env
+    from test_host_paging_interop import big_chatgpt_payload
+
+    payload = big_chatgpt_payload()
+    contexts, ticks = {}, {}
+    for one_process in ("0", "1"):
+        host = HostProcess(host_env(tmp_path / one_process, MNEMOSYNE_ONE_PROCESS=one_process))
+        try:
+            saved = host.data("save", payload=payload, kind="chatgpt_api")
+            contexts[one_process], _ = host.paged(
+                "context", conversation_id=saved["conversation_id"], target="chatgpt", redact=True
+            )
+            assert host.data("hello")  # the channel is still in step after the helpers' work
+            ticks[one_process] = children_cpu_ticks(host.proc.pid)
+        finally:
+            host.kill()
+    assert contexts["0"] == contexts["1"]
+    assert "[239]" in contexts["0"]  # the last message, verbatim
+    assert ticks["0"] > 0 and ticks["1"] == 0
