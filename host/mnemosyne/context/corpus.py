@@ -1,7 +1,7 @@
 """The units of a conversation path, with the statistics and the relevance a selection needs.
 
 Splitting and terming a message is most of a build's cost; it happens once per message text and is kept
-in-process (a warm host also does it right after a save's reply, see `warm`). What a build needs of
+in-process (a warm host also does it right after a save's reply, see engine.prepare). What a build needs of
 every unit is then a few numbers per unit in flat lists: a unit becomes a `Unit` object only when it is
 a candidate, so the cost of a build follows the budget more than the length of the history.
 """
@@ -198,13 +198,6 @@ def text_units(text: str) -> TextUnits:
     """The units of `text`: the ones in memory, else split (and not kept: for storing them)."""
     hit = _cache.get(text)
     return hit if hit is not None else _text_units(text)
-
-
-def warm(texts: Iterable[str], keep_going=lambda: True) -> int:
-    """Split and term `texts` into the cache ahead of a build (a host does it after a save's reply);
-    stops when `keep_going()` says so. Returns how many were new."""
-    todo = [text for text in texts if text and text not in _cache]
-    return len(units_of_texts(todo, keep_going)) if todo else 0
 
 
 # The corpora of the last conversations built, with their relevance to the query: a warm host builds the

@@ -271,13 +271,13 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool =
     to the default query, units' densities) and its densest units weighed and counted; redacted (the
     extension's default) or as plain text. Stops when `keep_going()` says so."""
     from ..redact import warm as warm_redactions
-    from .corpus import warm
+    from .corpus import units_of_texts
 
     # (a message at a time: the redaction itself takes 0.13 s a MB)
     if redacted and not warm_redactions(conv, keep_going):
         return
     turns = _path_turns(conv, redacted)
-    warm((t.text for t in turns), keep_going)
+    units_of_texts([t.text for t in turns], keep_going)  # (into the unit cache)
     if not turns or not keep_going():
         return
     last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
