@@ -18,8 +18,9 @@ def session(host_session):
 
 def splits(monkeypatch) -> list[str]:
     """The message texts the engine splits from now on (cache misses), all in this process (a helper
-    process forked to share a long history's split would count its own: test_shared_work.py)."""
+    process sharing a long history's split would count its own: test_shared_work.py)."""
     monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
+    corpus.stop_worker()  # (a host session's after_reply started one)
     seen: list[str] = []
     original = corpus._text_units
 

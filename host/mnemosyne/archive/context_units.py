@@ -31,6 +31,17 @@ def stored(conn: sqlite.Connection, conv_id: str, fmt: int) -> dict[bytes, bytes
         raise ArchiveError(f"could not read the stored context units: {exc}") from None
 
 
+def holds_any(conn: sqlite.Connection, conv_id: str, fmt: int) -> bool:
+    """Whether some units of the conversation's texts are stored in format `fmt`."""
+    try:
+        row = conn.execute(
+            "SELECT 1 FROM context_units WHERE conversation_id = ? AND format = ? LIMIT 1", (conv_id, fmt)
+        ).fetchone()
+    except sqlite.Error as exc:
+        raise ArchiveError(f"could not read the stored context units: {exc}") from None
+    return row is not None
+
+
 def stored_keys(conn: sqlite.Connection, conv_id: str, fmt: int) -> set[bytes]:
     try:
         rows = conn.execute(

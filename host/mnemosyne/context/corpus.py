@@ -21,6 +21,8 @@ from ..archive.cjk import has_cjk  # (the archive package loads its store only o
 from . import digest
 from . import salience as S
 from .digest import Unit
+from .shared_work import MIN_CHARS, map_shared
+from .split_worker import Job, Worker
 from .turns import Turn
 
 Part = tuple[str, str, dict[str, str], tuple[str, ...]]  # kind, text, terms, names a code block defines
@@ -103,6 +105,7 @@ _held: str | None = None  # the conversation hold_only was last called for
 
 def clear_cache() -> None:
     global _cache_terms, _held
+    end_ahead()
     _cache.clear()
     _cache_terms = 0
     _corpora.clear()
@@ -131,36 +134,101 @@ def offered(read: Callable[[], dict[bytes, bytes]]) -> Iterator[None]:
 
 def units_of_texts(texts: list[str], keep_going: Callable[[], bool] = lambda: True) -> dict[str, TextUnits]:
     """The units of each of `texts` (shared: read only), by text: from memory, else read back from the
-    archive's units on offer, else split, all at once, shared with a forked helper process where there are
-    many (shared_work: a history never seen). Stops when `keep_going()` says so: the texts not made by then
-    are missing."""
+    archive's units on offer, else split, all at once: with the helper splitting ahead when there is one
+    (`split_ahead`), else shared with a helper forked for them where there are many (shared_work: a history
+    never seen). `texts` are a path's in order (a helper ahead lists them so). Stops when `keep_going()`
+    says so: the texts not made by then are missing."""
     out: dict[str, TextUnits] = {}
-    new: list[str] = []
-    for text in dict.fromkeys(texts):
+    places: dict[str, int] = {}  # text not in memory -> its first place in `texts`
+    for place, text in enumerate(texts):
+        if text in out or text in places:
+            continue
         hit = _cache.get(text)
         if hit is not None:
             _cache.move_to_end(text)
             out[text] = hit
         else:
-            new.append(text)
+            places[text] = place
+    new = [(place, text) for text, place in places.items()]
     if new and _offer is not None:
-        for text in new:
+        for _, text in new:
             stored = _stored_units(text)
             if stored is not None:
                 out[text] = stored
                 _keep(text, stored)
                 if not keep_going():
                     return out
-        new = [text for text in new if text not in out]
+        new = [(place, text) for place, text in new if text not in out]
     if new:
-        from .shared_work import map_shared
-
-        made: list[TextUnits | None] = map_shared(_text_units, new, _fields, _from_fields, keep_going)
-        for text, units in zip(new, made):
+        made = _split(new, keep_going)
+        for _, text in new:
+            units = made.get(text)
             if units is not None:
                 out[text] = units
                 _keep(text, units)
     return out
+
+
+def _split(new: list[tuple[int, str]], keep_going: Callable[[], bool]) -> dict[str, TextUnits]:
+    """The units of the `new` texts ((place, text)), split here and by a helper (see units_of_texts)."""
+    if _ahead is not None:
+        made = _ahead.share(_text_units, new, _from_fields, keep_going)
+        if len(made) == len(new):  # what the worker made ahead is all taken
+            end_ahead()
+        return made
+    texts = [text for _, text in new]
+    job = _worker.submit(texts) if _worker is not None and sum(map(len, texts)) >= MIN_CHARS else None
+    if job is None:
+        shared = map_shared(_text_units, texts, _fields, _from_fields, keep_going)
+        return {text: units for text, units in zip(texts, shared) if units is not None}
+    try:
+        return job.share(_text_units, list(enumerate(texts)), _from_fields, keep_going)
+    finally:
+        job.end()
+
+
+# A host's worker process (split_worker: it splits beside the host), and the job it was given ahead for
+# the conversation `_ahead_owner` (split_ahead).
+_worker: Worker | None = None
+_ahead: Job | None = None
+_ahead_owner: str | None = None
+
+
+def keep_worker() -> None:
+    """Have a worker process (a host calls it once the engine is loaded; a new one if it has gone)."""
+    global _worker
+    if _worker is None or not _worker.alive():
+        end_ahead()
+        _worker = Worker.start()
+
+
+def stop_worker() -> None:
+    global _worker
+    end_ahead()
+    if _worker is not None:
+        _worker.close()
+    _worker = None
+
+
+def split_ahead(owner: str, listing: Callable[[], list[str]]) -> None:
+    """Have the worker process (keep_worker) split the texts `listing()` gives (in the order a build lists
+    them) while this process goes on: a host storing a long conversation never seen, whose context is
+    asked for next. The units_of_texts that wants them takes what it made. `owner`: the id of the
+    conversation (another one's hold_only stops the job). Nothing without a worker."""
+    global _ahead, _ahead_owner
+    end_ahead()
+    if _worker is not None:
+        hold_only(owner)  # (the host turns to it: what is in memory now stays, and is not split again)
+        _ahead = _worker.submit([None if text in _cache else text for text in listing()])
+        _ahead_owner = owner if _ahead is not None else None
+
+
+def end_ahead() -> None:
+    """Stop the job given ahead, if any (what it made and nobody took is lost)."""
+    global _ahead, _ahead_owner
+    if _ahead is not None:
+        _ahead.end()
+    _ahead = _ahead_owner = None
 
 
 def _fields(units: TextUnits) -> tuple:
@@ -233,6 +301,8 @@ def hold_only(owner: str) -> None:
     bounds with the conversations seen last: a host's memory grew by 40-50 MB with each distinct 1 MB
     conversation until about 290 MB."""
     global _cache_terms, _held
+    if owner != _ahead_owner:
+        end_ahead()
     if owner == _held:  # what was made since the last call is this conversation's (a preparation cut short)
         return
     _held = owner

@@ -285,6 +285,21 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool =
     select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
 
 
+def split_ahead(conv: Conversation) -> None:
+    """A helper process splits the texts of `conv`'s default context into units while this process goes on
+    (a host storing a long conversation never seen: Continue in asks for its context the instant the save
+    replies). Its plain texts: a redacted context's are the same but for the few a redaction changes, which
+    the build splits itself. Nothing below shared_work.MIN_CHARS characters of text."""
+    from .corpus import split_ahead as start
+    from .shared_work import MIN_CHARS
+
+    chars = 0
+    for msg in conv.messages:
+        chars += sum(len(part.text) for part in msg.parts if part.type == "text")
+    if chars >= MIN_CHARS:
+        start(conv.id, lambda: [t.text for t in _path_turns(conv, False)])
+
+
 def _path_turns(conv: Conversation, redacted: bool) -> list[Turn]:
     """The turns of a default context of `conv` (its active path, nothing extra), redacted or plain."""
     if redacted:

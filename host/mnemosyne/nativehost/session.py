@@ -94,6 +94,17 @@ class HostSession:
         count = conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
         return {"state": "ready", "conversations": count}
 
+    def split_ahead(self, conv: Conversation) -> None:
+        """Before a save stores `conv`: a long conversation the archive holds no units of is split into the
+        context engine's units by the engine's worker process meanwhile (service.context.split_ahead),
+        since Continue in asks for its context as soon as the save replies. Only in a host that has loaded
+        the engine (it starts the worker after the reply that loaded it, see after_reply)."""
+        if "mnemosyne.context.engine" not in sys.modules:
+            return
+        from ..service.context import split_ahead
+
+        self._context_work("splitting ahead", lambda: split_ahead(self.archive(), conv))
+
     def prepare_context(self, conv: Conversation) -> None:
         """After the reply, split the conversation into the context engine's units (see after_reply).
 
@@ -112,7 +123,8 @@ class HostSession:
     def after_reply(self, input_waiting: Callable[[], bool]) -> None:
         """Work that can wait for the reply, each part stopping as soon as a request is waiting.
 
-        First the units and corpus of the conversation saved, read or built last, so that its context,
+        Once the context engine is loaded, its worker process is started (corpus.keep_worker: it splits long
+        histories beside the host). Then the units and corpus of the conversation saved, read or built last, so that its context,
         asked for next, does not split and term its whole history first (Continue in saves as its menu
         opens and asks for the context at the pick: with the search index written first, that context
         waited for it, about 0.1 s for a conversation of 1 MB). Then the search index of saved
@@ -125,6 +137,10 @@ class HostSession:
 
         def keep_going() -> bool:
             return not input_waiting()
+
+        corpus = sys.modules.get("mnemosyne.context.corpus")
+        if corpus is not None and keep_going():  # the engine is loaded: its worker, for long splits
+            self._context_work("starting the split worker", corpus.keep_worker)
 
         if conv is not None and keep_going():
             self._context_work("preparing the context units", lambda: self._prepare(conv, keep_going))
@@ -175,6 +191,9 @@ class HostSession:
     def close(self) -> None:
         if self._archive is not None:
             self.after_reply(lambda: False)
+        corpus = sys.modules.get("mnemosyne.context.corpus")
+        if corpus is not None:
+            corpus.stop_worker()
         if self._conn is not None:
             self._conn.close()
         self._archive = self._conn = None

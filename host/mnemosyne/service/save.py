@@ -44,15 +44,18 @@ def save_payload(
     *,
     list_updated: str | None = None,
     origin: str = "export",
+    read: Callable[[Conversation], None] | None = None,
     saved: Callable[[Conversation], None] | None = None,
 ) -> SaveResult:
     """Convert `payload` with the reader `kind` names and store it (idempotent: a re-save merges; a partial
     capture never replaces a complete copy: status `kept`).
 
     No token counts are stored here: the extension's default context is redacted, which counts the text
-    it builds (see token_policy), so counting at save time would be thrown away. `saved` is given the
-    conversation once it is stored."""
+    it builds (see token_policy), so counting at save time would be thrown away. `read` is given the
+    conversation before it is stored, `saved` once it is stored."""
     conv = read_payload(payload, kind, source_url)
+    if read is not None:
+        read(conv)
     result = arc.save_many([conv], marks=[SyncMark(list_updated, origin)])[0]
     if saved is not None:
         saved(conv)

@@ -1,0 +1,229 @@
+"""The host's split worker (context/split_worker.py): a process started from scratch that splits message
+texts into the context engine's units beside the host. Its units are the ones one process makes; a job that
+is stopped makes way for the next; a worker gone leaves the work to the host; the texts of a long
+conversation handed to it as its save begins are taken by the context asked for the instant the save
+replies; a real host keeps one, its channel stays whole, and the worker leaves with the host. On the message
+texts of every site fixture (real conversations)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conversation_samples import fixture_conversations
+from mnemosyne.context import corpus, shared_work, split_worker
+from mnemosyne.context.turns import render_message
+from mnemosyne.nativehost.actions import context, save
+from test_shared_work import Counted, slow_here
+
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
+    reason="a helper process needs Linux and a second core",
+)
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    found = [render_message(m) for _, conv in fixture_conversations() for m in conv.messages]
+    out = [text for text in dict.fromkeys(found) if text]
+    assert sum(map(len, out)) >= shared_work.MIN_CHARS  # enough to be shared
+    return out
+
+
+@pytest.fixture
+def worker(monkeypatch):
+    monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
+    started = split_worker.Worker.start()
+    assert started is not None
+    yield started
+    started.close()
+
+
+def finished(job: split_worker.Job, places: int, seconds: float = 60.0) -> bool:
+    """Whether the worker has been through `places` places of `job` (waiting for its file to say so)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        job._take()
+        if job.passed >= places:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_a_jobs_units_are_the_ones_one_process_makes(worker, texts):
+    decode = Counted()
+    job = worker.submit(texts)
+    assert job is not None
+    try:
+        made = job.share(slow_here(os.getpid()), list(enumerate(texts)), decode)
+    finally:
+        job.end()
+    assert made == {text: corpus._text_units(text) for text in texts}
+    assert 0 < decode.calls < len(texts)  # both took part, each text once
+
+
+def test_a_place_passed_over_is_made_here(worker, texts):
+    """A text in memory is handed over as None; a text the worker was not given (a redacted version) is
+    made by this process."""
+    given: list[str | None] = [None if i % 3 == 0 else text for i, text in enumerate(texts)]
+    job = worker.submit(given)
+    assert job is not None
+    try:
+        assert finished(job, len(given))
+        wanted = [(i, text if i % 5 else text + " [redacted]") for i, text in enumerate(texts)]
+        made = job.share(corpus._text_units, wanted, corpus._from_fields)
+    finally:
+        job.end()
+    assert made == {text: corpus._text_units(text) for _, text in wanted}
+
+
+def test_a_job_stopped_makes_way_for_the_next(worker, texts):
+    big = worker.submit(texts * 20)  # seconds of work
+    assert big is not None
+    small = worker.submit(texts[:40])  # stops the first
+    assert small is not None
+    try:
+        assert finished(small, 40)
+        big._take()
+        assert big.passed < len(texts) * 20  # the first job was stopped, not run to its end
+        made = small.share(corpus._text_units, list(enumerate(texts[:40])), corpus._from_fields)
+        assert made == {text: corpus._text_units(text) for text in texts[:40]}
+    finally:
+        big.end()
+        small.end()
+
+
+def test_a_worker_gone_leaves_the_work_to_this_process(worker, texts):
+    job = worker.submit(texts)
+    assert job is not None
+    worker._proc.kill()  # mid-job
+    worker._proc.wait()
+    decode = Counted()
+    try:
+        made = job.share(corpus._text_units, list(enumerate(texts)), decode)
+    finally:
+        job.end()
+    assert made == {text: corpus._text_units(text) for text in texts}
+    assert not worker.alive()
+    assert worker.submit(texts) is None
+
+
+def long_payload(texts: list[str], conv_id: str = "fixture-texts-1") -> dict:
+    """A ChatGPT conversation whose messages are `texts` (user and assistant by turns)."""
+    mapping: dict = {"root": {"id": "root", "parent": None, "children": ["m0"], "message": None}}
+    for i, text in enumerate(texts):
+        mapping[f"m{i}"] = {
+            "id": f"m{i}",
+            "parent": "root" if i == 0 else f"m{i - 1}",
+            "children": [f"m{i + 1}"] if i + 1 < len(texts) else [],
+            "message": {
+                "id": f"m{i}",
+                "author": {"role": "user" if i % 2 == 0 else "assistant"},
+                "create_time": 1700000000 + i,
+                "content": {"content_type": "text", "parts": [text]},
+                "status": "finished_successfully",
+                "recipient": "all",
+                "metadata": {},
+            },
+        }
+    return {
+        "title": "Fixture texts",
+        "create_time": 1700000000,
+        "update_time": 1700009999,
+        "mapping": mapping,
+        "current_node": f"m{len(texts) - 1}",
+        "conversation_id": conv_id,
+        "id": conv_id,
+    }
+
+
+def redacted_context(session, conv_id: str) -> str:
+    reply = context.run({"conversation_id": conv_id, "target": "chatgpt", "redact": True}, session)
+    text = reply["chunk"]
+    while reply["next_cursor"]:
+        reply = context.run({"conversation_id": conv_id, "cursor": reply["next_cursor"]}, session)
+        text += reply["chunk"]
+    return text
+
+
+def test_a_long_conversation_is_split_as_its_save_begins(host_session, monkeypatch, texts):
+    """In a host that has built a context (the engine and its worker are there), the save of a long
+    conversation never seen hands its texts to the worker before it stores it; the context asked for
+    after takes what the worker made, splitting in this process only the texts the redaction changed, and
+    is the context one process makes."""
+    monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
+    corpus.stop_worker()
+    corpus.clear_cache()
+    warm = save.run(
+        {"payload": long_payload(texts[:6], "fixture-texts-0"), "kind": "chatgpt_api"}, host_session
+    )
+    redacted_context(host_session, warm["conversation_id"])
+    host_session.after_reply(lambda: False)  # starts the worker
+    assert corpus._worker is not None and corpus._worker.alive()
+
+    stored: list[str] = []
+    store = host_session.archive().save_many
+    monkeypatch.setattr(
+        host_session.archive(),
+        "save_many",
+        lambda *a, **k: stored.append(corpus._ahead_owner) or store(*a, **k),
+    )
+    here: list[str] = []
+    split_here = corpus._text_units
+    monkeypatch.setattr(corpus, "_text_units", lambda text: here.append(text) or split_here(text))
+    payload = long_payload(texts)
+    conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]
+    assert stored == [conv_id]  # the worker had its texts before the save stored it
+    assert corpus._ahead is not None and finished(corpus._ahead, len(texts))
+    shared = redacted_context(host_session, conv_id)
+    assert here and not set(here) & set(texts)  # only redacted versions were split here
+
+    monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
+    corpus.stop_worker()
+    corpus.clear_cache()
+    host_session.renders.clear()
+    host_session.archive().conn.execute("DELETE FROM context_units")
+    assert redacted_context(host_session, conv_id) == shared
+
+
+def worker_pids(host_pid: int) -> list[int]:
+    return [int(p) for p in Path(f"/proc/{host_pid}/task/{host_pid}/children").read_text().split()]
+
+
+def started_worker(host_pid: int, seconds: float = 30.0) -> list[int]:
+    """The host's children once it has one (it starts its worker after a reply, when no request waits)."""
+    deadline = time.monotonic() + seconds
+    while not (found := worker_pids(host_pid)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return found
+
+
+def test_a_real_host_keeps_a_worker_and_its_channel_whole(tmp_path, texts):
+    """The real host: once it has built a context it keeps a worker process; the context of a long
+    conversation asked for the instant its save replies is the one a host without a worker returns; it
+    answers `hello` after; the worker leaves with it."""
+    from support.hostproc import HostProcess, host_env
+
+    contexts = {}
+    for one_process in ("0", "1"):
+        host = HostProcess(host_env(tmp_path / one_process, MNEMOSYNE_ONE_PROCESS=one_process))
+        try:
+            warm = host.data("save", payload=long_payload(texts[:6], "fixture-texts-0"), kind="chatgpt_api")
+            host.paged("context", conversation_id=warm["conversation_id"], target="chatgpt", redact=True)
+            workers = started_worker(host.proc.pid) if one_process == "0" else worker_pids(host.proc.pid)
+            saved = host.data("save", payload=long_payload(texts), kind="chatgpt_api")
+            contexts[one_process], _ = host.paged(
+                "context", conversation_id=saved["conversation_id"], target="chatgpt", redact=True
+            )
+            assert host.data("hello")  # the channel is still in step
+            assert len(workers) == (1 if one_process == "0" else 0)
+            code, out, _ = host.close()
+            assert code == 0 and out == b""  # nothing but replies on its stdout
+            assert not any(Path(f"/proc/{pid}").exists() for pid in workers)  # it left with the host
+        finally:
+            host.kill()
+    assert contexts["0"] == contexts["1"]
