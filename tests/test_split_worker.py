@@ -112,6 +112,23 @@ def test_a_worker_gone_leaves_the_work_to_this_process(worker, texts):
     assert worker.submit(texts) is None
 
 
+def test_a_worker_that_keeps_dying_is_not_started_again(monkeypatch):
+    monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
+    corpus.stop_worker()
+    started = []
+    try:
+        for _ in range(corpus.MAX_WORKER_STARTS + 2):
+            corpus.keep_worker()  # (what a host does after each reply)
+            current = corpus._worker
+            if current is not None and current.alive():
+                started.append(current._proc.pid)
+                current._proc.kill()
+                current._proc.wait()
+    finally:
+        corpus.stop_worker()
+    assert len(set(started)) == corpus.MAX_WORKER_STARTS
+
+
 def long_payload(texts: list[str], conv_id: str = "fixture-texts-1") -> dict:
     """A ChatGPT conversation whose messages are `texts` (user and assistant by turns)."""
     mapping: dict = {"root": {"id": "root", "parent": None, "children": ["m0"], "message": None}}

@@ -239,6 +239,14 @@ class BenchHost(HostProcess):
         kib = proc_status_kib(self.proc.pid, "VmHWM")
         return kib / 1024 if kib is not None else None
 
+    def worker_peak_mib(self) -> float:
+        """Peak memory of the host's split worker (its child process; 0 when it has none)."""
+        try:
+            pids = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
+        except OSError:
+            return 0.0
+        return sum((proc_status_kib(int(pid), "VmHWM") or 0) for pid in pids) / 1024
+
     def finish(self) -> float | None:
         """Peak memory read just before the host exits, then a clean close."""
         peak = self.peak_mib()

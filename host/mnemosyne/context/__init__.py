@@ -1,11 +1,29 @@
-"""The context engine: a token-budgeted, target-shaped context built from a conversation."""
+"""The context engine: a token-budgeted, target-shaped context built from a conversation.
+
+What the package offers is loaded on first use (PEP 562): the split worker (split_worker.py) imports the
+modules that split texts into units without the engine and the conversation models (half its memory).
+"""
 
 from __future__ import annotations
 
-from .engine import ContextResult, build_context
-from .targets import TARGETS, Target, describe_all, get_target, target_names
-from .turns import count_messages
+TYPE_CHECKING = False  # mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
+    from .engine import ContextResult, build_context
+    from .targets import TARGETS, Target, describe_all, get_target, target_names
+    from .turns import count_messages
+
+_OWNERS = {
+    "ContextResult": "engine",
+    "build_context": "engine",
+    "count_messages": "turns",
+    "TARGETS": "targets",
+    "Target": "targets",
+    "describe_all": "targets",
+    "get_target": "targets",
+    "target_names": "targets",
+}
 __all__ = [
     "ContextResult",
     "build_context",
@@ -16,3 +34,12 @@ __all__ = [
     "get_target",
     "target_names",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    owner = _OWNERS.get(name)
+    if owner is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f".{owner}", __name__), name)

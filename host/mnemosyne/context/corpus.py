@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain, repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..archive.cjk import has_cjk  # (the archive package loads its store only on use)
 from . import digest
@@ -23,7 +23,9 @@ from . import salience as S
 from .digest import Unit
 from .shared_work import MIN_CHARS, map_shared
 from .split_worker import Job, Worker
-from .turns import Turn
+
+if TYPE_CHECKING:  # (the split worker loads this module without the conversation models)
+    from .turns import Turn
 
 Part = tuple[str, str, dict[str, str], tuple[str, ...]]  # kind, text, terms, names a code block defines
 
@@ -192,18 +194,25 @@ def _split(new: list[tuple[int, str]], keep_going: Callable[[], bool]) -> dict[s
 _worker: Worker | None = None
 _ahead: Job | None = None
 _ahead_owner: str | None = None
+MAX_WORKER_STARTS = 3  # a worker that keeps dying (no memory, a broken install) is not started again
+_worker_starts = 0
 
 
 def keep_worker() -> None:
     """Have a worker process (a host calls it once the engine is loaded; a new one if it has gone)."""
-    global _worker
-    if _worker is None or not _worker.alive():
+    global _worker, _worker_starts
+    if (_worker is None or not _worker.alive()) and _worker_starts < MAX_WORKER_STARTS:
         end_ahead()
+        if _worker is not None:
+            _worker.close()  # (reaped)
+        _worker_starts += 1
         _worker = Worker.start()
 
 
 def stop_worker() -> None:
-    global _worker
+    """End the worker process (the host is closing); keep_worker starts a new one."""
+    global _worker, _worker_starts
+    _worker_starts = 0
     end_ahead()
     if _worker is not None:
         _worker.close()

@@ -11,10 +11,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import salience as S
-from .turns import Turn
+
+if TYPE_CHECKING:  # (the split worker loads this module without the conversation models)
+    from .turns import Turn
 
 MAX_CODE_CHARS = 1800  # longer blocks are carried as their definition lines
 MAX_UNIT_CHARS = 400  # longer sentences are split at clause boundaries

@@ -115,6 +115,7 @@ class Job(shared_work.Results):
 
 def serve(sock: socket.socket) -> None:
     """Run the jobs that come until the socket closes."""
+    from ..cycles import collector_held
     from .corpus import _fields, _text_units
 
     def work(text: str) -> Any:
@@ -135,7 +136,8 @@ def serve(sock: socket.socket) -> None:
             try:
                 if message == _JOB:
                     texts, start = _texts_of_job(fd)
-                    shared_work.work_through(work, texts, fd, start, waiting)
+                    with collector_held():  # (as the host's builds: many objects, no cycles)
+                        shared_work.work_through(work, texts, fd, start, waiting)
             except Exception:  # the host makes what the worker does not
                 pass
             finally:
