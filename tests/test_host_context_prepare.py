@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemosyne.context import corpus
+from mnemosyne.context import corpus, split_worker
 from mnemosyne.nativehost.actions import context, get, save
 from test_host_paging_interop import big_chatgpt_payload
 
@@ -20,7 +20,7 @@ def splits(monkeypatch) -> list[str]:
     """The message texts the engine splits from now on (cache misses), all in this process (a helper
     process sharing a long history's split would count its own: test_shared_work.py)."""
     monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
-    corpus.stop_worker()  # (a host session's after_reply started one)
+    split_worker.stop()  # (a host session's after_reply started one)
     seen: list[str] = []
     original = corpus._text_units
 

@@ -10,21 +10,17 @@ import pytest
 from support.hostproc import HostProcess, host_env
 
 
-def big_chatgpt_payload(turns: int = 240, size: int = 6000) -> dict:
-    """A ChatGPT backend-api conversation well over 1 MiB, with CJK, emoji and quotes."""
-    mapping = {"root": {"id": "root", "parent": None, "children": ["m0"], "message": None}}
-    line = 'Line with "quotes", \\back\\slashes, 中文字符, emoji 🧪 and \u2028 separators. '
-    for i in range(turns):
-        mid, nxt = f"m{i}", f"m{i + 1}"
-        role = "user" if i % 2 == 0 else "assistant"
-        text = f"[{i}] " + (line * (size // len(line) + 1))[:size]
-        mapping[mid] = {
-            "id": mid,
+def chatgpt_payload(texts: list[str], conv_id: str, title: str) -> dict:
+    """A linear ChatGPT backend-api conversation whose messages are `texts` (user and assistant by turns)."""
+    mapping: dict = {"root": {"id": "root", "parent": None, "children": ["m0"], "message": None}}
+    for i, text in enumerate(texts):
+        mapping[f"m{i}"] = {
+            "id": f"m{i}",
             "parent": "root" if i == 0 else f"m{i - 1}",
-            "children": [nxt] if i + 1 < turns else [],
+            "children": [f"m{i + 1}"] if i + 1 < len(texts) else [],
             "message": {
-                "id": mid,
-                "author": {"role": role},
+                "id": f"m{i}",
+                "author": {"role": "user" if i % 2 == 0 else "assistant"},
                 "create_time": 1700000000 + i,
                 "content": {"content_type": "text", "parts": [text]},
                 "status": "finished_successfully",
@@ -33,14 +29,21 @@ def big_chatgpt_payload(turns: int = 240, size: int = 6000) -> dict:
             },
         }
     return {
-        "title": "Big one",
+        "title": title,
         "create_time": 1700000000,
         "update_time": 1700009999,
         "mapping": mapping,
-        "current_node": f"m{turns - 1}",
-        "conversation_id": "big-conv-1",
-        "id": "big-conv-1",
+        "current_node": f"m{len(texts) - 1}",
+        "conversation_id": conv_id,
+        "id": conv_id,
     }
+
+
+def big_chatgpt_payload(turns: int = 240, size: int = 6000) -> dict:
+    """A ChatGPT backend-api conversation well over 1 MiB, with CJK, emoji and quotes."""
+    line = 'Line with "quotes", \\back\\slashes, 中文字符, emoji 🧪 and \u2028 separators. '
+    texts = [f"[{i}] " + (line * (size // len(line) + 1))[:size] for i in range(turns)]
+    return chatgpt_payload(texts, "big-conv-1", "Big one")
 
 
 @pytest.fixture

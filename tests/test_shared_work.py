@@ -18,18 +18,24 @@ from conversation_samples import fixture_conversations
 from mnemosyne.context import build_context, corpus, shared_work
 from mnemosyne.context.turns import render_message
 
-pytestmark = pytest.mark.skipif(
+needs_a_helper = pytest.mark.skipif(
     sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
     reason="a helper process needs Linux and a second core",
 )
+pytestmark = needs_a_helper
+
+
+def site_texts() -> list[str]:
+    """The distinct message texts of every site fixture: enough to be shared."""
+    found = [render_message(m) for _, conv in fixture_conversations() for m in conv.messages]
+    out = [text for text in dict.fromkeys(found) if text]
+    assert sum(map(len, out)) >= shared_work.MIN_CHARS
+    return out
 
 
 @pytest.fixture(scope="module")
 def texts() -> list[str]:
-    found = [render_message(m) for _, conv in fixture_conversations() for m in conv.messages]
-    out = [text for text in dict.fromkeys(found) if text]
-    assert sum(map(len, out)) >= shared_work.MIN_CHARS  # enough to be shared
-    return out
+    return site_texts()
 
 
 @pytest.fixture(autouse=True)

@@ -8,30 +8,22 @@ texts of every site fixture (real conversations)."""
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conversation_samples import fixture_conversations
-from mnemosyne.context import corpus, shared_work, split_worker
-from mnemosyne.context.turns import render_message
+from mnemosyne.context import corpus, split_worker
 from mnemosyne.nativehost.actions import context, save
-from test_shared_work import Counted, slow_here
+from test_host_paging_interop import chatgpt_payload
+from test_shared_work import Counted, needs_a_helper, site_texts, slow_here
 
-pytestmark = pytest.mark.skipif(
-    sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
-    reason="a helper process needs Linux and a second core",
-)
+pytestmark = needs_a_helper
 
 
 @pytest.fixture(scope="module")
 def texts() -> list[str]:
-    found = [render_message(m) for _, conv in fixture_conversations() for m in conv.messages]
-    out = [text for text in dict.fromkeys(found) if text]
-    assert sum(map(len, out)) >= shared_work.MIN_CHARS  # enough to be shared
-    return out
+    return site_texts()
 
 
 @pytest.fixture
@@ -114,48 +106,19 @@ def test_a_worker_gone_leaves_the_work_to_this_process(worker, texts):
 
 def test_a_worker_that_keeps_dying_is_not_started_again(monkeypatch):
     monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
-    corpus.stop_worker()
+    split_worker.stop()
     started = []
     try:
-        for _ in range(corpus.MAX_WORKER_STARTS + 2):
-            corpus.keep_worker()  # (what a host does after each reply)
-            current = corpus._worker
-            if current is not None and current.alive():
+        for _ in range(split_worker.MAX_STARTS + 2):
+            split_worker.keep()  # (what a host does after each reply)
+            current = split_worker.current()
+            if current is not None:
                 started.append(current._proc.pid)
                 current._proc.kill()
                 current._proc.wait()
     finally:
-        corpus.stop_worker()
-    assert len(set(started)) == corpus.MAX_WORKER_STARTS
-
-
-def long_payload(texts: list[str], conv_id: str = "fixture-texts-1") -> dict:
-    """A ChatGPT conversation whose messages are `texts` (user and assistant by turns)."""
-    mapping: dict = {"root": {"id": "root", "parent": None, "children": ["m0"], "message": None}}
-    for i, text in enumerate(texts):
-        mapping[f"m{i}"] = {
-            "id": f"m{i}",
-            "parent": "root" if i == 0 else f"m{i - 1}",
-            "children": [f"m{i + 1}"] if i + 1 < len(texts) else [],
-            "message": {
-                "id": f"m{i}",
-                "author": {"role": "user" if i % 2 == 0 else "assistant"},
-                "create_time": 1700000000 + i,
-                "content": {"content_type": "text", "parts": [text]},
-                "status": "finished_successfully",
-                "recipient": "all",
-                "metadata": {},
-            },
-        }
-    return {
-        "title": "Fixture texts",
-        "create_time": 1700000000,
-        "update_time": 1700009999,
-        "mapping": mapping,
-        "current_node": f"m{len(texts) - 1}",
-        "conversation_id": conv_id,
-        "id": conv_id,
-    }
+        split_worker.stop()
+    assert len(set(started)) == split_worker.MAX_STARTS
 
 
 def redacted_context(session, conv_id: str) -> str:
@@ -173,14 +136,14 @@ def test_a_long_conversation_is_split_as_its_save_begins(host_session, monkeypat
     after takes what the worker made, splitting in this process only the texts the redaction changed, and
     is the context one process makes."""
     monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
-    corpus.stop_worker()
+    split_worker.stop()
     corpus.clear_cache()
     warm = save.run(
-        {"payload": long_payload(texts[:6], "fixture-texts-0"), "kind": "chatgpt_api"}, host_session
+        {"payload": chatgpt_payload(texts[:6], "fixture-texts-0", "Six"), "kind": "chatgpt_api"}, host_session
     )
     redacted_context(host_session, warm["conversation_id"])
     host_session.after_reply(lambda: False)  # starts the worker
-    assert corpus._worker is not None and corpus._worker.alive()
+    assert split_worker.current() is not None
 
     stored: list[str] = []
     store = host_session.archive().save_many
@@ -192,7 +155,7 @@ def test_a_long_conversation_is_split_as_its_save_begins(host_session, monkeypat
     here: list[str] = []
     split_here = corpus._text_units
     monkeypatch.setattr(corpus, "_text_units", lambda text: here.append(text) or split_here(text))
-    payload = long_payload(texts)
+    payload = chatgpt_payload(texts, "fixture-texts-1", "Fixture texts")
     conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]
     assert stored == [conv_id]  # the worker had its texts before the save stored it
     assert corpus._ahead is not None and finished(corpus._ahead, len(texts))
@@ -200,7 +163,7 @@ def test_a_long_conversation_is_split_as_its_save_begins(host_session, monkeypat
     assert here and not set(here) & set(texts)  # only redacted versions were split here
 
     monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
-    corpus.stop_worker()
+    split_worker.stop()
     corpus.clear_cache()
     host_session.renders.clear()
     host_session.archive().conn.execute("DELETE FROM context_units")
@@ -229,10 +192,14 @@ def test_a_real_host_keeps_a_worker_and_its_channel_whole(tmp_path, texts):
     for one_process in ("0", "1"):
         host = HostProcess(host_env(tmp_path / one_process, MNEMOSYNE_ONE_PROCESS=one_process))
         try:
-            warm = host.data("save", payload=long_payload(texts[:6], "fixture-texts-0"), kind="chatgpt_api")
+            warm = host.data(
+                "save", payload=chatgpt_payload(texts[:6], "fixture-texts-0", "Six"), kind="chatgpt_api"
+            )
             host.paged("context", conversation_id=warm["conversation_id"], target="chatgpt", redact=True)
             workers = started_worker(host.proc.pid) if one_process == "0" else worker_pids(host.proc.pid)
-            saved = host.data("save", payload=long_payload(texts), kind="chatgpt_api")
+            saved = host.data(
+                "save", payload=chatgpt_payload(texts, "fixture-texts-1", "Fixture texts"), kind="chatgpt_api"
+            )
             contexts[one_process], _ = host.paged(
                 "context", conversation_id=saved["conversation_id"], target="chatgpt", redact=True
             )

@@ -18,11 +18,11 @@ from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 from ..archive.cjk import has_cjk  # (the archive package loads its store only on use)
-from . import digest
+from . import digest, split_worker
 from . import salience as S
 from .digest import Unit
 from .shared_work import MIN_CHARS, map_shared
-from .split_worker import Job, Worker
+from .split_worker import Job
 
 if TYPE_CHECKING:  # (the split worker loads this module without the conversation models)
     from .turns import Turn
@@ -179,7 +179,8 @@ def _split(new: list[tuple[int, str]], keep_going: Callable[[], bool]) -> dict[s
             end_ahead()
         return made
     texts = [text for _, text in new]
-    job = _worker.submit(texts) if _worker is not None and sum(map(len, texts)) >= MIN_CHARS else None
+    worker = split_worker.current()
+    job = worker.submit(texts) if worker is not None and sum(map(len, texts)) >= MIN_CHARS else None
     if job is None:
         shared = map_shared(_text_units, texts, _fields, _from_fields, keep_going)
         return {text: units for text, units in zip(texts, shared) if units is not None}
@@ -189,46 +190,22 @@ def _split(new: list[tuple[int, str]], keep_going: Callable[[], bool]) -> dict[s
         job.end()
 
 
-# A host's worker process (split_worker: it splits beside the host), and the job it was given ahead for
-# the conversation `_ahead_owner` (split_ahead).
-_worker: Worker | None = None
+# The job the host's worker (split_worker) was given ahead for the conversation `_ahead_owner` (split_ahead).
 _ahead: Job | None = None
 _ahead_owner: str | None = None
-MAX_WORKER_STARTS = 3  # a worker that keeps dying (no memory, a broken install) is not started again
-_worker_starts = 0
-
-
-def keep_worker() -> None:
-    """Have a worker process (a host calls it once the engine is loaded; a new one if it has gone)."""
-    global _worker, _worker_starts
-    if (_worker is None or not _worker.alive()) and _worker_starts < MAX_WORKER_STARTS:
-        end_ahead()
-        if _worker is not None:
-            _worker.close()  # (reaped)
-        _worker_starts += 1
-        _worker = Worker.start()
-
-
-def stop_worker() -> None:
-    """End the worker process (the host is closing); keep_worker starts a new one."""
-    global _worker, _worker_starts
-    _worker_starts = 0
-    end_ahead()
-    if _worker is not None:
-        _worker.close()
-    _worker = None
 
 
 def split_ahead(owner: str, listing: Callable[[], list[str]]) -> None:
-    """Have the worker process (keep_worker) split the texts `listing()` gives (in the order a build lists
-    them) while this process goes on: a host storing a long conversation never seen, whose context is
+    """Have the host's worker process (split_worker) split the texts `listing()` gives (in the order a build
+    lists them) while this process goes on: a host storing a long conversation never seen, whose context is
     asked for next. The units_of_texts that wants them takes what it made. `owner`: the id of the
     conversation (another one's hold_only stops the job). Nothing without a worker."""
     global _ahead, _ahead_owner
     end_ahead()
-    if _worker is not None:
+    worker = split_worker.current()
+    if worker is not None:
         hold_only(owner)  # (the host turns to it: what is in memory now stays, and is not split again)
-        _ahead = _worker.submit([None if text in _cache else text for text in listing()])
+        _ahead = worker.submit([None if text in _cache else text for text in listing()])
         _ahead_owner = owner if _ahead is not None else None
 
 

@@ -96,6 +96,35 @@ class Worker:
         self._proc.wait()
 
 
+# The host's worker: one per process, started after a reply once the engine is loaded (`keep`).
+MAX_STARTS = 3  # a worker that keeps dying (no memory, a broken install) is not started again
+_current: Worker | None = None
+_starts = 0
+
+
+def keep() -> None:
+    """Have a worker (a new one if it has gone, up to MAX_STARTS)."""
+    global _current, _starts
+    if (_current is None or not _current.alive()) and _starts < MAX_STARTS:
+        if _current is not None:
+            _current.close()  # (reaped)
+        _starts += 1
+        _current = Worker.start()
+
+
+def current() -> Worker | None:
+    """The worker, while it is alive."""
+    return _current if _current is not None and _current.alive() else None
+
+
+def stop() -> None:
+    """End the worker (the host is closing); `keep` starts a new one."""
+    global _current, _starts
+    if _current is not None:
+        _current.close()
+    _current, _starts = None, 0
+
+
 class Job(shared_work.Results):
     """A job given to the worker: what it writes, read as it arrives (shared_work.Results.share)."""
 

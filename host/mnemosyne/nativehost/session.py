@@ -123,7 +123,7 @@ class HostSession:
     def after_reply(self, input_waiting: Callable[[], bool]) -> None:
         """Work that can wait for the reply, each part stopping as soon as a request is waiting.
 
-        Once the context engine is loaded, its worker process is started (corpus.keep_worker: it splits long
+        Once the context engine is loaded, its worker process is started (split_worker.keep: it splits long
         histories beside the host). Then the units and corpus of the conversation saved, read or built last, so that its context,
         asked for next, does not split and term its whole history first (Continue in saves as its menu
         opens and asks for the context at the pick: with the search index written first, that context
@@ -138,9 +138,10 @@ class HostSession:
         def keep_going() -> bool:
             return not input_waiting()
 
-        corpus = sys.modules.get("mnemosyne.context.corpus")
-        if corpus is not None and keep_going():  # the engine is loaded: its worker, for long splits
-            self._context_work("starting the split worker", corpus.keep_worker)
+        if "mnemosyne.context.engine" in sys.modules and keep_going():  # its worker, for long splits
+            from ..context import split_worker
+
+            self._context_work("starting the split worker", split_worker.keep)
 
         if conv is not None and keep_going():
             self._context_work("preparing the context units", lambda: self._prepare(conv, keep_going))
@@ -193,7 +194,8 @@ class HostSession:
             self.after_reply(lambda: False)
         corpus = sys.modules.get("mnemosyne.context.corpus")
         if corpus is not None:
-            corpus.stop_worker()
+            corpus.end_ahead()
+            corpus.split_worker.stop()
         if self._conn is not None:
             self._conn.close()
         self._archive = self._conn = None
