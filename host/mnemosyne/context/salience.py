@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import filterfalse
+from sys import intern
 
 from .stopwords import STOPWORDS
 
@@ -98,7 +99,7 @@ def terms(text: str) -> dict[str, str]:
     ascii_only = text.isascii()
     if ascii_only or _LATIN.search(text):
         found = _WORDS_AND_NUMBERS.findall(text.lower())  # in order of appearance: the same every run
-        out = dict.fromkeys(found, "word")
+        out = dict.fromkeys(map(intern, found), "word")
         for stop in STOPWORDS.intersection(out):
             del out[stop]
         if _DIGIT.search(text):  # (numbers are never stop words: only their kind changes)
