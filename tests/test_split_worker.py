@@ -89,6 +89,27 @@ def test_a_job_stopped_makes_way_for_the_next(worker, texts):
         small.end()
 
 
+def test_the_folder_the_host_was_started_in_cannot_stand_in_for_its_modules(tmp_path, monkeypatch, texts):
+    """`python -m` puts the working folder first on the import path: a worker started from a folder holding
+    a package named mnemosyne still runs Mnemosyne's own modules."""
+    planted = tmp_path / "mnemosyne"
+    planted.mkdir()
+    (planted / "__init__.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
+    started = split_worker.Worker.start()
+    assert started is not None
+    try:
+        job = started.submit(texts[:5])
+        assert job is not None and finished(job, 5)
+        made = job.share(corpus._text_units, list(enumerate(texts[:5])), corpus._from_fields)
+        job.end()
+    finally:
+        started.close()
+    assert made == {text: corpus._text_units(text) for text in texts[:5]}
+    assert not (tmp_path / "ran").exists()
+
+
 def test_a_worker_gone_leaves_the_work_to_this_process(worker, texts):
     job = worker.submit(texts)
     assert job is not None

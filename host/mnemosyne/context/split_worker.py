@@ -33,6 +33,8 @@ from typing import Any
 from . import shared_work
 
 _JOB, _STOP = b"job", b"stop"
+# the folder that holds the mnemosyne package (the browser starts the host in a folder of its choosing)
+_PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class Worker:
@@ -44,8 +46,8 @@ class Worker:
 
     @classmethod
     def start(cls) -> Worker | None:
-        """A new worker (it loads the engine on its own core, about 0.1 s), or None where this process
-        may have no helper (shared_work.enabled) or gets no process."""
+        """A new worker (it loads the splitting modules on its own core), or None where this process may
+        have no helper (shared_work.enabled) or gets no process."""
         if not shared_work.enabled():
             return None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -53,6 +55,7 @@ class Worker:
             proc = subprocess.Popen(
                 [sys.executable, "-m", __name__, str(theirs.fileno())],
                 pass_fds=[theirs.fileno()],
+                cwd=_PACKAGE_PARENT,  # `-m` puts the working folder first on the import path: this one is ours
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
