@@ -191,6 +191,29 @@ def test_a_long_conversation_is_split_as_its_save_begins(host_session, monkeypat
     assert redacted_context(host_session, conv_id) == shared
 
 
+def test_no_split_ahead_past_its_bound(host_session, monkeypatch, texts):
+    """A conversation past MAX_AHEAD_CHARS is not handed to the worker (its records would wait in shared
+    memory, 2.5 bytes a character); its context is split when it is asked for."""
+    from mnemosyne.context import engine
+
+    monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
+    monkeypatch.setattr(engine, "MAX_AHEAD_CHARS", sum(map(len, texts)) - 1)
+    split_worker.stop()
+    corpus.clear_cache()
+    warm = save.run(
+        {"payload": chatgpt_payload(texts[:6], "fixture-texts-0", "Six"), "kind": "chatgpt_api"}, host_session
+    )
+    redacted_context(host_session, warm["conversation_id"])
+    host_session.after_reply(lambda: False)
+    assert split_worker.current() is not None
+    save.run(
+        {"payload": chatgpt_payload(texts, "fixture-texts-1", "Fixture texts"), "kind": "chatgpt_api"},
+        host_session,
+    )
+    assert corpus._ahead is None
+    split_worker.stop()
+
+
 def worker_pids(host_pid: int) -> list[int]:
     return [int(p) for p in Path(f"/proc/{host_pid}/task/{host_pid}/children").read_text().split()]
 

@@ -285,18 +285,23 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool =
     select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
 
 
+# Above this much text a conversation is not split ahead: the worker's records would take about 2.5 bytes
+# of shared memory per character of text while they wait, and such a context takes seconds anyway.
+MAX_AHEAD_CHARS = 8_000_000
+
+
 def split_ahead(conv: Conversation) -> None:
-    """A helper process splits the texts of `conv`'s default context into units while this process goes on
-    (a host storing a long conversation never seen: Continue in asks for its context the instant the save
-    replies). Its plain texts: a redacted context's are the same but for the few a redaction changes, which
-    the build splits itself. Nothing below shared_work.MIN_CHARS characters of text."""
+    """The host's worker process splits the texts of `conv`'s default context into units while this process
+    goes on (a host storing a long conversation never seen: Continue in asks for its context the instant the
+    save replies). Its plain texts: a redacted context's are the same but for the few a redaction changes,
+    which the build splits itself. Only between shared_work.MIN_CHARS and MAX_AHEAD_CHARS characters."""
     from .corpus import split_ahead as start
     from .shared_work import MIN_CHARS
 
     chars = 0
     for msg in conv.messages:
         chars += sum(len(part.text) for part in msg.parts if part.type == "text")
-    if chars >= MIN_CHARS:
+    if MIN_CHARS <= chars <= MAX_AHEAD_CHARS:
         start(conv.id, lambda: [t.text for t in _path_turns(conv, False)])
 
 
