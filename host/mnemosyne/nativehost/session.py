@@ -97,9 +97,10 @@ class HostSession:
     def split_ahead(self, conv: Conversation) -> None:
         """Before a save stores `conv`: a long conversation the archive holds no units of is split into the
         context engine's units by the engine's worker process meanwhile (service.context.split_ahead),
-        since Continue in asks for its context as soon as the save replies. Only in a host that has loaded
-        the engine (it starts the worker after the reply that loaded it, see after_reply)."""
-        if "mnemosyne.context.engine" not in sys.modules:
+        since Continue in asks for its context as soon as the save replies. Only while the worker runs (a
+        host starts it after the reply that loaded the engine, see after_reply)."""
+        split_worker = sys.modules.get("mnemosyne.context.split_worker")
+        if split_worker is None or split_worker.current() is None:
             return
         from ..service.context import split_ahead
 
@@ -124,15 +125,15 @@ class HostSession:
         """Work that can wait for the reply, each part stopping as soon as a request is waiting.
 
         Once the context engine is loaded, its worker process is started (split_worker.keep: it splits long
-        histories beside the host). Then the units and corpus of the conversation saved, read or built last, so that its context,
-        asked for next, does not split and term its whole history first (Continue in saves as its menu
-        opens and asks for the context at the pick: with the search index written first, that context
-        waited for it, about 0.1 s for a conversation of 1 MB). Then the search index of saved
-        conversations, one at a time (what is left is written after the next reply, and every search
-        writes it first), and a WAL checkpoint once the WAL has grown. Last, the conversation's units the
-        archive does not hold are stored there for the next process: a text at a time, so a pick that
-        arrives meanwhile waits for one text, not for a conversation's index. The context work runs with
-        the cycle collector held off (cycles.py), which runs in the index work."""
+        histories beside the host). Then the units and corpus of the conversation saved, read or built last, so
+        that its context, asked for next, does not split and term its whole history first (Continue in saves as
+        its menu opens and asks for the context at the pick: with the search index written first, that context
+        waited for it, about 0.1 s for a conversation of 1 MB). Then the search index of saved conversations,
+        one at a time (what is left is written after the next reply, and every search writes it first), and a
+        WAL checkpoint once the WAL has grown. Last, the conversation's units the archive does not hold are
+        stored there for the next process: a text at a time, so a pick that arrives meanwhile waits for one
+        text, not for a conversation's index. The context work runs with the cycle collector held off
+        (cycles.py), which runs in the index work."""
         conv, self._to_prepare = self._to_prepare, None
 
         def keep_going() -> bool:
@@ -195,7 +196,9 @@ class HostSession:
         corpus = sys.modules.get("mnemosyne.context.corpus")
         if corpus is not None:
             corpus.end_ahead()
-            corpus.split_worker.stop()
+        split_worker = sys.modules.get("mnemosyne.context.split_worker")
+        if split_worker is not None:
+            split_worker.stop()
         if self._conn is not None:
             self._conn.close()
         self._archive = self._conn = None
