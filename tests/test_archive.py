@@ -357,6 +357,21 @@ def test_a_pending_index_survives_a_lost_host_and_follows_resaves_and_deletes(mn
         assert arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 3
 
 
+def test_saves_back_to_back_hold_the_last_conversation_only_and_each_is_indexed(mnemo_home):
+    with open_archive() as arc:
+        arc.defer_index = True
+        first = arc.save(conversation("b1", ["alphaword here", "reply"]))
+        assert arc.index_pending() == 1  # indexed: a re-save keeps these rows
+        arc.save(conversation("b1", ["alphaword here", "reply", "betaword later"]))
+        second = arc.save(conversation("b2", ["gammaword there", "reply"]))
+        # (a sync's saves arrive with no pause for the index: each held its conversation's objects)
+        assert [p.conv is None for p in arc._pending.values()] == [True, False]
+        assert arc.index_pending() == 2  # the first read back from the archive
+        assert _indexed_ids(arc, "alphaword") == _indexed_ids(arc, "betaword") == {first.id}
+        assert _indexed_ids(arc, "gammaword") == {second.id}
+        assert arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 5
+
+
 def test_a_resave_in_another_process_is_indexed_from_its_own_document(mnemo_home):
     with open_archive() as host, open_archive() as cli:
         host.defer_index = True

@@ -27,14 +27,12 @@ Row = tuple[int, str | None, str]
 
 class Pending(NamedTuple):
     """What a deferred save leaves for its index, valid while the stored digest is still `digest`: the
-    conversation and its message rowids, so the rows are computed after the reply, not on the request path."""
+    conversation and its message rowids, so the rows are computed after the reply, not on the request path.
+    `conv` is None once let go (see ArchiveWrites._hold_pending): the indexer reads the stored document."""
 
     digest: str
-    conv: Conversation
+    conv: Conversation | None
     rowids: Sequence[int | None]  # per message (None: its search rows are written; see Archive._replace_rows)
-
-    def rows(self) -> list[Row]:
-        return rows_for(self.conv, self.rowids)
 
 
 def storable(text: str) -> str:

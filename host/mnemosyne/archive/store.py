@@ -163,14 +163,19 @@ class Archive(ArchiveWrites):
                             "SELECT rowid FROM messages WHERE conversation_id = ? ORDER BY seq", (conv_id,)
                         )
                     ]
-                    from .. import canonical
-
-                    document = c.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,))
-                    pending = indexing.Pending(digest, canonical.loads(document.fetchone()[0]), rowids)
                     indexing.delete(c, rowids)  # the rows a re-save kept are written: all of them again
-                indexing.write(c, pending.rows())
+                    pending = indexing.Pending(digest, None, rowids)
+                conv = pending.conv if pending.conv is not None else self._stored_document(c, conv_id)
+                indexing.write(c, indexing.rows_for(conv, pending.rowids))
             done += 1
         return done
+
+    @staticmethod
+    def _stored_document(c, conv_id: str) -> Conversation:
+        from .. import canonical
+
+        document = c.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,))
+        return canonical.loads(document.fetchone()[0])
 
     def checkpoint_deferred(self) -> None:
         """The host checkpoints the WAL after its reply instead of inside a save's commit (db.py,

@@ -371,7 +371,7 @@ class ArchiveWrites:
             self.bulk_index.add(conv.id, digest, indexing.bulk_rows(rowids, texts))
         elif self.defer_index:
             c.execute("INSERT OR IGNORE INTO index_pending (conversation_id) VALUES (?)", (conv.id,))
-            self._pending[conv.id] = indexing.Pending(digest, conv, rowids)
+            self._hold_pending(indexing.Pending(digest, conv, rowids), conv.id)
         else:
             indexing.write(c, indexing.rows_for(conv, rowids))
 
@@ -406,6 +406,17 @@ class ArchiveWrites:
         self._pending.pop(conv.id, None)
         c.execute("DELETE FROM token_counts WHERE conversation_id = ?", (conv.id,))
         return kept
+
+    def _hold_pending(self, pending: indexing.Pending, conv_id: str) -> None:
+        """Keep `pending` for the index written after the reply; the conversations of the saves before it
+        are let go (their rowids kept), read back from the archive when indexed. Saves that arrive back to
+        back (a sync, Continue in on one long chat after another) held every conversation until the host
+        was idle: 4-5 MB of objects for each 1 MB of text."""
+        for conv_id_before, before in self._pending.items():
+            if before.conv is not None:
+                self._pending[conv_id_before] = before._replace(conv=None)
+        self._pending.pop(conv_id, None)
+        self._pending[conv_id] = pending
 
     def _delete_rows(self, c, conv_id: str) -> None:
         rowids = [r[0] for r in c.execute("SELECT rowid FROM messages WHERE conversation_id = ?", (conv_id,))]
