@@ -26,7 +26,6 @@ from concurrent.futures import Future
 from typing import Any, NamedTuple, TypeVar
 
 from . import indexing
-from .db import CACHE_KIB as SEARCH_CACHE_KIB
 from .db import Transaction, sqlite
 
 # Index text per chunk: ~0.4 s of FTS work. The peak memory of an import grows with it: about 12 bytes
@@ -38,9 +37,6 @@ FIRST_CHUNK_SHARE = 8
 # FTS5 flushes its in-memory terms to a new segment at 1 MB by default: a chunk would leave several to
 # merge. 32 MiB holds a chunk's terms (a cap, not an allocation; saved in the tables' config).
 HASH_BYTES = 32 << 20
-# The page cache while importing: appends need few pages, and the 32 MiB a wide search wants (db.py) was
-# a sixth of an import's peak memory (the worker thread's pages sit in a second malloc arena)
-CACHE_KIB = 8 * 1024
 TABLES = ("messages_fts", "messages_tri", "messages_cjk")
 # WAL pages between checkpoints while importing (64 MiB) instead of SQLite's 1,000: each checkpoint copies
 # the pages written since the last one into the database and fsyncs both files, and an import rewrites the
@@ -112,14 +108,13 @@ class BulkIndex:
         for table in TABLES:
             conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('hashsize', {HASH_BYTES})")
             conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('automerge', {IMPORT_AUTOMERGE})")
-        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         self._checkpoint_pages = conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
         if self._checkpoint_pages:  # 0: the owner checkpoints when idle (the host), and still does
             conn.execute(f"PRAGMA wal_autocheckpoint = {max(CHECKPOINT_PAGES, self._checkpoint_pages)}")
 
     def close(self, cancel: bool = False) -> None:
         """After the import: the writer thread's jobs are done (`cancel`: those not started are dropped, after
-        an error), the thread has stopped, the connection has its search cache and checkpoints back."""
+        an error), the thread has stopped, the connection has its checkpoints back."""
         if cancel:
             with self._changed:
                 for job in self._jobs:
@@ -139,7 +134,6 @@ class BulkIndex:
                     c.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('automerge', {AUTOMERGE})")
         except sqlite.Error:
             pass  # (a full disk, say): FTS5 keeps merging 16 at a time, and the import's own error stays the one raised
-        self.conn.execute(f"PRAGMA cache_size = -{SEARCH_CACHE_KIB}")
         self.conn.execute(f"PRAGMA wal_autocheckpoint = {self._checkpoint_pages}")
 
     def submit(self, job: Callable[[], T], limit: int = 2) -> Future[T]:
