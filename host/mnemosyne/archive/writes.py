@@ -412,10 +412,10 @@ class ArchiveWrites:
         are let go (their rowids kept), read back from the archive when indexed. Saves that arrive back to
         back (a sync, Continue in on one long chat after another) held every conversation until the host
         was idle: 4-5 MB of objects for each 1 MB of text."""
-        for conv_id_before, before in self._pending.items():
-            if before.conv is not None:
-                self._pending[conv_id_before] = before._replace(conv=None)
         self._pending.pop(conv_id, None)
+        if self._pending:  # (in the order saved: only the last one holds its conversation)
+            last = next(reversed(self._pending))
+            self._pending[last] = self._pending[last]._replace(conv=None)
         self._pending[conv_id] = pending
 
     def _delete_rows(self, c, conv_id: str) -> None:
