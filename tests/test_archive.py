@@ -372,6 +372,53 @@ def test_saves_back_to_back_hold_the_last_conversation_only_and_each_is_indexed(
         assert arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 5
 
 
+INTEROP_FOLDERS = (
+    "interop_openwebui",
+    "interop_librechat",
+    "interop_sillytavern",
+    "interop_sharegpt",
+    "interop_openai_messages",
+    "interop_anthropic_messages",
+)
+
+
+def test_get_after_a_save_gives_what_a_fresh_read_gives_for_every_fixture_conversation(mnemo_home):
+    from conversation_samples import SITE_FOLDERS, fixture_conversations
+
+    convs = [conv for _, conv in fixture_conversations(SITE_FOLDERS + INTEROP_FOLDERS)]
+    assert len(convs) > 40
+    with open_archive() as arc, open_archive() as fresh:
+        for conv in convs:
+            saved = arc.save(conv)
+            kept = arc.get(saved.id)
+            assert arc.get(saved.id) is kept  # the one saved, not parsed again
+            read = fresh.get(saved.id)  # (another connection: parsed from the stored document)
+            assert kept is not read and kept == read, saved.id
+            assert context_or_refusal(kept) == context_or_refusal(read)
+
+
+def context_or_refusal(conv) -> str:
+    from mnemosyne.context import build_context
+    from mnemosyne.errors import InputError
+
+    try:
+        return build_context(conv, "chatgpt").text
+    except InputError as exc:  # (a conversation with no text to continue from)
+        return str(exc)
+
+
+def test_get_reads_what_another_process_saved_since_and_a_cleaned_document_as_stored(mnemo_home):
+    with open_archive() as host, open_archive() as cli:
+        first = host.save(conversation("g1", ["one question", "one answer"]))
+        assert [m.parts[0].text for m in host.get(first.id).messages] == ["one question", "one answer"]
+        cli.save(conversation("g1", ["one question", "one answer", "a later question"]))
+        assert len(host.get(first.id).messages) == 3
+        # a lone surrogate is cleaned out of the stored document: what is read back is the stored text
+        odd = host.save(conversation("g2", ["bad \ud800 text", "fine"], title="title \udfff"))
+        assert host.get(odd.id).title == "title ?"
+        assert host.get(odd.id).messages[0].parts[0].text == "bad ? text"
+
+
 def test_a_resave_in_another_process_is_indexed_from_its_own_document(mnemo_home):
     with open_archive() as host, open_archive() as cli:
         host.defer_index = True

@@ -107,6 +107,13 @@ def _compact(data: dict[str, Any]) -> str | None:
 
 def dumps_with_data(conv: Conversation, *, indent: int | None = 2) -> tuple[str, dict[str, Any]]:
     """The document and the data it is the JSON of (the archive reads its facets from that, not a re-parse)."""
+    text, data, _ = document_of(conv, indent=indent)
+    return text, data
+
+
+def document_of(conv: Conversation, *, indent: int | None = 2) -> tuple[str, dict[str, Any], bool]:
+    """dumps_with_data, and whether the document is `conv`'s own dump: False when a lone surrogate or a
+    NaN had to be cleaned out of it, so that reading the document back gives another conversation."""
     seps = (",", ": ") if indent else (",", ":")
 
     def dump(value: Any) -> str:
@@ -121,16 +128,16 @@ def dumps_with_data(conv: Conversation, *, indent: int | None = 2) -> tuple[str,
     if not indent:
         text = _compact(data)
         if text is not None:  # (no lone surrogate: msgspec refuses one; no NaN: see _exponent_float)
-            return text, data
+            return text, data, True
     try:
         text = dump(data)
     except ValueError:
         data = _clean(data)
-        return dump(data), data
+        return dump(data), data, False
     if not text.isascii() and _SURROGATE.search(text):  # isascii: a flag on the str, no scan
         data = _clean(data)
-        return dump(data), data
-    return text, data
+        return dump(data), data, False
+    return text, data, True
 
 
 def is_document(data: Any) -> bool:

@@ -135,14 +135,15 @@ class Prepared(NamedTuple):
     digest: str
     facets: facets.Facets
     texts: indexing.Texts
+    exact: bool  # the document is `conv`'s own dump (canonical.document_of)
 
 
 def prepare(conv: Conversation) -> Prepared:
     from .. import canonical
 
-    document, data = canonical.dumps_with_data(conv, indent=None)
+    document, data, exact = canonical.document_of(conv, indent=None)
     return Prepared(
-        conv, document, _content_digest(document), facets.of_document(data), indexing.texts_for(conv)
+        conv, document, _content_digest(document), facets.of_document(data), indexing.texts_for(conv), exact
     )
 
 
@@ -155,6 +156,7 @@ class ArchiveWrites:
     defer_index: bool
     _pending: dict[str, indexing.Pending]
     bulk_index: BulkIndex | None
+    _last: tuple[str, Conversation] | None  # the conversation saved or read last, by its digest (see get)
 
     resolve: Callable[[str], str]  # Archive's: the id a unique prefix names
 
@@ -319,14 +321,16 @@ class ArchiveWrites:
         texts = None
         if ahead is not None and row is None:
             document, digest, found, texts = ahead.document, ahead.digest, ahead.facets, ahead.texts
+            exact = ahead.exact
         else:  # not made ahead, or a merge: from the conversation as it is saved
-            document, data = canonical.dumps_with_data(conv, indent=None)
+            document, data, exact = canonical.document_of(conv, indent=None)
             digest, found = _content_digest(document), facets.of_document(data)
             del data
         if row is not None and row[1] == digest:
             status = "unchanged"
         else:
             self._write(c, conv, document, digest, found, stored if row is not None else None, texts)
+        self._last = (digest, conv) if exact else None  # what `get` reads back is this conversation
         return _result(conv, status), conv
 
     def _write(
@@ -419,6 +423,7 @@ class ArchiveWrites:
         self._pending[conv_id] = pending
 
     def _delete_rows(self, c, conv_id: str) -> None:
+        self._last = None  # (its attachments' annotations went with the deleted conversation's links)
         rowids = [r[0] for r in c.execute("SELECT rowid FROM messages WHERE conversation_id = ?", (conv_id,))]
         indexing.delete(c, rowids)
         c.execute("DELETE FROM index_pending WHERE conversation_id = ?", (conv_id,))
