@@ -168,17 +168,27 @@ class Archive(ArchiveWrites):
                     ]
                     indexing.delete(c, rowids)  # the rows a re-save kept are written: all of them again
                     pending = indexing.Pending(digest, None, rowids)
-                conv = pending.conv if pending.conv is not None else self._stored_document(c, conv_id)
+                conv = pending.conv if pending.conv is not None else self._kept(conv_id, digest)
+                if conv is None:  # let go since its save: read back (not kept: the host serves another)
+                    conv = self._parsed(c, conv_id)[1]
                 indexing.write(c, indexing.rows_for(conv, pending.rowids))
             done += 1
         return done
 
+    def _kept(self, conv_id: str, digest: str) -> Conversation | None:
+        """The conversation saved or read last (`_last`), when it is `conv_id` as stored with `digest`."""
+        last = self._last
+        return last[1] if last is not None and last[0] == digest and last[1].id == conv_id else None
+
     @staticmethod
-    def _stored_document(c, conv_id: str) -> Conversation:
+    def _parsed(c, conv_id: str) -> tuple[str, Conversation]:
+        """The stored digest and conversation of `conv_id`, parsed from its document."""
         from .. import canonical
 
-        document = c.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,))
-        return canonical.loads(document.fetchone()[0])
+        document, digest = c.execute(
+            "SELECT document, content_sha256 FROM conversations WHERE id = ?", (conv_id,)
+        ).fetchone()
+        return digest, canonical.loads(document)
 
     def checkpoint_deferred(self) -> None:
         """The host checkpoints the WAL after its reply instead of inside a save's commit (db.py,
@@ -214,16 +224,9 @@ class Archive(ArchiveWrites):
         digest, site, source_id = self.conn.execute(
             "SELECT content_sha256, site, source_id FROM conversations WHERE id = ?", (conv_id,)
         ).fetchone()
-        last = self._last
-        if last is not None and last[0] == digest and last[1].id == conv_id:
-            conv = last[1]
-        else:
-            from .. import canonical
-
-            document, digest = self.conn.execute(
-                "SELECT document, content_sha256 FROM conversations WHERE id = ?", (conv_id,)
-            ).fetchone()
-            conv = canonical.loads(document)
+        conv = self._kept(conv_id, digest)
+        if conv is None:
+            digest, conv = self._parsed(self.conn, conv_id)
             self._last = (digest, conv)
         # the attachments whose bytes the archive holds carry their sha256 (kept apart: a re-save keeps them)
         return attachments.annotate(conv, attachments.links(self.conn, site, source_id))
