@@ -1,0 +1,215 @@
+"""What a host's saves leave for after the reply (the search index, WAL checkpoints), re-saves that keep the
+rows of unchanged messages, and reading a saved conversation back."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemosyne.archive import open_archive
+from test_archive import conversation
+
+
+def _indexed_ids(arc, word: str) -> set[str]:
+    rows = arc.conn.execute(
+        "SELECT m.conversation_id FROM messages_fts f JOIN messages m ON m.rowid = f.rowid"
+        " WHERE messages_fts MATCH ?",
+        (word,),
+    )
+    return {r[0] for r in rows}
+
+
+def test_a_deferred_save_is_indexed_after_the_reply_and_found_by_search_before(mnemo_home):
+    with open_archive() as arc:
+        arc.defer_index = True
+        first = arc.save(conversation("d1", ["zebracorn in the first words", "reply"]))
+        assert _indexed_ids(arc, "zebracorn") == set()  # the save wrote no index rows
+        assert [h["id"] for h in arc.search("zebracorn")] == [first.id]  # search indexed first
+        assert not arc.has_pending_index()
+        second = arc.save(conversation("d2", ["another zebracorn", "reply"]))
+        assert arc.index_pending() == 1
+        assert _indexed_ids(arc, "zebracorn") == {first.id, second.id}
+
+
+def test_a_pending_index_survives_a_lost_host_and_follows_resaves_and_deletes(mnemo_home):
+    with open_archive() as arc:
+        arc.defer_index = True
+        kept = arc.save(conversation("p1", ["oldword here", "reply"]))
+        arc.save(conversation("p1", ["oldword here", "reply", "newword later"]))  # re-saved while pending
+        gone = arc.save(conversation("p2", ["oldword too", "reply"]))
+        arc.delete(gone.id)
+        # closed without indexing, as a killed host would leave it
+    with open_archive() as arc:  # another process: indexes from the stored documents
+        assert arc.has_pending_index()
+        assert [h["id"] for h in arc.search("newword")] == [kept.id]
+        assert [h["id"] for h in arc.search("oldword")] == [kept.id]
+        assert arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 3
+
+
+def test_saves_back_to_back_hold_the_last_conversation_only_and_each_is_indexed(mnemo_home):
+    with open_archive() as arc:
+        arc.defer_index = True
+        first = arc.save(conversation("b1", ["alphaword here", "reply"]))
+        assert arc.index_pending() == 1  # indexed: a re-save keeps these rows
+        arc.save(conversation("b1", ["alphaword here", "reply", "betaword later"]))
+        second = arc.save(conversation("b2", ["gammaword there", "reply"]))
+        # (a sync's saves arrive with no pause for the index: each held its conversation's objects)
+        assert [p.conv is None for p in arc._pending.values()] == [True, False]
+        assert arc.index_pending() == 2  # the first read back from the archive
+        assert _indexed_ids(arc, "alphaword") == _indexed_ids(arc, "betaword") == {first.id}
+        assert _indexed_ids(arc, "gammaword") == {second.id}
+        assert arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 5
+
+
+INTEROP_FOLDERS = (
+    "interop_openwebui",
+    "interop_librechat",
+    "interop_sillytavern",
+    "interop_sharegpt",
+    "interop_openai_messages",
+    "interop_anthropic_messages",
+)
+
+
+def test_get_after_a_save_gives_what_a_fresh_read_gives_for_every_fixture_conversation(mnemo_home):
+    from conversation_samples import SITE_FOLDERS, fixture_conversations
+
+    convs = [conv for _, conv in fixture_conversations(SITE_FOLDERS + INTEROP_FOLDERS)]
+    assert len(convs) > 40
+    with open_archive() as arc, open_archive() as fresh:
+        for conv in convs:
+            saved = arc.save(conv)
+            kept = arc.get(saved.id)
+            assert arc.get(saved.id) is kept  # the one saved, not parsed again
+            read = fresh.get(saved.id)  # (another connection: parsed from the stored document)
+            assert kept is not read and kept == read, saved.id
+            assert context_or_refusal(kept) == context_or_refusal(read)
+
+
+def context_or_refusal(conv) -> str:
+    from mnemosyne.context import build_context
+    from mnemosyne.errors import InputError
+
+    try:
+        return build_context(conv, "chatgpt").text
+    except InputError as exc:  # (a conversation with no text to continue from)
+        return str(exc)
+
+
+def test_get_reads_what_another_process_saved_since_and_a_cleaned_document_as_stored(mnemo_home):
+    with open_archive() as host, open_archive() as cli:
+        first = host.save(conversation("g1", ["one question", "one answer"]))
+        assert [m.parts[0].text for m in host.get(first.id).messages] == ["one question", "one answer"]
+        cli.save(conversation("g1", ["one question", "one answer", "a later question"]))
+        assert len(host.get(first.id).messages) == 3
+        # a lone surrogate is cleaned out of the stored document: what is read back is the stored text
+        odd = host.save(conversation("g2", ["bad \ud800 text", "fine"], title="title \udfff"))
+        assert host.get(odd.id).title == "title ?"
+        assert host.get(odd.id).messages[0].parts[0].text == "bad ? text"
+
+
+def test_a_resave_in_another_process_is_indexed_from_its_own_document(mnemo_home):
+    with open_archive() as host, open_archive() as cli:
+        host.defer_index = True
+        saved = host.save(conversation("r1", ["firstdraft text", "reply"]))
+        cli.defer_index = True
+        cli.save(conversation("r1", ["firstdraft text", "reply", "seconddraft text"]))
+        assert host.index_pending() == 1  # its rows from the first save are stale: the document decides
+        assert _indexed_ids(host, "seconddraft") == {saved.id}
+        assert host.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 3
+
+
+def test_the_host_checkpoints_the_wal_after_its_reply_not_inside_a_save(mnemo_home, monkeypatch):
+    from mnemosyne.archive import db
+    from mnemosyne.nativehost.session import HostSession
+
+    def unbackfilled(arc) -> int:  # WAL frames not yet copied into the database
+        _, log, done = arc.conn.execute("PRAGMA wal_checkpoint(NOOP)").fetchone()
+        return log - done
+
+    monkeypatch.setattr(db, "CHECKPOINT_PAGES", 40)
+    session = HostSession()
+    arc = session.archive()
+    for n in range(3):
+        arc.save(conversation(f"w{n}", [f"walword{n} " * 2000, "reply"]))
+    assert unbackfilled(arc) >= 40  # no checkpoint inside the saves' commits
+    session.after_reply(lambda: False)
+    assert unbackfilled(arc) == 0  # checkpointed after the reply, with the index written
+    assert len(arc.search("walword1")) == 1
+    arc.save(conversation("small", ["a few words", "reply"]))
+    session.after_reply(lambda: False)
+    assert 0 < unbackfilled(arc) < 40  # a small WAL waits: not one checkpoint (and fsync) per reply
+    session.close()
+
+
+def _search_rows(arc, conv_id: str) -> tuple[set[tuple[str, str, str]], set[str], set[str]]:
+    """What the index holds for a conversation: messages_fts rows (message id, title, body), and the
+    message ids with a row in the trigram and CJK tables."""
+    fts = arc.conn.execute(
+        "SELECT m.message_id, f.title, f.body FROM messages_fts f JOIN messages m ON m.rowid = f.rowid"
+        " WHERE m.conversation_id = ?",
+        (conv_id,),
+    ).fetchall()
+    others = []
+    for table in ("messages_tri", "messages_cjk"):
+        rows = arc.conn.execute(
+            f"SELECT m.message_id FROM {table} t JOIN messages m ON m.rowid = t.rowid WHERE m.conversation_id = ?",
+            (conv_id,),
+        )
+        others.append({r[0] for r in rows})
+    return set(fts), others[0], others[1]
+
+
+def _expected_rows(arc, conv_id: str) -> tuple[set[tuple[str, str, str]], set[str], set[str]]:
+    from mnemosyne.archive.cjk import has_cjk
+    from mnemosyne.archive.indexing import searchable_texts
+
+    conv = arc.get(conv_id)
+    texts = list(zip((m.id for m in conv.messages), searchable_texts(conv)))
+    fts = {(mid, title or "", body) for mid, (title, body) in texts}
+    cjk = {mid for mid, (title, body) in texts if has_cjk(f"{title or ''}\n{body}")}
+    return fts, {mid for mid, _ in texts}, cjk
+
+
+@pytest.mark.parametrize("mode", ["written with the save", "after the reply", "by the next process"])
+def test_a_resave_keeps_the_rows_of_unchanged_messages_and_indexes_the_rest(mnemo_home, mode):
+    """A conversation continued and saved again keeps the rows (and search rows) of the messages it did
+    not change; the edited, added and re-titled ones are indexed again. The index is then exactly what a
+    save from nothing writes, with no row left over, whichever way it is written."""
+    first = ["alpha words about the plan", "beta reply with 数据库 text", "gamma question", "delta answer"]
+    with open_archive() as arc:
+        arc.defer_index = mode != "written with the save"
+        saved = arc.save(conversation("k1", first, title="Old title"))
+        arc.save(conversation("k2", ["an unrelated conversation", "its reply"]))  # rowids above k1's
+        arc.index_pending()
+        before = dict(
+            arc.conn.execute("SELECT message_id, rowid FROM messages WHERE conversation_id = ?", (saved.id,))
+        )
+        edited = [
+            first[0],
+            first[1],
+            "gamma question edited with kumquat",
+            first[3],
+            "epsilon 新的 follow-up",
+            "zeta",
+        ]
+        arc.save(conversation("k1", edited, title="Old title"))
+        if mode == "after the reply":
+            arc.index_pending()
+    with open_archive() as arc:  # (the next process indexes what is pending from the stored document)
+        assert arc.search("kumquat")[0]["id"] == saved.id
+        after = dict(
+            arc.conn.execute("SELECT message_id, rowid FROM messages WHERE conversation_id = ?", (saved.id,))
+        )
+        unchanged = {"k1-0", "k1-1", "k1-3"}
+        assert {m: after[m] for m in unchanged} == {m: before[m] for m in unchanged}
+        assert after["k1-2"] != before["k1-2"] and set(after) == set(before) | {"k1-4", "k1-5"}
+        assert _search_rows(arc, saved.id) == _expected_rows(arc, saved.id)
+        arc.save(conversation("k1", edited, title="A new title"))  # the title is in the first message's rows
+        arc.index_pending()
+        assert _search_rows(arc, saved.id) == _expected_rows(arc, saved.id)
+        assert arc.search("kumquat")[0]["id"] == saved.id and not arc.search("Old")
+        counts = [
+            arc.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("messages", "messages_fts", "messages_tri")
+        ]
+        assert counts[0] == counts[1] == counts[2] == 8  # no search row without its message
