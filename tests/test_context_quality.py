@@ -91,3 +91,49 @@ def test_a_kept_corpus_gives_the_context_a_fresh_one_gives_at_every_budget(bench
         corpus.clear_cache()
         fresh.append(build_context(conv, "chatgpt", budget=b).payload)
     assert kept == fresh and kept[0] == kept[2]
+
+
+@pytest.mark.parametrize("chinese", [False, True])
+def test_a_corpus_too_long_to_keep_whole_is_kept_slim_and_gives_the_context_a_fresh_one_gives(
+    chinese, monkeypatch
+):
+    """A conversation whose units pass the cache's bound keeps a slim corpus between builds: its units go
+    after each build and the next one reads back those it looks at (here: split again, the unit cache being
+    emptied after each build); every context is byte for byte what a fresh corpus gives, at every budget and
+    with a focus."""
+    from mnemosyne.context import build_context, corpus
+    from mnemosyne.readers import RawInput, ReadContext, read_raw
+
+    spec = importlib.util.spec_from_file_location("bench_corpus_for_slim", BENCH.parent / "corpus.py")
+    bench_corpus = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_corpus)
+    payload = bench_corpus.chatgpt_conversation(9, messages=1201, chinese=chinese)  # real sentences, 0.6 MB
+    conv = next(iter(read_raw(RawInput("slim", payload, b"{}"), ReadContext(), "chatgpt")))
+    corpus.clear_cache()
+    build_context(conv, "chatgpt", budget=1000)
+    (whole,) = corpus._corpora.values()
+    held, slim = corpus._terms_held([whole]), whole.slim_weight()
+    assert slim < held * 0.7, (slim, held)
+    monkeypatch.setattr(corpus, "CACHE_TERMS", held - 1)  # more than it holds slim, less than whole
+    builds = [
+        (1000, None),
+        (4000, None),
+        (1000, None),
+        (2000, "the budget"),
+        (8000, None),
+        (2000, "the budget"),
+    ]
+    fresh = []
+    for budget, focus in builds:
+        corpus.clear_cache()
+        fresh.append(build_context(conv, "chatgpt", budget=budget, focus=focus).payload)
+    corpus.clear_cache()
+    kept = []
+    for budget, focus in builds:
+        kept.append(build_context(conv, "chatgpt", budget=budget, focus=focus).payload)
+        assert corpus._corpora and all(  # kept, without its units
+            not c.whole and c.texts is None and not c._read and not c._units for c in corpus._corpora.values()
+        )
+        corpus._cache.clear()  # (the next build splits what it looks at again)
+        corpus._cache_terms = 0
+    assert kept == fresh

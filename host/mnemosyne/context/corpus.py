@@ -272,9 +272,12 @@ def corpus_of(turns: list[Turn], query: dict[str, str], skip: set[int], owner: s
         return corpus
     corpus = Corpus(turns, owner)
     corpus.score(query, skip)
-    _corpora[key] = corpus
     # a kept corpus holds its texts' units even when the unit cache lets them go: the corpora kept hold at
-    # most CACHE_TERMS terms (a conversation of more than about 1.5 MB of distinct text is not kept)
+    # most CACHE_TERMS terms; one whose units alone hold more (a conversation of more than about 1.5 MB of
+    # distinct text) is kept slim (see Corpus), unless even that is more
+    held = _terms_held([corpus])
+    corpus.whole = held <= CACHE_TERMS or corpus.slim_weight() >= held
+    _corpora[key] = corpus
     while _corpora and (len(_corpora) > MAX_CORPORA or _terms_held(_corpora.values()) > CACHE_TERMS):
         _corpora.popitem(last=False)
     return corpus
@@ -300,14 +303,36 @@ def hold_only(owner: str) -> None:
 
 
 def _terms_held(corpora: Iterable[Corpus]) -> int:
-    """Terms held by the units of `corpora`, each text's units once (a conversation and its redacted copy
-    share most of theirs)."""
-    held = {id(tu): tu.held for c in corpora for tu in c.texts}
-    return sum(held.values())
+    """What `corpora` hold, in terms: the terms of the units of the whole ones, each text's units once (a
+    conversation and its redacted copy share most of theirs), and the weight of the slim ones."""
+    held = {id(tu): tu.held for c in corpora if c.whole for tu in c.every_text_units()}
+    return sum(held.values()) + sum(c.slim_weight() for c in corpora if not c.whole)
+
+
+def settle() -> None:
+    """After a build or a preparation: the kept corpora too long to keep whole let go of their units."""
+    for c in _corpora.values():
+        if not c.whole:
+            c.slim()
+
+
+# What a slim corpus holds, in the unit cache's terms (a term held by a unit: 140-250 bytes), per distinct
+# term of its statistics (six dictionaries), per unit (a handful of numbers) and per unit weighed (its weights
+# and what it states). Measured: 15 MB for a 5 MB English conversation (7,500 terms, 61,000 units), 24 MB
+# for a 5 MB Chinese one (23,000 terms, 51,000 units), against 180-250 MB whole.
+SLIM_PER_TERM = 3
+SLIM_PER_UNIT = 1
+SLIM_PER_WEIGHED = 5
 
 
 class Corpus:
-    """Every unit of a path's turns in conversation order, by index k, with the term statistics."""
+    """Every unit of a path's turns in conversation order, by index k, with the term statistics.
+
+    A corpus is kept between builds (corpus_of). One whose units would take more than the unit cache's
+    bound (a conversation of more than about 1.5 MB of distinct text) is kept slim: after each build it
+    lets go of its units and keeps what a build needs of every unit (sizes, densities, relevance, the
+    statistics); a build reads back the units of the turns it looks at (`fetch`: the unit cache, the
+    archive's units on offer, else a split)."""
 
     def __init__(self, turns: list[Turn], owner: str = ""):
         self.turns = turns
@@ -318,28 +343,76 @@ class Corpus:
         self.statements: dict[int, tuple[str, Any]] = {}  # unit -> what mark_repeats_and_corrections found
         self.prepared: set[float] = set()  # the focus weights select.prepare went through to the end for
         made = units_of_texts([t.text for t in turns])
-        self.texts = [made[t.text] for t in turns]
+        texts = [made[t.text] for t in turns]
+        self.texts: list[TextUnits] | None = texts  # None once slim
         self.start: list[int] = []  # turn -> index of its first unit
+        self.parts: list[int] = []  # turn -> how many units it has
         self.turn_of: list[int] = []
-        self.terms_of: list[dict[str, str]] = []
-        for i, tu in enumerate(self.texts):
-            self.start.append(len(self.terms_of))
+        self.sizes: list[int] = []  # UTF-8 bytes of each unit's text
+        terms_of: list[dict[str, str]] = []
+        for i, tu in enumerate(texts):
+            self.start.append(len(terms_of))
+            self.parts.append(len(tu.parts))
             self.turn_of.extend(repeat(i, len(tu.parts)))
-            self.terms_of.extend(p[2] for p in tu.parts)
-        self.stats = _stats(self.texts, self.terms_of)
+            self.sizes.extend(tu.sizes)
+            terms_of.extend(p[2] for p in tu.parts)
+        self.terms_of: list[dict[str, str]] | None = terms_of  # None once slim
+        self.stats = _stats(texts, terms_of)
         self.relevance: dict[int, float] = {}  # unit -> relevance to the query, 0..1 (0 when absent)
+        self.whole = True  # kept with its units (corpus_of decides)
         self._units: dict[int, Unit] = {}
+        self._read: dict[int, TextUnits] = {}  # a slim corpus: turn -> its units, read back for this build
 
     def __len__(self) -> int:
-        return len(self.terms_of)
+        return len(self.turn_of)
 
     def seq(self, k: int) -> int:
         return k - self.start[self.turn_of[k]]
 
     def size(self, k: int) -> int:
         """UTF-8 bytes of unit k's text."""
-        turn = self.turn_of[k]
-        return self.texts[turn].sizes[k - self.start[turn]]
+        return self.sizes[k]
+
+    def units_at(self, turn: int) -> TextUnits:
+        """The units of `turn`'s text."""
+        if self.texts is not None:
+            return self.texts[turn]
+        tu = self._read.get(turn)
+        if tu is None:
+            self.fetch((turn,))
+            tu = self._read[turn]
+        return tu
+
+    def fetch(self, turns: Iterable[int]) -> None:
+        """Read back the units of `turns` at once (a slim corpus; a whole one holds them)."""
+        if self.texts is not None:
+            return
+        wanted = [turn for turn in dict.fromkeys(turns) if turn not in self._read]
+        if wanted:
+            made = units_of_texts([self.turns[turn].text for turn in wanted])
+            for turn in wanted:
+                self._read[turn] = made[self.turns[turn].text]
+
+    def every_text_units(self) -> list[TextUnits]:
+        """The units of every turn (a slim corpus reads them back, and does not keep them)."""
+        if self.texts is not None:
+            return self.texts
+        made = units_of_texts([t.text for t in self.turns])
+        return [made[t.text] for t in self.turns]
+
+    def slim(self) -> None:
+        """Let go of the units (see the class). The statistics, relevance, densities, weights and what
+        each unit states stay: they are those of the units let go."""
+        self.texts = self.terms_of = None
+        self._units, self._read = {}, {}
+
+    def slim_weight(self) -> int:
+        """What the corpus holds once slim, in the unit cache's terms."""
+        return (
+            SLIM_PER_TERM * len(self.stats.df)
+            + SLIM_PER_UNIT * len(self.turn_of)
+            + SLIM_PER_WEIGHED * len(self._weights)
+        )
 
     def unit(self, k: int) -> Unit:
         """Unit k as an object (made once per build: the selection marks it)."""
@@ -347,7 +420,7 @@ class Corpus:
         if u is None:
             turn = self.turn_of[k]
             seq = k - self.start[turn]
-            tu = self.texts[turn]
+            tu = self.units_at(turn)
             kind, text, terms, names = tu.parts[seq]
             t = self.turns[turn]
             u = Unit(turn, seq, t.id, t.role, kind, text, terms, names, key=k)
@@ -358,22 +431,20 @@ class Corpus:
         return u
 
     def units_of_turns(self, turns: Iterable[int]) -> list[Unit]:
-        return [
-            self.unit(k)
-            for i in sorted(turns)
-            for k in range(self.start[i], self.start[i] + len(self.texts[i].parts))
-        ]
+        turns = sorted(turns)
+        self.fetch(turns)
+        return [self.unit(k) for i in turns for k in range(self.start[i], self.start[i] + self.parts[i])]
 
     def begin(self) -> None:
         """A new build on this corpus: fresh Unit objects (a build marks its units)."""
-        self._units = {}
+        self._units, self._read = {}, {}
 
     def weigh(self, u: Unit) -> dict[str, float]:
         """Unit u's terms with their weights (the same dict each build: copy it to change it)."""
         w = self._weights.get(u.key)
         if w is None:
             w = self._weights[u.key] = self.stats.weigh(
-                u.terms, u.turn, u.seq, self.texts[u.turn].first, u.names
+                u.terms, u.turn, u.seq, self.units_at(u.turn).first, u.names
             )
         return w
 
@@ -383,18 +454,20 @@ class Corpus:
         """BM25 of each unit against the query terms, widened once by pseudo-relevance feedback, scaled
         so the best unit outside the query's own turns (`skip`: they match it perfectly and go in
         verbatim) scores 1; a unit also gets TURN_SHARE of its turn's best score, since the sentences of
-        one turn share a subject."""
+        one turn share a subject. Scored when made, before it may turn slim."""
+        texts, terms_of = self.texts, self.terms_of
+        assert texts is not None and terms_of is not None
         stats = self.stats
         weights = {t: 1.0 for t in query if stats.idf(t) > 0}
         if not weights:
             return
-        avg = sum(map(len, self.terms_of)) / max(1, len(self))
-        scores = self._bm25(weights, avg)
+        avg = sum(map(len, terms_of)) / max(1, len(self))
+        scores = self._bm25(texts, weights, avg)
         if FEEDBACK_UNITS and FEEDBACK_TERMS:
-            extra = self._feedback(scores, weights, skip)
+            extra = self._feedback(terms_of, scores, weights, skip)
             if extra:
                 weights.update(extra)
-                scores = self._bm25(weights, avg)
+                scores = self._bm25(texts, weights, avg)
         best = max((x for k, x in scores.items() if self.turn_of[k] not in skip), default=0.0)
         if best <= 0:
             return
@@ -407,18 +480,18 @@ class Corpus:
                 by_turn[turn] = r
         for turn, r in by_turn.items():
             spread = TURN_SHARE * r
-            for k in range(self.start[turn], self.start[turn] + len(self.texts[turn].parts)):
+            for k in range(self.start[turn], self.start[turn] + self.parts[turn]):
                 if rel.get(k, 0.0) < spread:
                     rel[k] = spread
 
-    def _bm25(self, query: dict[str, float], avg: float) -> dict[int, float]:
+    def _bm25(self, texts: list[TextUnits], query: dict[str, float], avg: float) -> dict[int, float]:
         """Scores of the units that hold a query term (messages without one are skipped whole)."""
         idf = self.stats.idf
         weight = {t: idf(t) * w for t, w in query.items()}
         keys = weight.keys()
         scale = BM25_K1 * BM25_B / max(avg, 1e-9)
         out: dict[int, float] = {}
-        for turn, tu in enumerate(self.texts):
+        for turn, tu in enumerate(texts):
             if keys.isdisjoint(tu.kinds):
                 continue
             k0 = self.start[turn]
@@ -431,7 +504,11 @@ class Corpus:
         return out
 
     def _feedback(
-        self, scores: dict[int, float], query: dict[str, float], skip: set[int]
+        self,
+        terms_of: list[dict[str, str]],
+        scores: dict[int, float],
+        query: dict[str, float],
+        skip: set[int],
     ) -> dict[str, float]:
         """Pseudo-relevance feedback (RM3-like): the terms that weigh most in the best-scoring units
         outside the query's own turns, each weighted by its unit's score and rarity."""
@@ -446,7 +523,7 @@ class Corpus:
         idf = self.stats.idf
         mass: dict[str, float] = {}
         for k in best:
-            terms = self.terms_of[k]
+            terms = terms_of[k]
             share = scores[k] / top / max(1, len(terms))
             for t, kind in terms.items():
                 if t not in query and kind != "grammar":

@@ -8,6 +8,7 @@ last user message is always present.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -186,9 +187,20 @@ def build_context(
     memory already, else, for a conversation that fits by its byte count, an upper bound (`tokens_exact`).
     Built with the cycle collector held off (cycles.py)."""
     with collector_held():
-        return _build_context(
-            conv, target, budget, branch, include, redact, token_counts, focus, exact_tokens
-        )
+        try:
+            return _build_context(
+                conv, target, budget, branch, include, redact, token_counts, focus, exact_tokens
+            )
+        finally:
+            _settle_corpora()
+
+
+def _settle_corpora() -> None:
+    """A corpus too long to keep whole lets go of its units once its build is done (corpus.settle); nothing
+    when no build of this process needed units (the module is not loaded)."""
+    corpus = sys.modules.get(f"{__package__}.corpus")
+    if corpus is not None:
+        corpus.settle()
 
 
 def _build_context(
@@ -271,7 +283,7 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool =
     to the default query, units' densities) and its densest units weighed and counted; redacted (the
     extension's default) or as plain text. Stops when `keep_going()` says so."""
     from ..redact import warm as warm_redactions
-    from .corpus import units_of_texts
+    from .corpus import settle, units_of_texts
 
     # (a message at a time: the redaction itself takes 0.13 s a MB)
     if redacted and not warm_redactions(conv, keep_going):
@@ -282,7 +294,10 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool =
         return
     last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
     corpus = _corpus(conv, turns, last_pos, None)
-    select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
+    try:
+        select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
+    finally:
+        settle()
 
 
 # Above this much text a conversation is not split ahead: the worker's records would take about 2.5 bytes

@@ -294,7 +294,7 @@ def densities(corpus: Corpus, focus_weight: float) -> tuple[list[float], list[bo
     density: list[float] = []
     cjk: list[bool] = []
     k = 0
-    for turn, tu in enumerate(corpus.texts):
+    for turn, tu in enumerate(corpus.every_text_units()):  # (a slim corpus made them for its own weight)
         role = ROLE_WEIGHT.get(corpus.turns[turn].role, 1.0)
         for part, size, pipes, question in zip(tu.parts, tu.sizes, tu.pipes, tu.questions):
             prior = role * KIND_PRIOR[part[0]] * (QUESTION_WEIGHT if question else 1.0)
@@ -326,9 +326,11 @@ def prepare(corpus: Corpus, focus_weight: float, keep_going: Callable[[], bool])
     meter = Meter("o200k_base")  # the base encoding of the OpenAI targets and of the estimates
     units = []
     for i, k in enumerate(best):
-        if not i % 256 and not keep_going():
-            corpus.begin()
-            return
+        if not i % 256:
+            if not keep_going():
+                corpus.begin()
+                return
+            corpus.fetch(corpus.turn_of[k] for k in best[i : i + 256])  # (a slim corpus reads them back)
         u = corpus.unit(k)
         u.weights = corpus.weigh(u)
         if u.tokens < 0:  # (units read back from the archive come with their counts)
@@ -358,9 +360,9 @@ def _preselect(corpus: Corpus, verbatim: dict[int, Turn], room: int, focus_weigh
     every_density, every_cjk = densities(corpus, focus_weight)
     keys = [
         k
-        for turn, tu in enumerate(corpus.texts)
+        for turn, parts in enumerate(corpus.parts)
         if turn not in verbatim
-        for k in range(corpus.start[turn], corpus.start[turn] + len(tu.parts))
+        for k in range(corpus.start[turn], corpus.start[turn] + parts)
     ]
     density = list(map(every_density.__getitem__, keys))
     cjk = list(map(every_cjk.__getitem__, keys))
@@ -370,6 +372,7 @@ def _preselect(corpus: Corpus, verbatim: dict[int, Turn], room: int, focus_weigh
     best: list[int] | range = range(len(keys))
     if len(keys) > limit:
         best = _densest(density, limit)
+    corpus.fetch(corpus.turn_of[keys[i]] for i in best)
     chosen = [corpus.unit(keys[i]) for i in best]
     for i, u in zip(best, chosen):
         u.script_scale = scale[cjk[i]]
