@@ -326,3 +326,37 @@ def test_the_cli_prints_its_context_and_succeeds_when_the_units_cannot_be_stored
     assert waited < 5  # not the 10 s busy timeout
     with open_archive() as arc:
         assert context_units.stored(arc.conn, conv_id, unit_store.FORMAT) == {}
+
+
+def test_a_host_keeps_a_long_conversations_corpus_slim_and_reads_back_the_units_it_looks_at(
+    host_session, monkeypatch
+):
+    """A conversation whose units pass the cache's bound: after the preparation the host keeps its corpus
+    slim (no units held), and its context reads back from the archive the units of the turns it looks at,
+    splitting nothing; the context is the one a build from nothing gives."""
+    conv_id = save.run({"payload": payload_with_a_secret(), "kind": "chatgpt_api"}, host_session)[
+        "conversation_id"
+    ]
+    host_session.after_reply(lambda: False)  # prepared whole, units stored
+    (whole,) = corpus._corpora.values()
+    held = corpus._terms_held([whole])
+    assert whole.whole and whole.slim_weight() < held / 2
+    monkeypatch.setattr(corpus, "CACHE_TERMS", held // 2)
+    forget_everything()
+    host_session.renders.clear()
+    host_session.prepare_context(host_session.archive().get(conv_id))
+    host_session.after_reply(lambda: False)
+    (slim,) = corpus._corpora.values()
+    assert not slim.whole and slim.texts is None
+    seen = splits(monkeypatch)
+    read: list[bytes] = []
+    original = unit_store.unpack
+    monkeypatch.setattr(unit_store, "unpack", lambda blob: read.append(blob) or original(blob))
+    kept = full_context(host_session, conv_id, True)
+    assert seen == [] and read  # read back, not split
+    assert corpus._corpora and all(c.texts is None for c in corpus._corpora.values())
+    monkeypatch.setattr(corpus, "CACHE_TERMS", held * 2)
+    forget_everything()
+    host_session.renders.clear()
+    host_session.archive().conn.execute("DELETE FROM context_units")
+    assert full_context(host_session, conv_id, True) == kept
