@@ -334,6 +334,7 @@ def test_a_host_keeps_a_long_conversations_corpus_slim_and_reads_back_the_units_
     """A conversation whose units pass the cache's bound: after the preparation the host keeps its corpus
     slim (no units held), and its context reads back from the archive the units of the turns it looks at,
     splitting nothing; the context is the one a build from nothing gives."""
+    forget_everything()  # (no corpus of another test's conversation)
     conv_id = save.run({"payload": payload_with_a_secret(), "kind": "chatgpt_api"}, host_session)[
         "conversation_id"
     ]
