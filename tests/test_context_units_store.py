@@ -19,7 +19,7 @@ from conversation_samples import claude_style_tools, every_part, fixture_convers
 from mnemosyne import tokens
 from mnemosyne.archive import context_units
 from mnemosyne.archive.cjk import has_cjk
-from mnemosyne.context import corpus, unit_store
+from mnemosyne.context import corpus, corpus_store, unit_store
 from mnemosyne.context.engine import unit_texts
 from mnemosyne.model import Conversation
 from mnemosyne.nativehost.actions import delete, save
@@ -261,7 +261,7 @@ def test_rows_of_another_format_are_not_read_and_are_replaced(host_session, monk
     assert len(seen) > 200  # the other format's rows are not read
     host_session.after_reply(lambda: False)
     formats = conn.execute("SELECT DISTINCT format FROM context_units").fetchall()
-    assert formats == [(unit_store.FORMAT,)]
+    assert sorted(formats) == [(unit_store.FORMAT,), (corpus_store.FORMAT,)]  # units and the corpus, anew
 
 
 def test_the_cli_stores_the_units_and_builds_the_same_context_from_them(mnemo_home, capsys, monkeypatch):
@@ -289,16 +289,17 @@ def test_the_rows_are_read_only_when_a_text_is_not_in_memory(host_session, monke
         "conversation_id"
     ]
     host_session.after_reply(lambda: False)
-    reads: list[str] = []
+    reads: list[tuple[str, int]] = []
     original = context_units.stored
-    monkeypatch.setattr(context_units, "stored", lambda *a: reads.append(a[1]) or original(*a))
+    monkeypatch.setattr(context_units, "stored", lambda *a: reads.append(a[1:]) or original(*a))
     host_session.renders.clear()
     full_context(host_session, conv_id, True)
     assert reads == []  # a warm build: every text in memory
     forget_everything()
     host_session.renders.clear()
     full_context(host_session, conv_id, True)
-    assert reads == [conv_id]  # read once for the whole build
+    # read once for the whole build: its corpus, then the units of the turns it looks at
+    assert reads == [(conv_id, corpus_store.FORMAT), (conv_id, unit_store.FORMAT)]
 
 
 def test_the_cli_prints_its_context_and_succeeds_when_the_units_cannot_be_stored(

@@ -1,4 +1,5 @@
-"""The context engine's units of each conversation's message texts (migration m010_context_units).
+"""The context engine's units of each conversation's message texts, and its corpora of the conversation
+(migration m010_context_units).
 
 A message text is split into units and termed once, and the result is kept here with its conversation, so
 that a later process (a restarted host, `mnemo context ID`) reads it back instead of splitting the history
@@ -17,6 +18,12 @@ from .db import Transaction, insert_rows, sqlite
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+
+
+# Two kinds of rows share the table, told apart by their format: a message text's units (formats below
+# KIND_SPAN: context/unit_store.py, keyed by the text's digest) and a corpus of a conversation's path
+# (formats from it on: context/corpus_store.py, keyed by its turns' and query's digest).
+KIND_SPAN = 1_000_000
 
 
 def stored(conn: sqlite.Connection, conv_id: str, fmt: int) -> dict[bytes, bytes]:
@@ -59,9 +66,10 @@ def store(
     rows: Iterable[tuple[bytes, bytes]],
     keep: set[bytes] | None = None,
 ) -> int:
-    """Store (text key, packed units) rows for `conv_id`; with `keep` (every key its texts have now), the
-    conversation's other rows go. Returns the rows written (0 when the conversation is not archived).
-    Derived data: committed without the fsync (a power cut loses rows, which are split again)."""
+    """Store (key, packed data) rows of format `fmt` for `conv_id`; with `keep` (every key it has now), the
+    conversation's other rows of `fmt`'s kind go (rows of another format of that kind too, never those of
+    the other kind: see KIND_SPAN). Returns the rows written (0 when the conversation is not archived).
+    Derived data: committed without the fsync (a power cut loses rows, which are made again)."""
     rows = list(rows)
     conn.execute("PRAGMA synchronous = NORMAL")
     try:
@@ -74,7 +82,7 @@ def store(
                     for (k, f) in c.execute(
                         "SELECT text_key, format FROM context_units WHERE conversation_id = ?", (conv_id,)
                     )
-                    if f != fmt or bytes(k) not in keep
+                    if f // KIND_SPAN == fmt // KIND_SPAN and (f != fmt or bytes(k) not in keep)
                 ]
                 c.executemany(
                     "DELETE FROM context_units WHERE conversation_id = ? AND text_key = ?",

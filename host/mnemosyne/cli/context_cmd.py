@@ -73,7 +73,7 @@ def _run_context(args: argparse.Namespace) -> int:
         _print(context_for(conversation_from_file(args.source, args.pick), target, **options), args.json)
         return 0
     from ..archive import open_archive
-    from ..service.context import store_units
+    from ..service.context import store_corpora, store_units
 
     with open_archive(create=False) as arc:
         # this command only reads; what it stores (the token counts before the build, the units after the
@@ -82,8 +82,9 @@ def _run_context(args: argparse.Namespace) -> int:
         conv = arc.get(args.source)
         _print(context_for(conv, target, arc=arc, **options), args.json)
         sys.stdout.flush()
-        try:  # the units of its texts, for the next command (this one split them)
+        try:  # the units of its texts and its corpus, for the next command (this one made them)
             store_units(arc, conv)
+            store_corpora(arc, conv)
         except MnemosyneError:
             pass
     return 0

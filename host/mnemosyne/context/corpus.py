@@ -14,7 +14,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
 from typing import TYPE_CHECKING, Any
 
 from ..archive.cjk import has_cjk  # (the archive package loads its store only on use)
@@ -25,6 +25,7 @@ from .shared_work import MIN_CHARS, map_shared
 from .split_worker import Job
 
 if TYPE_CHECKING:  # (the split worker loads this module without the conversation models)
+    from .corpus_store import Stored
     from .turns import Turn
 
 Part = tuple[str, str, dict[str, str], tuple[str, ...]]  # kind, text, terms, names a code block defines
@@ -120,18 +121,23 @@ def clear_cache() -> None:
 # memory: a warm build reads nothing.
 _offer: Callable[[], dict[bytes, bytes]] | None = None
 _offered: dict[bytes, bytes] | None = None
+# The conversation's corpora stored in the archive (corpus_store: key -> packed corpus), offered likewise: a
+# corpus not in memory is read back from them when its key is there (the same turns and query).
+_offer_corpora: Callable[[], dict[bytes, bytes]] | None = None
 
 
 @contextmanager
-def offered(read: Callable[[], dict[bytes, bytes]]) -> Iterator[None]:
+def offered(
+    read: Callable[[], dict[bytes, bytes]], read_corpora: Callable[[], dict[bytes, bytes]] | None = None
+) -> Iterator[None]:
     """Units of texts from the archive (`read()` gives them), read back instead of split while the block
-    runs."""
-    global _offer, _offered
-    _offer, _offered = read, None
+    runs, and its corpora (`read_corpora()`), read back instead of made."""
+    global _offer, _offered, _offer_corpora
+    _offer, _offered, _offer_corpora = read, None, read_corpora
     try:
         yield
     finally:
-        _offer = _offered = None
+        _offer = _offered = _offer_corpora = None
 
 
 def units_of_texts(texts: list[str], keep_going: Callable[[], bool] = lambda: True) -> dict[str, TextUnits]:
@@ -261,26 +267,50 @@ MAX_CORPORA = 2
 _corpora: OrderedDict[tuple, Corpus] = OrderedDict()
 
 
-def corpus_of(turns: list[Turn], query: dict[str, str], skip: set[int], owner: str = "") -> Corpus:
+def corpus_of(
+    turns: list[Turn], query: dict[str, str], skip: set[int], owner: str = "", default: bool = False
+) -> Corpus:
     """The corpus of `turns` scored against `query` (`skip`: the turns the query came from); `owner` is the
-    id of the conversation they are of (see hold_only)."""
+    id of the conversation they are of (see hold_only); `default`: the query is the conversation's own (no
+    focus), so the corpus may be read from the archive and stored there (corpus_store)."""
     key = (tuple((t.index, t.id, t.role, t.text) for t in turns), tuple(query.items()), frozenset(skip))
     corpus = _corpora.get(key)
     if corpus is not None:
         _corpora.move_to_end(key)
         corpus.begin()
         return corpus
-    corpus = Corpus(turns, owner)
-    corpus.score(query, skip)
-    # a kept corpus holds its texts' units even when the unit cache lets them go: the corpora kept hold at
-    # most CACHE_TERMS terms; one whose units alone hold more (a conversation of more than about 1.5 MB of
-    # distinct text) is kept slim (see Corpus), unless even that is more
-    held = _terms_held([corpus])
-    corpus.whole = held <= CACHE_TERMS or corpus.slim_weight() >= held
+    corpus = _stored_corpus(turns, query, skip, owner) if default and _offer_corpora is not None else None
+    if corpus is None:
+        corpus = Corpus(turns, owner)
+        corpus.score(query, skip)
+        # a kept corpus holds its texts' units even when the unit cache lets them go: the corpora kept hold
+        # at most CACHE_TERMS terms; one whose units alone hold more (a conversation of more than about 1.5
+        # MB of distinct text) is kept slim (see Corpus), unless even that is more
+        held = _terms_held([corpus])
+        corpus.whole = held <= CACHE_TERMS or corpus.slim_weight() >= held
+    corpus.query, corpus.skip, corpus.default = query, skip, default
     _corpora[key] = corpus
     while _corpora and (len(_corpora) > MAX_CORPORA or _terms_held(_corpora.values()) > CACHE_TERMS):
         _corpora.popitem(last=False)
     return corpus
+
+
+def _stored_corpus(turns: list[Turn], query: dict[str, str], skip: set[int], owner: str) -> Corpus | None:
+    """The corpus of these turns and query the archive offers, slim; None when it holds none or a damaged one."""
+    from . import corpus_store
+
+    assert _offer_corpora is not None
+    blob = _offer_corpora().get(corpus_store.key(turns, query, skip))
+    stored = None if blob is None else corpus_store.unpack(blob)
+    if stored is None or len(stored.parts) != len(turns):
+        return None
+    return Corpus(turns, owner, stored)
+
+
+def storable(owner: str) -> list[Corpus]:
+    """The corpora kept for conversation `owner` that its archive may keep: of its own query, made for a
+    build (corpus_store.pack)."""
+    return [c for c in _corpora.values() if c.owner == owner and c.default and c.densities]
 
 
 def hold_only(owner: str) -> None:
@@ -334,14 +364,24 @@ class Corpus:
     statistics); a build reads back the units of the turns it looks at (`fetch`: the unit cache, the
     archive's units on offer, else a split)."""
 
-    def __init__(self, turns: list[Turn], owner: str = ""):
+    def __init__(self, turns: list[Turn], owner: str = "", stored: Stored | None = None):
+        """The corpus of `turns`, made from their units, or slim from what the archive kept of it (`stored`,
+        relevance and densities included: it is not scored again)."""
         self.turns = turns
         self.owner = owner  # the id of the conversation the turns are of
+        self.query: dict[str, str] = {}  # what it was scored against (set by corpus_of)
+        self.skip: set[int] = set()
+        self.default = False  # its query is the conversation's own (corpus_of)
         self._weights: dict[int, dict[str, float]] = {}  # unit -> its weighed terms (shared: read only)
         # select.densities by focus weight: every unit's rough density and script, kept with the corpus
         self.densities: dict[float, tuple[list[float], list[bool]]] = {}
         self.statements: dict[int, tuple[str, Any]] = {}  # unit -> what mark_repeats_and_corrections found
         self.prepared: set[float] = set()  # the focus weights select.prepare went through to the end for
+        self._units: dict[int, Unit] = {}
+        self._read: dict[int, TextUnits] = {}  # a slim corpus: turn -> its units, read back for this build
+        if stored is not None:
+            self._from_stored(stored)
+            return
         made = units_of_texts([t.text for t in turns])
         texts = [made[t.text] for t in turns]
         self.texts: list[TextUnits] | None = texts  # None once slim
@@ -360,8 +400,18 @@ class Corpus:
         self.stats = _stats(texts, terms_of)
         self.relevance: dict[int, float] = {}  # unit -> relevance to the query, 0..1 (0 when absent)
         self.whole = True  # kept with its units (corpus_of decides)
-        self._units: dict[int, Unit] = {}
-        self._read: dict[int, TextUnits] = {}  # a slim corpus: turn -> its units, read back for this build
+
+    def _from_stored(self, stored: Stored) -> None:
+        self.texts = self.terms_of = None
+        self.parts, self.sizes = stored.parts, stored.sizes
+        self.start = list(accumulate(stored.parts, initial=0))[:-1]
+        self.turn_of = list(chain.from_iterable(map(repeat, range(len(stored.parts)), stored.parts)))
+        self.stats = S.TermStats(
+            stored.df, stored.first_turn, stored.last_turn, len(stored.sizes), dict(stored.kind_of)
+        )
+        self.relevance = stored.relevance
+        self.densities = {weight: (density, cjk) for weight, density, cjk in stored.densities}
+        self.whole = False
 
     def __len__(self) -> int:
         return len(self.turn_of)

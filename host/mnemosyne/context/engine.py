@@ -167,7 +167,7 @@ def _corpus(conv: Conversation, turns: list[Turn], last_pos: int, focus: str | N
         asked = [i for i, t in enumerate(turns[: last_pos + 1]) if t.role == "user"][-QUERY_TURNS:]
         skip = set(asked)
         query = salience.terms("\n".join([title, *(turns[i].text for i in asked)]))
-    return corpus_of(turns, query, skip, conv.id)
+    return corpus_of(turns, query, skip, conv.id, default=not focus)
 
 
 def build_context(

@@ -160,11 +160,13 @@ class HostSession:
             prepare(conv, keep_going, redacted=self.redacted_contexts)
 
     def _store(self, conv: Conversation, keep_going: Callable[[], bool]) -> None:
-        """The units of `conv`'s texts (both versions) the archive does not hold, stored for the next
-        process."""
-        from ..service.context import store_units
+        """The units of `conv`'s texts (both versions) the archive does not hold, and its corpora, stored for
+        the next process."""
+        from ..service.context import store_corpora, store_units
 
         store_units(self.archive(), conv, keep_going)
+        if keep_going():
+            store_corpora(self.archive(), conv)
 
     @staticmethod
     def _context_work(what: str, work: Callable[[], None]) -> None:

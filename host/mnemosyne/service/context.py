@@ -66,15 +66,15 @@ def stored_units(arc: Archive | None, conv_id: str) -> Iterator[None]:
         yield
         return
     from ..archive import context_units
-    from ..context import corpus, unit_store
+    from ..context import corpus, corpus_store, unit_store
 
-    def read() -> dict[bytes, bytes]:
+    def read(fmt: int) -> dict[bytes, bytes]:
         try:
-            return context_units.stored(arc.conn, conv_id, unit_store.FORMAT)
+            return context_units.stored(arc.conn, conv_id, fmt)
         except MnemosyneError:  # derived data: the texts are split instead
             return {}
 
-    with corpus.offered(read):
+    with corpus.offered(lambda: read(unit_store.FORMAT), lambda: read(corpus_store.FORMAT)):
         yield
 
 
@@ -134,6 +134,20 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
             arc.conn, conv.id, unit_store.FORMAT, rows, set(keys) if complete else None
         )
     return written
+
+
+def store_corpora(arc: Archive, conv: Conversation) -> int:
+    """Store the corpora of `conv` kept in memory for its own query (a redacted and a plain path: see
+    context/corpus_store.py), in place of the ones stored before, unless the archive holds them already.
+    Returns the rows written."""
+    from ..archive import context_units
+    from ..context import corpus, corpus_store
+
+    kept = {corpus_store.key(c.turns, c.query, c.skip): c for c in corpus.storable(conv.id)}
+    if not kept or kept.keys() <= context_units.stored_keys(arc.conn, conv.id, corpus_store.FORMAT):
+        return 0
+    rows = [(key, blob) for key, c in kept.items() if (blob := corpus_store.pack(c)) is not None]
+    return context_units.store(arc.conn, conv.id, corpus_store.FORMAT, rows, set(kept)) if rows else 0
 
 
 def conversation_from_file(path: str, pick: str | None = None) -> Conversation:
