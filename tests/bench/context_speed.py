@@ -5,7 +5,7 @@ sentences from the fixtures' ChatGPT conversations (the bench corpus, as continu
 ChatGPT reader like a saved page. For each, build_context runs with the per-message token counts the archive
 stores, for several targets and budgets, as a first build (nothing of it in memory nor stored, the caches
 as a fresh process has them: `mnemo context FILE`), from the archive (nothing of it in memory, its units
-stored in a real archive: a restarted host, `mnemo context ID`), after a save (what a host makes after a
+and its corpus stored in a real archive: a restarted host, `mnemo context ID`), after a save (what a host makes after a
 save's reply: the units and the corpus, engine.prepare) and again (the same conversation built again); the
 last three read units back from the archive where memory does not hold them, as a host does. Every run is
 paired with its floor, one tiktoken o200k_base pass over the output it produced. Targets (issue 9): 1 MB
@@ -37,7 +37,7 @@ from mnemosyne.context.engine import prepare  # noqa: E402
 from mnemosyne.context.turns import render_message  # noqa: E402
 from mnemosyne.model import Conversation  # noqa: E402
 from mnemosyne.readers import RawInput, ReadContext, read_raw  # noqa: E402
-from mnemosyne.service.context import store_units, stored_units  # noqa: E402
+from mnemosyne.service.context import store_corpora, store_units, stored_units  # noqa: E402
 
 SIZES = {1: 0.3, 5: 1.0}  # MB of message text -> target seconds
 LANGUAGES = ("en", "zh")
@@ -87,7 +87,12 @@ def measure(arc: Any, enc: Any, conv: Conversation, language: str, target_s: flo
     """Print the build times of `conv` (in `language`) in every mode and case; returns the misses."""
     forget()
     arc.save_many([conv])
-    store_units(arc, conv)  # what a host stores after the save's reply (or the first context of it)
+    # what a host stores after the save's reply, or `mnemo context ID` after its first output: the units, and
+    # the corpus of the version built (here the plain one)
+    with stored_units(arc, conv.id):
+        prepare(conv, lambda: True, redacted=False)
+    store_units(arc, conv)
+    store_corpora(arc, conv)
     text = "\n\n".join(render_message(m) for m in conv.messages)
     counts = count_messages(conv, "o200k_base")
     start = time.perf_counter()
@@ -155,8 +160,9 @@ def main() -> int:
     print(
         "\nfirst: a build with nothing of the conversation in memory nor stored, the caches empty as in a"
         " fresh process (`mnemo context FILE`);"
-        " archived: nothing of it in memory, its units read back from the archive (a restarted host,"
-        " `mnemo context ID`: the archive stores them after a save's reply or a first context);"
+        " archived: nothing of it in memory, its corpus and the units a build looks at read back from the"
+        " archive (a restarted host, `mnemo context ID`: the archive stores them after a save's reply or a"
+        " first context);"
         " after save: what a host makes after a save's reply (or a `get`'s) is in memory: the turns split"
         " into units, the corpus's statistics and relevance (engine.prepare, test_host_context_prepare.py),"
         " as for the first Continue in after an Export; again: the same conversation built again (the"
