@@ -144,10 +144,21 @@ def store_corpora(arc: Archive, conv: Conversation) -> int:
     from ..context import corpus, corpus_store
 
     kept = {corpus_store.key(c.turns, c.query, c.skip): c for c in corpus.storable(conv.id)}
-    if not kept or kept.keys() <= context_units.stored_keys(arc.conn, conv.id, corpus_store.FORMAT):
+    have = context_units.stored_keys(arc.conn, conv.id, corpus_store.FORMAT)
+    if not kept or kept.keys() <= have:
         return 0
     rows = [(key, blob) for key, c in kept.items() if (blob := corpus_store.pack(c)) is not None]
-    return context_units.store(arc.conn, conv.id, corpus_store.FORMAT, rows, set(kept)) if rows else 0
+    if not rows:
+        return 0
+    # the rows stored before stay while there are two at most (the other version's: the CLI builds plain
+    # contexts, the extension redacted ones); past that, only the ones stored now
+    keep = set(kept) | have
+    return context_units.store(
+        arc.conn, conv.id, corpus_store.FORMAT, rows, keep if len(keep) <= STORED_CORPORA else set(kept)
+    )
+
+
+STORED_CORPORA = 2  # corpora stored per conversation: its redacted and its plain path
 
 
 def conversation_from_file(path: str, pick: str | None = None) -> Conversation:
