@@ -6,7 +6,6 @@ gives, byte for byte, and a stored corpus that is damaged or of other turns is n
 
 from __future__ import annotations
 
-import copy
 import zlib
 
 import msgspec
@@ -15,7 +14,7 @@ import pytest
 from mnemosyne.context import corpus, corpus_store, unit_store
 from mnemosyne.nativehost.actions import delete, save
 from mnemosyne.service.context import STORED_CORPORA
-from test_context_units_store import forget_everything, payload_with_a_secret
+from test_context_units_store import forget_everything, grown_by_an_exchange, payload_with_a_secret
 from test_host_context_prepare import full_context
 
 
@@ -93,26 +92,14 @@ def test_a_grown_conversation_makes_its_corpus_again_and_stores_the_new_one(host
     payload = payload_with_a_secret()
     conv_id = saved(host_session, payload)
     before = set(corpus_rows(host_session, conv_id))
-    grown = copy.deepcopy(payload)
-    mapping, last = grown["mapping"], grown["current_node"]
-    for mid, role, text in (
-        ("q1", "user", "What was the invoice total again?"),
-        ("a1", "assistant", "412 EUR."),
-    ):
-        mapping[last]["children"] = [mid]
-        mapping[mid] = copy.deepcopy(mapping[last]) | {"id": mid, "parent": last, "children": []}
-        mapping[mid]["message"] = copy.deepcopy(mapping[last]["message"]) | {"id": mid}
-        mapping[mid]["message"]["author"] = {"role": role, "name": None, "metadata": {}}
-        mapping[mid]["message"]["content"] = {"content_type": "text", "parts": [text]}
-        last = mid
-    grown["current_node"] = last
+    grown = grown_by_an_exchange(payload)
     save.run({"payload": grown, "kind": "chatgpt_api"}, host_session)
     host_session._to_prepare = None
     forget_everything()
     host_session.renders.clear()
     made = scorings(monkeypatch)
     context = full_context(host_session, conv_id, True)
-    assert made == [1] and "412 EUR." in context
+    assert made == [1] and "It was 412 EUR." in context
     host_session.after_reply(lambda: False)
     after = set(corpus_rows(host_session, conv_id))
     assert len(after - before) == 1 and len(after) <= STORED_CORPORA  # the new one, beside at most one other

@@ -39,6 +39,24 @@ def payload_with_a_secret() -> dict:
     return payload
 
 
+def grown_by_an_exchange(payload: dict) -> dict:
+    """`payload` (a ChatGPT conversation) continued on the site by a question and its answer."""
+    grown = copy.deepcopy(payload)
+    mapping, last = grown["mapping"], grown["current_node"]
+    for mid, role, text in (
+        ("q1", "user", "What was the invoice total again?"),
+        ("a1", "assistant", "It was 412 EUR."),
+    ):
+        mapping[last]["children"] = [mid]
+        mapping[mid] = copy.deepcopy(mapping[last]) | {"id": mid, "parent": last, "children": []}
+        mapping[mid]["message"] = copy.deepcopy(mapping[last]["message"]) | {"id": mid}
+        mapping[mid]["message"]["author"] = {"role": role, "name": None, "metadata": {}}
+        mapping[mid]["message"]["content"] = {"content_type": "text", "parts": [text]}
+        last = mid
+    grown["current_node"] = last
+    return grown
+
+
 def stored_rows(session, conv_id: str) -> dict[bytes, bytes]:
     return context_units.stored(session.archive().conn, conv_id, unit_store.FORMAT)
 
@@ -224,19 +242,7 @@ def test_a_re_save_keeps_the_units_and_a_restarted_host_splits_only_the_new_turn
     conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]
     host_session.after_reply(lambda: False)
     before = set(stored_rows(host_session, conv_id))
-    grown = copy.deepcopy(payload)
-    mapping, last = grown["mapping"], grown["current_node"]
-    for mid, role, text in (
-        ("q1", "user", "What was the invoice total again?"),
-        ("a1", "assistant", "It was 412 EUR."),
-    ):
-        mapping[last]["children"] = [mid]
-        mapping[mid] = copy.deepcopy(mapping[last]) | {"id": mid, "parent": last, "children": []}
-        mapping[mid]["message"] = copy.deepcopy(mapping[last]["message"]) | {"id": mid}
-        mapping[mid]["message"]["author"] = {"role": role, "name": None, "metadata": {}}
-        mapping[mid]["message"]["content"] = {"content_type": "text", "parts": [text]}
-        last = mid
-    grown["current_node"] = last
+    grown = grown_by_an_exchange(payload)
     assert save.run({"payload": grown, "kind": "chatgpt_api"}, host_session)["status"] == "updated"
     assert set(stored_rows(host_session, conv_id)) == before  # the save that replaced it kept them
     host_session._to_prepare = None

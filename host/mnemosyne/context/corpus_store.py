@@ -83,13 +83,12 @@ def pack(corpus: Corpus) -> bytes | None:
 
 def unpack(blob: bytes) -> Stored | None:
     """The corpus `pack` wrote; None when `blob` is not such a row or its lengths disagree."""
+    raw = unit_store.inflate(blob, MAX_UNPACKED)
+    if raw is None:
+        return None
     try:
-        inflate = zlib.decompressobj()
-        raw = inflate.decompress(blob, MAX_UNPACKED)
-        if inflate.unconsumed_tail or not inflate.eof:
-            return None
         stored = _decoder.decode(raw)
-    except (zlib.error, msgspec.DecodeError):
+    except msgspec.DecodeError:
         return None
     units = len(stored.sizes)
     if (
