@@ -208,3 +208,18 @@ def test_contexts_from_a_stored_corpus_are_those_of_a_build_from_nothing(host_se
     forget_everything()
     host_session.archive().conn.execute("DELETE FROM context_units WHERE conversation_id = ?", (conv_id,))
     assert stored == contexts() and made == [1]
+
+
+def test_the_key_tells_turns_query_and_its_turns_apart_and_takes_any_text():
+    from mnemosyne.context.turns import Turn
+
+    turns = [Turn(0, "m0", "user", "the rent is £35"), Turn(1, "m1", "assistant", "noted \ud800")]
+    base = corpus_store.key(turns, {"rent": "word"}, {0})
+    others = [
+        corpus_store.key(turns[:1], {"rent": "word"}, {0}),  # a turn fewer
+        corpus_store.key([turns[0], Turn(1, "m1", "assistant", "noted")], {"rent": "word"}, {0}),  # a text
+        corpus_store.key(turns, {"rent": "name"}, {0}),  # a query term's kind
+        corpus_store.key(turns, {"ren": "word", "t": "word"}, {0}),  # the same characters, other terms
+        corpus_store.key(turns, {"rent": "word"}, {1}),  # the query's turns
+    ]
+    assert len({base, *others}) == 6 and base == corpus_store.key(list(turns), {"rent": "word"}, {0})

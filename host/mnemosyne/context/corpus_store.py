@@ -52,9 +52,17 @@ def key(turns: list[Turn], query: dict[str, str], skip: set[int]) -> bytes:
     """What a corpus is stored under: 16 bytes of the BLAKE2b digest of its turns (each text by its units'
     key), its query and the turns the query came from, with both formats."""
     h = blake2b(digest_size=16, person=b"mnemo-corpus")
-    h.update(msgspec.msgpack.encode([FORMAT, unit_store.FORMAT, sorted(skip), list(query.items())]))
+
+    def feed(text: str) -> None:  # (length first: no two sequences of strings feed the same bytes)
+        data = text.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "little") + data)
+
+    feed(f"{FORMAT} {unit_store.FORMAT} {sorted(skip)} {len(query)}")
+    for term, kind in query.items():
+        feed(term)
+        feed(kind)
     for t in turns:
-        h.update(msgspec.msgpack.encode([t.index, t.id, t.role]))
+        feed(f"{t.index} {t.role} {t.id}")
         h.update(unit_store.key(t.text))
     return h.digest()
 
