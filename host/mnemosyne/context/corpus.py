@@ -8,9 +8,7 @@ a candidate, so the cost of a build follows the budget more than the length of t
 
 from __future__ import annotations
 
-import heapq
-import math
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,7 +16,7 @@ from itertools import accumulate, chain, repeat
 from typing import TYPE_CHECKING, Any
 
 from ..archive.cjk import has_cjk  # (the archive package loads its store only on use)
-from . import digest, split_worker
+from . import digest, relevance, split_worker
 from . import salience as S
 from .digest import Unit
 from .shared_work import MIN_CHARS, map_shared
@@ -397,7 +395,7 @@ class Corpus:
             self.sizes.extend(tu.sizes)
             terms_of.extend(p[2] for p in tu.parts)
         self.terms_of: list[dict[str, str]] | None = terms_of  # None once slim
-        self.stats = _stats(texts, terms_of)
+        self.stats = relevance.term_stats(texts, terms_of)
         self.relevance: dict[int, float] = {}  # unit -> relevance to the query, 0..1 (0 when absent)
         self.whole = True  # kept with its units (corpus_of decides)
 
@@ -501,112 +499,8 @@ class Corpus:
     # ------------------------------------------------------------ relevance
 
     def score(self, query: dict[str, str], skip: set[int]) -> None:
-        """BM25 of each unit against the query terms, widened once by pseudo-relevance feedback, scaled
-        so the best unit outside the query's own turns (`skip`: they match it perfectly and go in
-        verbatim) scores 1; a unit also gets TURN_SHARE of its turn's best score, since the sentences of
-        one turn share a subject. Scored when made, before it may turn slim."""
+        """Each unit's relevance to `query` (relevance.scores; `skip`: the turns the query came from). Scored
+        when made, before it may turn slim."""
         texts, terms_of = self.texts, self.terms_of
         assert texts is not None and terms_of is not None
-        stats = self.stats
-        weights = {t: 1.0 for t in query if stats.idf(t) > 0}
-        if not weights:
-            return
-        avg = sum(map(len, terms_of)) / max(1, len(self))
-        scores = self._bm25(texts, weights, avg)
-        if FEEDBACK_UNITS and FEEDBACK_TERMS:
-            extra = self._feedback(terms_of, scores, weights, skip)
-            if extra:
-                weights.update(extra)
-                scores = self._bm25(texts, weights, avg)
-        best = max((x for k, x in scores.items() if self.turn_of[k] not in skip), default=0.0)
-        if best <= 0:
-            return
-        rel = self.relevance
-        by_turn: dict[int, float] = {}
-        for k, x in scores.items():
-            rel[k] = r = min(1.0, x / best)
-            turn = self.turn_of[k]
-            if r > by_turn.get(turn, 0.0):
-                by_turn[turn] = r
-        for turn, r in by_turn.items():
-            spread = TURN_SHARE * r
-            for k in range(self.start[turn], self.start[turn] + self.parts[turn]):
-                if rel.get(k, 0.0) < spread:
-                    rel[k] = spread
-
-    def _bm25(self, texts: list[TextUnits], query: dict[str, float], avg: float) -> dict[int, float]:
-        """Scores of the units that hold a query term (messages without one are skipped whole)."""
-        idf = self.stats.idf
-        weight = {t: idf(t) * w for t, w in query.items()}
-        keys = weight.keys()
-        scale = BM25_K1 * BM25_B / max(avg, 1e-9)
-        out: dict[int, float] = {}
-        for turn, tu in enumerate(texts):
-            if keys.isdisjoint(tu.kinds):
-                continue
-            k0 = self.start[turn]
-            for seq, part in enumerate(tu.parts):
-                terms = part[2]
-                hit = keys & terms.keys()
-                if hit:
-                    norm = BM25_K1 * (1 - BM25_B) + scale * len(terms)
-                    out[k0 + seq] = math.fsum(weight[t] for t in hit) * (BM25_K1 + 1) / (1 + norm)
-        return out
-
-    def _feedback(
-        self,
-        terms_of: list[dict[str, str]],
-        scores: dict[int, float],
-        query: dict[str, float],
-        skip: set[int],
-    ) -> dict[str, float]:
-        """Pseudo-relevance feedback (RM3-like): the terms that weigh most in the best-scoring units
-        outside the query's own turns, each weighted by its unit's score and rarity."""
-        best = heapq.nlargest(
-            FEEDBACK_UNITS,
-            (k for k in scores if self.turn_of[k] not in skip),
-            key=lambda k: (scores[k], -k),
-        )
-        if not best:
-            return {}
-        top = scores[best[0]]
-        idf = self.stats.idf
-        mass: dict[str, float] = {}
-        for k in best:
-            terms = terms_of[k]
-            share = scores[k] / top / max(1, len(terms))
-            for t, kind in terms.items():
-                if t not in query and kind != "grammar":
-                    w = idf(t)
-                    if w > 0:
-                        mass[t] = mass.get(t, 0.0) + share * w
-        chosen = heapq.nlargest(FEEDBACK_TERMS, mass.items(), key=lambda x: (x[1], x[0]))
-        if not chosen:
-            return {}
-        peak = chosen[0][1]
-        return {t: FEEDBACK_WEIGHT * w / peak for t, w in chosen}
-
-
-BM25_K1 = 1.2
-BM25_B = 0.75
-TURN_SHARE = 0.5
-# pseudo-relevance feedback (tuned on the tuning halves only; round 6)
-FEEDBACK_UNITS = 10  # the best-scoring units whose terms widen the query
-FEEDBACK_TERMS = 20  # terms added to the query from them
-FEEDBACK_WEIGHT = 1.0  # an added term's weight at most, next to a query term's 1
-
-
-def _stats(texts: list[TextUnits], terms_of: list[dict[str, str]]) -> S.TermStats:
-    """Term statistics over the units, merged per message text: each message's distinct terms once."""
-    df = Counter(chain.from_iterable(terms_of))
-    last: dict[str, int] = {}
-    new: list[int] = []  # per text: how many terms it uses first
-    kind_of: dict[str, str] = {}
-    for turn, tu in enumerate(texts):
-        held = len(last)
-        last.update(dict.fromkeys(tu.kinds, turn))
-        new.append(len(last) - held)
-        kind_of.update(tu.kinds)
-    # `last` holds the terms in order of first use: the first `new[0]` are the first text's, and so on
-    first = dict(zip(last, chain.from_iterable(map(repeat, range(len(texts)), new))))
-    return S.TermStats(df, first, last, len(terms_of), kind_of)
+        self.relevance = relevance.scores(self, texts, terms_of, query, skip)

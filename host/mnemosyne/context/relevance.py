@@ -1,0 +1,135 @@
+"""Term statistics over a path's units, and each unit's BM25 relevance to a query (the focus, or the
+conversation's title and last user turns), widened once by pseudo-relevance feedback."""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter
+from itertools import chain, repeat
+from typing import TYPE_CHECKING
+
+from . import salience as S
+
+if TYPE_CHECKING:
+    from .corpus import Corpus, TextUnits
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+TURN_SHARE = 0.5
+# pseudo-relevance feedback (tuned on the tuning halves only; round 6)
+FEEDBACK_UNITS = 10  # the best-scoring units whose terms widen the query
+FEEDBACK_TERMS = 20  # terms added to the query from them
+FEEDBACK_WEIGHT = 1.0  # an added term's weight at most, next to a query term's 1
+
+
+def term_stats(texts: list[TextUnits], terms_of: list[dict[str, str]]) -> S.TermStats:
+    """Term statistics over the units, merged per message text: each message's distinct terms once."""
+    df = Counter(chain.from_iterable(terms_of))
+    last: dict[str, int] = {}
+    new: list[int] = []  # per text: how many terms it uses first
+    kind_of: dict[str, str] = {}
+    for turn, tu in enumerate(texts):
+        held = len(last)
+        last.update(dict.fromkeys(tu.kinds, turn))
+        new.append(len(last) - held)
+        kind_of.update(tu.kinds)
+    # `last` holds the terms in order of first use: the first `new[0]` are the first text's, and so on
+    first = dict(zip(last, chain.from_iterable(map(repeat, range(len(texts)), new))))
+    return S.TermStats(df, first, last, len(terms_of), kind_of)
+
+
+def scores(
+    corpus: Corpus,
+    texts: list[TextUnits],
+    terms_of: list[dict[str, str]],
+    query: dict[str, str],
+    skip: set[int],
+) -> dict[int, float]:
+    """Unit -> relevance, 0..1 (units without any left out): BM25 of each of the corpus's units (`texts`,
+    `terms_of`: its units) against the query terms, widened once by pseudo-relevance feedback, scaled so the
+    best unit outside the query's own turns (`skip`: they match it perfectly and go in verbatim) scores 1; a
+    unit also gets TURN_SHARE of its turn's best score, since the sentences of one turn share a subject."""
+    stats = corpus.stats
+    weights = {t: 1.0 for t in query if stats.idf(t) > 0}
+    if not weights:
+        return {}
+    avg = sum(map(len, terms_of)) / max(1, len(terms_of))
+    found = _bm25(corpus, texts, weights, avg)
+    if FEEDBACK_UNITS and FEEDBACK_TERMS:
+        extra = _feedback(corpus, terms_of, found, weights, skip)
+        if extra:
+            weights.update(extra)
+            found = _bm25(corpus, texts, weights, avg)
+    turn_of = corpus.turn_of
+    best = max((x for k, x in found.items() if turn_of[k] not in skip), default=0.0)
+    if best <= 0:
+        return {}
+    rel: dict[int, float] = {}
+    by_turn: dict[int, float] = {}
+    for k, x in found.items():
+        rel[k] = r = min(1.0, x / best)
+        turn = turn_of[k]
+        if r > by_turn.get(turn, 0.0):
+            by_turn[turn] = r
+    for turn, r in by_turn.items():
+        spread = TURN_SHARE * r
+        for k in range(corpus.start[turn], corpus.start[turn] + corpus.parts[turn]):
+            if rel.get(k, 0.0) < spread:
+                rel[k] = spread
+    return rel
+
+
+def _bm25(corpus: Corpus, texts: list[TextUnits], query: dict[str, float], avg: float) -> dict[int, float]:
+    """Scores of the units that hold a query term (messages without one are skipped whole)."""
+    idf = corpus.stats.idf
+    weight = {t: idf(t) * w for t, w in query.items()}
+    keys = weight.keys()
+    scale = BM25_K1 * BM25_B / max(avg, 1e-9)
+    out: dict[int, float] = {}
+    for turn, tu in enumerate(texts):
+        if keys.isdisjoint(tu.kinds):
+            continue
+        k0 = corpus.start[turn]
+        for seq, part in enumerate(tu.parts):
+            terms = part[2]
+            hit = keys & terms.keys()
+            if hit:
+                norm = BM25_K1 * (1 - BM25_B) + scale * len(terms)
+                out[k0 + seq] = math.fsum(weight[t] for t in hit) * (BM25_K1 + 1) / (1 + norm)
+    return out
+
+
+def _feedback(
+    corpus: Corpus,
+    terms_of: list[dict[str, str]],
+    found: dict[int, float],
+    query: dict[str, float],
+    skip: set[int],
+) -> dict[str, float]:
+    """Pseudo-relevance feedback (RM3-like): the terms that weigh most in the best-scoring units outside the
+    query's own turns, each weighted by its unit's score and rarity."""
+    turn_of = corpus.turn_of
+    best = heapq.nlargest(
+        FEEDBACK_UNITS,
+        (k for k in found if turn_of[k] not in skip),
+        key=lambda k: (found[k], -k),
+    )
+    if not best:
+        return {}
+    top = found[best[0]]
+    idf = corpus.stats.idf
+    mass: dict[str, float] = {}
+    for k in best:
+        terms = terms_of[k]
+        share = found[k] / top / max(1, len(terms))
+        for t, kind in terms.items():
+            if t not in query and kind != "grammar":
+                w = idf(t)
+                if w > 0:
+                    mass[t] = mass.get(t, 0.0) + share * w
+    chosen = heapq.nlargest(FEEDBACK_TERMS, mass.items(), key=lambda x: (x[1], x[0]))
+    if not chosen:
+        return {}
+    peak = chosen[0][1]
+    return {t: FEEDBACK_WEIGHT * w / peak for t, w in chosen}
