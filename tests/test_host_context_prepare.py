@@ -37,9 +37,9 @@ def corpora_built(monkeypatch) -> list[int]:
     built: list[int] = []
 
     class Counted(corpus.Corpus):
-        def __init__(self, turns, owner=""):
+        def __init__(self, turns, *args, **kwargs):
             built.append(len(turns))
-            super().__init__(turns, owner)
+            super().__init__(turns, *args, **kwargs)
 
     monkeypatch.setattr(corpus, "Corpus", Counted)
     return built

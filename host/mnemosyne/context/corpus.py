@@ -279,14 +279,12 @@ def corpus_of(
         return corpus
     corpus = _stored_corpus(turns, query, skip, owner) if default and _offer_corpora is not None else None
     if corpus is None:
-        corpus = Corpus(turns, owner)
-        corpus.score(query, skip)
+        corpus = Corpus(turns, owner, query, skip, default)
         # a kept corpus holds its texts' units even when the unit cache lets them go: the corpora kept hold
         # at most CACHE_TERMS terms; one whose units alone hold more (a conversation of more than about 1.5
         # MB of distinct text) is kept slim (see Corpus), unless even that is more
         held = _terms_held([corpus])
         corpus.whole = held <= CACHE_TERMS or corpus.slim_weight() >= held
-    corpus.query, corpus.skip, corpus.default = query, skip, default
     _corpora[key] = corpus
     while _corpora and (len(_corpora) > MAX_CORPORA or _terms_held(_corpora.values()) > CACHE_TERMS):
         _corpora.popitem(last=False)
@@ -302,7 +300,7 @@ def _stored_corpus(turns: list[Turn], query: dict[str, str], skip: set[int], own
     stored = None if blob is None else corpus_store.unpack(blob)
     if stored is None or len(stored.parts) != len(turns):
         return None
-    return Corpus(turns, owner, stored)
+    return Corpus(turns, owner, query, skip, True, stored)
 
 
 def storable(owner: str) -> list[Corpus]:
@@ -362,14 +360,23 @@ class Corpus:
     statistics); a build reads back the units of the turns it looks at (`fetch`: the unit cache, the
     archive's units on offer, else a split)."""
 
-    def __init__(self, turns: list[Turn], owner: str = "", stored: Stored | None = None):
-        """The corpus of `turns`, made from their units, or slim from what the archive kept of it (`stored`,
-        relevance and densities included: it is not scored again)."""
+    def __init__(
+        self,
+        turns: list[Turn],
+        owner: str = "",
+        query: dict[str, str] | None = None,
+        skip: Iterable[int] = (),
+        default: bool = False,
+        stored: Stored | None = None,
+    ):
+        """The corpus of `turns`, made from their units and scored against `query` (`skip`: the turns the
+        query came from; none: not scored), or slim from what the archive kept of it (`stored`, relevance and
+        densities included). `default`: the query is the conversation's own (corpus_of)."""
         self.turns = turns
         self.owner = owner  # the id of the conversation the turns are of
-        self.query: dict[str, str] = {}  # what it was scored against (set by corpus_of)
-        self.skip: set[int] = set()
-        self.default = False  # its query is the conversation's own (corpus_of)
+        self.query = query or {}
+        self.skip = set(skip)
+        self.default = default
         self._weights: dict[int, dict[str, float]] = {}  # unit -> its weighed terms (shared: read only)
         # select.densities by focus weight: every unit's rough density and script, kept with the corpus
         self.densities: dict[float, tuple[list[float], list[bool]]] = {}
@@ -398,6 +405,8 @@ class Corpus:
         self.stats = relevance.term_stats(texts, terms_of)
         self.relevance: dict[int, float] = {}  # unit -> relevance to the query, 0..1 (0 when absent)
         self.whole = True  # kept with its units (corpus_of decides)
+        if query:
+            self.score()
 
     def _from_stored(self, stored: Stored) -> None:
         self.texts = self.terms_of = None
@@ -498,9 +507,6 @@ class Corpus:
 
     # ------------------------------------------------------------ relevance
 
-    def score(self, query: dict[str, str], skip: set[int]) -> None:
-        """Each unit's relevance to `query` (relevance.scores; `skip`: the turns the query came from). Scored
-        when made, before it may turn slim."""
-        texts, terms_of = self.texts, self.terms_of
-        assert texts is not None and terms_of is not None
-        self.relevance = relevance.scores(self, texts, terms_of, query, skip)
+    def score(self) -> None:
+        """Each unit's relevance to the query (relevance.scores): when made, before it may turn slim."""
+        self.relevance = relevance.scores(self)

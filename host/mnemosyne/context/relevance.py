@@ -39,17 +39,13 @@ def term_stats(texts: list[TextUnits], terms_of: list[dict[str, str]]) -> S.Term
     return S.TermStats(df, first, last, len(terms_of), kind_of)
 
 
-def scores(
-    corpus: Corpus,
-    texts: list[TextUnits],
-    terms_of: list[dict[str, str]],
-    query: dict[str, str],
-    skip: set[int],
-) -> dict[int, float]:
-    """Unit -> relevance, 0..1 (units without any left out): BM25 of each of the corpus's units (`texts`,
-    `terms_of`: its units) against the query terms, widened once by pseudo-relevance feedback, scaled so the
-    best unit outside the query's own turns (`skip`: they match it perfectly and go in verbatim) scores 1; a
-    unit also gets TURN_SHARE of its turn's best score, since the sentences of one turn share a subject."""
+def scores(corpus: Corpus) -> dict[int, float]:
+    """Unit -> relevance, 0..1 (units without any left out): BM25 of each of the corpus's units (it holds
+    them: not slim) against its query's terms, widened once by pseudo-relevance feedback, scaled so the best
+    unit outside the query's own turns (`corpus.skip`: they match it perfectly and go in verbatim) scores 1;
+    a unit also gets TURN_SHARE of its turn's best score, since the sentences of one turn share a subject."""
+    texts, terms_of, query, skip = corpus.texts, corpus.terms_of, corpus.query, corpus.skip
+    assert texts is not None and terms_of is not None
     stats = corpus.stats
     weights = {t: 1.0 for t in query if stats.idf(t) > 0}
     if not weights:

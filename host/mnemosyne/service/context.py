@@ -138,7 +138,7 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
 
 def store_corpora(arc: Archive, conv: Conversation) -> int:
     """Store the corpora of `conv` kept in memory for its own query (a redacted and a plain path: see
-    context/corpus_store.py), in place of the ones stored before, unless the archive holds them already.
+    context/corpus_store.py) that the archive does not hold yet, beside at most STORED_CORPORA in all.
     Returns the rows written."""
     from ..archive import context_units
     from ..context import corpus, corpus_store
