@@ -343,7 +343,7 @@ def settle() -> None:
 
 
 # What a slim corpus holds, in the unit cache's terms (a term held by a unit: 140-250 bytes), per distinct
-# term of its statistics (six dictionaries), per unit (a handful of numbers) and per unit weighed (its weights
+# term of its statistics (seven dictionaries), per unit (a handful of numbers) and per unit weighed (its weights
 # and what it states). Measured: 15 MB for a 5 MB English conversation (7,500 terms, 61,000 units), 24 MB
 # for a 5 MB Chinese one (23,000 terms, 51,000 units), against 180-250 MB whole.
 SLIM_PER_TERM = 3

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain, compress, repeat
 from typing import TYPE_CHECKING, Any
 
 from . import salience as S
@@ -188,6 +190,7 @@ def split_text(text: str) -> list[tuple[str, str]]:
 
 
 VALUE_KINDS = ("number", "name", "ident")
+_VALUE_KIND = frozenset(VALUE_KINDS)
 MIN_SHARED = 2  # rare context terms a restatement must share with the statement it corrects
 OLD_SHARE = 0.6  # of the statement's rare context terms, the restatement repeats at least this share
 NEW_SHARE = 0.3  # and they make up at least this share of the restatement's (it may add a reason)
@@ -202,7 +205,10 @@ def _statement(u: Unit, df: dict[str, int], rare: int) -> tuple[frozenset[str], 
     None for what cannot be corrected (a question, code, a statement without a value)."""
     if not _is_statement(u):
         return None
-    values = frozenset(t for t, kind in u.terms.items() if kind in VALUE_KINDS)
+    terms = u.terms
+    values = frozenset(compress(terms, map(_VALUE_KIND.__contains__, terms.values())))  # (in C)
+    if not values:  # (most units: what they are about is not needed)
+        return None
     # what the statement is about: its rare terms, less the Chinese bigrams that are grammar (是早, 到下)
     # or run into a value ("杯五" of "每杯五毛"), which change with the wording and the value
     inside = set("".join(t for t in values if not t.isascii()))
@@ -211,7 +217,7 @@ def _statement(u: Unit, df: dict[str, int], rare: int) -> tuple[frozenset[str], 
         for t, kind in u.terms.items()
         if t not in values and kind != "grammar" and df[t] <= rare and not (inside and inside.intersection(t))
     )
-    if not values or len(keys) < MIN_SHARED:
+    if len(keys) < MIN_SHARED:
         return None
     return values, keys
 
@@ -244,10 +250,9 @@ def mark_repeats_and_corrections(
         if statement is None:
             continue
         values, keys = statement
-        shared: dict[int, int] = {}
-        for t in keys:
-            for j in postings.get(t, ()):
-                shared[j] = shared.get(j, 0) + 1
+        # earlier statement -> the rare context terms it shares with this one (counted in C, in the order
+        # of first sharing)
+        shared = Counter(chain.from_iterable(map(postings.get, keys, repeat(()))))
         for j, n in shared.items():
             earlier = units[j]
             old_values, old_keys = facts[j]

@@ -199,7 +199,12 @@ class TermStats:
         by_df = {c: max(0.0, math.log((n - c + 0.5) / (c + 0.5))) for c in set(self.df.values())}
         keys = list(self.df)
         idfs = list(map(by_df.__getitem__, self.df.values()))
-        self.idf_of = dict(zip(keys, idfs))
+        # a term's idf, last and first turn in one lookup: weigh reads all three for each term of a unit
+        self.facts_of = dict(
+            zip(
+                keys, zip(idfs, map(self.last_turn.__getitem__, keys), map(self.first_turn.__getitem__, keys))
+            )
+        )
         kinds = map(KIND_WEIGHT.__getitem__, map(self.kind_of.__getitem__, keys))
         self.rough_of = dict(zip(keys, map(operator.mul, idfs, kinds)))
 
@@ -222,16 +227,18 @@ class TermStats:
     ) -> dict[str, float]:
         """The terms of the unit at (`turn`, `seq`) with their weights; terms that weigh nothing are left
         out. `first_seq`: the seq of the first unit of that turn using each term."""
-        idf, last, first, kind_weight = self.idf_of, self.last_turn, self.first_turn, KIND_WEIGHT
-        later = turn + LATER_GAP
-        out = {
-            t: idf[t]
-            * kind_weight[kind]
-            * (1.0 + LATER_BONUS if last[t] >= later else 1.0)
-            * (1.0 + FIRST_BONUS if first[t] == turn and first_seq[t] == seq else 1.0)
-            for t, kind in found.items()
-            if idf[t] > 0
-        }
+        facts, last, kind_weight = self.facts_of, self.last_turn, KIND_WEIGHT
+        later, later_bonus, first_bonus = turn + LATER_GAP, 1.0 + LATER_BONUS, 1.0 + FIRST_BONUS
+        out = {}
+        for t, kind in found.items():
+            w, last_use, first_use = facts[t]
+            if w > 0:
+                w *= kind_weight[kind]
+                if last_use >= later:
+                    w *= later_bonus
+                if first_use == turn and first_seq[t] == seq:
+                    w *= first_bonus
+                out[t] = w
         for name in defines:  # a definition the rest of the conversation uses
             key = name.lower()
             if key in out and last[key] >= later:
