@@ -411,7 +411,7 @@ def test_the_units_of_a_text_carry_their_terms_sizes_and_first_uses():
     tu = _text_units("We bake rye on Monday. Marta bakes rye and spelt. Then spelt twice?")
     assert [p[0] for p in tu.parts] == ["sentence"] * 3 and tu.questions == (False, False, True)
     assert tu.first == {"bake": 0, "rye": 0, "monday": 0, "marta": 1, "bakes": 1, "spelt": 1, "twice": 2}
-    assert tu.kinds["monday"] == "name" and tu.kinds["marta"] == "word"  # it opens its sentence
+    assert tu.parts[0][2]["monday"] == "name" and tu.parts[1][2]["marta"] == "word"  # it opens its sentence
     code = salience.terms("call `price_book` and getUserName in MyClass, see README.md and BT-101 today")
     assert {t for t, k in code.items() if k == "ident"} == {
         "price_book",

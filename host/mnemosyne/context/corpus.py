@@ -38,8 +38,7 @@ class TextUnits:
     pipes: tuple[int, ...]  # table pipes in each unit (markup, not information)
     questions: tuple[bool, ...]  # the unit is a question
     cjk: tuple[bool, ...]  # the unit is written (partly) in Chinese, Japanese or Korean script
-    kinds: dict[str, str]  # term -> its kind in the last unit using it (its keys: the text's terms)
-    held: int  # terms held, for the cache's bound
+    held: int  # terms held, for the cache's bound (held_of)
     # each unit's token count in token_policy.COUNTED_ENCODING, when known (units read back from the archive)
     counts: tuple[int, ...] | None = field(default=None, compare=False)
     _first: dict[str, int] | None = field(default=None, compare=False, repr=False)
@@ -69,7 +68,6 @@ def _text_units(text: str) -> TextUnits:
         else:
             body = S.compress(body)
             parts.append((kind, body, S.terms(body), ()))
-    kinds, held = kinds_and_held(parts)
     return TextUnits(
         tuple(parts),
         tuple(len(p[1]) if p[1].isascii() else len(p[1].encode()) for p in parts),
@@ -77,21 +75,13 @@ def _text_units(text: str) -> TextUnits:
         tuple(p[0] == "sentence" and p[1].rstrip().endswith(digest.QUESTION_END) for p in parts),
         # (a unit's text is a piece of the message's, with "…" or "..." added: no CJK when it has none)
         tuple(has_cjk(p[1]) for p in parts) if has_cjk(text) else (False,) * len(parts),
-        kinds,
-        held,
+        held_of(parts),
     )
 
 
-def kinds_and_held(parts: Iterable[Part]) -> tuple[dict[str, str], int]:
-    """A text's TextUnits.kinds and .held, from its parts (a split, or units read back from the archive)."""
-    parts = tuple(parts)
-    if len(parts) == 1:
-        kinds = parts[0][2]  # (shared with the unit: both are read only)
-    else:
-        kinds = {}
-        for part in parts:
-            kinds.update(part[2])
-    return kinds, sum(len(p[2]) for p in parts) + 1
+def held_of(parts: Iterable[Part]) -> int:
+    """A text's TextUnits.held, from its parts (a split, or units read back from the archive)."""
+    return sum(len(p[2]) for p in parts) + 1
 
 
 # The units of a message's text, kept in-process: a warm host builds the same conversation again (the
@@ -228,7 +218,7 @@ def _fields(units: TextUnits) -> tuple:
 
 def _from_fields(fields: tuple) -> TextUnits:
     parts, sizes, pipes, questions, cjk = fields
-    return TextUnits(parts, sizes, pipes, questions, cjk, *kinds_and_held(parts))
+    return TextUnits(parts, sizes, pipes, questions, cjk, held_of(parts))
 
 
 def _keep(text: str, units: TextUnits) -> None:

@@ -24,16 +24,19 @@ FEEDBACK_WEIGHT = 1.0  # an added term's weight at most, next to a query term's 
 
 
 def term_stats(texts: list[TextUnits], terms_of: list[dict[str, str]]) -> S.TermStats:
-    """Term statistics over the units, merged per message text: each message's distinct terms once."""
+    """Term statistics over the units: how many units use each term, the first and last turn that does, and
+    each term's kind in the last unit using it."""
     df = Counter(chain.from_iterable(terms_of))
     last: dict[str, int] = {}
     new: list[int] = []  # per text: how many terms it uses first
     kind_of: dict[str, str] = {}
     for turn, tu in enumerate(texts):
         held = len(last)
-        last.update(dict.fromkeys(tu.kinds, turn))
+        for part in tu.parts:
+            terms = part[2]
+            last.update(dict.fromkeys(terms, turn))
+            kind_of.update(terms)
         new.append(len(last) - held)
-        kind_of.update(tu.kinds)
     # `last` holds the terms in order of first use: the first `new[0]` are the first text's, and so on
     first = dict(zip(last, chain.from_iterable(map(repeat, range(len(texts)), new))))
     return S.TermStats(df, first, last, len(terms_of), kind_of)
@@ -77,22 +80,21 @@ def scores(corpus: Corpus) -> dict[int, float]:
 
 
 def _bm25(corpus: Corpus, texts: list[TextUnits], query: dict[str, float], avg: float) -> dict[int, float]:
-    """Scores of the units that hold a query term (messages without one are skipped whole)."""
+    """Scores of the units that hold a query term."""
     idf = corpus.stats.idf
     weight = {t: idf(t) * w for t, w in query.items()}
     keys = weight.keys()
     scale = BM25_K1 * BM25_B / max(avg, 1e-9)
     out: dict[int, float] = {}
     for turn, tu in enumerate(texts):
-        if keys.isdisjoint(tu.kinds):
-            continue
         k0 = corpus.start[turn]
         for seq, part in enumerate(tu.parts):
             terms = part[2]
+            if keys.isdisjoint(terms):
+                continue
             hit = keys & terms.keys()
-            if hit:
-                norm = BM25_K1 * (1 - BM25_B) + scale * len(terms)
-                out[k0 + seq] = math.fsum(weight[t] for t in hit) * (BM25_K1 + 1) / (1 + norm)
+            norm = BM25_K1 * (1 - BM25_B) + scale * len(terms)
+            out[k0 + seq] = math.fsum(weight[t] for t in hit) * (BM25_K1 + 1) / (1 + norm)
     return out
 
 

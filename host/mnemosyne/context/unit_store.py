@@ -14,7 +14,7 @@ from typing import Literal, cast
 
 import msgspec
 
-from .corpus import TextUnits, kinds_and_held
+from .corpus import TextUnits, held_of
 
 # Bump when splitting or terming changes what a text's units are: rows of another format are split again.
 FORMAT = 1
@@ -80,7 +80,6 @@ def unpack(blob: bytes) -> TextUnits | None:
     ):
         return None
     shaped = tuple((kind, text, terms, tuple(names)) for kind, text, terms, names in parts)
-    kinds, held = kinds_and_held(shaped)
     return TextUnits(
-        shaped, tuple(sizes), tuple(pipes), tuple(questions), tuple(cjk), kinds, held, tuple(counts)
+        shaped, tuple(sizes), tuple(pipes), tuple(questions), tuple(cjk), held_of(shaped), tuple(counts)
     )
