@@ -146,7 +146,7 @@ def units_of_texts(texts: list[str], keep_going: Callable[[], bool] = lambda: Tr
         else:
             places[text] = place
     new = [(place, text) for text, place in places.items()]
-    if new and _offer is not None:
+    if new and _offer is not None and _offered_units():  # (a conversation just saved has none: no key made)
         for _, text in new:
             stored = _stored_units(text)
             if stored is not None:
@@ -231,14 +231,19 @@ def _keep(text: str, units: TextUnits) -> None:
         _cache_terms -= old.held
 
 
-def _stored_units(text: str) -> TextUnits | None:
+def _offered_units() -> dict[bytes, bytes]:
+    """The units on offer (read from the archive on first use)."""
     global _offered
-    from . import unit_store
-
     if _offered is None:
         assert _offer is not None
         _offered = _offer()
-    blob = _offered.get(unit_store.key(text))
+    return _offered
+
+
+def _stored_units(text: str) -> TextUnits | None:
+    from . import unit_store
+
+    blob = _offered_units().get(unit_store.key(text))
     return None if blob is None else unit_store.unpack(blob)
 
 
@@ -286,7 +291,8 @@ def _stored_corpus(turns: list[Turn], query: dict[str, str], skip: set[int], own
     from . import corpus_store
 
     assert _offer_corpora is not None
-    blob = _offer_corpora().get(corpus_store.key(turns, query, skip))
+    offered = _offer_corpora()
+    blob = offered.get(corpus_store.key(turns, query, skip)) if offered else None  # (no key made for none)
     stored = None if blob is None else corpus_store.unpack(blob)
     if stored is None or len(stored.parts) != len(turns):
         return None
