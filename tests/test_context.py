@@ -424,7 +424,14 @@ def test_the_units_of_a_text_carry_their_terms_sizes_and_first_uses():
     assert salience.terms("`make` runs it")["make"] == "ident"
     han = salience.terms("联系人：小王，数据库设计很重要。三本书")
     assert han["小王"] == han["联系"] == han["系人"] == "hanword"  # runs of two or three characters
-    assert han["设计"] == "han" and han["很重"] == "grammar" and han["三本"] == "number"
+    assert han["设计"] == "han" and han["三本"] == "number"
+    # a pair with a function character is no term, as English stop words are not (a focus keeps it: it is
+    # looked for in the units' text)
+    assert (
+        "很重" not in han
+        and "要。" not in han
+        and salience.terms("很重要", grammar=True)["很重"] == "grammar"
+    )
     assert list(han)[:3] == ["联系", "系人", "小王"]  # in order of appearance
     assert _text_units("数据库的设计").cjk == (True,) and _text_units("plain — text").cjk == (False,)
 

@@ -72,6 +72,31 @@ def test_focus_in_chinese():
     assert "甬仓七号" in warehouse.text and "青禾点网" in site.text
 
 
+def test_a_chinese_focus_on_a_word_with_a_function_character_finds_it_in_the_text():
+    """上海 (上 is a function character) is no unit's term (salience.terms): the focus finds it in the text."""
+    script = [
+        ("user", "周会改在上海办公室的三楼，会议室叫蓝鲸厅。"),
+        ("assistant", "好的。"),
+        ("user", "报销单交给财务部的小李，截止日期是每月五号。"),
+        ("assistant", "好的。"),
+    ]
+    script += [
+        x
+        for i in range(60)
+        for x in (
+            ("user", f"第{i}个问题：今天的天气怎么样？"),
+            ("assistant", f"第{i}天是晴天，气温大约{i % 30}度，风很小。"),
+        )
+    ]
+    script.append(("user", "回到正事。"))
+    conv = linear(script, conversation_id="zh-function", title="笔记", site="chatgpt")
+    budget = 120  # room for one of the two facts: the focus decides which (without one: 小李)
+    shanghai = build_context(conv, "chatgpt", budget=budget, focus="上海")
+    finance = build_context(conv, "chatgpt", budget=budget, focus="财务")
+    assert "蓝鲸厅" in shanghai.text and "小李" not in shanghai.text
+    assert "小李" in finance.text and "蓝鲸厅" not in finance.text
+
+
 def test_focus_is_checked():
     conv = linear([("user", "hello")], conversation_id="x", title="x", site="chatgpt")
     with pytest.raises(InputError):

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 # Corpus rows share the context_units table with unit rows (whose formats stay below this); bump it when the
 # corpus or its layout changes, or with unit_store.FORMAT (the statistics are made of the units).
-FORMAT = 1_000_001
+FORMAT = 1_000_002
 
 
 class Stored(msgspec.Struct, array_like=True):

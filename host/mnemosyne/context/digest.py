@@ -209,13 +209,12 @@ def _statement(u: Unit, df: dict[str, int], rare: int) -> tuple[frozenset[str], 
     values = frozenset(compress(terms, map(_VALUE_KIND.__contains__, terms.values())))  # (in C)
     if not values:  # (most units: what they are about is not needed)
         return None
-    # what the statement is about: its rare terms, less the Chinese bigrams that are grammar (是早, 到下)
-    # or run into a value ("杯五" of "每杯五毛"), which change with the wording and the value
+    # what the statement is about: its rare terms, less the Chinese pairs that run into a value ("杯五" of
+    # "每杯五毛"), which change with the wording and the value (pairs with a function character, 是早 or
+    # 到下, are no terms: salience.terms)
     inside = set("".join(t for t in values if not t.isascii()))
     keys = tuple(
-        t
-        for t, kind in u.terms.items()
-        if t not in values and kind != "grammar" and df[t] <= rare and not (inside and inside.intersection(t))
+        t for t in u.terms if t not in values and df[t] <= rare and not (inside and inside.intersection(t))
     )
     if len(keys) < MIN_SHARED:
         return None

@@ -162,7 +162,7 @@ def _corpus(conv: Conversation, turns: list[Turn], last_pos: int, focus: str | N
     title = conv.title or ""
     skip: set[int] = set()
     if focus:
-        query = salience.terms(focus + "\n" + title)
+        query = salience.terms(focus + "\n" + title, grammar=True)  # (上海, 会议: looked for in the text)
     else:
         asked = [i for i, t in enumerate(turns[: last_pos + 1]) if t.role == "user"][-QUERY_TURNS:]
         skip = set(asked)

@@ -50,16 +50,18 @@ def scores(corpus: Corpus) -> dict[int, float]:
     texts, terms_of, query, skip = corpus.texts, corpus.terms_of, corpus.query, corpus.skip
     assert texts is not None and terms_of is not None
     stats = corpus.stats
-    weights = {t: 1.0 for t in query if stats.idf(t) > 0}
-    if not weights:
+    weights = {t: 1.0 for t, kind in query.items() if kind != "grammar" and stats.idf(t) > 0}
+    # a focus's Chinese pairs with a function character (上海, 会议) are no unit's terms: found in the text
+    in_text = _in_text(corpus, texts, [t for t, kind in query.items() if kind == "grammar"])
+    if not weights and not in_text:
         return {}
     avg = sum(map(len, terms_of)) / max(1, len(terms_of))
-    found = _bm25(corpus, texts, weights, avg)
+    found = _bm25(corpus, texts, weights, avg, in_text)
     if FEEDBACK_UNITS and FEEDBACK_TERMS:
         extra = _feedback(corpus, terms_of, found, weights, skip)
         if extra:
             weights.update(extra)
-            found = _bm25(corpus, texts, weights, avg)
+            found = _bm25(corpus, texts, weights, avg, in_text)
     turn_of = corpus.turn_of
     best = max((x for k, x in found.items() if turn_of[k] not in skip), default=0.0)
     if best <= 0:
@@ -79,8 +81,37 @@ def scores(corpus: Corpus) -> dict[int, float]:
     return rel
 
 
-def _bm25(corpus: Corpus, texts: list[TextUnits], query: dict[str, float], avg: float) -> dict[int, float]:
-    """Scores of the units that hold a query term."""
+def _in_text(corpus: Corpus, texts: list[TextUnits], pairs: list[str]) -> dict[int, list[float]]:
+    """Unit -> the idf of each of `pairs` its text holds (query terms no unit carries: salience.terms)."""
+    if not pairs:
+        return {}
+    holders: dict[str, list[int]] = {pair: [] for pair in pairs}
+    for turn, tu in enumerate(texts):
+        whole = corpus.turns[turn].text
+        held = [pair for pair in pairs if pair in whole]
+        if not held:
+            continue
+        for seq, part in enumerate(tu.parts):
+            for pair in held:
+                if pair in part[1]:
+                    holders[pair].append(corpus.start[turn] + seq)
+    n = len(corpus)
+    out: dict[int, list[float]] = {}
+    for ks in holders.values():
+        idf = max(0.0, math.log((n - len(ks) + 0.5) / (len(ks) + 0.5)))
+        for k in ks:
+            out.setdefault(k, []).append(idf)
+    return out
+
+
+def _bm25(
+    corpus: Corpus,
+    texts: list[TextUnits],
+    query: dict[str, float],
+    avg: float,
+    in_text: dict[int, list[float]],
+) -> dict[int, float]:
+    """Scores of the units that hold a query term (`in_text`: see _in_text)."""
     idf = corpus.stats.idf
     weight = {t: idf(t) * w for t, w in query.items()}
     keys = weight.keys()
@@ -90,11 +121,12 @@ def _bm25(corpus: Corpus, texts: list[TextUnits], query: dict[str, float], avg: 
         k0 = corpus.start[turn]
         for seq, part in enumerate(tu.parts):
             terms = part[2]
-            if keys.isdisjoint(terms):
+            found = in_text.get(k0 + seq) if in_text else None
+            if keys.isdisjoint(terms) and not found:
                 continue
-            hit = keys & terms.keys()
+            hit = [weight[t] for t in keys & terms.keys()]
             norm = BM25_K1 * (1 - BM25_B) + scale * len(terms)
-            out[k0 + seq] = math.fsum(weight[t] for t in hit) * (BM25_K1 + 1) / (1 + norm)
+            out[k0 + seq] = math.fsum(hit + found if found else hit) * (BM25_K1 + 1) / (1 + norm)
     return out
 
 
@@ -121,8 +153,8 @@ def _feedback(
     for k in best:
         terms = terms_of[k]
         share = found[k] / top / max(1, len(terms))
-        for t, kind in terms.items():
-            if t not in query and kind != "grammar":
+        for t in terms:
+            if t not in query:
                 w = idf(t)
                 if w > 0:
                     mass[t] = mass.get(t, 0.0) + share * w

@@ -92,9 +92,11 @@ _han_patterns = cache(_HanPatterns)
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-def terms(text: str) -> dict[str, str]:
-    """Content terms of `text`: key -> kind ("word", "name", "number", "ident", "han", "hanword",
-    "grammar")."""
+def terms(text: str, grammar: bool = False) -> dict[str, str]:
+    """Content terms of `text`: key -> kind ("word", "name", "number", "ident", "han", "hanword"). A pair of
+    Chinese characters with a function character (的是, 好了, but also 上海) is left out as English stop words
+    are, unless `grammar` (a focus: such a pair is looked for in the units' text, see relevance.py): kind
+    "grammar"."""
     out: dict[str, str] = {}
     ascii_only = text.isascii()
     if ascii_only or _LATIN.search(text):
@@ -117,19 +119,24 @@ def terms(text: str) -> dict[str, str]:
     if not ascii_only and _HAN_CHAR.search(text):
         p = _han_patterns()
         runs = p.han.findall(text)
-        # every overlapping pair of each run, in order
-        han = dict.fromkeys([r[i : i + 2] for r in runs for i in range(len(r) - 1)], "han")
-        if han:
+        # every overlapping pair of each run, in order; a pair with a function character is grammar
+        # whatever its place: 43 % of a Chinese text's pairs, which weighed little and cost as much as the
+        # others in every step of a build
+        pairs = [r[i : i + 2] for r in runs for i in range(len(r) - 1)]
+        if pairs:
+            content = _HAN_FUNCTION.isdisjoint
+            han = dict.fromkeys(pairs if grammar else filter(content, pairs), "han")
             # a run of two or three characters between punctuation or spaces is mostly one word (a name, a
-            # table cell, a list entry); a longer run's pairs are half seams between words
+            # table cell, a list entry); a longer run's pairs are half seams between words (an existing key:
+            # its kind changes, its place in the order does not)
             for run in runs:
                 if len(run) == 2:
-                    han[run] = "hanword"
+                    if run in han:
+                        han[run] = "hanword"
                 elif len(run) == 3:
-                    han.update(dict.fromkeys((run[:2], run[1:]), "hanword"))
-            # a pair with a function character is grammar whatever its place (an existing key: its kind
-            # changes, its place in the order does not)
-            han.update(dict.fromkeys(filterfalse(_HAN_FUNCTION.isdisjoint, han), "grammar"))
+                    han.update(dict.fromkeys([p for p in (run[:2], run[1:]) if p in han], "hanword"))
+            if grammar:
+                han.update(dict.fromkeys(filterfalse(content, han), "grammar"))
             out.update(han)
         else:
             out.update(dict.fromkeys(runs, "han"))  # single characters
@@ -172,7 +179,6 @@ KIND_WEIGHT = {
     "word": 1.0,
     "han": 0.4,
     "hanword": 0.8,
-    "grammar": 0.15,
     "name": 1.6,
     "number": 1.5,
     "ident": 3.0,  # a name the continuation must use verbatim (price_book, BT-101); 1.8 before round 5

@@ -17,9 +17,9 @@ import msgspec
 from .corpus import TextUnits, held_of
 
 # Bump when splitting or terming changes what a text's units are: rows of another format are split again.
-FORMAT = 1
+FORMAT = 2  # 2: no Chinese pairs with a function character (salience.terms)
 
-TermKind = Literal["word", "name", "number", "ident", "han", "hanword", "grammar"]
+TermKind = Literal["word", "name", "number", "ident", "han", "hanword"]
 PartKind = Literal["sentence", "item", "row", "code", "table", "list"]
 _Layout = tuple[
     list[
