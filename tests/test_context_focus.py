@@ -50,13 +50,9 @@ def test_focus_brings_in_what_bears_on_it(filler):
     assert on_db.report["tokens"] <= budget and on_site.report["tokens"] <= budget
 
 
-def test_focus_in_chinese():
-    script = [
-        ("user", "我们的仓库在宁波北仑港，仓库编号是甬仓七号。"),
-        ("assistant", "好的。"),
-        ("user", "公司官网用的是蓝鲸建站平台，域名是青禾点网。"),
-        ("assistant", "好的。"),
-    ]
+def two_chinese_topics(first: str, second: str, conversation_id: str) -> Conversation:
+    """Two facts stated early, then 60 exchanges about the weather, then a return to the work."""
+    script = [("user", first), ("assistant", "好的。"), ("user", second), ("assistant", "好的。")]
     script += [
         x
         for i in range(60)
@@ -66,7 +62,15 @@ def test_focus_in_chinese():
         )
     ]
     script.append(("user", "回到正事。"))
-    conv = linear(script, conversation_id="zh-topics", title="笔记", site="chatgpt")
+    return linear(script, conversation_id=conversation_id, title="笔记", site="chatgpt")
+
+
+def test_focus_in_chinese():
+    conv = two_chinese_topics(
+        "我们的仓库在宁波北仑港，仓库编号是甬仓七号。",
+        "公司官网用的是蓝鲸建站平台，域名是青禾点网。",
+        "zh-topics",
+    )
     warehouse = build_context(conv, "chatgpt", budget=400, focus="仓库的地址")
     site = build_context(conv, "chatgpt", budget=400, focus="官网的域名")
     assert "甬仓七号" in warehouse.text and "青禾点网" in site.text
@@ -74,22 +78,11 @@ def test_focus_in_chinese():
 
 def test_a_chinese_focus_on_a_word_with_a_function_character_finds_it_in_the_text():
     """上海 (上 is a function character) is no unit's term (salience.terms): the focus finds it in the text."""
-    script = [
-        ("user", "周会改在上海办公室的三楼，会议室叫蓝鲸厅。"),
-        ("assistant", "好的。"),
-        ("user", "报销单交给财务部的小李，截止日期是每月五号。"),
-        ("assistant", "好的。"),
-    ]
-    script += [
-        x
-        for i in range(60)
-        for x in (
-            ("user", f"第{i}个问题：今天的天气怎么样？"),
-            ("assistant", f"第{i}天是晴天，气温大约{i % 30}度，风很小。"),
-        )
-    ]
-    script.append(("user", "回到正事。"))
-    conv = linear(script, conversation_id="zh-function", title="笔记", site="chatgpt")
+    conv = two_chinese_topics(
+        "周会改在上海办公室的三楼，会议室叫蓝鲸厅。",
+        "报销单交给财务部的小李，截止日期是每月五号。",
+        "zh-function",
+    )
     budget = 120  # room for one of the two facts: the focus decides which (without one: 小李)
     shanghai = build_context(conv, "chatgpt", budget=budget, focus="上海")
     finance = build_context(conv, "chatgpt", budget=budget, focus="财务")
