@@ -12,6 +12,7 @@ from mnemosyne.archive import keys as archive_keys
 from mnemosyne.archive import open_archive
 from mnemosyne.archive.db import connect
 from mnemosyne.archive.migrations import MIGRATIONS, applied, migrate
+from mnemosyne.archive.writes import prepare
 from mnemosyne.errors import ArchiveError, KeyringUnavailableError, WrongKeyError
 from mnemosyne.model import Message, TextPart
 from mnemosyne.readers.base import build
@@ -76,6 +77,26 @@ def test_saving_is_idempotent_and_updates_in_place(mnemo_home):
         longer = arc.save(conversation("s1", ["hi", "hello", "more", "and more"]))
         assert (longer.status, longer.messages, longer.id) == ("updated", 4, first.id)
         assert arc.stats()["conversations"] == 1
+
+
+def test_a_document_is_stored_as_the_text_of_its_json_new_replaced_and_imported(mnemo_home):
+    """The archive writes a document from its UTF-8 bytes (a string of it is up to four bytes a character):
+    what it stores is text, the conversation's compact JSON, whether created, replaced or bulk-imported."""
+    from mnemosyne import canonical
+
+    first = conversation("d1", ["emoji 🦊 and 中文", "ok"])
+    grown = conversation("d1", ["emoji 🦊 and 中文", "ok", "more 🦊"])
+    imported = [conversation("d2", ["plain"]), conversation("d3", ["Ünïcode ☃"])]
+    with open_archive() as arc:
+        assert arc.save(first).status == "created"
+        assert arc.save(grown).status == "updated"
+        assert arc.save(grown).status == "unchanged"  # the digest of the stored bytes
+        with arc.bulk_import():  # made ahead and written in one statement, as an import does
+            arc.save_many(imported, prepared={id(c): prepare(c) for c in imported})
+        rows = dict(arc.conn.execute("SELECT source_id, document FROM conversations").fetchall())
+        kinds = {t for (t,) in arc.conn.execute("SELECT typeof(document) FROM conversations")}
+    assert kinds == {"text"}
+    assert rows == {c.source.conversation_id: canonical.dumps(c, indent=None) for c in [grown, *imported]}
 
 
 def test_message_rows_and_token_counts_keep_any_message_id_in_order(mnemo_home):
@@ -383,8 +404,9 @@ def test_list_oldest_first_and_within_dates_pages_the_same_set(mnemo_home):
 def test_the_content_digest_hashed_in_pieces_is_the_digest_of_the_document_without_captured_at(
     monkeypatch, slice_chars
 ):
-    """The save's digest is computed piece by piece (no whole copy of a 64 MiB document); it must stay the
-    digest of the document with every captured_at removed, whatever the text (astral, lone surrogates)."""
+    """The save's digest is computed piece by piece (no whole copy of a 64 MiB document) over its UTF-8; it
+    must stay the digest of the document with every captured_at removed, whatever the text (astral, lone
+    surrogates), as it was when it was taken of the document's string."""
     import re as _re
 
     from mnemosyne.archive import writes
@@ -399,7 +421,8 @@ def test_the_content_digest_hashed_in_pieces_is_the_digest_of_the_document_witho
     ]
     pattern = _re.compile(r'"captured_at":"[^"]*",?')
     for document in documents:
-        assert writes._content_digest(document) == sha256_hex(pattern.sub("", document)), document
+        utf8 = document.encode("utf-8", "surrogatepass")
+        assert writes._content_digest(utf8) == sha256_hex(pattern.sub("", document)), document
 
 
 def test_stored_token_counts_are_replaced_not_duplicated(mnemo_home):

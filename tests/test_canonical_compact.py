@@ -85,12 +85,14 @@ def conversation(text: str, arguments: object, raw: object, duration: float | No
 def test_the_compact_document_is_the_json_one(text, arguments, raw, duration):
     conv = conversation(text, arguments, raw, duration)
     assert canonical.dumps(conv, indent=None) == by_json(conv)
+    assert canonical.document_bytes(conv)[0] == by_json(conv).encode()  # what the archive stores
 
 
 def test_every_fixture_conversation_gets_the_json_document():
     count = 0
     for path, conv in fixture_conversations():
         assert canonical.dumps(conv, indent=None) == by_json(conv), path
+        assert canonical.document_bytes(conv)[0] == by_json(conv).encode(), path
         count += 1
     conv = every_part()
     assert canonical.dumps(conv, indent=None) == by_json(conv)

@@ -68,7 +68,7 @@ def defer_checkpoints(conn: sqlite.Connection) -> None:
     conn.execute("PRAGMA wal_autocheckpoint = 0")
 
 
-_ONE_ROW = re.compile(r"VALUES \((?:\?,)*\?\)")
+_ONE_ROW = re.compile(r"VALUES \((?:(?:\?|CAST\(\? AS TEXT\)),)*(?:\?|CAST\(\? AS TEXT\))\)")
 MAX_PARAMETERS = 32_766  # SQLite's bound on a statement's parameters (SQLITE_MAX_VARIABLE_NUMBER)
 
 

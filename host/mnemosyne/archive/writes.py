@@ -47,24 +47,25 @@ class SaveResult(NamedTuple):  # not a dataclass: dataclasses (with inspect) is 
 KEPT_REASON = "the archive holds a complete copy of this conversation; a partial capture never replaces it"
 _IMPORTED = sync.SyncMark(origin="import")
 
-_CAPTURED_AT = re.compile(r'"captured_at":"[^"]*",?')
+_CAPTURED_AT = re.compile(rb'"captured_at":"[^"]*",?')
 
 
-_DIGEST_SLICE = 1 << 20  # characters encoded at a time
+_DIGEST_SLICE = 1 << 20  # bytes hashed at a time
 _json = indexing.json_text  # the rows of many-row statements, as JSON for json_each
 
 
-def _content_digest(document: str) -> str:
+def _content_digest(document: bytes) -> str:
     """What the conversation says, not when it was captured: re-saving the same thing is 'unchanged'.
 
-    Transcript text cannot fake the pattern: inside JSON strings its quotes are escaped. The same digest as
-    sha256 of the document without its captured_at, hashed piece by piece: a 64 MiB save's document is never
-    copied whole (a str copy, then its UTF-8 bytes, was the save's peak memory)."""
+    Transcript text cannot fake the pattern: inside JSON strings its quotes are escaped (and no byte of a
+    UTF-8 character past ASCII is a quote). sha256 of the document's UTF-8 without its captured_at, hashed
+    piece by piece: a 64 MiB save's document is never copied whole."""
     digest = hashlib.sha256()
+    view = memoryview(document)
 
     def feed(start: int, end: int) -> None:
         for at in range(start, end, _DIGEST_SLICE):
-            digest.update(document[at : min(at + _DIGEST_SLICE, end)].encode("utf-8", "surrogatepass"))
+            digest.update(view[at : min(at + _DIGEST_SLICE, end)])
 
     kept_from = 0
     for match in _CAPTURED_AT.finditer(document):
@@ -78,18 +79,20 @@ _CONVERSATION_COLUMNS = (
     "id, site, source_id, title, url, created_at, updated_at, saved_at, message_count, active_leaf,"
     f" content_sha256, document, sort_key, {', '.join(facets.COLUMNS)}"
 ).split(", ")
+# each column's value; the document comes as UTF-8 bytes (canonical.document_bytes), stored as the text it is
+_VALUES = {name: "CAST(? AS TEXT)" if name == "document" else "?" for name in _CONVERSATION_COLUMNS}
 _INSERT_CONVERSATION = (
-    f"INSERT INTO conversations ({', '.join(_CONVERSATION_COLUMNS)})"
-    f" VALUES ({','.join('?' * len(_CONVERSATION_COLUMNS))})"
+    f"INSERT INTO conversations ({', '.join(_CONVERSATION_COLUMNS)}) VALUES ({','.join(_VALUES.values())})"
 )
 # every column but the id, then the id (a re-save: see _replace_rows)
 _UPDATE_CONVERSATION = (
-    f"UPDATE conversations SET {', '.join(f'{name} = ?' for name in _CONVERSATION_COLUMNS[1:])} WHERE id = ?"
+    f"UPDATE conversations SET {', '.join(f'{name} = {_VALUES[name]}' for name in _CONVERSATION_COLUMNS[1:])}"
+    " WHERE id = ?"
 )
 
 
 def _conversation_row(
-    conv: Conversation, document: str, digest: str, found: facets.Facets, now: str
+    conv: Conversation, document: bytes, digest: str, found: facets.Facets, now: str
 ) -> tuple:
     from ..model import format_time
 
@@ -131,17 +134,17 @@ class Prepared(NamedTuple):
     for its SQL only). Used only for that same object, and only when the archive does not hold it yet."""
 
     conv: Conversation
-    document: str
+    document: bytes  # UTF-8 (canonical.document_bytes)
     digest: str
     facets: facets.Facets
     texts: indexing.Texts
-    exact: bool  # the document is `conv`'s own dump (canonical.document_of)
+    exact: bool  # the document is `conv`'s own dump (canonical.document_bytes)
 
 
 def prepare(conv: Conversation) -> Prepared:
     from .. import canonical
 
-    document, data, exact = canonical.document_of(conv, indent=None)
+    document, data, exact = canonical.document_bytes(conv)
     return Prepared(
         conv, document, _content_digest(document), facets.of_document(data), indexing.texts_for(conv), exact
     )
@@ -323,7 +326,7 @@ class ArchiveWrites:
             document, digest, found, texts = ahead.document, ahead.digest, ahead.facets, ahead.texts
             exact = ahead.exact
         else:  # not made ahead, or a merge: from the conversation as it is saved
-            document, data, exact = canonical.document_of(conv, indent=None)
+            document, data, exact = canonical.document_bytes(conv)
             digest, found = _content_digest(document), facets.of_document(data)
             del data
         if row is not None and row[1] == digest:
@@ -337,7 +340,7 @@ class ArchiveWrites:
         self,
         c,
         conv: Conversation,
-        document: str,
+        document: bytes,
         digest: str,
         found: facets.Facets,
         stored: Conversation | None,
