@@ -114,12 +114,10 @@ def dumps_with_data(conv: Conversation, *, indent: int | None = 2) -> tuple[str,
 def document_of(conv: Conversation, *, indent: int | None = 2) -> tuple[str, dict[str, Any], bool]:
     """dumps_with_data, and whether the document is `conv`'s own dump: False when a lone surrogate or a
     NaN had to be cleaned out of it, so that reading the document back gives another conversation."""
-    data = to_dict(conv)
     if not indent:
-        raw = _compact(data)
-        if raw is not None:  # (no lone surrogate: msgspec refuses one; no NaN: see _exponent_float)
-            return str(raw, "utf-8"), data, True
-    return _by_json(data, indent)
+        raw, data, exact = document_bytes(conv)
+        return str(raw, "utf-8"), data, exact
+    return _by_json(to_dict(conv), indent)
 
 
 def document_bytes(conv: Conversation) -> tuple[bytes, dict[str, Any], bool]:
@@ -127,7 +125,7 @@ def document_bytes(conv: Conversation) -> tuple[bytes, dict[str, Any], bool]:
     four bytes a character (one emoji is enough), 224 MB for the 56 MB document of a 63 MiB save."""
     data = to_dict(conv)
     raw = _compact(data)
-    if raw is not None:
+    if raw is not None:  # (no lone surrogate: msgspec refuses one; no NaN: see _exponent_float)
         return raw, data, True
     text, data, exact = _by_json(data, None)
     return text.encode("utf-8"), data, exact

@@ -214,7 +214,7 @@ def _statement(u: Unit, df: dict[str, int], rare: int) -> tuple[frozenset[str], 
     # 到下, are no terms: salience.terms)
     inside = set("".join(t for t in values if not t.isascii()))
     keys = tuple(
-        t for t in u.terms if t not in values and df[t] <= rare and not (inside and inside.intersection(t))
+        t for t in terms if t not in values and df[t] <= rare and not (inside and inside.intersection(t))
     )
     if len(keys) < MIN_SHARED:
         return None

@@ -50,9 +50,9 @@ def scores(corpus: Corpus) -> dict[int, float]:
     texts, terms_of, query, skip = corpus.texts, corpus.terms_of, corpus.query, corpus.skip
     assert texts is not None and terms_of is not None
     stats = corpus.stats
-    weights = {t: 1.0 for t, kind in query.items() if kind != "grammar" and stats.idf(t) > 0}
+    weights = {t: 1.0 for t, kind in query.items() if kind != S.GRAMMAR and stats.idf(t) > 0}
     # a focus's Chinese pairs with a function character (上海, 会议) are no unit's terms: found in the text
-    in_text = _in_text(corpus, texts, [t for t, kind in query.items() if kind == "grammar"])
+    in_text = _in_text(corpus, texts, [t for t, kind in query.items() if kind == S.GRAMMAR])
     if not weights and not in_text:
         return {}
     avg = sum(map(len, terms_of)) / max(1, len(terms_of))

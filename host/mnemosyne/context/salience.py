@@ -92,6 +92,9 @@ _han_patterns = cache(_HanPatterns)
 _LATIN = re.compile(r"[A-Za-z]")
 
 
+GRAMMAR = "grammar"  # the kind of a Chinese pair with a function character, in a focus only (terms)
+
+
 def terms(text: str, grammar: bool = False) -> dict[str, str]:
     """Content terms of `text`: key -> kind ("word", "name", "number", "ident", "han", "hanword"). A pair of
     Chinese characters with a function character (的是, 好了, but also 上海) is left out as English stop words
@@ -138,7 +141,7 @@ def terms(text: str, grammar: bool = False) -> dict[str, str]:
                 elif len(run) == 3:
                     han.update(dict.fromkeys([p for p in (run[:2], run[1:]) if p in han], "hanword"))
             if grammar:
-                han.update(dict.fromkeys(filterfalse(content, han), "grammar"))
+                han.update(dict.fromkeys(filterfalse(content, han), GRAMMAR))
             out.update(han)
         else:
             out.update(dict.fromkeys(runs, "han"))  # single characters
