@@ -261,11 +261,17 @@ _corpora: OrderedDict[tuple, Corpus] = OrderedDict()
 
 
 def corpus_of(
-    turns: list[Turn], query: dict[str, str], skip: set[int], owner: str = "", default: bool = False
+    turns: list[Turn],
+    query: dict[str, str],
+    skip: set[int],
+    owner: str = "",
+    default: bool = False,
+    units: dict[str, TextUnits] | None = None,
 ) -> Corpus:
     """The corpus of `turns` scored against `query` (`skip`: the turns the query came from); `owner` is the
     id of the conversation they are of (see hold_only); `default`: the query is the conversation's own (no
-    focus), so the corpus may be read from the archive and stored there (corpus_store)."""
+    focus), so the corpus may be read from the archive and stored there (corpus_store). `units`: the
+    units of the turns' texts made already (by text), taken before the unit cache's."""
     key = (tuple((t.index, t.id, t.role, t.text) for t in turns), tuple(query.items()), frozenset(skip))
     corpus = _corpora.get(key)
     if corpus is not None:
@@ -274,7 +280,7 @@ def corpus_of(
         return corpus
     corpus = _stored_corpus(turns, query, skip, owner) if default and _offer_corpora is not None else None
     if corpus is None:
-        corpus = Corpus(turns, owner, query, skip, default)
+        corpus = Corpus(turns, owner, query, skip, default, units=units)
         # a kept corpus holds its texts' units even when the unit cache lets them go: the corpora kept hold
         # at most CACHE_TERMS terms; one whose units alone hold more (a conversation of more than about 1.5
         # MB of distinct text) is kept slim (see Corpus), unless even that is more
@@ -364,10 +370,12 @@ class Corpus:
         skip: Iterable[int] = (),
         default: bool = False,
         stored: Stored | None = None,
+        units: dict[str, TextUnits] | None = None,
     ):
-        """The corpus of `turns`, made from their units and scored against `query` (`skip`: the turns the
-        query came from; none: not scored), or slim from what the archive kept of it (`stored`, relevance and
-        densities included). `default`: the query is the conversation's own (corpus_of)."""
+        """The corpus of `turns`, made from their units (those of `units` made already, by text, the others
+        by units_of_texts) and scored against `query` (`skip`: the turns the query came from; none: not
+        scored), or slim from what the archive kept of it (`stored`, relevance and densities included).
+        `default`: the query is the conversation's own (corpus_of)."""
         self.turns = turns
         self.owner = owner  # the id of the conversation the turns are of
         self.query = query or {}
@@ -383,7 +391,10 @@ class Corpus:
         if stored is not None:
             self._from_stored(stored)
             return
-        made = units_of_texts([t.text for t in turns])
+        made = dict(units or ())
+        missing = [t.text for t in turns if t.text not in made]
+        if missing:
+            made.update(units_of_texts(missing))
         texts = [made[t.text] for t in turns]
         self.texts: list[TextUnits] | None = texts  # None once slim
         self.start: list[int] = []  # turn -> index of its first unit

@@ -25,7 +25,7 @@ from .turns import Turn, instruction_texts, parse_include, path_turns
 
 if TYPE_CHECKING:
     from ..redact import Redactor
-    from .corpus import Corpus
+    from .corpus import Corpus, TextUnits
 
 SITE_NAMES = {
     "chatgpt": "ChatGPT",
@@ -153,8 +153,15 @@ def _shrink(p: Plan, last_id: str, overshoot: int, meter: Meter) -> bool:
 QUERY_TURNS = 2  # without --focus, the last user turns are the query
 
 
-def _corpus(conv: Conversation, turns: list[Turn], last_pos: int, focus: str | None) -> Corpus:
-    """Every unit of `conv`'s `turns` with its terms, and their relevance to the query."""
+def _corpus(
+    conv: Conversation,
+    turns: list[Turn],
+    last_pos: int,
+    focus: str | None,
+    units: dict[str, TextUnits] | None = None,
+) -> Corpus:
+    """Every unit of `conv`'s `turns` with its terms, and their relevance to the query (`units`: the
+    turns' units made already, by text; see corpus_of)."""
     from . import salience
     from .corpus import corpus_of
 
@@ -167,7 +174,7 @@ def _corpus(conv: Conversation, turns: list[Turn], last_pos: int, focus: str | N
         asked = [i for i, t in enumerate(turns[: last_pos + 1]) if t.role == "user"][-QUERY_TURNS:]
         skip = set(asked)
         query = salience.terms("\n".join([title, *(turns[i].text for i in asked)]))
-    return corpus_of(turns, query, skip, conv.id, default=not focus)
+    return corpus_of(turns, query, skip, conv.id, default=not focus, units=units)
 
 
 def build_context(
@@ -277,27 +284,34 @@ def _build_context(
     )
 
 
-def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool = True) -> None:
+def prepare(
+    conv: Conversation, keep_going: Callable[[], bool], redacted: bool = True
+) -> dict[str, TextUnits]:
     """What a context of `conv` needs before its budget is known, made ahead (a host does it after a
     save's reply): its turns split and termed into the unit cache, then its corpus (statistics, relevance
     to the default query, units' densities) and its densest units weighed and counted; redacted (the
-    extension's default) or as plain text. Stops when `keep_going()` says so."""
+    extension's default) or as plain text. Stops when `keep_going()` says so. Returns the units of the
+    turns' texts, by text (for storing them: service.context.store_units)."""
     from ..redact import warm as warm_redactions
     from .corpus import settle, units_of_texts
 
     # (a message at a time: the redaction itself takes 0.13 s a MB)
     if redacted and not warm_redactions(conv, keep_going):
-        return
+        return {}
     turns = _path_turns(conv, redacted)
-    units_of_texts([t.text for t in turns], keep_going)  # (into the unit cache)
+    # (into the unit cache, and held here: the cache lets go of the first texts of a conversation of more
+    # than about 1.5 MB of distinct text before its corpus is made of them and they are stored, which
+    # split them again)
+    made = units_of_texts([t.text for t in turns], keep_going)
     if not turns or not keep_going():
-        return
+        return made
     last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
-    corpus = _corpus(conv, turns, last_pos, None)
+    corpus = _corpus(conv, turns, last_pos, None, made)
     try:
         select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
     finally:
         settle()
+    return made
 
 
 # Above this much text a conversation is not split ahead: the worker's records would take about 2.5 bytes
