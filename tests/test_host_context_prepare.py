@@ -262,7 +262,9 @@ def test_a_conversation_longer_than_the_unit_cache_is_split_once_prepared_and_st
     seen = splits(monkeypatch)
     monkeypatch.setattr(corpus, "CACHE_TERMS", 200)  # a few texts' units
     session.after_reply(lambda: False)
-    stored = session.archive().conn.execute(
-        "SELECT count(*) FROM context_units WHERE conversation_id = ?", (conv_id,)
-    ).fetchone()[0]
+    stored = (
+        session.archive()
+        .conn.execute("SELECT count(*) FROM context_units WHERE conversation_id = ?", (conv_id,))
+        .fetchone()[0]
+    )
     assert len(seen) == len(set(seen)) == stored > 100
