@@ -206,9 +206,9 @@ def _statement(u: Unit, df: dict[str, int], rare: int) -> tuple[frozenset[str], 
     if not _is_statement(u):
         return None
     terms = u.terms
-    values = frozenset(compress(terms, map(_VALUE_KIND.__contains__, terms.values())))  # (in C)
-    if not values:  # (most units: what they are about is not needed)
+    if _VALUE_KIND.isdisjoint(terms.values()):  # (most units: what they are about is not needed)
         return None
+    values = frozenset(compress(terms, map(_VALUE_KIND.__contains__, terms.values())))  # (in C)
     # what the statement is about: its rare terms, less the Chinese pairs that run into a value ("杯五" of
     # "每杯五毛"), which change with the wording and the value (pairs with a function character, 是早 or
     # 到下, are no terms: salience.terms)
