@@ -249,22 +249,18 @@ def test_what_a_preparation_cut_short_split_serves_the_context_asked_for_next(se
     assert len(set(seen)) == len(seen)  # and nothing twice
 
 
-def test_a_conversation_longer_than_the_unit_cache_is_split_once_prepared_and_stored(session, monkeypatch):
-    """A conversation whose units the cache cannot hold (more than about 1.5 MB of distinct text): the
-    preparation makes its corpus and the archive stores its units from what was split, every text once
-    (the cache let the first ones go before the corpus and the storing took them, which split them again:
-    a third of a 5 MB conversation's texts, twice)."""
+def test_a_conversation_longer_than_the_unit_cache_is_split_once_to_be_prepared(session, monkeypatch):
+    """A conversation whose units the cache cannot hold (more than about 1.5 MB of distinct text): its
+    preparation makes the corpus from what it split, every text once (the cache let the first ones go before
+    the corpus took them, which split them again: a third of a 5 MB conversation's texts)."""
+    from mnemosyne.context import engine
+
     corpus.clear_cache()
-    session.redacted_contexts = False  # (one version of the texts: each split once in all)
     conv_id = save.run({"payload": own_texts_payload("conv-a"), "kind": "chatgpt_api"}, session)[
         "conversation_id"
     ]
+    conv = session.archive().get(conv_id)
     seen = splits(monkeypatch)
     monkeypatch.setattr(corpus, "CACHE_TERMS", 200)  # a few texts' units
-    session.after_reply(lambda: False)
-    stored = (
-        session.archive()
-        .conn.execute("SELECT count(*) FROM context_units WHERE conversation_id = ?", (conv_id,))
-        .fetchone()[0]
-    )
-    assert len(seen) == len(set(seen)) == stored > 100
+    engine.prepare(conv, lambda: True, redacted=False)
+    assert len(seen) == len(set(seen)) == len({m.id for m in conv.messages}) > 100

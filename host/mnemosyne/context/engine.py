@@ -284,34 +284,30 @@ def _build_context(
     )
 
 
-def prepare(
-    conv: Conversation, keep_going: Callable[[], bool], redacted: bool = True
-) -> dict[str, TextUnits]:
+def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool = True) -> None:
     """What a context of `conv` needs before its budget is known, made ahead (a host does it after a
     save's reply): its turns split and termed into the unit cache, then its corpus (statistics, relevance
     to the default query, units' densities) and its densest units weighed and counted; redacted (the
-    extension's default) or as plain text. Stops when `keep_going()` says so. Returns the units of the
-    turns' texts, by text (for storing them: service.context.store_units)."""
+    extension's default) or as plain text. Stops when `keep_going()` says so."""
     from ..redact import warm as warm_redactions
     from .corpus import settle, units_of_texts
 
     # (a message at a time: the redaction itself takes 0.13 s a MB)
     if redacted and not warm_redactions(conv, keep_going):
-        return {}
+        return
     turns = _path_turns(conv, redacted)
-    # (into the unit cache, and held here: the cache lets go of the first texts of a conversation of more
-    # than about 1.5 MB of distinct text before its corpus is made of them and they are stored, which
+    # (into the unit cache, and held here for the corpus: the cache lets go of the first texts of a
+    # conversation of more than about 1.5 MB of distinct text before the corpus is made of them, which
     # split them again)
     made = units_of_texts([t.text for t in turns], keep_going)
     if not turns or not keep_going():
-        return made
+        return
     last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
     corpus = _corpus(conv, turns, last_pos, None, made)
     try:
         select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
     finally:
         settle()
-    return made
 
 
 # Above this much text a conversation is not split ahead: the worker's records would take about 2.5 bytes

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
 
     from ..archive import Archive
     from ..archive.db import sqlite
-    from ..context.corpus import TextUnits
     from ..model import Conversation
     from .paging import RenderCache
 
@@ -145,30 +144,27 @@ class HostSession:
 
             self._context_work("starting the split worker", split_worker.keep)
 
-        made: dict[str, TextUnits] = {}  # the units prepared, by text: stored without splitting them again
         if conv is not None and keep_going():
-            self._context_work(
-                "preparing the context units", lambda: made.update(self._prepare(conv, keep_going))
-            )
+            self._context_work("preparing the context units", lambda: self._prepare(conv, keep_going))
         self._index_pending(input_waiting)
         if conv is not None and keep_going():
-            self._context_work("storing the context units", lambda: self._store(conv, keep_going, made))
+            self._context_work("storing the context units", lambda: self._store(conv, keep_going))
 
-    def _prepare(self, conv: Conversation, keep_going: Callable[[], bool]) -> dict[str, TextUnits]:
+    def _prepare(self, conv: Conversation, keep_going: Callable[[], bool]) -> None:
         """The units of `conv` (read back from the archive where it holds them) and its corpus, in the
-        version the last context asked for (redacted or plain); returns the units, by text."""
+        version the last context asked for (redacted or plain)."""
         from ..context.engine import prepare
         from ..service.context import stored_units
 
         with stored_units(self.archive(), conv.id):
-            return prepare(conv, keep_going, redacted=self.redacted_contexts)
+            prepare(conv, keep_going, redacted=self.redacted_contexts)
 
-    def _store(self, conv: Conversation, keep_going: Callable[[], bool], made: dict[str, TextUnits]) -> None:
+    def _store(self, conv: Conversation, keep_going: Callable[[], bool]) -> None:
         """The units of `conv`'s texts (both versions) the archive does not hold, and its corpora, stored for
-        the next process (`made`: units in hand, by text)."""
+        the next process."""
         from ..service.context import store_corpora, store_units
 
-        store_units(self.archive(), conv, keep_going, made)
+        store_units(self.archive(), conv, keep_going)
         if keep_going():
             store_corpora(self.archive(), conv)
 

@@ -11,7 +11,6 @@ from ..errors import InputError, MnemosyneError
 if TYPE_CHECKING:
     from ..archive import Archive
     from ..context import ContextResult, Target
-    from ..context.corpus import TextUnits
     from ..model import Conversation
 
 
@@ -97,15 +96,10 @@ def split_ahead(arc: Archive, conv: Conversation) -> None:
 STORE_CHUNK_BYTES = 4 << 20  # packed units written per transaction: a huge conversation is not held whole
 
 
-def store_units(
-    arc: Archive,
-    conv: Conversation,
-    keep_going: Callable[[], bool] = lambda: True,
-    made: dict[str, TextUnits] | None = None,
-) -> int:
+def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool] = lambda: True) -> int:
     """Store the units of the texts a default context of `conv` splits (its active path, redacted and
     plain) that the archive does not hold yet, and drop the conversation's rows no text has now; the units
-    in hand (`made`, by text) or in memory are packed, the others split first. Written a few MB per transaction; stops when
+    in memory are packed, the others split first. Written a few MB per transaction; stops when
     `keep_going()` says so (what was packed is stored). Returns the rows written."""
     from ..archive import context_units
     from ..context import corpus, unit_store
@@ -125,9 +119,7 @@ def store_units(
         if not keep_going():
             complete = False
             break
-        units = made.get(text) if made else None
-        if units is None:
-            units = corpus.text_units(text)
+        units = corpus.text_units(text)
         counts = list(units.counts or (meter.base_count(part[1], keep=False) for part in units.parts))
         blob = unit_store.pack(units, counts)
         if blob is None:
