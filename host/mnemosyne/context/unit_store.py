@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import zlib
 from hashlib import blake2b
+from sys import intern
 from typing import Literal, cast
 
 import msgspec
@@ -79,7 +80,13 @@ def unpack(blob: bytes) -> TextUnits | None:
         counts and min(counts) < 0
     ):
         return None
-    shaped = tuple((kind, text, terms, tuple(names)) for kind, text, terms, names in parts)
+    # a unit in CJK script gets its terms' keys interned, as a split does: the decoder shares short ASCII
+    # keys only, and every Chinese pair was a string of its own in each unit holding it (26 MB for the
+    # units of 5 MB of Chinese)
+    shaped = tuple(
+        (kind, text, {intern(t): k for t, k in terms.items()} if in_cjk else terms, tuple(names))
+        for (kind, text, terms, names), in_cjk in zip(parts, cjk)
+    )
     return TextUnits(
         shaped, tuple(sizes), tuple(pipes), tuple(questions), tuple(cjk), held_of(shaped), tuple(counts)
     )
