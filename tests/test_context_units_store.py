@@ -100,14 +100,18 @@ def test_every_sample_texts_units_come_back_as_they_were_split():
         assert back.counts == tuple(counts)
 
 
-def test_a_chinese_pair_read_back_is_the_string_a_split_made():
-    """Memory: a pair read back is one string however many units hold it, as a split's are (the decoder
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [("数据库设计。数据库设计的要点", "设计"), ("The schema design. Schema design matters", "design")],
+)
+def test_a_term_read_back_is_the_string_a_split_made(text, term):
+    """Memory: a term read back is one string however many units hold it, as a split's are (the decoder
     makes a new one for each: a host that read back the units of 5 MB of Chinese held 58 MB more)."""
-    units = corpus._text_units("数据库设计。数据库设计的要点")
+    units = corpus._text_units(text)
     back = unit_store.unpack(unit_store.pack(units, [1] * len(units.parts)) or b"")
     assert back is not None and len(back.parts) == 2
-    split_pair = next(k for k in units.parts[0][2] if k == "设计")
-    assert all(next(k for k in part[2] if k == "设计") is split_pair for part in back.parts)
+    split_term = next(k for k in units.parts[0][2] if k == term)
+    assert all(next(k for k in part[2] if k == term) is split_term for part in back.parts)
 
 
 def _row(units: tuple) -> bytes:
