@@ -347,19 +347,19 @@ def test_budget_is_used_and_no_unit_appears_twice(real):
 
 
 def test_unit_cache_gives_the_same_context_and_stays_bounded(real, monkeypatch):
-    from mnemosyne.context import corpus
+    from mnemosyne.context import corpus, units
 
     corpus.clear_cache()
     cold = [build_context(conv, "chatgpt", budget=1000).payload for conv in real]
-    assert corpus._cache, "a build keeps the units of the messages it split"
+    assert units._cache, "a build keeps the units of the messages it split"
     warm = [build_context(conv, "chatgpt", budget=1000).payload for conv in real]
     assert warm == cold
-    monkeypatch.setattr(corpus, "CACHE_TERMS", 500)
+    monkeypatch.setattr(units, "CACHE_TERMS", 500)
     corpus.clear_cache()
     bounded = [build_context(conv, "chatgpt", budget=1000).payload for conv in real]
     assert bounded == cold
-    held = sum(len(p[2]) for tu in corpus._cache.values() for p in tu.parts) + len(corpus._cache)
-    assert 0 < corpus._cache_terms == held <= 500
+    held = sum(len(p[2]) for tu in units._cache.values() for p in tu.parts) + len(units._cache)
+    assert 0 < units._cache_terms == held <= 500
     # a kept corpus (statistics, weights) holds its texts' units too: those are bounded by the same figure
     kept = {id(tu): tu for c in corpus._corpora.values() for tu in c.texts}.values()
     assert sum(len(p[2]) for tu in kept for p in tu.parts) + len(kept) <= 500
@@ -404,7 +404,7 @@ def test_the_units_of_a_text_carry_their_terms_sizes_and_first_uses():
     """What the statistics read of a message's units, pinned on small texts: UTF-8 sizes (a long
     sentence cut with "…" in an ASCII message too), which unit uses a term first, each term's kind."""
     from mnemosyne.context import salience
-    from mnemosyne.context.corpus import _text_units
+    from mnemosyne.context.units import _text_units
 
     long = _text_units(" ".join(["sourdough"] * 200))
     assert long.parts[0][1].endswith(" …") and long.sizes == (len(long.parts[0][1].encode()),)

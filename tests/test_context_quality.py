@@ -101,7 +101,7 @@ def test_a_corpus_too_long_to_keep_whole_is_kept_slim_and_gives_the_context_a_fr
     after each build and the next one reads back those it looks at (here: split again, the unit cache being
     emptied after each build); every context is byte for byte what a fresh corpus gives, at every budget and
     with a focus."""
-    from mnemosyne.context import build_context, corpus
+    from mnemosyne.context import build_context, corpus, units
     from mnemosyne.readers import RawInput, ReadContext, read_raw
 
     spec = importlib.util.spec_from_file_location("bench_corpus_for_slim", BENCH.parent / "corpus.py")
@@ -114,7 +114,7 @@ def test_a_corpus_too_long_to_keep_whole_is_kept_slim_and_gives_the_context_a_fr
     (whole,) = corpus._corpora.values()
     held, slim = corpus._terms_held([whole]), whole.slim_weight()
     assert slim < held * 0.7, (slim, held)
-    monkeypatch.setattr(corpus, "CACHE_TERMS", held - 1)  # more than it holds slim, less than whole
+    monkeypatch.setattr(units, "CACHE_TERMS", held - 1)  # more than it holds slim, less than whole
     builds = [
         (1000, None),
         (4000, None),
@@ -134,6 +134,6 @@ def test_a_corpus_too_long_to_keep_whole_is_kept_slim_and_gives_the_context_a_fr
         assert corpus._corpora and all(  # kept, without its units
             not c.whole and c.texts is None and not c._read and not c._units for c in corpus._corpora.values()
         )
-        corpus._cache.clear()  # (the next build splits what it looks at again)
-        corpus._cache_terms = 0
+        units._cache.clear()  # (the next build splits what it looks at again)
+        units._cache_terms = 0
     assert kept == fresh

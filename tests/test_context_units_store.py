@@ -19,7 +19,7 @@ from conversation_samples import claude_style_tools, every_part, fixture_convers
 from mnemosyne import tokens
 from mnemosyne.archive import context_units
 from mnemosyne.archive.cjk import has_cjk
-from mnemosyne.context import corpus, corpus_store, unit_store
+from mnemosyne.context import corpus, corpus_store, unit_store, units
 from mnemosyne.context.engine import unit_texts
 from mnemosyne.model import Conversation
 from mnemosyne.nativehost.actions import delete, save
@@ -87,15 +87,15 @@ def test_every_sample_texts_units_come_back_as_they_were_split():
     assert any(has_cjk(t) for t in texts) and any("```" in t for t in texts) and any("|" in t for t in texts)
     enc = tokens.encoding(COUNTED_ENCODING)
     for text in texts:
-        units = corpus._text_units(text)
-        counts = [len(enc.encode_ordinary(p[1])) for p in units.parts]
-        blob = unit_store.pack(units, counts)
+        split = units._text_units(text)
+        counts = [len(enc.encode_ordinary(p[1])) for p in split.parts]
+        blob = unit_store.pack(split, counts)
         assert blob is not None
-        assert unit_store.unpack(blob) == units
+        assert unit_store.unpack(blob) == split
         back = unit_store.unpack(blob)
         assert back is not None
         assert [list(p[2].items()) for p in back.parts] == [
-            list(p[2].items()) for p in units.parts
+            list(p[2].items()) for p in split.parts
         ]  # order too
         assert back.counts == tuple(counts)
 
@@ -107,10 +107,10 @@ def test_every_sample_texts_units_come_back_as_they_were_split():
 def test_a_term_read_back_is_the_string_a_split_made(text, term):
     """Memory: a term read back is one string however many units hold it, as a split's are (the decoder
     makes a new one for each: a host that read back the units of 5 MB of Chinese held 58 MB more)."""
-    units = corpus._text_units(text)
-    back = unit_store.unpack(unit_store.pack(units, [1] * len(units.parts)) or b"")
+    split = units._text_units(text)
+    back = unit_store.unpack(unit_store.pack(split, [1] * len(split.parts)) or b"")
     assert back is not None and len(back.parts) == 2
-    split_term = next(k for k in units.parts[0][2] if k == term)
+    split_term = next(k for k in split.parts[0][2] if k == term)
     assert all(next(k for k in part[2] if k == term) is split_term for part in back.parts)
 
 
@@ -170,7 +170,7 @@ def test_a_save_stores_the_units_of_its_texts_redacted_and_plain(host_session):
     enc = tokens.encoding(COUNTED_ENCODING)
     for text in texts:
         back = unit_store.unpack(rows[unit_store.key(text)])
-        assert back == corpus._text_units(text)
+        assert back == units._text_units(text)
         assert back is not None and back.counts == tuple(len(enc.encode_ordinary(p[1])) for p in back.parts)
 
 
@@ -366,7 +366,7 @@ def test_a_host_keeps_a_long_conversations_corpus_slim_and_reads_back_the_units_
     (whole,) = corpus._corpora.values()
     held = corpus._terms_held([whole])
     assert whole.whole and whole.slim_weight() < held / 2
-    monkeypatch.setattr(corpus, "CACHE_TERMS", held // 2)
+    monkeypatch.setattr(units, "CACHE_TERMS", held // 2)
     forget_everything()
     host_session.renders.clear()
     host_session.prepare_context(host_session.archive().get(conv_id))
@@ -380,7 +380,7 @@ def test_a_host_keeps_a_long_conversations_corpus_slim_and_reads_back_the_units_
     kept = full_context(host_session, conv_id, True)
     assert seen == [] and read  # read back, not split
     assert corpus._corpora and all(c.texts is None for c in corpus._corpora.values())
-    monkeypatch.setattr(corpus, "CACHE_TERMS", held * 2)
+    monkeypatch.setattr(units, "CACHE_TERMS", held * 2)
     forget_everything()
     host_session.renders.clear()
     host_session.archive().conn.execute("DELETE FROM context_units")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemosyne.context import corpus, split_worker
+from mnemosyne.context import corpus, split_worker, units
 from mnemosyne.nativehost.actions import context, get, save
 from test_host_paging_interop import big_chatgpt_payload
 
@@ -22,13 +22,13 @@ def splits(monkeypatch) -> list[str]:
     monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
     split_worker.stop()  # (a host session's after_reply started one)
     seen: list[str] = []
-    original = corpus._text_units
+    original = units._text_units
 
     def counted(text: str):
         seen.append(text)
         return original(text)
 
-    monkeypatch.setattr(corpus, "_text_units", counted)
+    monkeypatch.setattr(units, "_text_units", counted)
     return seen
 
 
@@ -214,20 +214,20 @@ def test_the_host_holds_the_units_of_the_conversation_it_serves_only(session, mo
     session.after_reply(lambda: False)
     before = full_context(session, first["conversation_id"], True)
     session.after_reply(lambda: False)
-    assert any("[conv-a]" in text for text in corpus._cache)
+    assert any("[conv-a]" in text for text in units._cache)
     assert any("[conv-a]" in text for text in redact._done)
 
     second = save.run({"payload": own_texts_payload("conv-b"), "kind": "chatgpt_api"}, session)
     session.after_reply(lambda: False)
-    assert any("[conv-b]" in text for text in corpus._cache)
-    assert not any("[conv-a]" in text for text in corpus._cache)
+    assert any("[conv-b]" in text for text in units._cache)
+    assert not any("[conv-a]" in text for text in units._cache)
     assert {c.owner for c in corpus._corpora.values()} == {second["conversation_id"]}
     assert not any("[conv-a]" in text for text in redact._done)
 
     seen = splits(monkeypatch)
     assert full_context(session, first["conversation_id"], True) == before
     assert seen == []  # its units were read back from the archive
-    assert not any("[conv-b]" in text for text in corpus._cache)  # a context turns to its conversation too
+    assert not any("[conv-b]" in text for text in units._cache)  # a context turns to its conversation too
 
 
 def test_what_a_preparation_cut_short_split_serves_the_context_asked_for_next(session, monkeypatch):
@@ -261,6 +261,6 @@ def test_a_conversation_longer_than_the_unit_cache_is_split_once_to_be_prepared(
     ]
     conv = session.archive().get(conv_id)
     seen = splits(monkeypatch)
-    monkeypatch.setattr(corpus, "CACHE_TERMS", 200)  # a few texts' units
+    monkeypatch.setattr(units, "CACHE_TERMS", 200)  # a few texts' units
     engine.prepare(conv, lambda: True, redacted=False)
     assert len(seen) == len(set(seen)) == len({m.id for m in conv.messages}) > 100

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conversation_samples import fixture_conversations
-from mnemosyne.context import build_context, corpus, shared_work
+from mnemosyne.context import build_context, corpus, shared_work, units
 from mnemosyne.context.turns import render_message
 
 needs_a_helper = pytest.mark.skipif(
@@ -56,7 +56,7 @@ class Counted:
 
     def __init__(self) -> None:
         self.calls = 0
-        self.decode = corpus._from_fields
+        self.decode = units._from_fields
 
     def __call__(self, fields):
         self.calls += 1
@@ -69,17 +69,17 @@ def slow_here(parent: int):
     def split(text: str):
         if os.getpid() == parent:
             time.sleep(0.002)
-        return units(text)
+        return split_here(text)
 
-    units = corpus._text_units
+    split_here = units._text_units
 
     return split
 
 
 def test_the_units_are_the_ones_one_process_makes_whoever_made_them(texts):
     decode = Counted()
-    shared = shared_work.map_shared(slow_here(os.getpid()), texts, corpus._fields, decode)
-    assert shared == [corpus._text_units(text) for text in texts]
+    shared = shared_work.map_shared(slow_here(os.getpid()), texts, units._fields, decode)
+    assert shared == [units._text_units(text) for text in texts]
     assert 0 < decode.calls < len(texts)  # both took part, each text once
     assert no_child_left()
 
@@ -89,8 +89,8 @@ def test_a_helper_that_fails_leaves_the_work_to_this_process(texts):
         raise ValueError("cannot send")
 
     decode = Counted()
-    shared = shared_work.map_shared(corpus._text_units, texts, refuse, decode)
-    assert shared == [corpus._text_units(text) for text in texts]
+    shared = shared_work.map_shared(units._text_units, texts, refuse, decode)
+    assert shared == [units._text_units(text) for text in texts]
     assert decode.calls == 0
     assert no_child_left()
 
@@ -98,11 +98,11 @@ def test_a_helper_that_fails_leaves_the_work_to_this_process(texts):
 def test_work_stopped_keeps_what_was_made_and_leaves_no_helper(texts):
     looks = iter(range(10_000))
     shared = shared_work.map_shared(
-        slow_here(os.getpid()), texts, corpus._fields, corpus._from_fields, lambda: next(looks) < 2
+        slow_here(os.getpid()), texts, units._fields, units._from_fields, lambda: next(looks) < 2
     )
-    made = [(text, units) for text, units in zip(texts, shared) if units is not None]
+    made = [(text, made_units) for text, made_units in zip(texts, shared) if made_units is not None]
     assert 2 <= len(made) < len(texts)
-    assert all(units == corpus._text_units(text) for text, units in made)
+    assert all(made_units == units._text_units(text) for text, made_units in made)
     assert no_child_left()
 
 
@@ -112,13 +112,13 @@ def test_no_helper_while_another_thread_runs_or_when_turned_off(texts, monkeypat
     other = threading.Thread(target=release.wait)
     other.start()
     try:
-        shared = shared_work.map_shared(corpus._text_units, texts, corpus._fields, decode)
+        shared = shared_work.map_shared(units._text_units, texts, units._fields, decode)
     finally:
         release.set()
         other.join()
     monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
-    again = shared_work.map_shared(corpus._text_units, texts, corpus._fields, decode)
-    assert shared == again == [corpus._text_units(text) for text in texts]
+    again = shared_work.map_shared(units._text_units, texts, units._fields, decode)
+    assert shared == again == [units._text_units(text) for text in texts]
     assert decode.calls == 0
 
 
@@ -160,8 +160,8 @@ def test_a_context_built_with_a_helper_is_the_one_built_without(monkeypatch):
     texts = {render_message(m) for m in big.messages}
     monkeypatch.setattr(shared_work, "MIN_CHARS", sum(map(len, texts)) // 2)
     decode = Counted()
-    monkeypatch.setattr(corpus, "_from_fields", decode)
-    monkeypatch.setattr(corpus, "_text_units", slow_here(os.getpid()))
+    monkeypatch.setattr(units, "_from_fields", decode)
+    monkeypatch.setattr(units, "_text_units", slow_here(os.getpid()))
     built = {}
     for one_process in (False, True):
         if one_process:

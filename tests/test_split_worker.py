@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemosyne.context import corpus, split_worker
+from mnemosyne.context import corpus, split_worker, units
 from mnemosyne.nativehost.actions import context, save
 from test_host_paging_interop import chatgpt_payload
 from test_shared_work import Counted, needs_a_helper, site_texts, slow_here
@@ -54,7 +54,7 @@ def test_a_jobs_units_are_the_ones_one_process_makes(worker, texts):
         made = job.share(slow_here(os.getpid()), list(enumerate(texts)), decode)
     finally:
         job.end()
-    assert made == {text: corpus._text_units(text) for text in texts}
+    assert made == {text: units._text_units(text) for text in texts}
     assert 0 < decode.calls < len(texts)  # both took part, each text once
 
 
@@ -67,10 +67,10 @@ def test_a_place_passed_over_is_made_here(worker, texts):
     try:
         assert finished(job, len(given))
         wanted = [(i, text if i % 5 else text + " [redacted]") for i, text in enumerate(texts)]
-        made = job.share(corpus._text_units, wanted, corpus._from_fields)
+        made = job.share(units._text_units, wanted, units._from_fields)
     finally:
         job.end()
-    assert made == {text: corpus._text_units(text) for _, text in wanted}
+    assert made == {text: units._text_units(text) for _, text in wanted}
 
 
 def test_a_job_stopped_makes_way_for_the_next(worker, texts):
@@ -82,8 +82,8 @@ def test_a_job_stopped_makes_way_for_the_next(worker, texts):
         assert finished(small, 40)
         big._take()
         assert big.passed < len(texts) * 20  # the first job was stopped, not run to its end
-        made = small.share(corpus._text_units, list(enumerate(texts[:40])), corpus._from_fields)
-        assert made == {text: corpus._text_units(text) for text in texts[:40]}
+        made = small.share(units._text_units, list(enumerate(texts[:40])), units._from_fields)
+        assert made == {text: units._text_units(text) for text in texts[:40]}
     finally:
         big.end()
         small.end()
@@ -102,11 +102,11 @@ def test_the_folder_the_host_was_started_in_cannot_stand_in_for_its_modules(tmp_
     try:
         job = started.submit(texts[:5])
         assert job is not None and finished(job, 5)
-        made = job.share(corpus._text_units, list(enumerate(texts[:5])), corpus._from_fields)
+        made = job.share(units._text_units, list(enumerate(texts[:5])), units._from_fields)
         job.end()
     finally:
         started.close()
-    assert made == {text: corpus._text_units(text) for text in texts[:5]}
+    assert made == {text: units._text_units(text) for text in texts[:5]}
     assert not (tmp_path / "ran").exists()
 
 
@@ -117,10 +117,10 @@ def test_a_worker_gone_leaves_the_work_to_this_process(worker, texts):
     worker._proc.wait()
     decode = Counted()
     try:
-        made = job.share(corpus._text_units, list(enumerate(texts)), decode)
+        made = job.share(units._text_units, list(enumerate(texts)), decode)
     finally:
         job.end()
-    assert made == {text: corpus._text_units(text) for text in texts}
+    assert made == {text: units._text_units(text) for text in texts}
     assert not worker.alive()
     assert worker.submit(texts) is None
 
@@ -171,15 +171,15 @@ def test_a_long_conversation_is_split_as_its_save_begins(host_session, monkeypat
     monkeypatch.setattr(
         host_session.archive(),
         "save_many",
-        lambda *a, **k: stored.append(corpus._ahead_owner) or store(*a, **k),
+        lambda *a, **k: stored.append(units._ahead_owner) or store(*a, **k),
     )
     here: list[str] = []
-    split_here = corpus._text_units
-    monkeypatch.setattr(corpus, "_text_units", lambda text: here.append(text) or split_here(text))
+    split_here = units._text_units
+    monkeypatch.setattr(units, "_text_units", lambda text: here.append(text) or split_here(text))
     payload = chatgpt_payload(texts, "fixture-texts-1", "Fixture texts")
     conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]
     assert stored == [conv_id]  # the worker had its texts before the save stored it
-    assert corpus._ahead is not None and finished(corpus._ahead, len(texts))
+    assert units._ahead is not None and finished(units._ahead, len(texts))
     shared = redacted_context(host_session, conv_id)
     assert here and not set(here) & set(texts)  # only redacted versions were split here
 
@@ -210,7 +210,7 @@ def test_no_split_ahead_past_its_bound(host_session, monkeypatch, texts):
         {"payload": chatgpt_payload(texts, "fixture-texts-1", "Fixture texts"), "kind": "chatgpt_api"},
         host_session,
     )
-    assert corpus._ahead is None
+    assert units._ahead is None
     split_worker.stop()
 
 

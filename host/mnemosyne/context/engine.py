@@ -25,7 +25,8 @@ from .turns import Turn, instruction_texts, parse_include, path_turns
 
 if TYPE_CHECKING:
     from ..redact import Redactor
-    from .corpus import Corpus, TextUnits
+    from .corpus import Corpus
+    from .units import TextUnits
 
 SITE_NAMES = {
     "chatgpt": "ChatGPT",
@@ -158,9 +159,9 @@ def _corpus(
     turns: list[Turn],
     last_pos: int,
     focus: str | None,
-    units: dict[str, TextUnits] | None = None,
+    made: dict[str, TextUnits] | None = None,
 ) -> Corpus:
-    """Every unit of `conv`'s `turns` with its terms, and their relevance to the query (`units`: the
+    """Every unit of `conv`'s `turns` with its terms, and their relevance to the query (`made`: the
     turns' units made already, by text; see corpus_of)."""
     from . import salience
     from .corpus import corpus_of
@@ -174,7 +175,7 @@ def _corpus(
         asked = [i for i, t in enumerate(turns[: last_pos + 1]) if t.role == "user"][-QUERY_TURNS:]
         skip = set(asked)
         query = salience.terms("\n".join([title, *(turns[i].text for i in asked)]))
-    return corpus_of(turns, query, skip, conv.id, default=not focus, units=units)
+    return corpus_of(turns, query, skip, conv.id, default=not focus, made=made)
 
 
 def build_context(
@@ -290,7 +291,8 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool =
     to the default query, units' densities) and its densest units weighed and counted; redacted (the
     extension's default) or as plain text. Stops when `keep_going()` says so."""
     from ..redact import warm as warm_redactions
-    from .corpus import settle, units_of_texts
+    from .corpus import settle
+    from .units import units_of_texts
 
     # (a message at a time: the redaction itself takes 0.13 s a MB)
     if redacted and not warm_redactions(conv, keep_going):
@@ -320,13 +322,15 @@ def split_ahead(conv: Conversation) -> None:
     goes on (a host storing a long conversation never seen: Continue in asks for its context the instant the
     save replies). Its plain texts: a redacted context's are the same but for the few a redaction changes,
     which the build splits itself. Only between shared_work.MIN_CHARS and MAX_AHEAD_CHARS characters."""
-    from .corpus import split_ahead as start
+    from .corpus import hold_only
     from .shared_work import MIN_CHARS
+    from .units import split_ahead as start
 
     chars = 0
     for msg in conv.messages:
         chars += sum(len(part.text) for part in msg.parts if part.type == "text")
     if MIN_CHARS <= chars <= MAX_AHEAD_CHARS:
+        hold_only(conv.id)  # (the host turns to it: what is in memory now stays, and is not split again)
         start(conv.id, lambda: [t.text for t in _path_turns(conv, False)])
 
 

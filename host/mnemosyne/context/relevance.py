@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from . import salience as S
 
 if TYPE_CHECKING:
-    from .corpus import Corpus, TextUnits
+    from .corpus import Corpus
+    from .units import TextUnits
 
 BM25_K1 = 1.2
 BM25_B = 0.75

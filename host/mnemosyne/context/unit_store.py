@@ -15,7 +15,7 @@ from typing import Literal, cast
 
 import msgspec
 
-from .corpus import TextUnits, held_of
+from .units import TextUnits, held_of
 
 # Bump when splitting or terming changes what a text's units are: rows of another format are split again.
 FORMAT = 2  # 2: no Chinese pairs with a function character (salience.terms)

@@ -195,9 +195,9 @@ class HostSession:
     def close(self) -> None:
         if self._archive is not None:
             self.after_reply(lambda: False)
-        corpus = sys.modules.get("mnemosyne.context.corpus")
-        if corpus is not None:
-            corpus.end_ahead()
+        units = sys.modules.get("mnemosyne.context.units")
+        if units is not None:
+            units.end_ahead()
         split_worker = sys.modules.get("mnemosyne.context.split_worker")
         if split_worker is not None:
             split_worker.stop()

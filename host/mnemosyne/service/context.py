@@ -102,9 +102,10 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
     in memory are packed, the others split first. Written a few MB per transaction; stops when
     `keep_going()` says so (what was packed is stored). Returns the rows written."""
     from ..archive import context_units
-    from ..context import corpus, unit_store
+    from ..context import unit_store
     from ..context.counting import Meter
     from ..context.engine import unit_texts
+    from ..context.units import text_units
     from ..token_policy import COUNTED_ENCODING
 
     keys = {unit_store.key(text): text for text in unit_texts(conv)}
@@ -119,7 +120,7 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
         if not keep_going():
             complete = False
             break
-        units = corpus.text_units(text)
+        units = text_units(text)
         counts = list(units.counts or (meter.base_count(part[1], keep=False) for part in units.parts))
         blob = unit_store.pack(units, counts)
         if blob is None:
