@@ -410,8 +410,12 @@ def test_the_units_of_a_text_carry_their_terms_sizes_and_first_uses():
     assert long.parts[0][1].endswith(" …") and long.sizes == (len(long.parts[0][1].encode()),)
     tu = _text_units("We bake rye on Monday. Marta bakes rye and spelt. Then spelt twice?")
     assert [p[0] for p in tu.parts] == ["sentence"] * 3 and tu.questions == (False, False, True)
-    assert tu.first == {"bake": 0, "rye": 0, "monday": 0, "marta": 1, "bakes": 1, "spelt": 1, "twice": 2}
-    assert tu.parts[0][2]["monday"] == "name" and tu.parts[1][2]["marta"] == "word"  # it opens its sentence
+    # each term's kind, a letter (salience.KIND_CODE), in upper case in the first unit of the text using it
+    assert [dict(zip(p[2], p[3])) for p in tu.parts] == [
+        {"bake": "W", "rye": "W", "monday": "M"},
+        {"marta": "W", "bakes": "W", "rye": "w", "spelt": "W"},  # (Marta opens its sentence: a word)
+        {"spelt": "w", "twice": "W"},
+    ]
     code = salience.terms("call `price_book` and getUserName in MyClass, see README.md and BT-101 today")
     assert {t for t, k in code.items() if k == "ident"} == {
         "price_book",

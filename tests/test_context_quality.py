@@ -83,7 +83,7 @@ def test_a_kept_corpus_gives_the_context_a_fresh_one_gives_at_every_budget(bench
     (kept_corpus,) = corpus._corpora.values()
     units = {k: kept_corpus.unit(k) for k in kept_corpus._weights}
     assert units and all(  # the weights it keeps are still those of its statistics
-        w == kept_corpus.stats.weigh(u.terms, u.turn, u.seq, kept_corpus.texts[u.turn].first, u.names)
+        w == kept_corpus.stats.weigh(u.terms, u.kinds, u.turn, u.names)
         for u, w in ((units[k], w) for k, w in kept_corpus._weights.items())
     )
     fresh = []

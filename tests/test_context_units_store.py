@@ -94,9 +94,7 @@ def test_every_sample_texts_units_come_back_as_they_were_split():
         assert unit_store.unpack(blob) == split
         back = unit_store.unpack(blob)
         assert back is not None
-        assert [list(p[2].items()) for p in back.parts] == [
-            list(p[2].items()) for p in split.parts
-        ]  # order too
+        assert [(p[2], p[3]) for p in back.parts] == [(p[2], p[3]) for p in split.parts]  # order too
         assert back.counts == tuple(counts)
 
 
@@ -124,15 +122,16 @@ def _row(units: tuple) -> bytes:
         b"",
         b"not zlib at all",
         zlib.compress(b"\x93\x01\x02\x03"),  # MessagePack, not the layout
-        zlib.compress(msgspec.msgpack.encode(([["sentence", "a b", {"a": "word"}, []]], [3], [0], [False]))),
+        zlib.compress(msgspec.msgpack.encode(([["sentence", "a b", ["a"], "w", []]], [3], [0], [False]))),
         zlib.compress(  # a negative count
-            msgspec.msgpack.encode(
-                ([["sentence", "a b", {"a": "word"}, []]], [3], [0], [False], [False], [-1])
-            )
+            msgspec.msgpack.encode(([["sentence", "a b", ["a"], "w", []]], [3], [0], [False], [False], [-1]))
         ),
-        _row(([["sentence", "a b", {"a": "verb"}, []]], [3], [0], [False], [False])),  # unknown term kind
-        _row(([["poem", "a b", {"a": "word"}, []]], [3], [0], [False], [False])),  # unknown unit kind
-        _row(([["sentence", "a b", {"a": "word"}, []]], [3, 4], [0], [False], [False])),  # lengths differ
+        _row(([["sentence", "a b", ["a"], "v", []]], [3], [0], [False], [False])),  # unknown term kind
+        _row(([["sentence", "a b", ["a"], "ww", []]], [3], [0], [False], [False])),  # a kind without a key
+        _row(([["sentence", "a b", ["a", "b"], "w", []]], [3], [0], [False], [False])),  # a key without one
+        _row(([["poem", "a b", ["a"], "w", []]], [3], [0], [False], [False])),  # unknown unit kind
+        _row(([["sentence", "a b", ["a"], "w", []]], [3, 4], [0], [False], [False])),  # lengths differ
+        _row(([["sentence", "a b", {"a": "word"}, []]], [3], [0], [False], [False])),  # format 2's layout
         zlib.compress(b"\x00" * (unit_store.MAX_UNPACKED + 1)),  # inflates past the bound
     ],
 )

@@ -201,14 +201,14 @@ class Corpus:
         self.parts: list[int] = []  # turn -> how many units it has
         self.turn_of: list[int] = []
         self.sizes: list[int] = []  # UTF-8 bytes of each unit's text
-        terms_of: list[dict[str, str]] = []
+        terms_of: list[tuple[str, ...]] = []
         for i, tu in enumerate(texts):
             self.start.append(len(terms_of))
             self.parts.append(len(tu.parts))
             self.turn_of.extend(repeat(i, len(tu.parts)))
             self.sizes.extend(tu.sizes)
             terms_of.extend(p[2] for p in tu.parts)
-        self.terms_of: list[dict[str, str]] | None = terms_of  # None once slim
+        self.terms_of: list[tuple[str, ...]] | None = terms_of  # None once slim
         self.stats = relevance.term_stats(texts, terms_of)
         self.relevance: dict[int, float] = {}  # unit -> relevance to the query, 0..1 (0 when absent)
         self.whole = True  # kept with its units (corpus_of decides)
@@ -285,9 +285,9 @@ class Corpus:
             turn = self.turn_of[k]
             seq = k - self.start[turn]
             tu = self.units_at(turn)
-            kind, text, terms, names = tu.parts[seq]
+            kind, text, terms, kinds, names = tu.parts[seq]
             t = self.turns[turn]
-            u = Unit(turn, seq, t.id, t.role, kind, text, terms, names, key=k)
+            u = Unit(turn, seq, t.id, t.role, kind, text, terms, kinds, names, key=k)
             if tu.counts is not None:
                 u.tokens = tu.counts[seq]
             u.relevance = self.relevance.get(k, 0.0)
@@ -307,9 +307,7 @@ class Corpus:
         """Unit u's terms with their weights (the same dict each build: copy it to change it)."""
         w = self._weights.get(u.key)
         if w is None:
-            w = self._weights[u.key] = self.stats.weigh(
-                u.terms, u.turn, u.seq, self.units_at(u.turn).first, u.names
-            )
+            w = self._weights[u.key] = self.stats.weigh(u.terms, u.kinds, u.turn, u.names)
         return w
 
     # ------------------------------------------------------------ relevance

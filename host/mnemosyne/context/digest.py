@@ -51,7 +51,8 @@ class Unit:
     role: str
     kind: str  # "sentence", "item", "row", "code", "table" or "list" (see split_text)
     text: str
-    terms: dict[str, str]
+    terms: tuple[str, ...]  # its terms' keys (salience.terms)
+    kinds: str  # their kinds, a letter each (salience.KIND_CODE)
     names: tuple[str, ...] = ()  # identifiers a code block defines
     weights: dict[str, float] = field(default_factory=dict)
     superseded: bool = False  # a later unit states the same thing with other values
@@ -190,7 +191,9 @@ def split_text(text: str) -> list[tuple[str, str]]:
 
 
 VALUE_KINDS = ("number", "name", "ident")
-_VALUE_KIND = frozenset(VALUE_KINDS)
+_VALUE_CODES = frozenset(
+    code for code, kind in S.KIND_OF_CODE.items() if kind in VALUE_KINDS
+)  # (the kinds' letters)
 MIN_SHARED = 2  # rare context terms a restatement must share with the statement it corrects
 OLD_SHARE = 0.6  # of the statement's rare context terms, the restatement repeats at least this share
 NEW_SHARE = 0.3  # and they make up at least this share of the restatement's (it may add a reason)
@@ -206,9 +209,9 @@ def _statement(u: Unit, df: dict[str, int], rare: int) -> tuple[frozenset[str], 
     if not _is_statement(u):
         return None
     terms = u.terms
-    if _VALUE_KIND.isdisjoint(terms.values()):  # (most units: what they are about is not needed)
+    if _VALUE_CODES.isdisjoint(u.kinds):  # (most units: what they are about is not needed)
         return None
-    values = frozenset(compress(terms, map(_VALUE_KIND.__contains__, terms.values())))  # (in C)
+    values = frozenset(compress(terms, map(_VALUE_CODES.__contains__, u.kinds)))  # (in C)
     # what the statement is about: its rare terms, less the Chinese pairs that run into a value ("杯五" of
     # "每杯五毛"), which change with the wording and the value (pairs with a function character, 是早 or
     # 到下, are no terms: salience.terms)

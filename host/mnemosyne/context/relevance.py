@@ -25,22 +25,23 @@ FEEDBACK_TERMS = 20  # terms added to the query from them
 FEEDBACK_WEIGHT = 1.0  # an added term's weight at most, next to a query term's 1
 
 
-def term_stats(texts: list[TextUnits], terms_of: list[dict[str, str]]) -> S.TermStats:
+def term_stats(texts: list[TextUnits], terms_of: list[tuple[str, ...]]) -> S.TermStats:
     """Term statistics over the units: how many units use each term, the first and last turn that does, and
     each term's kind in the last unit using it."""
     df = Counter(chain.from_iterable(terms_of))
     last: dict[str, int] = {}
     new: list[int] = []  # per text: how many terms it uses first
-    kind_of: dict[str, str] = {}
+    code_of: dict[str, str] = {}
     for turn, tu in enumerate(texts):
         held = len(last)
         for part in tu.parts:
             terms = part[2]
             last.update(dict.fromkeys(terms, turn))
-            kind_of.update(terms)
+            code_of.update(zip(terms, part[3]))
         new.append(len(last) - held)
     # `last` holds the terms in order of first use: the first `new[0]` are the first text's, and so on
     first = dict(zip(last, chain.from_iterable(map(repeat, range(len(texts)), new))))
+    kind_of = dict(zip(code_of, map(S.KIND_OF_CODE.__getitem__, code_of.values())))
     return S.TermStats(df, first, last, len(terms_of), kind_of)
 
 
@@ -108,7 +109,7 @@ def _in_text(corpus: Corpus, texts: list[TextUnits], pairs: list[str]) -> dict[i
 
 def _bm25(
     corpus: Corpus,
-    terms_of: list[dict[str, str]],
+    terms_of: list[tuple[str, ...]],
     query: dict[str, float],
     avg: float,
     in_text: dict[int, list[float]],
@@ -125,7 +126,7 @@ def _bm25(
     for k in sorted(in_text.keys() | holding) if in_text else holding:
         terms = terms_of[k]
         found = in_text.get(k) if in_text else None
-        hit = [weight[t] for t in keys & terms.keys()]
+        hit = [weight[t] for t in keys & terms]
         norm = BM25_K1 * (1 - BM25_B) + scale * len(terms)
         out[k] = math.fsum(hit + found if found else hit) * (BM25_K1 + 1) / (1 + norm)
     return out
@@ -133,7 +134,7 @@ def _bm25(
 
 def _feedback(
     corpus: Corpus,
-    terms_of: list[dict[str, str]],
+    terms_of: list[tuple[str, ...]],
     found: dict[int, float],
     query: dict[str, float],
     skip: set[int],

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import operator
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import filterfalse
@@ -209,6 +210,14 @@ KIND_WEIGHT = {
     "number": 1.5,
     "ident": 3.0,  # a name the continuation must use verbatim (price_book, BT-101); 1.8 before round 5
 }
+# A unit's terms are kept as a tuple of keys and one string of their kinds, a letter each (units.py:
+# a dict per unit took 19 MB for 5 MB of English, the tuples and strings 7 MB); the letter is in upper case
+# when the unit is the first of its text to use the term (FIRST_BONUS).
+KIND_CODE = {"word": "w", "name": "m", "number": "n", "ident": "i", "han": "h", "hanword": "k"}
+FIRST_CODE = {kind: code.upper() for kind, code in KIND_CODE.items()}
+KIND_OF_CODE = {code: kind for table in (KIND_CODE, FIRST_CODE) for kind, code in table.items()}
+CODE_WEIGHT = {code: KIND_WEIGHT[kind] for code, kind in KIND_OF_CODE.items()}
+FIRST_CODES = frozenset(FIRST_CODE.values())
 LATER_BONUS = 0.5  # a term later turns use again (a definition the rest relies on)
 DEFINITION_BONUS = 3.0  # a name a code block defines and later turns use
 FIRST_BONUS = 2.0  # the first statement of a term, over its restatements (0.3 before round 5)
@@ -245,30 +254,25 @@ class TermStats:
         n = self.df.get(term, 0)
         return max(0.0, math.log((self.units - n + 0.5) / (n + 0.5)))
 
-    def rough_value(self, found: dict[str, str]) -> float:
+    def rough_value(self, keys: Iterable[str]) -> float:
         """The weight of the terms by idf and kind, without the bonuses: a unit's value, cheap to get."""
-        return sum(map(self.rough_of.__getitem__, found))
+        return sum(map(self.rough_of.__getitem__, keys))
 
     def weigh(
-        self,
-        found: dict[str, str],
-        turn: int,
-        seq: int,
-        first_seq: dict[str, int],
-        defines: tuple[str, ...] = (),
+        self, keys: tuple[str, ...], kinds: str, turn: int, defines: tuple[str, ...] = ()
     ) -> dict[str, float]:
-        """The terms of the unit at (`turn`, `seq`) with their weights; terms that weigh nothing are left
-        out. `first_seq`: the seq of the first unit of that turn using each term."""
-        facts, last, kind_weight = self.facts_of, self.last_turn, KIND_WEIGHT
+        """The terms of a unit of `turn` (its `keys` and their coded `kinds`, see KIND_CODE) with their
+        weights; terms that weigh nothing are left out."""
+        facts, last, code_weight, first_codes = self.facts_of, self.last_turn, CODE_WEIGHT, FIRST_CODES
         later, later_bonus, first_bonus = turn + LATER_GAP, 1.0 + LATER_BONUS, 1.0 + FIRST_BONUS
         out = {}
-        for t, kind in found.items():
+        for t, code in zip(keys, kinds):
             w, last_use, first_use = facts[t]
             if w > 0:
-                w *= kind_weight[kind]
+                w *= code_weight[code]
                 if last_use >= later:
                     w *= later_bonus
-                if first_use == turn and first_seq[t] == seq:
+                if first_use == turn and code in first_codes:  # the first unit of its text to use it
                     w *= first_bonus
                 out[t] = w
         for name in defines:  # a definition the rest of the conversation uses

@@ -15,17 +15,19 @@ from typing import Literal, cast
 
 import msgspec
 
+from .salience import KIND_OF_CODE
 from .units import TextUnits, held_of
 
 # Bump when splitting or terming changes what a text's units are: rows of another format are split again.
-FORMAT = 2  # 2: no Chinese pairs with a function character (salience.terms)
+# 2: no Chinese pairs with a function character (salience.terms); 3: a unit's terms as keys and kind letters
+FORMAT = 3
 
-TermKind = Literal["word", "name", "number", "ident", "han", "hanword"]
+TermKind = Literal["word", "name", "number", "ident", "han", "hanword"]  # (corpus_store)
 PartKind = Literal["sentence", "item", "row", "code", "table", "list"]
 _Layout = tuple[
     list[
-        tuple[PartKind, str, dict[str, TermKind], list[str]]
-    ],  # kind, text, terms, names a code block defines
+        tuple[PartKind, str, list[str], str, list[str]]
+    ],  # kind, text, terms' keys, their kinds' letters (salience.KIND_CODE), names a code block defines
     list[int],  # UTF-8 bytes of each unit
     list[int],  # table pipes of each unit
     list[bool],  # the unit is a question
@@ -34,6 +36,7 @@ _Layout = tuple[
 ]
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(_Layout)
+_CODES = frozenset(KIND_OF_CODE)
 MAX_UNPACKED = 64 << 20  # bytes: a stored row never inflates past this (a text is at most a few MB)
 
 
@@ -74,18 +77,21 @@ def unpack(blob: bytes) -> TextUnits | None:
     except msgspec.DecodeError:
         return None
     # (its kinds checked: the engine reads them as the plain strings they are)
-    parts = cast("list[tuple[str, str, dict[str, str], list[str]]]", checked)
+    parts = cast("list[tuple[str, str, list[str], str, list[str]]]", checked)
     n = len(parts)
     if not (len(sizes) == len(pipes) == len(questions) == len(cjk) == len(counts) == n) or (
         counts and min(counts) < 0
     ):
         return None
+    # every term's kind a letter the engine knows (checked at once, in C), one per key
+    if not set("".join([p[3] for p in parts])) <= _CODES or any(len(p[2]) != len(p[3]) for p in parts):
+        return None
     # the terms' keys interned, as a split's are: the decoder shares a few hundred short ASCII keys at most,
     # and every other term was a string of its own in each unit holding it (a host that read back the
     # units of 5 MB of Chinese held 58 MB more, of English 17 MB)
     shaped = tuple(
-        (kind, text, {intern(t): k for t, k in terms.items()}, tuple(names))
-        for kind, text, terms, names in parts
+        (kind, text, tuple(map(intern, terms)), intern(kinds), tuple(names))
+        for kind, text, terms, kinds, names in parts
     )
     return TextUnits(
         shaped, tuple(sizes), tuple(pipes), tuple(questions), tuple(cjk), held_of(shaped), tuple(counts)

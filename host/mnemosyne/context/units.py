@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from sys import intern
 
 from ..archive.cjk import has_cjk  # (the archive package loads its store only on use)
 from . import digest, split_worker
@@ -21,7 +22,9 @@ from . import salience as S
 from .shared_work import MIN_CHARS, map_shared
 from .split_worker import Job
 
-Part = tuple[str, str, dict[str, str], tuple[str, ...]]  # kind, text, terms, names a code block defines
+# kind, text, its terms' keys, their kinds (salience.KIND_CODE: a letter each, upper case for a term the unit is
+# the first of its text to use), the names a code block defines
+Part = tuple[str, str, tuple[str, ...], str, tuple[str, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,33 +39,21 @@ class TextUnits:
     held: int  # terms held, for the cache's bound (held_of)
     # each unit's token count in token_policy.COUNTED_ENCODING, when known (units read back from the archive)
     counts: tuple[int, ...] | None = field(default=None, compare=False)
-    _first: dict[str, int] | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def first(self) -> dict[str, int]:
-        """term -> the seq of the first unit using it. Only the units a build weighs need it: made on
-        first use (most texts of a long conversation never have a candidate)."""
-        first = self._first
-        if first is None:
-            first = {}
-            for seq in range(len(self.parts) - 1, -1, -1):  # earlier units overwrite later ones
-                first.update(dict.fromkeys(self.parts[seq][2], seq))
-            object.__setattr__(self, "_first", first)  # (a memo: frozen otherwise)
-        return first
 
 
 def _text_units(text: str) -> TextUnits:
     parts: list[Part] = []
+    seen: set[str] = set()  # the terms of the text's units so far
     for kind, body in digest.split_text(text):
         if kind == "code":
             body, names = digest.code_unit(body)
             found = S.terms(body)
             for n in names:
                 found[n.lower()] = "ident"
-            parts.append((kind, body, found, names))
         else:
-            body = S.compress(body)
-            parts.append((kind, body, S.terms(body), ()))
+            body, names = S.compress(body), ()
+            found = S.terms(body)
+        parts.append((kind, body, *coded(found, seen), names))
     return TextUnits(
         tuple(parts),
         tuple(len(p[1]) if p[1].isascii() else len(p[1].encode()) for p in parts),
@@ -72,6 +63,20 @@ def _text_units(text: str) -> TextUnits:
         tuple(has_cjk(p[1]) for p in parts) if has_cjk(text) else (False,) * len(parts),
         held_of(parts),
     )
+
+
+def coded(found: dict[str, str], seen: set[str]) -> tuple[tuple[str, ...], str]:
+    """A unit's terms (key -> kind, salience.terms) as their keys and the string of their kinds' letters,
+    upper case for the keys not in `seen` (the terms of the text's earlier units), which takes them in."""
+    keys = tuple(found)
+    if seen.isdisjoint(keys):
+        kinds = "".join(map(S.FIRST_CODE.__getitem__, found.values()))
+    else:
+        first, code = S.FIRST_CODE, S.KIND_CODE
+        kinds = "".join([code[k] if t in seen else first[k] for t, k in found.items()])
+    seen.update(keys)
+    # (interned: a few thousand distinct strings serve the units of a long conversation)
+    return keys, intern(kinds)
 
 
 def held_of(parts: Iterable[Part]) -> int:
