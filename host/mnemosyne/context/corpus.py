@@ -9,6 +9,7 @@ units.py's: made once per text (a warm host does it right after a save's reply, 
 
 from __future__ import annotations
 
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -183,8 +184,8 @@ class Corpus:
         self.default = default
         self._weights: dict[int, dict[str, float]] = {}  # unit -> its weighed terms (shared: read only)
         # select.densities by focus weight: every unit's rough density and script, kept with the corpus
-        self.densities: dict[float, tuple[list[float], list[bool]]] = {}
-        self.statements: dict[int, tuple[str, Any]] = {}  # unit -> what mark_repeats_and_corrections found
+        self.densities: dict[float, tuple[array[float], list[bool]]] = {}
+        self.statements: dict[int, tuple[int, Any]] = {}  # unit -> what mark_repeats_and_corrections found
         self.prepared: set[float] = set()  # the focus weights select.prepare went through to the end for
         self._units: dict[int, Unit] = {}
         self._read: dict[int, TextUnits] = {}  # a slim corpus: turn -> its units, read back for this build
@@ -224,7 +225,7 @@ class Corpus:
             stored.df, stored.first_turn, stored.last_turn, len(stored.sizes), dict(stored.kind_of)
         )
         self.relevance = stored.relevance
-        self.densities = {weight: (density, cjk) for weight, density, cjk in stored.densities}
+        self.densities = {weight: (array("d", density), cjk) for weight, density, cjk in stored.densities}
         self.whole = False
 
     def __len__(self) -> int:

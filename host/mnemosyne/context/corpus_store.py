@@ -81,7 +81,7 @@ def pack(corpus: Corpus) -> bytes | None:
         stats.last_turn,
         cast("dict[str, TermKind]", stats.kind_of),  # (the engine's kinds are TermKind's names)
         corpus.relevance,
-        [(weight, density, cjk) for weight, (density, cjk) in corpus.densities.items()],
+        [(weight, density.tolist(), cjk) for weight, (density, cjk) in corpus.densities.items()],
     )
     try:
         return zlib.compress(_encoder.encode(stored), 1)
