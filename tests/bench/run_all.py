@@ -35,6 +35,7 @@ SCRIPTS = [
     "convert_bench",
     "search_bench",
     "host_memory",
+    "long_chat_memory",
     "frame_memory",
     "paging_bench",
     "library_bench",
