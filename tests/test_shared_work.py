@@ -84,6 +84,16 @@ def test_the_units_are_the_ones_one_process_makes_whoever_made_them(texts):
     assert no_child_left()
 
 
+def test_the_terms_a_helper_made_are_the_strings_this_process_holds(texts):
+    """A helper's kind letters come back interned, as this process's split makes them (marshal keeps it):
+    a long conversation's units share a few thousand kind strings."""
+    decode = Counted()
+    shared = shared_work.map_shared(slow_here(os.getpid()), texts, units._fields, decode)
+    assert decode.calls > 0
+    parts = [p for tu in shared for p in tu.parts if p[2]]
+    assert parts and all(sys.intern(p[3]) is p[3] for p in parts)
+
+
 def test_a_helper_that_fails_leaves_the_work_to_this_process(texts):
     def refuse(fields):
         raise ValueError("cannot send")
