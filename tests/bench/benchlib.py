@@ -14,6 +14,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -183,6 +184,42 @@ def proc_status_kib(pid: int, key: str) -> int | None:
     except OSError:
         return None
     return None
+
+
+def rss_kib(pid: int) -> int:
+    """A process's resident memory (VmRSS), in KiB; 0 when it is gone."""
+    return proc_status_kib(pid, "VmRSS") or 0
+
+
+def pss_kib(pid: int) -> int:
+    """A process's proportional share of its resident memory (Pss of /proc/<pid>/smaps_rollup: a page shared
+    with a forked child counts half in each), in KiB; 0 when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+class TogetherPeak(threading.Thread):
+    """The largest memory of a process and its children at one moment, as `read` gives each (KiB), sampled
+    every `every` seconds (the sum of their own peaks, VmHWM, is an upper bound: they need not peak at once)."""
+
+    def __init__(self, pid: int, read: Callable[[int], int] = rss_kib, every: float = 0.002) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.read, self.every = pid, read, every
+        self.peak_kib, self.done = 0, threading.Event()
+
+    def run(self) -> None:
+        children = Path(f"/proc/{self.pid}/task/{self.pid}/children")
+        while not self.done.wait(self.every):
+            try:
+                pids = [self.pid, *map(int, children.read_text().split())]
+            except OSError:
+                continue
+            self.peak_kib = max(self.peak_kib, sum(map(self.read, pids)))
 
 
 def fresh_home(prefix: str) -> Path:

@@ -14,12 +14,10 @@ splits long histories beside it: context/split_worker.py) at the end.
 from __future__ import annotations
 
 import shutil
-import threading
-from pathlib import Path
 
 import corpus
 import search_archive
-from benchlib import BenchHost, Figure, emit, fresh_home, proc_status_kib, use_home
+from benchlib import BenchHost, Figure, TogetherPeak, emit, fresh_home, use_home
 from context_bench import CASES
 from save_bench import fifty, large, save_request
 from search_bench import pick_queries
@@ -35,24 +33,6 @@ def copy_archive() -> tuple[object, dict]:
         shutil.copyfile(folder / name, home / name)
     (home / "archive.key").chmod(0o600)
     return home, info
-
-
-class TogetherPeak(threading.Thread):
-    """The largest resident memory of the host and its children at one moment, sampled every 2 ms (the sum
-    of their own peaks, VmHWM, is an upper bound: they need not peak at once)."""
-
-    def __init__(self, pid: int) -> None:
-        super().__init__(daemon=True)
-        self.pid, self.peak_kib, self.done = pid, 0, threading.Event()
-
-    def run(self) -> None:
-        children = Path(f"/proc/{self.pid}/task/{self.pid}/children")
-        while not self.done.wait(0.002):
-            try:
-                pids = [self.pid, *map(int, children.read_text().split())]
-            except OSError:
-                continue
-            self.peak_kib = max(self.peak_kib, sum(proc_status_kib(pid, "VmRSS") or 0 for pid in pids))
 
 
 def phases(host: BenchHost, queries: dict[str, list[str]], together: TogetherPeak) -> list[tuple[str, float]]:

@@ -15,11 +15,9 @@ Run: python tests/bench/long_chat_memory.py [--languages en,zh]
 from __future__ import annotations
 
 import argparse
-import threading
-from pathlib import Path
 
 import corpus
-from benchlib import BenchHost, Figure, emit, fresh_home, use_home
+from benchlib import BenchHost, Figure, TogetherPeak, emit, fresh_home, pss_kib, use_home
 from save_bench import save_request
 
 TARGET_MB = 200.0
@@ -28,37 +26,10 @@ SEED = 20_261_203
 CASES = [("chatgpt", 16_000), ("claude", 32_000), ("gpt-4o", 96_000)]
 
 
-def pss_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
-class TogetherPss(threading.Thread):
-    """The largest PSS of the host and its children at one moment, sampled every 20 ms."""
-
-    def __init__(self, pid: int) -> None:
-        super().__init__(daemon=True)
-        self.pid, self.peak_kib, self.done = pid, 0, threading.Event()
-
-    def run(self) -> None:
-        children = Path(f"/proc/{self.pid}/task/{self.pid}/children")
-        while not self.done.wait(0.02):
-            try:
-                pids = [self.pid, *map(int, children.read_text().split())]
-            except OSError:
-                continue
-            self.peak_kib = max(self.peak_kib, sum(map(pss_kib, pids)))
-
-
 def run_language(language: str) -> tuple[list[Figure], str]:
     payload = corpus.chatgpt_conversation(SEED, messages=MESSAGES[language], chinese=language == "zh")
     host = BenchHost(use_home(fresh_home(f"long-chat-memory-{language}")))
-    together = TogetherPss(host.proc.pid)
+    together = TogetherPeak(host.proc.pid, pss_kib, 0.02)  # (PSS: smaps_rollup costs more to read)
     marks = []
     try:
         host.timed_call({"action": "hello"})
