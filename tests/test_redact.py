@@ -338,3 +338,17 @@ def test_the_joined_texts_search_finds_each_texts_numbers_and_assignments_as_its
     from mnemosyne.redact_needs import needs_of, needs_of_many
 
     assert needs_of_many(texts) == [needs_of(t) for t in texts]
+
+
+def test_texts_searched_a_window_at_a_time_get_the_needs_of_their_own_search(monkeypatch):
+    """needs_of_many joins a window of texts per search (a whole conversation joined took 4 bytes a
+    character once an emoji was in it): windows of any size give each text its own needs."""
+    from mnemosyne import redact_needs
+
+    texts = ["mail me: a@b.c 🙂", "", "call +1 555", "nothing here", "password = hunter2", "sk-abc", "x" * 40]
+    texts += [f"{t} and token: {n}" for n, t in enumerate(texts)]
+    own = [redact_needs.needs_of(t) for t in texts]
+    for window in (1, 8, 30, 100, 10_000):
+        monkeypatch.setattr(redact_needs, "JOIN_CHARS", window)
+        assert redact_needs.needs_of_many(texts) == own
+    assert redact_needs.needs_of_many([]) == []

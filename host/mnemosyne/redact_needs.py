@@ -133,10 +133,27 @@ def needs_of(text: str) -> tuple[str, ...]:
     return tuple(name for name, need in NEEDS.items() if _could_match(need, text, lower))
 
 
+# Texts joined per search, in characters: a conversation's whole text joined took 4 bytes a character as
+# soon as one emoji was in it (its lower-cased copy too: 39 MB at the peak of a 5 MB conversation's first
+# redacted context); a window of texts costs a search per kind each, not per text.
+JOIN_CHARS = 1 << 20
+
+
 def needs_of_many(texts: list[str]) -> list[tuple[str, ...]]:
-    """needs_of for each of `texts`, worked out at once: one search of their joined text per kind."""
-    if not texts:
-        return []
+    """needs_of for each of `texts`, worked out a window of texts at a time (about JOIN_CHARS characters):
+    one search of their joined text per kind."""
+    out: list[tuple[str, ...]] = []
+    start = size = 0
+    for end, text in enumerate(texts):
+        if size and size + len(text) > JOIN_CHARS:
+            out += _needs_of_joined(texts[start:end])
+            start, size = end, 0
+        size += len(text) + len(_SEPARATOR)
+    return out + _needs_of_joined(texts[start:]) if start < len(texts) else out
+
+
+def _needs_of_joined(texts: list[str]) -> list[tuple[str, ...]]:
+    """needs_of for each of `texts` (at least one), by one search of their joined text per kind."""
     folded = [_folded(t) for t in texts]
     hay, folded_hay = _SEPARATOR.join(texts), _SEPARATOR.join(folded)
     starts, folded_starts = _starts(texts), _starts(folded)  # (lower() may lengthen a text: İ -> i̇)
