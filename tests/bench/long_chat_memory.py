@@ -7,9 +7,10 @@ message text (10,000 messages of English, or 11,300 of Chinese; bench corpus), a
 contexts for ChatGPT 16k, Claude 32k and GPT-4o 96k, each request sent as the previous reply arrives. A
 fresh host per language. Printed: the host's VmHWM after each phase, its split worker's, and the host with
 its worker at one moment (the sum of their PSS, sampled every 20 ms: a forked helper shares the host's
-pages, which a sum of RSS would count twice). host_memory.py measures conversations of up to 1.2 MB.
+pages, which a sum of RSS would count twice). With --cold, the host has built no context before the long
+save (its first context loads the tokenizer). host_memory.py measures conversations of up to 1.2 MB.
 
-Run: python tests/bench/long_chat_memory.py [--languages en,zh]
+Run: python tests/bench/long_chat_memory.py [--languages en,zh] [--cold]
 """
 
 from __future__ import annotations
@@ -26,23 +27,18 @@ SEED = 20_261_203
 CASES = [("chatgpt", 16_000), ("claude", 32_000), ("gpt-4o", 96_000)]
 
 
-def run_language(language: str) -> tuple[list[Figure], str]:
+def run_language(language: str, warm: bool = True) -> tuple[list[Figure], str]:
     payload = corpus.chatgpt_conversation(SEED, messages=MESSAGES[language], chinese=language == "zh")
     host = BenchHost(use_home(fresh_home(f"long-chat-memory-{language}")))
     together = TogetherPeak(host.proc.pid, pss_kib, 0.02)  # (PSS: smaps_rollup costs more to read)
     marks = []
     try:
         host.timed_call({"action": "hello"})
-        short = host.timed_call(save_request(corpus.chatgpt_conversation(5, messages=21)))[1]
-        host.timed_paged(
-            {
-                "action": "context",
-                "conversation_id": short["conversation_id"],
-                "target": "chatgpt",
-                "redact": True,
-            }
-        )
-        marks.append(("warm", host.peak_mib() or 0.0))
+        if warm:
+            short = host.timed_call(save_request(corpus.chatgpt_conversation(5, messages=21)))[1]
+            request = {"action": "context", "conversation_id": short["conversation_id"], "target": "chatgpt"}
+            host.timed_paged({**request, "redact": True})
+        marks.append(("warm" if warm else "started", host.peak_mib() or 0.0))
         together.start()
         seconds, saved = host.timed_call(save_request(payload))
         marks.append((f"5 MB save ({seconds:.2f} s)", host.peak_mib() or 0.0))
@@ -62,7 +58,9 @@ def run_language(language: str) -> tuple[list[Figure], str]:
     finally:
         together.done.set()
         host.kill()
-    label = "English" if language == "en" else "Chinese"
+    label = ("English" if language == "en" else "Chinese") + (
+        "" if warm else ", a host that built no context before"
+    )
     figures = [
         Figure(f"{label}: host peak memory (VmHWM)", marks[-1][1], "MB", TARGET_MB),
         Figure(f"{label}: its split worker's peak memory (VmHWM)", worker, "MB"),
@@ -80,10 +78,11 @@ def run_language(language: str) -> tuple[list[Figure], str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--languages", default="en,zh")
+    parser.add_argument("--cold", action="store_true", help="no short save and context before the long save")
     args, _ = parser.parse_known_args()
     figures, notes = [], []
     for language in args.languages.split(","):
-        got, note = run_language(language)
+        got, note = run_language(language, warm=not args.cold)
         figures += got
         notes.append(note)
     emit(figures, notes)
