@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import zlib
 from hashlib import blake2b
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 import msgspec
 
 from . import unit_store
-from .unit_store import TermKind
 
 if TYPE_CHECKING:
     from .corpus import Corpus
@@ -28,6 +27,8 @@ if TYPE_CHECKING:
 # Corpus rows share the context_units table with unit rows (whose formats stay below this); bump it when the
 # corpus or its layout changes, or with unit_store.FORMAT (the statistics are made of the units).
 FORMAT = 1_000_002
+
+TermKind = Literal["word", "name", "number", "ident", "han", "hanword"]  # salience.terms' kinds
 
 
 class Stored(msgspec.Struct, array_like=True):

@@ -191,9 +191,8 @@ def split_text(text: str) -> list[tuple[str, str]]:
 
 
 VALUE_KINDS = ("number", "name", "ident")
-_VALUE_CODES = frozenset(
-    code for code, kind in S.KIND_OF_CODE.items() if kind in VALUE_KINDS
-)  # (the kinds' letters)
+# (their letters: salience.KIND_CODE)
+_VALUE_CODES = frozenset(code for code, kind in S.KIND_OF_CODE.items() if kind in VALUE_KINDS)
 MIN_SHARED = 2  # rare context terms a restatement must share with the statement it corrects
 OLD_SHARE = 0.6  # of the statement's rare context terms, the restatement repeats at least this share
 NEW_SHARE = 0.3  # and they make up at least this share of the restatement's (it may add a reason)

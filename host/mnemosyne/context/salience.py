@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import filterfalse
@@ -253,10 +252,6 @@ class TermStats:
         """BM25's idf: zero for a term in half the units or more."""
         n = self.df.get(term, 0)
         return max(0.0, math.log((self.units - n + 0.5) / (n + 0.5)))
-
-    def rough_value(self, keys: Iterable[str]) -> float:
-        """The weight of the terms by idf and kind, without the bonuses: a unit's value, cheap to get."""
-        return sum(map(self.rough_of.__getitem__, keys))
 
     def weigh(
         self, keys: tuple[str, ...], kinds: str, turn: int, defines: tuple[str, ...] = ()

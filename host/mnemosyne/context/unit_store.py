@@ -22,7 +22,6 @@ from .units import TextUnits, held_of
 # 2: no Chinese pairs with a function character (salience.terms); 3: a unit's terms as keys and kind letters
 FORMAT = 3
 
-TermKind = Literal["word", "name", "number", "ident", "han", "hanword"]  # (corpus_store)
 PartKind = Literal["sentence", "item", "row", "code", "table", "list"]
 _Layout = tuple[
     list[

@@ -53,7 +53,7 @@ def _text_units(text: str) -> TextUnits:
         else:
             body, names = S.compress(body), ()
             found = S.terms(body)
-        parts.append((kind, body, *coded(found, seen), names))
+        parts.append((kind, body, *_coded(found, seen), names))
     return TextUnits(
         tuple(parts),
         tuple(len(p[1]) if p[1].isascii() else len(p[1].encode()) for p in parts),
@@ -65,7 +65,7 @@ def _text_units(text: str) -> TextUnits:
     )
 
 
-def coded(found: dict[str, str], seen: set[str]) -> tuple[tuple[str, ...], str]:
+def _coded(found: dict[str, str], seen: set[str]) -> tuple[tuple[str, ...], str]:
     """A unit's terms (key -> kind, salience.terms) as their keys and the string of their kinds' letters,
     upper case for the keys not in `seen` (the terms of the text's earlier units), which takes them in."""
     keys = tuple(found)
