@@ -53,7 +53,6 @@ def run_language(language: str, warm: bool = True) -> tuple[list[Figure], str]:
             seconds, _ = host.timed_paged(request)
             marks.append((f"{target} {budget // 1000}k ({seconds:.2f} s)", host.peak_mib() or 0.0))
         worker = host.worker_peak_mib()
-        together.done.set()
         host.finish()
     finally:
         together.done.set()
