@@ -264,3 +264,36 @@ def test_a_conversation_longer_than_the_unit_cache_is_split_once_to_be_prepared(
     monkeypatch.setattr(units, "CACHE_TERMS", 200)  # a few texts' units
     engine.prepare(conv, lambda: True, redacted=False)
     assert len(seen) == len(set(seen)) == len({m.id for m in conv.messages}) > 100
+
+
+def test_after_a_context_is_built_the_host_prepares_without_making_units_again(session, monkeypatch):
+    """A context's reply leaves the conversation's corpus in memory: the work after it (preparing the
+    conversation the host turned to) takes that corpus as it is. It split or read back every text whose
+    units the cache had let go (a long conversation: all but the last 1.5 MB), only to find the corpus
+    they would make already there: 20 MB of a 5 MB Chinese conversation's host, and seconds of work."""
+    corpus.clear_cache()
+    conv_id = save.run({"payload": own_texts_payload("conv-built"), "kind": "chatgpt_api"}, session)[
+        "conversation_id"
+    ]
+    session.after_reply(lambda: False)  # prepared, and stored (units and corpus)
+    full_context(session, conv_id, True)
+    units.clear()  # (as the cache lets a long conversation's first texts go; its corpus is kept)
+    seen = splits(monkeypatch)
+    read_back: list[str] = []
+    original = units._stored_units
+
+    def counted(text: str):
+        read_back.append(text)
+        return original(text)
+
+    monkeypatch.setattr(units, "_stored_units", counted)
+    session.after_reply(lambda: False)
+    assert seen == [] and read_back == []
+    # and the next context of it is the one a fresh host builds
+    assert full_context(session, conv_id, True) == _fresh_context(session, conv_id)
+
+
+def _fresh_context(session, conv_id: str) -> str:
+    corpus.clear_cache()
+    session.archive().conn.execute("DELETE FROM context_units")  # (corpora too)
+    return full_context(session, conv_id, True)

@@ -76,7 +76,7 @@ def corpus_of(
     id of the conversation they are of (see hold_only); `default`: the query is the conversation's own (no
     focus), so the corpus may be read from the archive and stored there (corpus_store). `made`: the
     units of the turns' texts made already (by text), taken before the unit cache's."""
-    key = (tuple((t.index, t.id, t.role, t.text) for t in turns), tuple(query.items()), frozenset(skip))
+    key = _key(turns, query, skip)
     corpus = _corpora.get(key)
     if corpus is not None:
         _corpora.move_to_end(key)
@@ -94,6 +94,18 @@ def corpus_of(
     while _corpora and (len(_corpora) > MAX_CORPORA or _terms_held(_corpora.values()) > units.CACHE_TERMS):
         _corpora.popitem(last=False)
     return corpus
+
+
+def kept(turns: list[Turn], query: dict[str, str], skip: set[int]) -> Corpus | None:
+    """The corpus of these turns and query held in memory, if any (see corpus_of)."""
+    corpus = _corpora.get(_key(turns, query, skip))
+    if corpus is not None:
+        corpus.begin()
+    return corpus
+
+
+def _key(turns: list[Turn], query: dict[str, str], skip: set[int]) -> tuple:
+    return tuple((t.index, t.id, t.role, t.text) for t in turns), tuple(query.items()), frozenset(skip)
 
 
 def _stored_corpus(turns: list[Turn], query: dict[str, str], skip: set[int], owner: str) -> Corpus | None:

@@ -163,19 +163,26 @@ def _corpus(
 ) -> Corpus:
     """Every unit of `conv`'s `turns` with its terms, and their relevance to the query (`made`: the
     turns' units made already, by text; see corpus_of)."""
-    from . import salience
     from .corpus import corpus_of
 
-    # the query: the focus, or the last user turns; the title names the conversation's subject either way
-    title = conv.title or ""
-    skip: set[int] = set()
-    if focus:
-        query = salience.terms(focus + "\n" + title, grammar=True)  # (上海, 会议: looked for in the text)
-    else:
-        asked = [i for i, t in enumerate(turns[: last_pos + 1]) if t.role == "user"][-QUERY_TURNS:]
-        skip = set(asked)
-        query = salience.terms("\n".join([title, *(turns[i].text for i in asked)]))
+    query, skip = _query(conv, turns, last_pos, focus)
     return corpus_of(turns, query, skip, conv.id, default=not focus, made=made)
+
+
+def _query(
+    conv: Conversation, turns: list[Turn], last_pos: int, focus: str | None
+) -> tuple[dict[str, str], set[int]]:
+    """What the units are scored against: the focus, or the last user turns (and those turns, `skip`);
+    the title names the conversation's subject either way."""
+    from . import salience
+
+    title = conv.title or ""
+    if focus:
+        return salience.terms(
+            focus + "\n" + title, grammar=True
+        ), set()  # (上海, 会议: looked for in the text)
+    asked = [i for i, t in enumerate(turns[: last_pos + 1]) if t.role == "user"][-QUERY_TURNS:]
+    return salience.terms("\n".join([title, *(turns[i].text for i in asked)])), set(asked)
 
 
 def build_context(
@@ -291,21 +298,26 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool =
     to the default query, units' densities) and its densest units weighed and counted; redacted (the
     extension's default) or as plain text. Stops when `keep_going()` says so."""
     from ..redact import warm as warm_redactions
-    from .corpus import settle
+    from .corpus import corpus_of, kept, settle
     from .units import units_of_texts
 
     # (a message at a time: the redaction itself takes 0.13 s a MB)
     if redacted and not warm_redactions(conv, keep_going):
         return
     turns = _path_turns(conv, redacted)
-    # (into the unit cache, and held here for the corpus: the cache lets go of the first texts of a
-    # conversation of more than about 1.5 MB of distinct text before the corpus is made of them, which
-    # split them again)
-    made = units_of_texts([t.text for t in turns], keep_going)
-    if not turns or not keep_going():
+    if not turns:
         return
     last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
-    corpus = _corpus(conv, turns, last_pos, None, made)
+    query, skip = _query(conv, turns, last_pos, None)
+    corpus = kept(turns, query, skip)  # (a context of it was built: its texts need no split again)
+    if corpus is None:
+        # (into the unit cache, and held here for the corpus: the cache lets go of the first texts of a
+        # conversation of more than about 1.5 MB of distinct text before the corpus is made of them,
+        # which split them again)
+        made = units_of_texts([t.text for t in turns], keep_going)
+        if not keep_going():
+            return
+        corpus = corpus_of(turns, query, skip, conv.id, default=True, made=made)
     try:
         select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
     finally:
