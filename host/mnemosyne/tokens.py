@@ -31,6 +31,7 @@ from typing import Any
 
 from . import paths
 from .errors import InputError, MnemosyneError
+from .utf8 import without_utf8_copy
 
 _BASE_URL = "https://openaipublic.blob.core.windows.net/encodings/"
 
@@ -215,7 +216,7 @@ def _cached_vocabulary(name: str) -> Any:
 
 @cache
 def _encoding_class(base: type) -> type:
-    """tiktoken's Encoding, with two changes that keep its tokens:
+    """tiktoken's Encoding, with three changes that keep its tokens:
 
     - encode_ordinary_batch runs in the calling thread. tiktoken starts a pool of 8 threads on every batch
       call; for one conversation's messages (what count_messages passes) that costs about 5x the encoding
@@ -223,7 +224,11 @@ def _encoding_class(base: type) -> type:
       more on a busy machine.
     - it does not keep the rank table it was built from. tiktoken's Rust encoder holds its own copy; the
       Python one (o200k: 200,000 bytes -> rank entries, 27 MB of a host's resident memory) serves only to
-      pickle the Encoding, which nothing here does: pickling one is refused instead."""
+      pickle the Encoding, which nothing here does: pickling one is refused instead.
+    - it encodes a copy of a non-ASCII text, not the text: the Rust encoder's read leaves a UTF-8 copy on
+      the string it is given (utf8.py), and the strings counted are those a host keeps (a conversation's
+      messages, the context engine's units, the counts' memo): a 5 MB Chinese conversation's host kept
+      about 9 MB of them."""
 
     class Encoding(base):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -234,6 +239,9 @@ def _encoding_class(base: type) -> type:
             raise TypeError(
                 "a Mnemosyne tiktoken Encoding does not keep its rank table: it cannot be pickled"
             )
+
+        def encode_ordinary(self, text: str) -> list[int]:
+            return super().encode_ordinary(without_utf8_copy(text))
 
         def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 1) -> list[list[int]]:
             return [self.encode_ordinary(t) for t in text]

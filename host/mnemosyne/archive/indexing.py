@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..utf8 import without_utf8_copy
 from .cjk import has_cjk, index_text, without_cjk
 
 if TYPE_CHECKING:
@@ -63,16 +64,33 @@ def rows_for(conv: Conversation, rowids: Sequence[int | None]) -> list[Row]:
     ]
 
 
+# The text write() inserts per statement, in characters: the bigram text of Chinese is about 3x the
+# text, and SQLite's binding attaches a UTF-8 copy of what it reads (utf8.py); a 5 MB Chinese
+# conversation's index, made at once, was 24 MB of a host's peak.
+WRITE_CHARS = 1 << 18
+
+
 def write(c, rows: list[Row]) -> None:
-    """Insert the index rows of one conversation (inside the caller's transaction)."""
+    """Insert the index rows of one conversation (inside the caller's transaction), about WRITE_CHARS
+    characters of text at a time."""
+    start = chars = 0
+    for end, (_, title, body) in enumerate(rows, 1):
+        chars += len(body) + len(title or "")
+        if chars >= WRITE_CHARS or end == len(rows):
+            _write_rows(c, rows[start:end])
+            start, chars = end, 0
+
+
+def _write_rows(c, rows: list[Row]) -> None:
+    # (the message texts are the ones a host keeps: SQLite is given copies to attach its UTF-8 to)
     c.executemany(
         "INSERT INTO messages_fts (rowid, title, body) VALUES (?,?,?)",
-        [(rowid, title or "", body) for rowid, title, body in rows],
+        [(rowid, without_utf8_copy(title or ""), without_utf8_copy(body)) for rowid, title, body in rows],
     )
     searchable = _searchable(rows)
     c.executemany(
         "INSERT INTO messages_tri (rowid, body) VALUES (?,?)",
-        [(rowid, without_cjk(text)) for rowid, text in searchable],
+        [(rowid, without_utf8_copy(without_cjk(text))) for rowid, text in searchable],
     )
     c.executemany(
         "INSERT INTO messages_cjk (rowid, body) VALUES (?,?)",

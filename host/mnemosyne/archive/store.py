@@ -199,6 +199,13 @@ class Archive(ArchiveWrites):
         except sqlite.Error as exc:  # the next one retries; other processes checkpoint too
             raise ArchiveError(f"could not checkpoint the archive: {exc}") from None
 
+    def release_page_cache(self) -> None:
+        """Free the connection's page cache (up to db.CACHE_KIB): the next reads decrypt their pages again."""
+        try:
+            self.conn.execute("PRAGMA shrink_memory").fetchone()
+        except sqlite.Error as exc:
+            raise ArchiveError(f"could not release the archive's page cache: {exc}") from None
+
     def has_pending_index(self) -> bool:
         return self.conn.execute("SELECT 1 FROM index_pending LIMIT 1").fetchone() is not None
 

@@ -15,6 +15,7 @@ from typing import Literal, cast
 
 import msgspec
 
+from ..utf8 import without_utf8_copy
 from .salience import KIND_OF_CODE
 from .units import TextUnits, held_of
 
@@ -47,10 +48,10 @@ def key(text: str) -> bytes:
 def pack(units: TextUnits, counts: list[int]) -> bytes | None:
     """`units`, with each unit's token count in token_policy.COUNTED_ENCODING, as compressed
     MessagePack; None for a text MessagePack cannot hold (a lone surrogate)."""
+    # (the texts are those the unit cache holds: msgpack is given copies to attach its UTF-8 to, utf8.py)
+    parts = [[kind, without_utf8_copy(text), *rest] for kind, text, *rest in units.parts]
     try:
-        raw = _encoder.encode(
-            ([list(p) for p in units.parts], units.sizes, units.pipes, units.questions, units.cjk, counts)
-        )
+        raw = _encoder.encode((parts, units.sizes, units.pipes, units.questions, units.cjk, counts))
     except (UnicodeEncodeError, msgspec.EncodeError):
         return None
     return zlib.compress(raw, 1)  # (level 1: a third of the size, 15 ms a MB; reading back costs 3 ms)

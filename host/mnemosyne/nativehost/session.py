@@ -19,6 +19,14 @@ if TYPE_CHECKING:
     from .paging import RenderCache
 
 
+# A reply about a conversation of at least this much text (save, get, context) lets go of the archive's
+# page cache after its deferred work: the pages it went through (the conversation's document, search rows
+# and context units: about 5x its text) fill most of the cache's 8 MiB, and the host holds what they hold
+# as objects already. A 5 MB conversation's host peaked 6-9 MB lower (tests/bench/long_chat_memory.py);
+# a short one's leaves the cache to the searches that follow.
+RELEASE_CACHE_CHARS = 1 << 20
+
+
 class ForbiddenCaller(MnemosyneError):
     code = "FORBIDDEN_CALLER"
 
@@ -132,8 +140,9 @@ class HostSession:
         one at a time (what is left is written after the next reply, and every search writes it first), and a
         WAL checkpoint once the WAL has grown. Last, the conversation's units the archive does not hold are
         stored there for the next process: a text at a time, so a pick that arrives meanwhile waits for one
-        text, not for a conversation's index. The context work runs with the cycle collector held off
-        (cycles.py), which runs in the index work."""
+        text, not for a conversation's index; after a long conversation, the page cache is let go
+        (RELEASE_CACHE_CHARS). The context work runs with the cycle collector held off (cycles.py), which
+        runs in the index work."""
         conv, self._to_prepare = self._to_prepare, None
 
         def keep_going() -> bool:
@@ -149,6 +158,11 @@ class HostSession:
         self._index_pending(input_waiting)
         if conv is not None and keep_going():
             self._context_work("storing the context units", lambda: self._store(conv, keep_going))
+        if conv is not None and self._archive is not None and _text_chars(conv) >= RELEASE_CACHE_CHARS:
+            try:  # (even with a request waiting: the pick that follows a save builds from memory)
+                self._archive.release_page_cache()
+            except MnemosyneError as exc:
+                log.warning("releasing the page cache failed: %s", exc.message)
 
     def _prepare(self, conv: Conversation, keep_going: Callable[[], bool]) -> None:
         """The units of `conv` (read back from the archive where it holds them) and its corpus, in the
@@ -204,6 +218,12 @@ class HostSession:
         if self._conn is not None:
             self._conn.close()
         self._archive = self._conn = None
+
+
+def _text_chars(conv: Conversation) -> int:
+    from ..text import message_text
+
+    return sum(len(message_text(msg)) for msg in conv.messages)
 
 
 def _state_for(code: str) -> str:

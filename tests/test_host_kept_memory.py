@@ -1,0 +1,78 @@
+"""What a long-lived host keeps after a save or a context: no UTF-8 copies attached to the strings it
+holds (utf8.py), and no page cache full of a long conversation it holds as objects already. In-process
+through the real actions and a real archive; CPython's string sizes tell whether a copy is attached."""
+
+from __future__ import annotations
+
+import ctypes
+import platform
+import sys
+
+import msgspec
+import pytest
+import sqlcipher3._sqlite3 as sqlite_module
+
+from mnemosyne.context import corpus, counting, units
+from mnemosyne.nativehost import session as session_module
+from mnemosyne.nativehost.actions import context, save
+from test_host_paging_interop import big_chatgpt_payload
+
+pytestmark = pytest.mark.skipif(
+    platform.python_implementation() != "CPython", reason="CPython's UTF-8 copies of strings"
+)
+
+
+def with_copy(s: str) -> bool:
+    """Whether CPython holds a UTF-8 copy of `s` (its size is more than an equal new string's)."""
+    return sys.getsizeof(s) > sys.getsizeof("".join((s, "")))
+
+
+def test_what_a_host_keeps_of_a_saved_and_built_conversation_carries_no_utf8_copies(host_session):
+    sample = "中文字符, emoji 🧪" * 20
+    msgspec.json.encode(sample)
+    assert with_copy(sample)  # (what the test looks for: msgspec's read of a string leaves one)
+    corpus.clear_cache()
+    saved = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, host_session)
+    host_session.after_reply(lambda: False)  # its search index written, its units stored
+    for budget in (2000, 16000):  # a build, and one that counts many more units exactly
+        reply = context.run(
+            {"conversation_id": saved["conversation_id"], "target": "chatgpt", "budget": budget}, host_session
+        )
+        assert reply["chunk"]
+        host_session.after_reply(lambda: False)
+    kept = host_session.archive().get(saved["conversation_id"])  # the conversation the archive keeps
+    texts = [part.text for msg in kept.messages for part in msg.parts if getattr(part, "text", None)]
+    unit_texts = [part[1] for tu in units._cache.values() for part in tu.parts]
+    counted = [text for memo in counting._COUNTS.values() for text in memo]
+    assert len(texts) == 240 and len(unit_texts) > 1000 and len(counted) > 100
+    assert not any(map(with_copy, texts + unit_texts + counted))
+
+
+def sqlite_memory() -> int:
+    """Bytes SQLite has allocated in this process (sqlite3_memory_used of the module's own SQLite)."""
+    try:
+        used = ctypes.CDLL(sqlite_module.__file__).sqlite3_memory_used
+    except (OSError, AttributeError):
+        pytest.skip("this build of sqlcipher3 does not export sqlite3_memory_used")
+    used.restype = ctypes.c_int64
+    return used()
+
+
+def test_after_a_long_conversation_the_host_lets_the_page_cache_go(host_session, monkeypatch):
+    monkeypatch.setattr(session_module, "RELEASE_CACHE_CHARS", 10**9)  # first: nothing is long enough
+    save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, host_session)
+    host_session.after_reply(lambda: False)
+    filled = sqlite_memory()
+    monkeypatch.setattr(session_module, "RELEASE_CACHE_CHARS", 1 << 20)
+    payload = big_chatgpt_payload()  # (1.4 million characters)
+    payload["conversation_id"] = payload["id"] = "another-long-one"
+    save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
+    host_session.after_reply(lambda: False)
+    released = sqlite_memory()
+    assert filled > 4 << 20 and released < filled - (3 << 20)
+    # a short conversation leaves the cache to the searches that follow
+    host_session.archive().search("quotes")
+    warm = sqlite_memory()
+    save.run({"payload": big_chatgpt_payload(turns=4), "kind": "chatgpt_api"}, host_session)
+    host_session.after_reply(lambda: False)
+    assert sqlite_memory() >= warm
