@@ -255,3 +255,35 @@ def test_a_real_host_keeps_a_worker_and_its_channel_whole(tmp_path, texts):
         finally:
             host.kill()
     assert contexts["0"] == contexts["1"]
+
+
+def status_kib(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field}")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_a_worker_gives_a_jobs_memory_back_once_it_is_done(worker):
+    """A worker idles beside the host between saves: what a long conversation's job took is returned."""
+    pid = worker._proc.pid
+    warm = worker.submit(["A first short text: the worker loads its modules."])
+    assert warm is not None and finished(warm, 1)
+    warm.end()
+    idle = status_kib(pid, "VmRSS")
+    long_texts = [
+        f"[{i}] " + "数据库的设计与实现, emoji 🧪 and words. " * 300 for i in range(300)
+    ]  # 3.6 M chars
+    job = worker.submit(long_texts)
+    assert job is not None and finished(job, len(long_texts))
+    job.end()
+    took = status_kib(pid, "VmHWM") - idle
+
+    def given_back() -> int:
+        return status_kib(pid, "VmHWM") - status_kib(pid, "VmRSS")
+
+    deadline = time.monotonic() + 30
+    while given_back() < 0.75 * took and time.monotonic() < deadline:  # (the worker trims after the job)
+        time.sleep(0.02)
+    assert took > 10_000 and given_back() >= 0.75 * took  # (without the trim: 45 %)

@@ -170,10 +170,24 @@ def serve(sock: socket.socket) -> None:
                     texts, start = _texts_of_job(fd)
                     with collector_held():  # (as the host's builds: many objects, no cycles)
                         shared_work.work_through(work, texts, fd, start, waiting)
+                    del texts
             except Exception:  # the host makes what the worker does not
                 pass
             finally:
                 os.close(fd)
+        _give_memory_back()
+
+
+def _give_memory_back() -> None:
+    """Return what a job's texts and units took to the system (glibc keeps freed memory for the process
+    otherwise): a worker idles beside the host between saves. A 5 MB Chinese conversation's job left it
+    at 23 MB instead of the 14 MB it started with. (ctypes is the worker's alone: 1.5 MB of a host's.)"""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def _texts_of_job(fd: int) -> tuple[list[str | None], int]:
