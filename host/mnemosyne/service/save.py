@@ -72,9 +72,10 @@ def _drop_utf8_copies(conv: Conversation) -> None:
 
     for msg in conv.messages:
         for part in msg.parts:
-            for name, value in list(part.__dict__.items()):
+            fields = part.__dict__  # (a field set anew in place: pydantic's setattr would only add checks)
+            for name, value in fields.items():
                 if type(value) is str and not value.isascii():
-                    setattr(part, name, without_utf8_copy(value))
+                    fields[name] = without_utf8_copy(value)
 
 
 def read_payload(
