@@ -221,9 +221,8 @@ class HostSession:
 
 
 def _text_chars(conv: Conversation) -> int:
-    from ..text import message_text
-
-    return sum(len(message_text(msg)) for msg in conv.messages)
+    """The characters of `conv`'s text parts (about 5 ms for 5 MB: it runs before a waiting request)."""
+    return sum(len(part.text) for msg in conv.messages for part in msg.parts if part.type == "text")
 
 
 def _state_for(code: str) -> str:
