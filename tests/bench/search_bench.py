@@ -292,7 +292,9 @@ def run(
         host = host_figure(folder, queries, arc)
     figures.append(host)
     figures.append(
-        Figure("host peak memory after the search runs (its whole life)", host.extra["host_peak_mb"] or 0.0, "MB")
+        Figure(
+            "host peak memory after the search runs (its whole life)", host.extra["host_peak_mb"] or 0.0, "MB"
+        )
     )
     return figures, notes
 

@@ -239,32 +239,34 @@ def mark_repeats_and_corrections(
     facts: dict[int, tuple[frozenset[str], int]] = {}  # unit -> (values, how many rare context terms)
     for k, u in enumerate(units):
         found = memo.get(u.key) if memo is not None and u.key >= 0 else None
-        if found is None:
-            # (a text's 64-bit hash stands for it, not a lower-case copy kept in the memo: 2.7 MB of a 5 MB
-            # conversation's 96k build; two texts of one conversation share a hash about once in 10^10)
-            found = (hash(u.text.lower()), _statement(u, df, rare))
-            if memo is not None and u.key >= 0:
-                memo[u.key] = found
-        norm, statement = found
+        # (a text's 64-bit hash stands for it, not a lower-case copy kept in the memo: 2.7 MB of a 5 MB
+        # conversation's 96k build; two texts of one conversation share a hash about once in 10^10)
+        norm = hash(u.text.lower()) if found is None else found[0]
         if norm in seen:
             u.repeat = True
             continue
         seen.add(norm)
+        if found is None:  # (what a repeat states is not worked out: half a first build's units)
+            found = (norm, _statement(u, df, rare))
+            if memo is not None and u.key >= 0:
+                memo[u.key] = found
+        statement = found[1]
         if statement is None:
             continue
         values, keys = statement
         # earlier statement -> the rare context terms it shares with this one (counted in C, in the order
         # of first sharing)
         shared = Counter(chain.from_iterable(map(postings.get, keys, repeat(()))))
+        need = max(MIN_SHARED, NEW_SHARE * len(keys))
         for j, n in shared.items():
+            if n < need:  # (most: one or two terms in common)
+                continue
             earlier = units[j]
             old_values, old_keys = facts[j]
             if (
-                n >= MIN_SHARED
-                and earlier.turn != u.turn
+                earlier.turn != u.turn
                 and not earlier.superseded
                 and n >= OLD_SHARE * old_keys
-                and n >= NEW_SHARE * len(keys)
                 and values - old_values
                 and old_values - values
             ):
