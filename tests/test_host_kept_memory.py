@@ -31,7 +31,8 @@ def test_what_a_host_keeps_of_a_saved_and_built_conversation_carries_no_utf8_cop
     sample = "中文字符, emoji 🧪" * 20
     msgspec.json.encode(sample)
     assert with_copy(sample)  # (what the test looks for: msgspec's read of a string leaves one)
-    corpus.clear_cache()
+    corpus.clear_cache()  # (what other tests' work left in the engine's memory is not looked at)
+    counting._COUNTS.clear()
     saved = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, host_session)
     host_session.after_reply(lambda: False)  # its search index written, its units stored
     for budget in (2000, 16000):  # a build, and one that counts many more units exactly
