@@ -21,14 +21,19 @@ def splits(monkeypatch) -> list[str]:
     process sharing a long history's split would count its own: test_shared_work.py)."""
     monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
     split_worker.stop()  # (a host session's after_reply started one)
+    return texts_given(monkeypatch, "_text_units")
+
+
+def texts_given(monkeypatch, name: str) -> list[str]:
+    """The texts the units module's function `name` is called with from now on."""
     seen: list[str] = []
-    original = units._text_units
+    original = getattr(units, name)
 
     def counted(text: str):
         seen.append(text)
         return original(text)
 
-    monkeypatch.setattr(units, "_text_units", counted)
+    monkeypatch.setattr(units, name, counted)
     return seen
 
 
@@ -279,14 +284,7 @@ def test_after_a_context_is_built_the_host_prepares_without_making_units_again(s
     full_context(session, conv_id, True)
     units.clear()  # (as the cache lets a long conversation's first texts go; its corpus is kept)
     seen = splits(monkeypatch)
-    read_back: list[str] = []
-    original = units._stored_units
-
-    def counted(text: str):
-        read_back.append(text)
-        return original(text)
-
-    monkeypatch.setattr(units, "_stored_units", counted)
+    read_back = texts_given(monkeypatch, "_stored_units")
     session.after_reply(lambda: False)
     assert seen == [] and read_back == []
     # and the next context of it is the one a fresh host builds
