@@ -227,8 +227,8 @@ def _encoding_class(base: type) -> type:
       pickle the Encoding, which nothing here does: pickling one is refused instead.
     - it encodes a copy of a non-ASCII text, not the text: the Rust encoder's read leaves a UTF-8 copy on
       the string it is given (utf8.py), and the strings counted are those a host keeps (a conversation's
-      messages, the context engine's units, the counts' memo): a 5 MB Chinese conversation's host kept
-      about 9 MB of them."""
+      messages, the context engine's units, the counts' memo): the unit cache of a 5 MB Chinese
+      conversation held 1.7 MB of copies, from counting and storing its units."""
 
     class Encoding(base):
         def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -177,10 +177,8 @@ def _query(
     from . import salience
 
     title = conv.title or ""
-    if focus:
-        return salience.terms(
-            focus + "\n" + title, grammar=True
-        ), set()  # (上海, 会议: looked for in the text)
+    if focus:  # (上海, 会议: looked for in the text)
+        return salience.terms(focus + "\n" + title, grammar=True), set()
     asked = [i for i, t in enumerate(turns[: last_pos + 1]) if t.role == "user"][-QUERY_TURNS:]
     return salience.terms("\n".join([title, *(turns[i].text for i in asked)])), set(asked)
 
