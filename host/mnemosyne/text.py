@@ -10,6 +10,7 @@ from .model import (
     CitationPart,
     CodeOutputPart,
     CodePart,
+    Conversation,
     Message,
     ReasoningPart,
     SystemErrorPart,
@@ -18,6 +19,11 @@ from .model import (
     ToolResultPart,
     UnknownPart,
 )
+
+
+def text_chars(conv: Conversation) -> int:
+    """The characters of `conv`'s text parts: its size as the host's work scales with it (a few ms for 5 MB)."""
+    return sum(len(part.text) for msg in conv.messages for part in msg.parts if part.type == "text")
 
 
 def part_text(part) -> str:

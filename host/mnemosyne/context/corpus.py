@@ -77,10 +77,8 @@ def corpus_of(
     focus), so the corpus may be read from the archive and stored there (corpus_store). `made`: the
     units of the turns' texts made already (by text), taken before the unit cache's."""
     key = _key(turns, query, skip)
-    corpus = _corpora.get(key)
+    corpus = _kept(key)
     if corpus is not None:
-        _corpora.move_to_end(key)
-        corpus.begin()
         return corpus
     corpus = _stored_corpus(turns, query, skip, owner) if default and _offer_corpora is not None else None
     if corpus is None:
@@ -98,8 +96,14 @@ def corpus_of(
 
 def kept(turns: list[Turn], query: dict[str, str], skip: set[int]) -> Corpus | None:
     """The corpus of these turns and query held in memory, if any (see corpus_of)."""
-    corpus = _corpora.get(_key(turns, query, skip))
+    return _kept(_key(turns, query, skip))
+
+
+def _kept(key: tuple) -> Corpus | None:
+    """The corpus kept under `key`, made the last used and ready for a new build; None when none is."""
+    corpus = _corpora.get(key)
     if corpus is not None:
+        _corpora.move_to_end(key)
         corpus.begin()
     return corpus
 

@@ -17,6 +17,7 @@ from .. import tokens, tree
 from ..cycles import collector_held
 from ..errors import InputError, NotFoundError
 from ..model import Conversation
+from ..text import text_chars
 from . import select, shapes
 from .counting import Meter
 from .select import Plan, plan
@@ -336,10 +337,7 @@ def split_ahead(conv: Conversation) -> None:
     from .shared_work import MIN_CHARS
     from .units import split_ahead as start
 
-    chars = 0
-    for msg in conv.messages:
-        chars += sum(len(part.text) for part in msg.parts if part.type == "text")
-    if MIN_CHARS <= chars <= MAX_AHEAD_CHARS:
+    if MIN_CHARS <= text_chars(conv) <= MAX_AHEAD_CHARS:
         hold_only(conv.id)  # (the host turns to it: what is in memory now stays, and is not split again)
         start(conv.id, lambda: [t.text for t in _path_turns(conv, False)])
 
