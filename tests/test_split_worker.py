@@ -15,6 +15,7 @@ import pytest
 
 from mnemosyne.context import corpus, split_worker, units
 from mnemosyne.nativehost.actions import context, save
+from mnemosyne.service import save as service_save
 from test_host_paging_interop import chatgpt_payload
 from test_shared_work import Counted, needs_a_helper, site_texts, slow_here
 
@@ -173,12 +174,18 @@ def test_a_long_conversation_is_split_as_its_save_begins(host_session, monkeypat
         "save_many",
         lambda *a, **k: stored.append(units._ahead_owner) or store(*a, **k),
     )
+    read: list[str] = []
+    read_payload = service_save.read_payload
+    monkeypatch.setattr(
+        service_save, "read_payload", lambda *a: read.append(units._ahead_owner) or read_payload(*a)
+    )
     here: list[str] = []
     split_here = units._text_units
     monkeypatch.setattr(units, "_text_units", lambda text: here.append(text) or split_here(text))
     payload = chatgpt_payload(texts, "fixture-texts-1", "Fixture texts")
     conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]
-    assert stored == [conv_id]  # the worker had its texts before the save stored it
+    # the worker had its texts (guessed from the JSON) before the save read it, and kept them after
+    assert read == [conv_id] and stored == [conv_id]
     assert units._ahead is not None and finished(units._ahead, len(texts))
     shared = redacted_context(host_session, conv_id)
     assert here and not set(here) & set(texts)  # only redacted versions were split here
@@ -189,6 +196,76 @@ def test_a_long_conversation_is_split_as_its_save_begins(host_session, monkeypat
     host_session.renders.clear()
     host_session.archive().conn.execute("DELETE FROM context_units")
     assert redacted_context(host_session, conv_id) == shared
+
+
+def warm_host_with_a_worker(host_session, monkeypatch) -> None:
+    """A host that has built a context, with its worker started (what it does after that reply)."""
+    monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
+    split_worker.stop()
+    corpus.clear_cache()
+    warm = save.run(
+        {"payload": chatgpt_payload(TEXTS_6, "fixture-texts-0", "Six"), "kind": "chatgpt_api"}, host_session
+    )
+    redacted_context(host_session, warm["conversation_id"])
+    host_session.after_reply(lambda: False)
+    assert split_worker.current() is not None
+
+
+TEXTS_6 = [f"Message {i}: the warm-up conversation's text number {i}." for i in range(6)]
+
+
+def one_process_context(host_session, monkeypatch, conv_id: str) -> str:
+    monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
+    split_worker.stop()
+    corpus.clear_cache()
+    host_session.renders.clear()
+    host_session.archive().conn.execute("DELETE FROM context_units")
+    return redacted_context(host_session, conv_id)
+
+
+def test_a_guess_the_reader_does_not_confirm_costs_only_its_split(host_session, monkeypatch, texts):
+    """The texts handed to the worker before the read are a guess (readers.texts_ahead): a guessed text the
+    reader does not make is never used; the host splits the real one, and the context is the one a host
+    without a worker makes."""
+    from mnemosyne import readers
+
+    warm_host_with_a_worker(host_session, monkeypatch)
+    guess = readers.texts_ahead
+    monkeypatch.setattr(
+        readers,
+        "texts_ahead",
+        lambda payload: (
+            lambda found: (found[0], [t if i % 2 else t + " (as guessed)" for i, t in enumerate(found[1])])
+        )(guess(payload)),
+    )
+    here: list[str] = []
+    split_here = units._text_units
+    monkeypatch.setattr(units, "_text_units", lambda text: here.append(text) or split_here(text))
+    payload = chatgpt_payload(texts, "fixture-texts-1", "Fixture texts")
+    conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]
+    assert units._ahead is not None and finished(units._ahead, len(texts))
+    shared = redacted_context(host_session, conv_id)
+    _, real = guess(payload)
+    guessed_right, guessed_wrong = set(real[1::2]), set(real[::2]) - set(real[1::2])
+    assert guessed_wrong <= set(here) and not guessed_right & set(here)
+    assert one_process_context(host_session, monkeypatch, conv_id) == shared
+
+
+def test_a_conversation_whose_units_are_archived_is_not_split_ahead(host_session, monkeypatch, texts):
+    """Saved again (continued on the site, a backup): the archive holds its units, which the context reads
+    back; the worker is not given its texts, before the read nor after."""
+    warm_host_with_a_worker(host_session, monkeypatch)
+    payload = chatgpt_payload(texts, "fixture-texts-1", "Fixture texts")
+    save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
+    host_session.after_reply(lambda: False)  # prepared; its units stored
+    assert units._ahead is None
+    given: list[object] = []
+    read_payload = service_save.read_payload
+    monkeypatch.setattr(
+        service_save, "read_payload", lambda *a: given.append(units._ahead) or read_payload(*a)
+    )
+    save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
+    assert given == [None] and units._ahead is None
 
 
 def test_no_split_ahead_past_its_bound(host_session, monkeypatch, texts):

@@ -335,11 +335,28 @@ def split_ahead(conv: Conversation) -> None:
     which the build splits itself. Only between shared_work.MIN_CHARS and MAX_AHEAD_CHARS characters."""
     from .corpus import hold_only
     from .shared_work import MIN_CHARS
+    from .units import end_ahead, splitting_ahead
     from .units import split_ahead as start
 
     if MIN_CHARS <= text_chars(conv) <= MAX_AHEAD_CHARS:
         hold_only(conv.id)  # (the host turns to it: what is in memory now stays, and is not split again)
-        start(conv.id, lambda: [t.text for t in _path_turns(conv, False)])
+        if not splitting_ahead(conv.id):  # (its texts guessed before the read: split_texts_ahead)
+            start(conv.id, lambda: [t.text for t in _path_turns(conv, False)])
+    elif splitting_ahead(conv.id):  # (a guess of its size let it start)
+        end_ahead()
+
+
+def split_texts_ahead(owner: str, texts: list[str]) -> None:
+    """split_ahead of the conversation `owner` before it is read: `texts` guessed from the site's JSON
+    (readers.texts_ahead), so that the worker starts while this process reads the conversation, about
+    half of a save's time. The split_ahead after the read keeps the job."""
+    from .corpus import hold_only
+    from .shared_work import MIN_CHARS
+    from .units import split_ahead as start
+
+    if MIN_CHARS <= sum(map(len, texts)) <= MAX_AHEAD_CHARS:
+        hold_only(owner)
+        start(owner, lambda: texts)
 
 
 def _path_turns(conv: Conversation, redacted: bool) -> list[Turn]:

@@ -168,7 +168,9 @@ def units_of_texts(texts: list[str], keep_going: Callable[[], bool] = lambda: Tr
 def _split(new: list[tuple[int, str]], keep_going: Callable[[], bool]) -> dict[str, TextUnits]:
     """The units of the `new` texts ((place, text)), split here and by a helper (see units_of_texts)."""
     if _ahead is not None:
-        made = _ahead.share(_text_units, new, _from_fields, keep_going)
+        # (their places in the job's list, which need not be the path's: texts guessed before the read)
+        wanted = sorted((_ahead_places.get(text, -1), text) for _, text in new)
+        made = _ahead.share(_text_units, wanted, _from_fields, keep_going)
         if len(made) == len(new):  # what the worker made ahead is all taken
             end_ahead()
         return made
@@ -184,32 +186,43 @@ def _split(new: list[tuple[int, str]], keep_going: Callable[[], bool]) -> dict[s
         job.end()
 
 
-# The job the host's worker (split_worker) was given ahead for the conversation `_ahead_owner` (split_ahead).
+# The job the host's worker (split_worker) was given ahead for the conversation `_ahead_owner` (split_ahead),
+# and the place of each text in the list it was given.
 _ahead: Job | None = None
 _ahead_owner: str | None = None
+_ahead_places: dict[str, int] = {}
 
 
 def split_ahead(owner: str, texts: Callable[[], list[str]]) -> None:
     """Have the host's worker process (split_worker) split the texts `texts()` gives (in the order a build
-    lists them) but those in memory, while this process goes on: a host storing a long conversation never
-    seen, whose context is asked for next. The units_of_texts that wants them takes what it made. `owner`:
-    the id of the conversation (end_ahead unless it is the one turned to). Nothing without a worker."""
-    global _ahead, _ahead_owner
+    lists them, or a guess of them) but those in memory, while this process goes on: a host storing a
+    long conversation never seen, whose context is asked for next. The units_of_texts that wants them
+    takes what it made. `owner`: the id of the conversation (end_ahead unless it is the one turned to).
+    Nothing without a worker."""
+    global _ahead, _ahead_owner, _ahead_places
     end_ahead()
     worker = split_worker.current()
     if worker is not None:
-        _ahead = worker.submit([None if text in _cache else text for text in texts()])
-        _ahead_owner = owner if _ahead is not None else None
+        listed = [None if text in _cache else text for text in texts()]
+        _ahead = worker.submit(listed)
+        if _ahead is not None:
+            _ahead_owner = owner
+            _ahead_places = {text: place for place, text in reversed(list(enumerate(listed))) if text}
+
+
+def splitting_ahead(owner: str) -> bool:
+    """Whether the worker has a job given ahead for the conversation `owner`."""
+    return _ahead is not None and _ahead_owner == owner
 
 
 def end_ahead(unless: str | None = None) -> None:
     """Stop the job given ahead, if any and not `unless`'s (what it made and nobody took is lost)."""
-    global _ahead, _ahead_owner
+    global _ahead, _ahead_owner, _ahead_places
     if _ahead_owner is not None and _ahead_owner == unless:
         return
     if _ahead is not None:
         _ahead.end()
-    _ahead = _ahead_owner = None
+    _ahead, _ahead_owner, _ahead_places = None, None, {}
 
 
 def _fields(units: TextUnits) -> tuple:

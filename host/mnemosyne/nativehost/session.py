@@ -114,6 +114,17 @@ class HostSession:
 
         self._context_work("splitting ahead", lambda: split_ahead(self.archive(), conv))
 
+    def split_ahead_of_payload(self, payload: Any) -> None:
+        """split_ahead as a save begins, before it reads `payload`: the texts of a site conversation's
+        JSON, guessed (readers.texts_ahead), so that the worker splits while this process reads and
+        stores the conversation, not only while it stores it (the read is about half of a save)."""
+        split_worker = sys.modules.get("mnemosyne.context.split_worker")
+        if split_worker is None or split_worker.current() is None:
+            return
+        from ..service.context import split_ahead_of_payload
+
+        self._context_work("splitting ahead", lambda: split_ahead_of_payload(self.archive(), payload))
+
     def prepare_context(self, conv: Conversation) -> None:
         """After the reply, split the conversation into the context engine's units (see after_reply).
 

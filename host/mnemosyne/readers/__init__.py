@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator
 from types import ModuleType
+from typing import Any
 
 from ..errors import InputError, UnknownFormatError
 from ..model import Conversation
@@ -30,6 +31,9 @@ READER_MODULES = (
     "sharegpt",
 )
 
+# The site conversation JSONs the extension saves, whose texts a host guesses before reading them
+AHEAD_READERS = ("chatgpt", "claude")
+
 __all__ = [
     "RawInput",
     "ReadContext",
@@ -40,6 +44,7 @@ __all__ = [
     "read_raw",
     "load_path",
     "load_bytes",
+    "texts_ahead",
 ]
 
 
@@ -84,3 +89,16 @@ def _read(raw: RawInput, ctx: ReadContext, fmt: str | None) -> Iterator[Conversa
         raise
     except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
         raise InputError(f"{raw.name}: not a valid {mod.NAME} input ({type(exc).__name__}: {exc})") from None
+
+
+def texts_ahead(payload: Any) -> tuple[str, list[str]] | None:
+    """The conversation id and a guess of the texts a context of it splits, from a site conversation's JSON
+    before it is read (the reader of AHEAD_READERS that knows its shape; None for any other input). For
+    a head start only: a host hands the texts to its split worker while it reads and stores the
+    conversation (context.units.split_ahead); the split is keyed by text, so a guess the reader does not
+    confirm costs only that text's split, never a wrong context."""
+    for name in AHEAD_READERS:
+        found = reader(name).texts_ahead(payload)
+        if found is not None:
+            return found
+    return None

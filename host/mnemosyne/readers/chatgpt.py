@@ -15,10 +15,12 @@ from functools import partial
 from typing import Any
 
 from ..errors import InputError
+from ..ids import conversation_id
 from ..model import ArtifactPart, CaptureMethod, Conversation, Instruction, InstructionKind, Message, TextPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, parse_time
+from .chatgpt_markers import resolve_markers
 from .chatgpt_parts import context_texts, message_parts, recipient_of
-from .chatgpt_refs import link_assets
+from .chatgpt_refs import link_assets, parts_text
 from .json_values import as_dict, as_list, as_role, as_str
 from .loading import ASSETS
 
@@ -70,6 +72,38 @@ def detect(raw: RawInput) -> bool:
     if isinstance(data, list):
         return any(_is_conversation(item) for item in data[:10])
     return _is_conversation(data) or _is_bare_mapping(data) or _is_message_window(data)
+
+
+# ---------------------------------------------------------------- texts ahead
+
+
+def texts_ahead(data: Any) -> tuple[str, list[str]] | None:
+    """The id of a site conversation (the extension's save) and a guess of the texts its context splits,
+    made from the JSON before it is read (readers.texts_ahead): each visible user or assistant text
+    message on the current path, oldest first, its parts joined and markers resolved as the reader does.
+    None for anything else (an export, a window, a bare mapping)."""
+    if not _is_conversation(data) or not (source_id := _source_id(data)):
+        return None
+    mapping = data["mapping"]
+    texts: list[str] = []
+    node = mapping.get(as_str(data.get("current_node")) or "")
+    for _ in range(len(mapping)):  # (a cycle of parents ends the walk)
+        if not isinstance(node, dict):
+            break
+        msg = node.get("message")
+        if (
+            isinstance(msg, dict)
+            and _kind(msg) == "text"
+            and as_dict(msg.get("author")).get("role") in ("user", "assistant")
+            and not recipient_of(msg)
+            and not as_dict(msg.get("metadata")).get("is_visually_hidden_from_conversation")
+        ):
+            text = parts_text(as_dict(msg.get("content")))
+            if text := resolve_markers(text, as_dict(msg.get("metadata")), Warnings()).strip():
+                texts.append(text)
+        node = mapping.get(as_str(node.get("parent")) or "")
+    texts.reverse()
+    return conversation_id("chatgpt", source_id), texts
 
 
 # ---------------------------------------------------------------- reading

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import InputError
+from ..ids import conversation_id
 from ..model import CaptureMethod, Conversation, Instruction, Message, Role, ToolResultPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, parse_time
 from .claude_parts import PartContext, message_parts, resolve_artifact_edits
@@ -123,6 +124,44 @@ def convert(
         warnings=warnings,
         identity=identity,
     )
+
+
+# ---------------------------------------------------------------- texts ahead
+
+
+def texts_ahead(data: Any) -> tuple[str, list[str]] | None:
+    """The id of a site conversation (the extension's save) and a guess of the texts its context splits,
+    made from the JSON before it is read (readers.texts_ahead): the text blocks of each human or assistant
+    message on the path to the current leaf (the list's order without parent links), oldest first."""
+    if not _is_conversation(data):
+        return None
+    records = [r for r in data["chat_messages"] if isinstance(r, dict)]
+    by_id = {r["uuid"]: r for r in records if isinstance(r.get("uuid"), str)}
+    node = by_id.get(data.get("current_leaf_message_uuid"))
+    if node is not None and all("parent_message_uuid" in r for r in records):
+        path = []
+        for _ in range(len(records)):  # (a cycle of parents ends the walk)
+            if node is None:
+                break
+            path.append(node)
+            parent = node.get("parent_message_uuid")
+            node = by_id.get(parent) if isinstance(parent, str) else None
+        path.reverse()
+    else:
+        path = records
+    texts = []
+    for record in path:
+        if record.get("sender") not in ("human", "assistant"):
+            continue
+        content = record.get("content")
+        if isinstance(content, list) and content:
+            pieces = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        else:
+            pieces = [content if isinstance(content, str) and content else record.get("text")]
+        text = "\n\n".join(p.strip("\n") for p in pieces if isinstance(p, str) and p.strip()).strip()
+        if text:
+            texts.append(text)
+    return conversation_id("claude", str(data["uuid"])), texts
 
 
 # ---------------------------------------------------------------- tree

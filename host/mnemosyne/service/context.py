@@ -93,6 +93,25 @@ def split_ahead(arc: Archive, conv: Conversation) -> None:
     engine.split_ahead(conv)
 
 
+def split_ahead_of_payload(arc: Archive, payload: object) -> None:
+    """split_ahead before the save reads `payload`: the texts of a site conversation's JSON, guessed
+    (readers.texts_ahead), unless the archive holds units of it."""
+    from ..archive import context_units
+    from ..context import engine, unit_store
+    from ..readers import texts_ahead
+
+    found = texts_ahead(payload)
+    if found is None:
+        return
+    conv_id, texts = found
+    try:
+        if context_units.holds_any(arc.conn, conv_id, unit_store.FORMAT):
+            return
+    except MnemosyneError:
+        return
+    engine.split_texts_ahead(conv_id, texts)
+
+
 # Packed units written per transaction: what storing a conversation holds at once (4 MB was 1 MB more of
 # a 5 MB conversation's host peak, after its reply).
 STORE_CHUNK_BYTES = 1 << 20

@@ -44,6 +44,7 @@ def save_payload(
     *,
     list_updated: str | None = None,
     origin: str = "export",
+    received: Callable[[dict[str, Any] | list[Any]], None] | None = None,
     read: Callable[[Conversation], None] | None = None,
     saved: Callable[[Conversation], None] | None = None,
 ) -> SaveResult:
@@ -51,8 +52,10 @@ def save_payload(
     capture never replaces a complete copy: status `kept`).
 
     No token counts are stored here: the extension's default context is redacted, which counts the text
-    it builds (see token_policy), so counting at save time would be thrown away. `read` is given the
-    conversation before it is stored, `saved` once it is stored."""
+    it builds (see token_policy), so counting at save time would be thrown away. `received` is given the
+    payload before it is read, `read` the conversation before it is stored, `saved` once it is stored."""
+    if received is not None:
+        received(payload)
     conv = read_payload(payload, kind, source_url)
     if read is not None:
         read(conv)

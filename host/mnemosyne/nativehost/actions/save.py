@@ -41,6 +41,7 @@ def run(params: dict, session: HostSession) -> dict:
         source_url=item.source_url,
         list_updated=item.mark.list_updated,
         origin=item.mark.origin,
+        received=session.split_ahead_of_payload,
         read=session.split_ahead,
         saved=session.prepare_context,
     ).as_dict()
