@@ -6,13 +6,15 @@ reader gives, and the guesses are the texts the context splits; on hostile JSON:
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
 from mnemosyne.context.engine import _path_turns
 from mnemosyne.readers import texts_ahead
 from mnemosyne.service.save import read_payload
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def site_conversations(folder: str) -> list[tuple[str, dict]]:

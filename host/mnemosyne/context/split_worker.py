@@ -5,7 +5,8 @@ until either process writes to them, and the host writes to many while a child l
 request's objects and makes the conversation's): forked as a save began, the child made the save's reply
 twice as slow (0.16 -> 0.29 s for 1 MB, copying about 20,000 pages) and left the context after it 0.9x. A
 worker started from scratch shares no page with the host, and it is there before the texts are: the host
-hands it the texts of a conversation never seen as the save begins (units.split_ahead), and the context
+hands it the texts of a conversation never seen as the save begins (units.split_ahead; guessed from the
+site's JSON before the save reads it, readers.texts_ahead), and the context
 asked for the instant the save replies takes what it made meanwhile (`Job.share`).
 
 Protocol (both sides are here): a Unix socket pair (SOCK_SEQPACKET) between the host and the worker. A job
