@@ -8,6 +8,7 @@ texts of every site fixture (real conversations)."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -266,6 +267,27 @@ def test_a_conversation_whose_units_are_archived_is_not_split_ahead(host_session
     )
     save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
     assert given == [None] and units._ahead is None
+
+
+def test_texts_handed_ahead_do_not_keep_the_payload(host_session, monkeypatch, texts):
+    """The guessed texts are the payload's own strings: once the save has replied, nothing of the host holds
+    them (the conversation it keeps has its own copies of non-ASCII texts: utf8.py), though the worker's
+    job is still there for the context to come."""
+    warm_host_with_a_worker(host_session, monkeypatch)
+    payload = chatgpt_payload(["".join((t, "")) for t in texts], "fixture-texts-1", "Fixture texts")
+    probes = [
+        part
+        for node in payload["mapping"].values()
+        if node.get("message")
+        for part in node["message"]["content"]["parts"]
+        if isinstance(part, str) and not part.isascii() and len(part) > 100
+    ]
+    assert len(probes) > 20
+    before = [sys.getrefcount(p) for p in probes]  # (held by the payload and the probes)
+    save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
+    assert units._ahead is not None
+    del payload
+    assert [sys.getrefcount(p) for p in probes] == [n - 1 for n in before]  # the probes' alone
 
 
 def test_no_split_ahead_past_its_bound(host_session, monkeypatch, texts):

@@ -169,7 +169,7 @@ def _split(new: list[tuple[int, str]], keep_going: Callable[[], bool]) -> dict[s
     """The units of the `new` texts ((place, text)), split here and by a helper (see units_of_texts)."""
     if _ahead is not None:
         # (their places in the job's list, which need not be the path's: texts guessed before the read)
-        wanted = sorted((_ahead_places.get(text, -1), text) for _, text in new)
+        wanted = sorted((_ahead_places.get(hash(text), -1), text) for _, text in new)
         made = _ahead.share(_text_units, wanted, _from_fields, keep_going)
         if len(made) == len(new):  # what the worker made ahead is all taken
             end_ahead()
@@ -187,10 +187,12 @@ def _split(new: list[tuple[int, str]], keep_going: Callable[[], bool]) -> dict[s
 
 
 # The job the host's worker (split_worker) was given ahead for the conversation `_ahead_owner` (split_ahead),
-# and the place of each text in the list it was given.
+# and the place of each text in the list it was given, by the text's hash: texts guessed before the read are
+# the payload's strings, which would otherwise outlive it (14 MB of a 5 MB English conversation's, with the
+# UTF-8 copies the JSON parser left on them). A hash shared by two texts only misplaces one.
 _ahead: Job | None = None
 _ahead_owner: str | None = None
-_ahead_places: dict[str, int] = {}
+_ahead_places: dict[int, int] = {}
 
 
 def split_ahead(owner: str, texts: Callable[[], list[str]]) -> None:
@@ -207,7 +209,7 @@ def split_ahead(owner: str, texts: Callable[[], list[str]]) -> None:
         _ahead = worker.submit(listed)
         if _ahead is not None:
             _ahead_owner = owner
-            _ahead_places = {text: place for place, text in reversed(list(enumerate(listed))) if text}
+            _ahead_places = {hash(text): place for place, text in reversed(list(enumerate(listed))) if text}
 
 
 def splitting_ahead(owner: str) -> bool:
