@@ -18,6 +18,7 @@ from ..errors import InputError
 from ..ids import conversation_id
 from ..model import ArtifactPart, CaptureMethod, Conversation, Instruction, InstructionKind, Message, TextPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, parse_time
+from .chatgpt_markers import START as MARKER_START
 from .chatgpt_markers import resolve_markers
 from .chatgpt_parts import context_texts, message_parts, recipient_of
 from .chatgpt_refs import link_assets, parts_text
@@ -81,27 +82,34 @@ def texts_ahead(data: Any) -> tuple[str, list[str]] | None:
     """The id of a site conversation (the extension's save) and a guess of the texts its context splits,
     made from the JSON before it is read (readers.texts_ahead): each visible user or assistant text
     message on the current path, oldest first, its parts joined and markers resolved as the reader does.
-    None for anything else (an export, a window, a bare mapping)."""
+    None for anything else (an export, a window, a bare mapping). It runs before the save's own work: a
+    few field lookups a message: 2,000 messages, a MB, in about 6 ms."""
     if not _is_conversation(data) or not (source_id := _source_id(data)):
         return None
     mapping = data["mapping"]
     texts: list[str] = []
+    unreported = Warnings()  # (a guess reports nothing: the read does)
     node = mapping.get(as_str(data.get("current_node")) or "")
     for _ in range(len(mapping)):  # (a cycle of parents ends the walk)
         if not isinstance(node, dict):
             break
         msg = node.get("message")
-        if (
-            isinstance(msg, dict)
-            and _kind(msg) == "text"
-            and as_dict(msg.get("author")).get("role") in ("user", "assistant")
-            and not recipient_of(msg)
-            and not as_dict(msg.get("metadata")).get("is_visually_hidden_from_conversation")
-        ):
-            text = parts_text(as_dict(msg.get("content")))
-            if text := resolve_markers(text, as_dict(msg.get("metadata")), Warnings()).strip():
-                texts.append(text)
-        node = mapping.get(as_str(node.get("parent")) or "")
+        if isinstance(msg, dict) and msg.get("recipient") in (None, "all"):
+            content, author, metadata = msg.get("content"), msg.get("author"), msg.get("metadata")
+            if (
+                isinstance(content, dict)
+                and content.get("content_type") == "text"
+                and isinstance(author, dict)
+                and author.get("role") in ("user", "assistant")
+                and not (isinstance(metadata, dict) and metadata.get("is_visually_hidden_from_conversation"))
+            ):
+                text = parts_text(content)
+                if MARKER_START in text:  # (a C-level find: the reader's own check costs 6 ms a MB here)
+                    text = resolve_markers(text, as_dict(metadata), unreported)
+                if text := text.strip():
+                    texts.append(text)
+        parent = node.get("parent")
+        node = mapping.get(parent) if isinstance(parent, str) else None
     texts.reverse()
     return conversation_id("chatgpt", source_id), texts
 
