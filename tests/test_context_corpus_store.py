@@ -54,6 +54,7 @@ def from_nothing(session, conv_id: str) -> str:
 
 
 def saved(session, payload: dict) -> str:
+    forget_everything()  # (what other tests built of the same conversation is not this host's)
     conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, session)["conversation_id"]
     session.after_reply(lambda: False)  # prepared; its units and corpus stored
     return conv_id
