@@ -290,6 +290,25 @@ def test_texts_handed_ahead_do_not_keep_the_payload(host_session, monkeypatch, t
     assert [sys.getrefcount(p) for p in probes] == [n - 1 for n in before]  # the probes' alone
 
 
+def test_a_save_that_fails_leaves_no_job_ahead(host_session, monkeypatch, texts):
+    """The texts are handed over before the read: when the read (or the store) fails, the worker's job of
+    a conversation that was not saved is stopped."""
+    from mnemosyne.errors import InputError
+
+    warm_host_with_a_worker(host_session, monkeypatch)
+    given: list[object] = []
+
+    def failing_read(*args):
+        given.append(units._ahead)
+        raise InputError("a read that fails")
+
+    monkeypatch.setattr(service_save, "read_payload", failing_read)
+    payload = chatgpt_payload(texts, "fixture-texts-1", "Fixture texts")
+    with pytest.raises(InputError):
+        save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
+    assert given[0] is not None and units._ahead is None
+
+
 def test_no_split_ahead_past_its_bound(host_session, monkeypatch, texts):
     """A conversation past MAX_AHEAD_CHARS is not handed to the worker (its records would wait in shared
     memory, 2.5 bytes a character); its context is split when it is asked for."""

@@ -125,6 +125,13 @@ class HostSession:
 
         self._context_work("splitting ahead", lambda: split_ahead_of_payload(self.archive(), payload))
 
+    @staticmethod
+    def end_split_ahead() -> None:
+        """Stop the worker's job given ahead (a save that failed: its conversation is not stored)."""
+        units = sys.modules.get("mnemosyne.context.units")
+        if units is not None:
+            units.end_ahead()
+
     def prepare_context(self, conv: Conversation) -> None:
         """After the reply, split the conversation into the context engine's units (see after_reply).
 
