@@ -6,6 +6,9 @@ from __future__ import annotations
 import gc
 import io
 import json
+import os
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -125,3 +128,43 @@ def test_no_cycle_collection_runs_while_the_host_prepares_a_saved_conversation(
     assert b'"ok":true' in out.getvalue() and len(prepared) == 1
     assert seen.during == []
     assert gc.isenabled()
+
+
+def test_the_collector_waits_until_the_host_is_idle(mnemo_home, fixtures, monkeypatch):
+    """A Continue in: the context asked for as soon as the save replies is answered before any collection
+    (a collection of what the replies made ran before each reply was written, the next request waiting
+    behind it); once no request has come for cycles.IDLE_S the collector is on again, and runs."""
+    from mnemosyne import cycles
+    from mnemosyne.nativehost.framing import read_frame
+
+    monkeypatch.setattr(cycles, "IDLE_S", 2.0)  # (the test's next request comes well within it)
+    payload = load(fixtures, CHATGPT)
+    into_host, from_test = os.pipe()
+    into_test, from_host = os.pipe()
+    stdin, stdout = os.fdopen(into_host, "rb", buffering=0), os.fdopen(from_host, "wb", buffering=0)
+    replies = os.fdopen(into_test, "rb", buffering=0)
+    host = threading.Thread(target=server.serve, args=(stdin, stdout, HostSession()), daemon=True)
+    seen = Collections()
+    save = frame({"id": 1, "action": "save", "payload": payload, "kind": "chatgpt_api"})
+    try:
+        with seen.counted((100, 10, 10)):
+            host.start()
+            os.write(from_test, save)
+            seen.outside.clear()  # (what this thread made before)
+            saved = json.loads(read_frame(replies))["data"]
+            context = {"id": 2, "action": "context", "conversation_id": saved["conversation_id"]}
+            os.write(from_test, frame({**context, "target": "chatgpt", "redact": True}))
+            assert json.loads(read_frame(replies))["ok"]
+            assert seen.outside == []  # none from the save's request to the context's reply
+            deadline = time.monotonic() + 30
+            while not gc.isenabled() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert gc.isenabled()  # idle: on again
+            assert len([[] for _ in range(500)]) and seen.outside  # and it runs
+    finally:
+        os.close(from_test)  # the host's input ends: it leaves
+        host.join(30)
+        for stream in (stdin, stdout, replies):
+            stream.close()
+        gc.enable()
+    assert not host.is_alive()

@@ -7,13 +7,14 @@ stream. Logs go to a file and carry action, id, sizes and timings, never bodies.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
 from collections.abc import Callable
 
 from .. import appenv
-from ..cycles import collector_held
+from ..cycles import enable_when_idle
 from ..errors import MnemosyneError
 from . import envelope
 from .actions import dispatch
@@ -98,22 +99,16 @@ def handle(body: bytes | bytearray, session: HostSession) -> bytes:
     return reply
 
 
-def handle_without_cycle_collection(body: bytes | bytearray, session: HostSession) -> bytes:
-    """`handle` with Python's cycle collector held off until the reply is out (see cycles.py): it runs in
-    the idle time after the reply instead."""
-    with collector_held():
-        return handle(body, session)
-
-
-def input_waiting(stdin: BinaryIO) -> bool:
-    """Whether a request is waiting on stdin (a pipe): deferred work stops for it. Without a way to
-    poll a pipe (Windows), the answer is no, and deferred work runs to the end after each reply."""
+def input_waiting(stdin: BinaryIO, seconds: float = 0.0) -> bool:
+    """Whether a request is waiting on stdin (a pipe), or comes within `seconds`: deferred work stops for
+    it. Without a way to poll a pipe (Windows), the answer is no, and deferred work runs to the end after
+    each reply."""
     if sys.platform == "win32":
         return False
     import select
 
     try:
-        return bool(select.select([stdin], [], [], 0)[0])
+        return bool(select.select([stdin], [], [], seconds)[0])
     except (OSError, ValueError, TypeError):  # not a real file (tests pass BytesIO): no waiting request
         return False
 
@@ -126,6 +121,7 @@ def serve(
     after_first_reply: Callable[[], None] | None = None,
 ) -> int:
     session = session or HostSession()
+    collecting = gc.isenabled()  # (a caller that turned the collector off keeps it off)
     try:
         while True:
             try:
@@ -140,14 +136,19 @@ def serve(
                 return 1
             if body is None:
                 return 0
-            write_frame(stdout, handle_without_cycle_collection(body, session))
+            gc.disable()  # until the host is idle (cycles.enable_when_idle): not between a request and its reply
+            write_frame(stdout, handle(body, session))
             if after_first_reply is not None:
                 after_first_reply()
                 after_first_reply = None
             session.after_reply(lambda: input_waiting(stdin))
+            if collecting:
+                enable_when_idle(lambda seconds: input_waiting(stdin, seconds))
     except BrokenPipeError:
         return 0
     finally:
+        if collecting:
+            gc.enable()
         session.close()
 
 
