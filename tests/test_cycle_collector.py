@@ -7,6 +7,7 @@ import gc
 import io
 import json
 import os
+import select
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -163,6 +164,39 @@ def test_the_collector_waits_until_the_host_is_idle(mnemo_home, fixtures, monkey
             assert len([[] for _ in range(500)]) and seen.outside  # and it runs
     finally:
         os.close(from_test)  # the host's input ends: it leaves
+        host.join(30)
+        for stream in (stdin, stdout, replies):
+            stream.close()
+        gc.enable()
+    assert not host.is_alive()
+
+
+def test_a_request_sent_right_behind_another_is_seen_waiting(mnemo_home, monkeypatch):
+    """Two requests written at once (the second behind the first in the pipe): the host's buffered input
+    would take both in with the first read, and the pipe would show nothing waiting, so the second would
+    wait the whole idle time (and any deferred work) before its turn. The host reads its input unbuffered:
+    the second is answered at once."""
+    from mnemosyne import cycles
+    from mnemosyne.nativehost.framing import read_frame
+
+    monkeypatch.setattr(cycles, "IDLE_S", 60.0)  # (a second reply within the test's deadline is not waiting)
+    into_host, from_test = os.pipe()
+    into_test, from_host = os.pipe()
+    stdin = os.fdopen(into_host, "rb")  # buffered, as sys.stdin.buffer is
+    stdout = os.fdopen(from_host, "wb", buffering=0)
+    replies = os.fdopen(into_test, "rb", buffering=0)
+    host = threading.Thread(target=server.serve, args=(stdin, stdout, HostSession()), daemon=True)
+    host.start()
+    try:
+        os.write(from_test, frame({"id": 1, "action": "hello"}) + frame({"id": 2, "action": "hello"}))
+        got = []
+        deadline = time.monotonic() + 20
+        while len(got) < 2 and time.monotonic() < deadline:
+            if select.select([replies], [], [], 0.1)[0]:
+                got.append(json.loads(read_frame(replies))["id"])
+        assert got == [1, 2]
+    finally:
+        os.close(from_test)
         host.join(30)
         for stream in (stdin, stdout, replies):
             stream.close()

@@ -121,6 +121,10 @@ def serve(
     after_first_reply: Callable[[], None] | None = None,
 ) -> int:
     session = session or HostSession()
+    # Read unbuffered: a request a buffer had already taken in (sent right behind the one before) would be
+    # invisible to input_waiting, which asks the pipe, and would wait for deferred work and the idle time.
+    # (Nothing has been read from it yet.)
+    stdin = getattr(stdin, "raw", stdin)
     collecting = gc.isenabled()  # (a caller that turned the collector off keeps it off)
     try:
         while True:
