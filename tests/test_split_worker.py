@@ -312,10 +312,10 @@ def test_a_save_that_fails_leaves_no_job_ahead(host_session, monkeypatch, texts)
 def test_no_split_ahead_past_its_bound(host_session, monkeypatch, texts):
     """A conversation past MAX_AHEAD_CHARS is not handed to the worker (its records would wait in shared
     memory, 2.5 bytes a character); its context is split when it is asked for."""
-    from mnemosyne.context import engine
+    from mnemosyne.context import ahead
 
     monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
-    monkeypatch.setattr(engine, "MAX_AHEAD_CHARS", sum(map(len, texts)) - 1)
+    monkeypatch.setattr(ahead, "MAX_AHEAD_CHARS", sum(map(len, texts)) - 1)
     split_worker.stop()
     corpus.clear_cache()
     warm = save.run(

@@ -17,7 +17,6 @@ from .. import tokens, tree
 from ..cycles import collector_held
 from ..errors import InputError, NotFoundError
 from ..model import Conversation
-from ..text import text_chars
 from . import select, shapes
 from .counting import Meter
 from .select import Plan, plan
@@ -321,42 +320,6 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool =
         select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
     finally:
         settle()
-
-
-# Above this much text a conversation is not split ahead: the worker's records would take about 2.5 bytes
-# of shared memory per character of text while they wait, and such a context takes seconds anyway.
-MAX_AHEAD_CHARS = 8_000_000
-
-
-def split_ahead(conv: Conversation) -> None:
-    """The host's worker process splits the texts of `conv`'s default context into units while this process
-    goes on (a host storing a long conversation never seen: Continue in asks for its context the instant the
-    save replies). Its plain texts: a redacted context's are the same but for the few a redaction changes,
-    which the build splits itself. Only between shared_work.MIN_CHARS and MAX_AHEAD_CHARS characters."""
-    from .corpus import hold_only
-    from .shared_work import MIN_CHARS
-    from .units import end_ahead, splitting_ahead
-    from .units import split_ahead as start
-
-    if MIN_CHARS <= text_chars(conv) <= MAX_AHEAD_CHARS:
-        hold_only(conv.id)  # (the host turns to it: what is in memory now stays, and is not split again)
-        if not splitting_ahead(conv.id):  # (its texts guessed before the read: split_texts_ahead)
-            start(conv.id, lambda: [t.text for t in _path_turns(conv, False)])
-    elif splitting_ahead(conv.id):  # (a guess of its size let it start)
-        end_ahead()
-
-
-def split_texts_ahead(owner: str, texts: list[str]) -> None:
-    """split_ahead of the conversation `owner` before it is read: `texts` guessed from the site's JSON
-    (readers.texts_ahead), so that the worker starts while this process reads the conversation, about
-    half of a save's time. The split_ahead after the read keeps the job."""
-    from .corpus import hold_only
-    from .shared_work import MIN_CHARS
-    from .units import split_ahead as start
-
-    if MIN_CHARS <= sum(map(len, texts)) <= MAX_AHEAD_CHARS:
-        hold_only(owner)
-        start(owner, lambda: texts)
 
 
 def _path_turns(conv: Conversation, redacted: bool) -> list[Turn]:

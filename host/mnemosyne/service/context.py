@@ -80,24 +80,24 @@ def stored_units(arc: Archive | None, conv_id: str) -> Iterator[None]:
 
 def split_ahead(arc: Archive, conv: Conversation) -> None:
     """Before `conv` is stored: a helper process splits its texts into the context engine's units while
-    this one stores it (context.engine.split_ahead), unless the archive holds units of it (a re-save: its
+    this one stores it (context.ahead.split_ahead), unless the archive holds units of it (a re-save: its
     units are read back, a third of the time a split takes)."""
     from ..archive import context_units
-    from ..context import engine, unit_store
+    from ..context import ahead, unit_store
 
     try:
         if context_units.holds_any(arc.conn, conv.id, unit_store.FORMAT):
             return
     except MnemosyneError:  # derived data: the context splits what it needs
         return
-    engine.split_ahead(conv)
+    ahead.split_ahead(conv)
 
 
 def split_ahead_of_payload(arc: Archive, payload: object) -> None:
     """split_ahead before the save reads `payload`: the texts of a site conversation's JSON, guessed
     (readers.texts_ahead), unless the archive holds units of it."""
     from ..archive import context_units
-    from ..context import engine, unit_store
+    from ..context import ahead, unit_store
     from ..readers import texts_ahead
 
     found = texts_ahead(payload)
@@ -109,7 +109,7 @@ def split_ahead_of_payload(arc: Archive, payload: object) -> None:
             return
     except MnemosyneError:
         return
-    engine.split_texts_ahead(conv_id, texts)
+    ahead.split_texts_ahead(conv_id, texts)
 
 
 # Packed units written per transaction: what storing a conversation holds at once (4 MB was 1 MB more of
