@@ -13,11 +13,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
-from typing import TYPE_CHECKING, Any
 
 from . import salience as S
 
-if TYPE_CHECKING:  # (the split worker loads this module without the conversation models)
+TYPE_CHECKING = False  # mypy reads True
+if TYPE_CHECKING:  # (the split worker loads this module without the conversation models, and typing)
+    from typing import Any
+
     from .turns import Turn
 
 MAX_CODE_CHARS = 1800  # longer blocks are carried as their definition lines

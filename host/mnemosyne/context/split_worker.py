@@ -10,11 +10,12 @@ site's JSON before the save reads it, readers.texts_ahead), and the context
 asked for the instant the save replies takes what it made meanwhile (`Job.share`).
 
 Protocol (both sides are here): a Unix socket pair (SOCK_SEQPACKET) between the host and the worker. A job
-is a message b"job" carrying one file descriptor: an in-memory file holding the texts as one record (their
-list, None for a place to pass over); the worker writes its records after it (shared_work.work_through).
-Any message that arrives while a job runs stops the job (b"stop", or the next job). The worker leaves when
-the socket closes (the host is gone). Its standard streams are /dev/null: the host's stdout is the
-browser's channel.
+is a message b"job" carrying one file descriptor: an in-memory file holding the length of its texts'
+records, then the records (lists of texts in order, None for a place to pass over); the worker writes its
+records after them (shared_work.work_through). Any message that arrives while a job runs stops the job
+(b"stop", or the next job). The worker leaves when the socket closes (the host is gone); a job that left it
+larger than it was makes it start afresh on the same socket (`_start_afresh`). Its standard streams are
+/dev/null: the host's stdout is the browser's channel.
 
 Run as `python -m mnemosyne.context.split_worker FD` by `Worker.start`, never by hand.
 """
@@ -26,14 +27,22 @@ import marshal
 import os
 import select
 import socket
-import subprocess
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
 
 from . import shared_work
 
+TYPE_CHECKING = False  # mypy reads True
+if TYPE_CHECKING:  # (the worker loads neither: 1.1 MB of its memory)
+    import subprocess
+    from typing import Any
+
+
 _JOB, _STOP = b"job", b"stop"
+# A job's texts are written as records of about this many characters, read by the worker one record at a
+# time: it never holds a long conversation's texts all at once (5 MB of them took it from 12 to 23 MB).
+CHUNK_CHARS = 256_000
+_MODULE = "mnemosyne.context.split_worker"  # (run as `-m`, this module's __name__ is __main__)
 # the folder that holds the mnemosyne package (the browser starts the host in a folder of its choosing)
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -51,10 +60,12 @@ class Worker:
         have no helper (shared_work.enabled) or gets no process."""
         if not shared_work.enabled():
             return None
+        import subprocess
+
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-m", __name__, str(theirs.fileno())],
+                [sys.executable, "-m", _MODULE, str(theirs.fileno())],
                 pass_fds=[theirs.fileno()],
                 cwd=_PACKAGE_PARENT,  # `-m` puts the working folder first on the import path: this one is ours
                 stdin=subprocess.DEVNULL,
@@ -76,16 +87,19 @@ class Worker:
         when the worker is gone."""
         fd = os.memfd_create("mnemosyne-job", os.MFD_CLOEXEC)
         try:
-            data = memoryview(shared_work.record(texts))
-            at = 0
-            while at < len(data):
-                at += os.pwrite(fd, data[at:], at)
+            end, start, size = shared_work.HEADER, 0, 0
+            for place, text in enumerate(texts, 1):
+                size += len(text or "")
+                if size >= CHUNK_CHARS or place == len(texts):
+                    end = shared_work.write_record(fd, end, texts[start:place])
+                    start, size = place, 0
+            os.pwrite(fd, (end - shared_work.HEADER).to_bytes(shared_work.HEADER, "little"), 0)
             socket.send_fds(self._sock, [_JOB], [fd])
         except OSError:
             os.close(fd)
             self.close()
             return None
-        return Job(self, fd, len(data))
+        return Job(self, fd, end)
 
     def stop_job(self) -> None:
         try:
@@ -158,6 +172,7 @@ def serve(sock: socket.socket) -> None:
         return bool(select.select([sock], [], [], 0)[0])
 
     gc.freeze()  # what the imports made is never collected: collections walk only the jobs' objects
+    idle = _resident_kib()
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(sock, 64, 1)
@@ -176,31 +191,58 @@ def serve(sock: socket.socket) -> None:
                 pass
             finally:
                 os.close(fd)
-        _give_memory_back()
+        if _resident_kib() > idle + GROWN_KIB:
+            try:
+                _start_afresh(sock)
+            except OSError:  # (no new interpreter to be had: this one goes on)
+                idle = _resident_kib()
 
 
-def _give_memory_back() -> None:
-    """Return what a job's texts and units took to the system (glibc keeps freed memory for the process
-    otherwise): a worker idles beside the host between saves. A 5 MB Chinese conversation's job left it
-    at 23 MB instead of the 14 MB it started with. (ctypes is the worker's alone: 1.5 MB of a host's.)"""
-    import ctypes
-
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
+# What a job leaves in a worker is not given back to the system: the allocator keeps freed memory, and
+# the table of interned strings keeps the size the job's terms gave it (a 5 MB conversation left a worker
+# of 9 MB at 13). A worker that a job left this much larger starts itself afresh (exec: the same process and
+# socket, a new interpreter), as it idles beside the host.
+GROWN_KIB = 1024
 
 
-def _texts_of_job(fd: int) -> tuple[list[str | None], int]:
-    """The texts a job's file holds, and where its results start."""
-    size = int.from_bytes(os.pread(fd, shared_work.HEADER, 0), "little")
+def _resident_kib() -> int:
+    """This process's resident memory (KiB)."""
+    with open("/proc/self/statm", "rb") as f:
+        return int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+
+
+def _start_afresh(sock: socket.socket) -> None:
+    """Replace this process's interpreter by a new one serving the same socket (the host sees no change:
+    a job it sends meanwhile waits in the socket)."""
+    os.set_inheritable(sock.fileno(), True)
+    os.execv(sys.executable, [sys.executable, "-m", _MODULE, str(sock.fileno())])
+
+
+def _texts_of_job(fd: int) -> tuple[Iterator[str | None], int]:
+    """The texts a job's file holds, read a record at a time as they are wanted, and where its results
+    start."""
+    end = shared_work.HEADER + int.from_bytes(os.pread(fd, shared_work.HEADER, 0), "little")
+
+    def texts() -> Iterator[str | None]:
+        at = shared_work.HEADER
+        while at < end:
+            size = int.from_bytes(os.pread(fd, shared_work.HEADER, at), "little")
+            at += shared_work.HEADER
+            body = _read(fd, at, size)
+            at += size
+            yield from marshal.loads(body)
+
+    return texts(), end
+
+
+def _read(fd: int, at: int, size: int) -> bytes:
     body = bytearray()
     while len(body) < size:
-        chunk = os.pread(fd, size - len(body), shared_work.HEADER + len(body))
+        chunk = os.pread(fd, size - len(body), at + len(body))
         if not chunk:
             raise EOFError("a job's texts cut short")
         body += chunk
-    return marshal.loads(body), shared_work.HEADER + size
+    return bytes(body)
 
 
 def main(argv: list[str]) -> None:
