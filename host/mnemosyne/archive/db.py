@@ -21,6 +21,7 @@ BUSY_TIMEOUT_MS = 10_000
 # default, and took the same time with 8 MiB as with 32 MiB (each kind of query, paired; 4 MiB: two-word p95
 # 1.8x), as did saves, their index and list. A host's cache fills up to it: 32 MiB was 23 MB of its peak.
 CACHE_KIB = 8 * 1024
+WRITE_CACHE_KIB = 1024  # while a host stores derived rows (Archive.small_page_cache)
 
 DatabaseError = sqlite.DatabaseError
 OperationalError = sqlite.OperationalError

@@ -196,9 +196,11 @@ class HostSession:
         the next process."""
         from ..service.context import store_corpora, store_units
 
-        store_units(self.archive(), conv, keep_going)
-        if keep_going():
-            store_corpora(self.archive(), conv)
+        arc = self.archive()
+        with arc.small_page_cache():
+            store_units(arc, conv, keep_going)
+            if keep_going():
+                store_corpora(arc, conv)
 
     @staticmethod
     def _context_work(what: str, work: Callable[[], None]) -> None:
