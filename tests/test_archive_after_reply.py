@@ -60,6 +60,43 @@ def test_saves_back_to_back_hold_the_last_conversation_only_and_each_is_indexed(
         assert arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 5
 
 
+def test_a_long_conversations_index_is_written_a_part_at_a_time_and_resumed(mnemo_home, monkeypatch):
+    """A host's request waits for one part of a long conversation's index, not all of it: stopped between
+    two, the conversation stays pending with what was written; the next round writes the rest, and a
+    process without that progress (a lost host) writes it all again, each row once."""
+    from mnemosyne.archive import indexing
+
+    monkeypatch.setattr(indexing, "WRITE_CHARS", 100)
+    texts = [f"message {i} says uniqword{i} among the rest of its words" for i in range(30)]
+    with open_archive() as arc:
+        arc.defer_index = True
+        saved = arc.save(conversation("long1", texts))
+        parts = iter([True, True])  # (asked before the conversation, then after each part: two parts)
+        assert arc.index_pending(lambda: next(parts, False)) == 0
+        written = arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0]
+        assert 0 < written < len(texts) and arc.has_pending_index()
+        assert _indexed_ids(arc, "uniqword0") == {saved.id} and _indexed_ids(arc, "uniqword29") == set()
+        assert arc.index_pending() == 1  # the rest, not the first part again
+        assert arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == len(texts)
+        assert _indexed_ids(arc, "uniqword29") == {saved.id} and not arc.has_pending_index()
+        other = arc.save(conversation("long2", texts))
+        parts = iter([True, True])
+        assert arc.index_pending(lambda: next(parts, False)) == 0
+        with open_archive() as cli:  # another process writes its whole index meanwhile
+            assert {h["id"] for h in cli.search("uniqword3")} == {saved.id, other.id}
+        assert arc.index_pending() == 0 and not arc._pending  # nothing left to write, nothing twice
+        assert arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 2 * len(texts)
+        again = arc.save(conversation("long3", texts))
+        parts = iter([True, True])
+        assert arc.index_pending(lambda: next(parts, False)) == 0
+        # closed part-way, as a killed host would leave it
+    with open_archive() as arc:  # another process: writes the whole index again, each row once
+        assert arc.has_pending_index()
+        assert {h["id"] for h in arc.search("uniqword7")} == {saved.id, other.id, again.id}  # (written first)
+        assert arc.conn.execute("SELECT count(*) FROM messages_fts").fetchone()[0] == 3 * len(texts)
+        assert arc.conn.execute("SELECT count(*) FROM messages_tri").fetchone()[0] == 3 * len(texts)
+
+
 INTEROP_FOLDERS = (
     "interop_openwebui",
     "interop_librechat",

@@ -70,7 +70,8 @@ def test_after_a_long_conversation_the_host_lets_the_page_cache_go(host_session,
     save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
     host_session.after_reply(lambda: False)
     released = sqlite_memory()
-    assert filled > 4 << 20 and released < filled - (3 << 20)
+    # (the units and corpora it stores after the reply hold the cache to 1 MiB: small_page_cache)
+    assert filled > 3 << 20 and released < filled - (1 << 20)
     # a short conversation leaves the cache to the searches that follow
     host_session.archive().search("quotes")
     warm = sqlite_memory()

@@ -13,7 +13,7 @@ in any process, indexes the conversation from its stored document.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..utf8 import without_utf8_copy
@@ -73,11 +73,17 @@ WRITE_CHARS = 1 << 18
 def write(c, rows: list[Row]) -> None:
     """Insert the index rows of one conversation (inside the caller's transaction), about WRITE_CHARS
     characters of text at a time."""
+    for chunk in chunks(rows):
+        _write_rows(c, chunk)
+
+
+def chunks(rows: list[Row]) -> Iterator[list[Row]]:
+    """`rows` in runs of about WRITE_CHARS characters of text."""
     start = chars = 0
     for end, (_, title, body) in enumerate(rows, 1):
         chars += len(body) + len(title or "")
         if chars >= WRITE_CHARS or end == len(rows):
-            _write_rows(c, rows[start:end])
+            yield rows[start:end]
             start, chars = end, 0
 
 

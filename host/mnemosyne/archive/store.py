@@ -145,35 +145,79 @@ class Archive(ArchiveWrites):
         while more():
             row = self.conn.execute("SELECT conversation_id FROM index_pending LIMIT 1").fetchone()
             if row is None:
+                self._pending.clear()  # (what another process indexed while this one was part-way)
                 break
-            with Transaction(self.conn) as c:
-                stored = c.execute(
-                    "SELECT p.conversation_id, c.content_sha256 FROM index_pending p"
-                    " LEFT JOIN conversations c ON c.id = p.conversation_id WHERE p.conversation_id = ?",
-                    (row[0],),
-                ).fetchone()
-                if stored is None:
-                    continue  # another process indexed it meanwhile
-                conv_id, digest = stored
-                c.execute("DELETE FROM index_pending WHERE conversation_id = ?", (conv_id,))
-                pending = self._pending.pop(conv_id, None)
-                if digest is None:
-                    continue  # deleted
-                if pending is None or pending.digest != digest:  # saved by another process, or a crash
-                    rowids = [
-                        r[0]
-                        for r in c.execute(
-                            "SELECT rowid FROM messages WHERE conversation_id = ? ORDER BY seq", (conv_id,)
-                        )
-                    ]
-                    indexing.delete(c, rowids)  # the rows a re-save kept are written: all of them again
-                    pending = indexing.Pending(digest, None, rowids)
-                conv = pending.conv if pending.conv is not None else self._kept(conv_id, digest)
-                if conv is None:  # let go since its save: read back (not kept: the host serves another)
-                    conv = self._parsed(c, conv_id)[1]
-                indexing.write(c, indexing.rows_for(conv, pending.rowids))
-            done += 1
+            if self._index_one(row[0], more):
+                done += 1
         return done
+
+    def _index_one(self, conv_id: str, more: Callable[[], bool]) -> bool:
+        """Write the search index of the pending conversation `conv_id`, a transaction per
+        indexing.WRITE_CHARS of its text, until `more()` says to stop between two; True once it is done.
+        A host's request waits for one transaction, not for a long conversation's index (about 0.15 s a
+        MB). What is written is kept in `_pending` (those rowids None) and the index_pending row goes with
+        the last rows: a search meanwhile finds the conversation pending and writes the rest, and a process
+        without that progress (after a crash, another process) deletes what was written and writes it all."""
+        with Transaction(self.conn) as c:
+            stored = c.execute(
+                "SELECT p.conversation_id, c.content_sha256 FROM index_pending p"
+                " LEFT JOIN conversations c ON c.id = p.conversation_id WHERE p.conversation_id = ?",
+                (conv_id,),
+            ).fetchone()
+            if stored is None:
+                return True  # another process indexed it meanwhile
+            digest = stored[1]
+            pending = self._pending.get(conv_id)
+            if digest is None:  # deleted
+                c.execute("DELETE FROM index_pending WHERE conversation_id = ?", (conv_id,))
+                self._pending.pop(conv_id, None)
+                return True
+            if pending is None or pending.digest != digest:  # saved by another process, or a crash
+                rowids = [
+                    r[0]
+                    for r in c.execute(
+                        "SELECT rowid FROM messages WHERE conversation_id = ? ORDER BY seq", (conv_id,)
+                    )
+                ]
+                indexing.delete(c, rowids)  # the rows a re-save kept are written: all of them again
+                pending = indexing.Pending(digest, None, rowids)
+        self._pending[conv_id] = pending  # (once the deletion is committed)
+        conv = pending.conv if pending.conv is not None else self._kept(conv_id, digest)
+        if conv is None:  # let go since its save: read back (not kept: the host serves another)
+            conv = self._parsed(self.conn, conv_id)[1]
+        chunks = list(indexing.chunks(indexing.rows_for(conv, pending.rowids))) or [[]]
+        for n, chunk in enumerate(chunks, 1):
+            try:
+                finished = self._index_part(conv_id, digest, chunk, last=n == len(chunks))
+            except sqlite.Error:  # (rolled back) the next round writes it all again, whatever was written
+                self._pending.pop(conv_id, None)
+                raise
+            if finished is not None:
+                self._pending.pop(conv_id, None)
+                return finished
+            written = {rowid for rowid, _, _ in chunk}
+            pending = pending._replace(rowids=[None if r in written else r for r in pending.rowids])
+            self._pending[conv_id] = pending
+            if not more():
+                return False
+        return True
+
+    def _index_part(self, conv_id: str, digest: str, rows: list[indexing.Row], last: bool) -> bool | None:
+        """Write `rows` of the index of `conv_id` (stored with `digest`) in a transaction, the last with its
+        index_pending row. Returns None when more is to come, else whether the conversation is indexed
+        (False: saved again by another process meanwhile, to be indexed anew)."""
+        with Transaction(self.conn) as c:
+            now = c.execute(
+                "SELECT c.content_sha256 FROM index_pending p JOIN conversations c"
+                " ON c.id = p.conversation_id WHERE p.conversation_id = ?",
+                (conv_id,),
+            ).fetchone()
+            if now is None or now[0] != digest:  # indexed, saved again or deleted by another process
+                return now is None
+            indexing.write(c, rows)
+            if last:
+                c.execute("DELETE FROM index_pending WHERE conversation_id = ?", (conv_id,))
+        return True if last else None
 
     def _kept(self, conv_id: str, digest: str) -> Conversation | None:
         """The conversation saved or read last (`_last`), when it is `conv_id` as stored with `digest`."""

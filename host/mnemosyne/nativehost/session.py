@@ -194,10 +194,14 @@ class HostSession:
     def _store(self, conv: Conversation, keep_going: Callable[[], bool]) -> None:
         """The units of `conv`'s texts (both versions) the archive does not hold, and its corpora, stored for
         the next process."""
+        from contextlib import nullcontext
+
         from ..service.context import store_corpora, store_units
 
         arc = self.archive()
-        with arc.small_page_cache():
+        # (after a long conversation the cache is let go anyway: its rows need not fill it first; after a
+        # short one it keeps the pages the searches that follow read)
+        with arc.small_page_cache() if _long(conv) else nullcontext():
             store_units(arc, conv, keep_going)
             if keep_going():
                 store_corpora(arc, conv)
