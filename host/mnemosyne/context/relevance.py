@@ -7,7 +7,7 @@ import heapq
 import math
 from collections import Counter
 from itertools import chain, compress, count, repeat
-from operator import not_
+from operator import itemgetter, not_
 from typing import TYPE_CHECKING
 
 from . import salience as S
@@ -25,6 +25,9 @@ FEEDBACK_TERMS = 20  # terms added to the query from them
 FEEDBACK_WEIGHT = 1.0  # an added term's weight at most, next to a query term's 1
 
 
+_TERMS, _CODES = itemgetter(2), itemgetter(3)  # a unit's terms' keys and their kinds' codes (units.Part)
+
+
 def term_stats(texts: list[TextUnits], terms_of: list[tuple[str, ...]]) -> S.TermStats:
     """Term statistics over the units: how many units use each term, the first and last turn that does, and
     each term's kind in the last unit using it."""
@@ -32,12 +35,11 @@ def term_stats(texts: list[TextUnits], terms_of: list[tuple[str, ...]]) -> S.Ter
     last: dict[str, int] = {}
     new: list[int] = []  # per text: how many terms it uses first
     code_of: dict[str, str] = {}
-    for turn, tu in enumerate(texts):
+    for turn, tu in enumerate(texts):  # (a text's units at once, in C: a unit at a time was 2x the time)
         held = len(last)
-        for part in tu.parts:
-            terms = part[2]
-            last.update(dict.fromkeys(terms, turn))
-            code_of.update(zip(terms, part[3]))
+        terms = list(chain.from_iterable(map(_TERMS, tu.parts)))
+        last.update(zip(terms, repeat(turn)))
+        code_of.update(zip(terms, chain.from_iterable(map(_CODES, tu.parts))))
         new.append(len(last) - held)
     # `last` holds the terms in order of first use: the first `new[0]` are the first text's, and so on
     first = dict(zip(last, chain.from_iterable(map(repeat, range(len(texts)), new))))
