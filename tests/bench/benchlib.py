@@ -277,7 +277,8 @@ class BenchHost(HostProcess):
         return kib / 1024 if kib is not None else None
 
     def worker_peak_mib(self) -> float:
-        """Peak memory of the host's split worker (its child process; 0 when it has none)."""
+        """Peak memory of the host's split worker (its child process; 0 when it has none), since it last started
+        afresh (a long job makes it exec itself: split_worker._start_afresh); TogetherPeak samples it throughout."""
         try:
             pids = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
         except OSError:
