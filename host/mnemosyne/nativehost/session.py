@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from ..errors import MnemosyneError
 from .hostlog import log
@@ -155,11 +156,11 @@ class HostSession:
         that its context, asked for next, does not split and term its whole history first (Continue in saves as
         its menu opens and asks for the context at the pick: with the search index written first, that context
         waited for it, about 0.1 s for a conversation of 1 MB). Then the search index of saved conversations,
-        one at a time (what is left is written after the next reply, and every search writes it first), and a
-        WAL checkpoint once the WAL has grown. Last, the conversation's units the archive does not hold are
-        stored there for the next process: a text at a time, so a pick that arrives meanwhile waits for one
-        text, not for a conversation's index; after a long conversation, the page cache is let go
-        (RELEASE_CACHE_CHARS). The context work runs with the cycle collector held off (cycles.py), which
+        one at a time, a long one a part at a time (what is left is written after the next reply, and every
+        search writes it first), and a WAL checkpoint once the WAL has grown. Last, the conversation's units
+        the archive does not hold are stored there for the next process, a text at a time: a pick that
+        arrives meanwhile waits for one part or one text. After a long conversation (RELEASE_CACHE_CHARS)
+        these rows are written with a small page cache (Archive.small_page_cache), which is let go after. The context work runs with the cycle collector held off (cycles.py), which
         runs in the index work."""
         conv, self._to_prepare = self._to_prepare, None
 
@@ -173,10 +174,17 @@ class HostSession:
 
         if conv is not None and keep_going():
             self._context_work("preparing the context units", lambda: self._prepare(conv, keep_going))
-        self._index_pending(input_waiting)
-        if conv is not None and keep_going():
-            self._context_work("storing the context units", lambda: self._store(conv, keep_going))
-        if conv is not None and self._archive is not None and _long(conv):
+        long = conv is not None and self._archive is not None and _long(conv)
+        try:
+            # (rows written once: after a long conversation they need not fill the page cache, which is let
+            # go below; after a short one it keeps the pages the searches that follow read)
+            with self._archive.small_page_cache() if long and self._archive else nullcontext():
+                self._index_pending(input_waiting)
+                if conv is not None and keep_going():
+                    self._context_work("storing the context units", lambda: self._store(conv, keep_going))
+        except MnemosyneError as exc:
+            log.warning("sizing the page cache failed: %s", exc.message)
+        if long and self._archive is not None:
             try:  # (even with a request waiting: the pick that follows a save builds from memory)
                 self._archive.release_page_cache()
             except MnemosyneError as exc:
@@ -194,17 +202,11 @@ class HostSession:
     def _store(self, conv: Conversation, keep_going: Callable[[], bool]) -> None:
         """The units of `conv`'s texts (both versions) the archive does not hold, and its corpora, stored for
         the next process."""
-        from contextlib import nullcontext
-
         from ..service.context import store_corpora, store_units
 
-        arc = self.archive()
-        # (after a long conversation the cache is let go anyway: its rows need not fill it first; after a
-        # short one it keeps the pages the searches that follow read)
-        with arc.small_page_cache() if _long(conv) else nullcontext():
-            store_units(arc, conv, keep_going)
-            if keep_going():
-                store_corpora(arc, conv)
+        store_units(self.archive(), conv, keep_going)
+        if keep_going():
+            store_corpora(self.archive(), conv)
 
     @staticmethod
     def _context_work(what: str, work: Callable[[], None]) -> None:
