@@ -159,14 +159,10 @@ class Archive(ArchiveWrites):
         the last rows: a search meanwhile finds the conversation pending and writes the rest, and a process
         without that progress (after a crash, another process) deletes what was written and writes it all."""
         with Transaction(self.conn) as c:
-            stored = c.execute(
-                "SELECT p.conversation_id, c.content_sha256 FROM index_pending p"
-                " LEFT JOIN conversations c ON c.id = p.conversation_id WHERE p.conversation_id = ?",
-                (conv_id,),
-            ).fetchone()
+            stored = _pending_digest(c, conv_id)
             if stored is None:
                 return True  # another process indexed it meanwhile
-            digest = stored[1]
+            digest = stored[0]
             pending = self._pending.get(conv_id)
             if digest is None:  # deleted
                 c.execute("DELETE FROM index_pending WHERE conversation_id = ?", (conv_id,))
@@ -207,13 +203,9 @@ class Archive(ArchiveWrites):
         index_pending row. Returns None when more is to come, else whether the conversation is indexed
         (False: saved again by another process meanwhile, to be indexed anew)."""
         with Transaction(self.conn) as c:
-            now = c.execute(
-                "SELECT c.content_sha256 FROM index_pending p JOIN conversations c"
-                " ON c.id = p.conversation_id WHERE p.conversation_id = ?",
-                (conv_id,),
-            ).fetchone()
-            if now is None or now[0] != digest:  # indexed, saved again or deleted by another process
-                return now is None
+            now = _pending_digest(c, conv_id)
+            if now is None or now[0] != digest:  # indexed, deleted or saved again by another process
+                return now is None or now[0] is None
             indexing.write(c, rows)
             if last:
                 c.execute("DELETE FROM index_pending WHERE conversation_id = ?", (conv_id,))
@@ -400,3 +392,12 @@ class Archive(ArchiveWrites):
 def open_archive(path: Path | None = None, *, create: bool = True) -> Archive:
     """Open (or create) the archive. A database without its key is an error, never replaced."""
     return Archive(*open_database(path, create=create))
+
+
+def _pending_digest(c, conv_id: str) -> tuple[str | None] | None:
+    """(the stored digest of `conv_id`, None once deleted) while its search index is pending; else None."""
+    return c.execute(
+        "SELECT c.content_sha256 FROM index_pending p"
+        " LEFT JOIN conversations c ON c.id = p.conversation_id WHERE p.conversation_id = ?",
+        (conv_id,),
+    ).fetchone()

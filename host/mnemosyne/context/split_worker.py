@@ -235,14 +235,14 @@ def _texts_of_job(fd: int) -> tuple[Iterator[str | None], int]:
     return texts(), end
 
 
-def _read(fd: int, at: int, size: int) -> bytes:
+def _read(fd: int, at: int, size: int) -> bytearray:
     body = bytearray()
     while len(body) < size:
         chunk = os.pread(fd, size - len(body), at + len(body))
         if not chunk:
             raise EOFError("a job's texts cut short")
         body += chunk
-    return bytes(body)
+    return body
 
 
 def main(argv: list[str]) -> None:

@@ -174,19 +174,19 @@ class HostSession:
 
         if conv is not None and keep_going():
             self._context_work("preparing the context units", lambda: self._prepare(conv, keep_going))
-        long = conv is not None and self._archive is not None and _long(conv)
+        # (rows written once: after a long conversation they need not fill the page cache, which is let go
+        # below; after a short one it keeps the pages the searches that follow read)
+        long_one = self._archive if conv is not None and _long(conv) else None
         try:
-            # (rows written once: after a long conversation they need not fill the page cache, which is let
-            # go below; after a short one it keeps the pages the searches that follow read)
-            with self._archive.small_page_cache() if long and self._archive else nullcontext():
+            with long_one.small_page_cache() if long_one is not None else nullcontext():
                 self._index_pending(input_waiting)
                 if conv is not None and keep_going():
                     self._context_work("storing the context units", lambda: self._store(conv, keep_going))
         except MnemosyneError as exc:
             log.warning("sizing the page cache failed: %s", exc.message)
-        if long and self._archive is not None:
+        if long_one is not None:
             try:  # (even with a request waiting: the pick that follows a save builds from memory)
-                self._archive.release_page_cache()
+                long_one.release_page_cache()
             except MnemosyneError as exc:
                 log.warning("releasing the page cache failed: %s", exc.message)
 
