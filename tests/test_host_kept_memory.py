@@ -78,3 +78,41 @@ def test_after_a_long_conversation_the_host_lets_the_page_cache_go(host_session,
     save.run({"payload": big_chatgpt_payload(turns=4), "kind": "chatgpt_api"}, host_session)
     host_session.after_reply(lambda: False)
     assert sqlite_memory() >= warm
+
+
+def test_a_long_conversations_work_a_request_interrupted_still_lets_the_page_cache_go(
+    host_session, monkeypatch
+):
+    monkeypatch.setattr(session_module, "RELEASE_CACHE_CHARS", 1 << 20)
+    host_session.archive().search("quotes")  # (the archive open, its cache warm)
+    payload = big_chatgpt_payload()  # (1.4 million characters)
+    save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
+    host_session.after_reply(lambda: True)  # a request came: the index and units wait
+    assert host_session.archive().has_pending_index()
+    before = sqlite_memory()
+    # the request was another conversation's (nothing to prepare): the long one's index is written now
+    host_session.after_reply(lambda: False)
+    assert not host_session.archive().has_pending_index()
+    # written with the small cache and let go after, as right after its save (1.4 M characters of index
+    # rows left 6-8 MiB in the cache when written with the whole of it)
+    assert sqlite_memory() < before + (1 << 20)
+
+
+def rss_kib() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim, /proc")
+def test_freed_memory_between_blocks_in_use_goes_back_to_the_system():
+    from mnemosyne import heap
+
+    if heap._malloc_trim() is None:
+        pytest.skip("a C library without malloc_trim")
+    blocks = [bytearray(100_000) for _ in range(600)]  # 60 MB from the heap (below the mmap threshold)
+    kept = blocks[1::2]  # every other block freed: 30 MB of holes between blocks in use
+    del blocks
+    before = rss_kib()
+    heap.give_back()
+    assert rss_kib() < before - 20_000
+    assert len(kept) == 300

@@ -6,6 +6,7 @@ import sys
 from collections.abc import Callable
 from contextlib import nullcontext
 
+from .. import heap
 from ..errors import MnemosyneError
 from .hostlog import log
 
@@ -41,6 +42,8 @@ class HostSession:
         self._archive_error: MnemosyneError | None = None
         self._renders: RenderCache | None = None
         self._to_prepare: Conversation | None = None  # the last saved: a Continue-in follows an Export
+        # a long conversation's deferred work (its index, its units stored) not done yet: a request came first
+        self._long_work_left = False
         # whether the last context asked for was redacted (the extension's default): what is prepared next
         self.redacted_contexts = True
 
@@ -160,8 +163,9 @@ class HostSession:
         search writes it first), and a WAL checkpoint once the WAL has grown. Last, the conversation's units
         the archive does not hold are stored there for the next process, a text at a time: a pick that
         arrives meanwhile waits for one part or one text. After a long conversation (RELEASE_CACHE_CHARS)
-        these rows are written with a small page cache (Archive.small_page_cache), which is let go after. The context work runs with the cycle collector held off (cycles.py), which
-        runs in the index work."""
+        these rows are written with a small page cache (Archive.small_page_cache), which is let go after, and
+        the memory the work freed goes back to the system (heap.give_back). The context work runs with the
+        cycle collector held off (cycles.py), which runs in the index work."""
         conv, self._to_prepare = self._to_prepare, None
 
         def keep_going() -> bool:
@@ -175,8 +179,9 @@ class HostSession:
         if conv is not None and keep_going():
             self._context_work("preparing the context units", lambda: self._prepare(conv, keep_going))
         # (rows written once: after a long conversation they need not fill the page cache, which is let go
-        # below; after a short one it keeps the pages the searches that follow read)
-        long_one = self._archive if conv is not None and _long(conv) else None
+        # below; after a short one it keeps the pages the searches that follow read. A long conversation's
+        # work that a request interrupted is still long when it goes on after a later reply.)
+        long_one = self._archive if self._long_work_left or (conv is not None and _long(conv)) else None
         try:
             with long_one.small_page_cache() if long_one is not None else nullcontext():
                 self._index_pending(input_waiting)
@@ -185,10 +190,12 @@ class HostSession:
         except MnemosyneError as exc:
             log.warning("sizing the page cache failed: %s", exc.message)
         if long_one is not None:
+            self._long_work_left = input_waiting()
             try:  # (even with a request waiting: the pick that follows a save builds from memory)
                 long_one.release_page_cache()
             except MnemosyneError as exc:
                 log.warning("releasing the page cache failed: %s", exc.message)
+            heap.give_back()  # what the long conversation's work freed (3-5 ms, even with a request waiting)
 
     def _prepare(self, conv: Conversation, keep_going: Callable[[], bool]) -> None:
         """The units of `conv` (read back from the archive where it holds them) and its corpus, in the
