@@ -408,7 +408,7 @@ def test_rows_inserted_many_to_a_statement_are_the_rows_executemany_inserts(tmp_
 
     from mnemosyne.archive import db
 
-    rows = [(f"k{i % 9000}", i, "x" * (i % 7)) for i in range(12_000)]  # 3,000 conflicts, 3 statements
+    rows = [(f"k{i % 9000}", i, "x" * (i % 7)) for i in range(12_000)]  # 3,000 conflicts, 47 statements
     upsert = "INSERT INTO t (k, n, s) VALUES (?,?,?) ON CONFLICT (k) DO UPDATE SET n = t.n + excluded.n, s = excluded.s"
     results = []
     for insert in ("many", "executemany"):
@@ -422,6 +422,36 @@ def test_rows_inserted_many_to_a_statement_are_the_rows_executemany_inserts(tmp_
     assert results[0] == results[1] and len(results[0]) == 9000
     with pytest.raises(ValueError):
         db.insert_rows(conn, "INSERT INTO t SELECT * FROM t", rows)
+
+
+def test_rows_inserted_in_any_number_take_few_distinct_statements():
+    """A connection keeps the statements it prepared, by their text (128 of them), and one of N rows holds
+    about N x 500 bytes: insert_rows of every count from 1 to 1,000 rows prepares 9 statements, not 1,000
+    (a host storing each conversation's context units kept ~2 MB more per conversation)."""
+    import sqlite3
+
+    from mnemosyne.archive import db
+
+    class Recording:
+        def __init__(self, conn):
+            self.conn, self.statements = conn, set()
+
+        def execute(self, sql, args):
+            self.statements.add(sql)
+            return self.conn.execute(sql, args)
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t (k INTEGER, v TEXT)")
+    recording = Recording(conn)
+    total = 0
+    for count in range(1, 1001):
+        db.insert_rows(recording, "INSERT INTO t (k, v) VALUES (?,?)", [(count, "v")] * count)
+        total += count
+    assert conn.execute("SELECT count(*), sum(k) FROM t").fetchone() == (
+        total,
+        sum(c * c for c in range(1, 1001)),
+    )
+    assert len(recording.statements) == 9  # 1, 2, 4, ..., 256 rows
 
 
 def grown_export(fixtures, tmp_path) -> tuple[object, int]:

@@ -71,26 +71,35 @@ def defer_checkpoints(conn: sqlite.Connection) -> None:
 
 _ONE_ROW = re.compile(r"VALUES \((?:(?:\?|CAST\(\? AS TEXT\)),)*(?:\?|CAST\(\? AS TEXT\))\)")
 MAX_PARAMETERS = 32_766  # SQLite's bound on a statement's parameters (SQLITE_MAX_VARIABLE_NUMBER)
+# Rows per statement at most. A connection keeps the last 128 statements it prepared, by their text, and a
+# prepared statement of N rows holds about N x 500 bytes: one statement per row count kept ~2 MB more for
+# every conversation whose context units a host stored (4,000 rows), to hundreds of MB.
+MAX_STATEMENT_ROWS = 256
 
 
 def insert_rows(c: sqlite.Connection, statement: str, rows: list[tuple]) -> None:
     """`statement` (one `VALUES (?,...)` row) for every row, as few statements of many rows each. Beside
     an import's reading thread, executemany's return to Python after each row was a wait for the GIL (a
-    batch of 100 conversations spent ~20 ms waiting): one statement takes its rows in one call."""
+    batch of 100 conversations spent ~20 ms waiting): one statement takes its rows in one call. Each
+    statement takes a power of two of rows, up to MAX_STATEMENT_ROWS: whatever the row counts, a connection
+    prepares at most 9 statements of each kind."""
     one = _ONE_ROW.search(statement)
     if one is None or not rows:
         raise ValueError("insert_rows needs a statement with one VALUES row, and rows")
     width = one.group(0).count("?")
-    per = MAX_PARAMETERS // width
-    for start in range(0, len(rows), per):
-        part = rows[start : start + per]
+    most = min(MAX_STATEMENT_ROWS, MAX_PARAMETERS // width)
+    start = 0
+    while start < len(rows):
+        count = 1 << (min(most, len(rows) - start).bit_length() - 1)
+        part = rows[start : start + count]
         many = (
             statement[: one.start()]
             + "VALUES "
-            + ",".join([one.group(0)[7:]] * len(part))
+            + ",".join([one.group(0)[7:]] * count)
             + statement[one.end() :]
         )
         c.execute(many, [value for row in part for value in row])
+        start += count
 
 
 def wal_unbackfilled(conn: sqlite.Connection) -> int:

@@ -193,8 +193,10 @@ def _searchable(rows: list[Row]) -> list[tuple[int, str]]:
 
 
 def delete(c, rowids: list[int]) -> None:
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for table in ("messages_fts", "messages_tri", "messages_cjk"):
-            c.execute(f"DELETE FROM {table} WHERE rowid IN ({marks})", chunk)
+    """The index rows of messages `rowids`. (The ids go in as one JSON array: a statement with a mark per id
+    would be prepared anew, and kept by the connection, for every count of ids.)"""
+    if not rowids:
+        return
+    ids = json_text(rowids)
+    for table in ("messages_fts", "messages_tri", "messages_cjk"):
+        c.execute(f"DELETE FROM {table} WHERE rowid IN (SELECT value FROM json_each(?))", (ids,))
