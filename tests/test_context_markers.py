@@ -122,3 +122,14 @@ def test_no_invisible_character_counts_as_a_letter_or_digit():
     ]
     assert len(dropped) > 1000
     assert [ascii(ch) for ch in dropped if word.match(ch)] == []
+
+
+def test_a_text_with_every_character_leaves_a_bounded_memo():
+    """What is looked up per character while a marker is defused is memoised with a bound: a hostile
+    transcript holding every character Unicode has would otherwise stay in a host's memory (~150 MB)."""
+    from mnemosyne.context import shapes
+
+    every = "".join(chr(cp) for cp in range(0x80, 0x30000) if not 0xD800 <= cp < 0xE000)
+    out = shapes.defuse("BEGIN TRANSCRIPT " + every)
+    assert "(quoted)" in out.lower()
+    assert shapes._is_invisible.cache_info().currsize <= 4096
