@@ -209,10 +209,12 @@ def own_texts_payload(conv_id: str) -> dict:
 
 def test_the_host_holds_the_units_of_the_conversation_it_serves_only(session, monkeypatch):
     """Memory: a host turning to another conversation (a save, a context, a read) lets the engine's units and
-    corpora and the redaction memo of the others go — a host's memory grew by 40-50 MB with each distinct
-    1 MB conversation until the caches' bounds, about 290 MB. A conversation it comes back to is read back
-    from the archive (not split again) and gives the same context."""
+    corpora, the token counts memo and the redaction memo of the others go — a host's memory grew by 40-50
+    MB with each distinct 1 MB conversation until the caches' bounds, about 290 MB (the counts memo alone:
+    10-20 MB, long_session_memory.py). A conversation it comes back to is read back from the archive (not
+    split again) and gives the same context."""
     from mnemosyne import redact
+    from mnemosyne.context import counting
 
     corpus.clear_cache()
     first = save.run({"payload": own_texts_payload("conv-a"), "kind": "chatgpt_api"}, session)
@@ -221,6 +223,7 @@ def test_the_host_holds_the_units_of_the_conversation_it_serves_only(session, mo
     session.after_reply(lambda: False)
     assert any("[conv-a]" in text for text in units._cache)
     assert any("[conv-a]" in text for text in redact._done)
+    assert any("[conv-a]" in text for memo in counting._COUNTS.values() for text in memo)
 
     second = save.run({"payload": own_texts_payload("conv-b"), "kind": "chatgpt_api"}, session)
     session.after_reply(lambda: False)
@@ -228,6 +231,7 @@ def test_the_host_holds_the_units_of_the_conversation_it_serves_only(session, mo
     assert not any("[conv-a]" in text for text in units._cache)
     assert {c.owner for c in corpus._corpora.values()} == {second["conversation_id"]}
     assert not any("[conv-a]" in text for text in redact._done)
+    assert not any("[conv-a]" in text for memo in counting._COUNTS.values() for text in memo)
 
     seen = splits(monkeypatch)
     assert full_context(session, first["conversation_id"], True) == before

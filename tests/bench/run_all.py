@@ -36,6 +36,7 @@ SCRIPTS = [
     "search_bench",
     "host_memory",
     "long_chat_memory",
+    "long_session_memory",
     "frame_memory",
     "paging_bench",
     "library_bench",

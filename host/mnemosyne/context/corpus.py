@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from itertools import accumulate, chain, repeat
 from typing import TYPE_CHECKING, Any
 
-from . import relevance, units
+from . import counting, relevance, units
 from . import salience as S
 from .digest import Unit
 from .units import TextUnits, units_of_texts
@@ -145,6 +145,7 @@ def hold_only(owner: str) -> None:
     for key in [key for key, c in _corpora.items() if c.owner != owner]:
         del _corpora[key]
     units.keep_only({t.text for c in _corpora.values() for t in c.turns})
+    counting.forget_counts()
 
 
 def _terms_held(corpora: Iterable[Corpus]) -> int:

@@ -18,9 +18,15 @@ OMITTED = "\n[… {} tokens omitted …]\n"  # where truncate_middle cut a text
 _LINE_STARTS = re.compile(r"(?<=\n)(?=[^\s/])")  # where count_lines cuts (Python's \s holds all of Unicode's)
 
 # Token counts of the texts a build measured (units, turns), by base encoding: a warm host building the
-# same conversation again counts each once. Emptied when it holds MAX_COUNTS texts.
+# same conversation again counts each once. Emptied when it holds MAX_COUNTS texts, and when a host turns to
+# another conversation (forget_counts): another's counts only kept a long-lived host 10-20 MB larger.
 MAX_COUNTS = 50_000  # about the units of a 1 MB conversation; a few MB
 _COUNTS: dict[str, dict[str, int]] = {}
+
+
+def forget_counts() -> None:
+    """Let the counts memo go (a host turning to another conversation: its units carry their counts)."""
+    _COUNTS.clear()
 
 
 class Meter:
