@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 
 import corpus
-from benchlib import BenchHost, Figure, emit, fresh_home, proc_status_kib, use_home
+from benchlib import BenchHost, Figure, emit, fresh_home, rss_kib, use_home
 from save_bench import save_request
 
 CONVERSATIONS = 20
@@ -52,7 +52,7 @@ def run() -> tuple[list[Figure], list[str]]:
             time.sleep(IDLE_S)
             host.timed_paged(request)
             time.sleep(IDLE_S)
-            after.append((proc_status_kib(host.proc.pid, "VmRSS") or 0) / 1024)
+            after.append(rss_kib(host.proc.pid) / 1024)
         peak = host.finish()
     finally:
         host.kill()
