@@ -168,7 +168,7 @@ def test_with_plugins_off_no_process_imports_the_plugin_machinery(tmp_path):
     assert "METADATA True" in named and "SCANNED True" in named
     back_on = code.replace(
         "main(",
-        "import os; from mnemosyne import appenv; appenv.apply(); os.environ['PYDANTIC_DISABLE_PLUGINS'] = ''\nmain(",
+        "import os; from mnemosyne.runtime import appenv; appenv.apply(); os.environ['PYDANTIC_DISABLE_PLUGINS'] = ''\nmain(",
         1,
     )
     assert "SCANNED True" in _run(back_on + scan, env)

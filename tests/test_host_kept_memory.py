@@ -105,7 +105,7 @@ def rss_kib() -> int:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim, /proc")
 def test_freed_memory_between_blocks_in_use_goes_back_to_the_system():
-    from mnemosyne import heap
+    from mnemosyne.runtime import heap
 
     if heap._malloc_trim() is None:
         pytest.skip("a C library without malloc_trim")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemosyne.lazy import load
+from mnemosyne.runtime.lazy import load
 
 
 def test_every_registry_entry_names_a_function_that_exists():

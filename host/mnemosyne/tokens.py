@@ -31,7 +31,7 @@ from typing import Any
 
 from . import paths
 from .errors import InputError, MnemosyneError
-from .utf8 import without_utf8_copy
+from .runtime.utf8 import without_utf8_copy
 
 _BASE_URL = "https://openaipublic.blob.core.windows.net/encodings/"
 

@@ -37,9 +37,9 @@ from mnemosyne import tokens  # noqa: E402
 from mnemosyne.context import build_context, corpus, count_messages, counting  # noqa: E402
 from mnemosyne.context.engine import prepare  # noqa: E402
 from mnemosyne.context.turns import render_message  # noqa: E402
-from mnemosyne.cycles import collector_held  # noqa: E402
 from mnemosyne.model import Conversation  # noqa: E402
 from mnemosyne.readers import RawInput, ReadContext, read_raw  # noqa: E402
+from mnemosyne.runtime.cycles import collector_held  # noqa: E402
 from mnemosyne.service.context import store_corpora, store_units, stored_units  # noqa: E402
 
 SIZES = {1: 0.3, 5: 1.0}  # MB of message text -> target seconds

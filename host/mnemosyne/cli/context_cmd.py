@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..cycles import collector_held
 from ..errors import MnemosyneError
+from ..runtime.cycles import collector_held
 
 if TYPE_CHECKING:
     from ..context import ContextResult

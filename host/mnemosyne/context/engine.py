@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import tokens, tree
-from ..cycles import collector_held
 from ..errors import InputError, NotFoundError
 from ..model import Conversation
+from ..runtime.cycles import collector_held
 from . import select, shapes
 from .counting import Meter
 from .select import Plan, plan

@@ -162,7 +162,7 @@ class Job(shared_work.Results):
 
 def serve(sock: socket.socket) -> None:
     """Run the jobs that come until the socket closes."""
-    from ..cycles import collector_held
+    from ..runtime.cycles import collector_held
     from .units import _fields, _text_units
 
     def work(text: str) -> Any:

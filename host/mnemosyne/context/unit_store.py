@@ -15,7 +15,7 @@ from typing import Literal, cast
 
 import msgspec
 
-from ..utf8 import without_utf8_copy
+from ..runtime.utf8 import without_utf8_copy
 from .salience import KIND_OF_CODE
 from .units import TextUnits, held_of
 

@@ -6,8 +6,8 @@ import sys
 from collections.abc import Callable
 from contextlib import nullcontext
 
-from .. import heap
 from ..errors import MnemosyneError
+from ..runtime import heap
 from .hostlog import log
 
 TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
@@ -218,7 +218,7 @@ class HostSession:
     @staticmethod
     def _context_work(what: str, work: Callable[[], None]) -> None:
         """An optimisation only (a context makes what it needs itself): a failure is logged, not raised."""
-        from ..cycles import collector_held
+        from ..runtime.cycles import collector_held
 
         try:
             with collector_held():

@@ -71,7 +71,7 @@ def _drop_utf8_copies(conv: Conversation) -> None:
     payload's digest, the document and the search rows are written by msgspec: see utf8.py).
     A host keeps this conversation while it builds its contexts (Archive.get, the context engine's turns):
     5 MB of chat held about 4 MB of copies (English, its emoji and dashes) or 5 MB (Chinese)."""
-    from ..utf8 import without_utf8_copy
+    from ..runtime.utf8 import without_utf8_copy
 
     for msg in conv.messages:
         for part in msg.parts:
