@@ -24,7 +24,7 @@ from mnemosyne.context.engine import unit_texts
 from mnemosyne.model import Conversation
 from mnemosyne.nativehost.actions import delete, save
 from mnemosyne.redact import redact_conversation
-from mnemosyne.token_policy import COUNTED_ENCODING
+from mnemosyne.tokens.policy import COUNTED_ENCODING
 from test_host_context_prepare import full_context, splits
 from test_host_paging_interop import big_chatgpt_payload
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import tokens
-from ..token_policy import COUNTED_ENCODING
+from ..tokens.policy import COUNTED_ENCODING
 
 OMITTED = "\n[… {} tokens omitted …]\n"  # where truncate_middle cut a text
 _LINE_STARTS = re.compile(r"(?<=\n)(?=[^\s/])")  # where count_lines cuts (Python's \s holds all of Unicode's)

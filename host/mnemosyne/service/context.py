@@ -29,7 +29,7 @@ def context_for(
     """The context for `target`. With `arc` (the conversation is archived) a plain build reuses, or
     stores once, the per-message token counts; the token policy decides when counts are used at all."""
     from ..context import build_context, get_target
-    from ..token_policy import counts_for_context
+    from ..tokens.policy import counts_for_context
 
     target = get_target(target) if isinstance(target, str) else target
     counts = None if arc is None else counts_for_context(arc, conv, target.tokenizer, include, redact)
@@ -127,7 +127,7 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
     from ..context.counting import Meter
     from ..context.engine import unit_texts
     from ..context.units import text_units
-    from ..token_policy import COUNTED_ENCODING
+    from ..tokens.policy import COUNTED_ENCODING
 
     keys = {unit_store.key(text): text for text in unit_texts(conv)}
     have = context_units.stored_keys(arc.conn, conv.id, unit_store.FORMAT)

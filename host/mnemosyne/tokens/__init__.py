@@ -29,9 +29,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import paths
-from .errors import InputError, MnemosyneError
-from .runtime.utf8 import without_utf8_copy
+from .. import paths
+from ..errors import InputError, MnemosyneError
+from ..runtime.utf8 import without_utf8_copy
 
 _BASE_URL = "https://openaipublic.blob.core.windows.net/encodings/"
 
@@ -197,7 +197,7 @@ def encoder_for(name: str, texts: Iterable[str] = ()) -> Any:
         return encoding(name)
     import tiktoken
 
-    from .token_subset import SubsetEncoding
+    from .subset import SubsetEncoding
 
     return SubsetEncoding(vocab, _encoding_class(tiktoken.Encoding), texts)
 

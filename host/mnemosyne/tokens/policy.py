@@ -12,19 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .errors import MnemosyneError
+from ..errors import MnemosyneError
 
 if TYPE_CHECKING:
-    from .archive import Archive
-    from .model import Conversation
+    from ..archive import Archive
+    from ..model import Conversation
 
 COUNTED_ENCODING = "o200k_base"
 
 
 def uses_stored_counts(tokenizer: str, include: Iterable[str] | str | None, redact: bool) -> bool:
     """Whether a build for this tokenizer, include set and redaction choice reads stored counts."""
-    from . import tokens
-    from .context.turns import parse_include
+    from .. import tokens
+    from ..context.turns import parse_include
 
     if redact or parse_include(include):
         return False
@@ -39,7 +39,7 @@ def counts_for_context(
         return None
     counts = arc.token_counts(conv.id, COUNTED_ENCODING)
     if len(counts) < len(conv.messages):  # saved without counts: count once, keep them
-        from .context import count_messages
+        from ..context import count_messages
 
         counts = count_messages(conv, COUNTED_ENCODING)
         try:
@@ -51,6 +51,6 @@ def counts_for_context(
 
 def import_counter():
     """What `mnemo import` stores counts with: the engine's own message counter, in COUNTED_ENCODING."""
-    from .context import count_messages
+    from ..context import count_messages
 
     return lambda conv: count_messages(conv, COUNTED_ENCODING)
