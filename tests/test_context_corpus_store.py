@@ -1,5 +1,5 @@
 """A conversation's corpus is stored in the archive with its units and read back by a later process, which then
-reads back only the units of the turns a build looks at (context/corpus_store.py, archive/context_units.py).
+reads back only the units of the turns a build looks at (prepare/corpus_store.py, archive/context_units.py).
 
 Real archive, real host actions; a build from the stored corpus must give the context a build from nothing
 gives, byte for byte, and a stored corpus that is damaged or of other turns is not used."""
@@ -11,8 +11,9 @@ import zlib
 import msgspec
 import pytest
 
-from mnemosyne.context import corpus, corpus_store, unit_store
+from mnemosyne.context import corpus
 from mnemosyne.nativehost.actions import delete, save
+from mnemosyne.prepare import corpus_store, unit_store
 from mnemosyne.service.context import STORED_CORPORA
 from test_context_units_store import forget_everything, grown_by_an_exchange, payload_with_a_secret
 from test_host_context_prepare import full_context

@@ -1,5 +1,5 @@
 """The context engine's units are stored in the archive once a conversation is prepared or built, and read
-back by a later process instead of split again (context/unit_store.py, archive/context_units.py).
+back by a later process instead of split again (prepare/unit_store.py, archive/context_units.py).
 
 Real archive, real host actions, real fixture conversations; a build from stored units must give the
 context a build from nothing gives, byte for byte."""
@@ -19,10 +19,11 @@ from conversation_samples import claude_style_tools, every_part, fixture_convers
 from mnemosyne import tokens
 from mnemosyne.archive import context_units
 from mnemosyne.archive.cjk import has_cjk
-from mnemosyne.context import corpus, corpus_store, unit_store, units
+from mnemosyne.context import corpus, units
 from mnemosyne.context.engine import unit_texts
 from mnemosyne.model import Conversation
 from mnemosyne.nativehost.actions import delete, save
+from mnemosyne.prepare import corpus_store, unit_store
 from mnemosyne.redact import redact_conversation
 from mnemosyne.tokens.policy import COUNTED_ENCODING
 from test_host_context_prepare import full_context, splits

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from mnemosyne.context import corpus, split_worker, units
+from mnemosyne.context import corpus, units
 from mnemosyne.nativehost.actions import context, get, save
+from mnemosyne.prepare import split_worker
 from test_host_paging_interop import big_chatgpt_payload
 
 

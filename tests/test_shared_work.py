@@ -1,4 +1,4 @@
-"""A long history's split shared with a forked helper process (context/shared_work.py): the units are the
+"""A long history's split shared with a forked helper process (prepare/shared_work.py): the units are the
 ones one process makes, whoever made them; a helper that fails or is not wanted leaves the work to this
 process; nothing of the helper reaches the host's stdout (the browser's channel); no helper outlives the call.
 On the message texts of every site fixture (real conversations), and through a real host process."""
@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from conversation_samples import fixture_conversations
-from mnemosyne.context import build_context, corpus, shared_work, units
+from mnemosyne.context import build_context, corpus, units
 from mnemosyne.context.turns import render_message
+from mnemosyne.prepare import shared_work
 
 needs_a_helper = pytest.mark.skipif(
     sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
@@ -137,7 +138,7 @@ def test_nothing_of_the_helper_reaches_stdout(tmp_path):
     script = tmp_path / "child_print.py"
     script.write_text(
         "import os, sys\n"
-        "from mnemosyne.context import shared_work\n"
+        "from mnemosyne.prepare import shared_work\n"
         "parent = os.getpid()\n"
         "print('parent says', flush=False)\n"  # left in the buffer a fork copies
         "def split(text):\n"

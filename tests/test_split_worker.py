@@ -1,4 +1,4 @@
-"""The host's split worker (context/split_worker.py): a process started from scratch that splits message
+"""The host's split worker (prepare/split_worker.py): a process started from scratch that splits message
 texts into the context engine's units beside the host. Its units are the ones one process makes; a job that
 is stopped makes way for the next; a worker gone leaves the work to the host; the texts of a long
 conversation handed to it as its save begins are taken by the context asked for the instant the save
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from mnemosyne.context import corpus, split_worker, units
+from mnemosyne.context import corpus, units
 from mnemosyne.nativehost.actions import context, save
+from mnemosyne.prepare import split_worker
 from mnemosyne.service import save as service_save
 from test_host_paging_interop import chatgpt_payload
 from test_shared_work import Counted, needs_a_helper, site_texts, slow_here
@@ -312,7 +313,7 @@ def test_a_save_that_fails_leaves_no_job_ahead(host_session, monkeypatch, texts)
 def test_no_split_ahead_past_its_bound(host_session, monkeypatch, texts):
     """A conversation past MAX_AHEAD_CHARS is not handed to the worker (its records would wait in shared
     memory, 2.5 bytes a character); its context is split when it is asked for."""
-    from mnemosyne.context import ahead
+    from mnemosyne.prepare import ahead
 
     monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
     monkeypatch.setattr(ahead, "MAX_AHEAD_CHARS", sum(map(len, texts)) - 1)

@@ -77,7 +77,7 @@ def forget() -> None:
 
 def cpu_time() -> float:
     """CPU seconds of this process and of its helpers reaped so far (a first build shares its split with a
-    forked helper: context/shared_work.py)."""
+    forked helper: prepare/shared_work.py)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.process_time() + children.ru_utime + children.ru_stime
 

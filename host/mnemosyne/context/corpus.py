@@ -22,7 +22,7 @@ from .digest import Unit
 from .units import TextUnits, units_of_texts
 
 if TYPE_CHECKING:
-    from .corpus_store import Stored
+    from ..prepare.corpus_store import Stored
     from .turns import Turn
 
 _held: str | None = None  # the conversation hold_only was last called for
@@ -114,7 +114,7 @@ def _key(turns: list[Turn], query: dict[str, str], skip: set[int]) -> tuple:
 
 def _stored_corpus(turns: list[Turn], query: dict[str, str], skip: set[int], owner: str) -> Corpus | None:
     """The corpus of these turns and query the archive offers, slim; None when it holds none or a damaged one."""
-    from . import corpus_store
+    from ..prepare import corpus_store
 
     assert _offer_corpora is not None
     offered = _offer_corpora()

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from sys import intern
 
 from ..archive.cjk import has_cjk  # (the archive package loads its store only on use)
-from . import digest, split_worker
+from ..prepare import split_worker
+from ..prepare.shared_work import MIN_CHARS, map_shared
+from ..prepare.split_worker import Job
+from . import digest
 from . import salience as S
-from .shared_work import MIN_CHARS, map_shared
-from .split_worker import Job
 
 # kind, text, its terms' keys, their kinds (salience.KIND_CODE: a letter each, upper case for a term the unit is
 # the first of its text to use), the names a code block defines
@@ -257,7 +258,7 @@ def _offered_units() -> dict[bytes, bytes]:
 
 
 def _stored_units(text: str) -> TextUnits | None:
-    from . import unit_store
+    from ..prepare import unit_store
 
     blob = _offered_units().get(unit_store.key(text))
     return None if blob is None else unit_store.unpack(blob)

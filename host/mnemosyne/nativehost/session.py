@@ -111,7 +111,7 @@ class HostSession:
         context engine's units by the engine's worker process meanwhile (service.context.split_ahead),
         since Continue in asks for its context as soon as the save replies. Only while the worker runs (a
         host starts it after the reply that loaded the engine, see after_reply)."""
-        split_worker = sys.modules.get("mnemosyne.context.split_worker")
+        split_worker = sys.modules.get("mnemosyne.prepare.split_worker")
         if split_worker is None or split_worker.current() is None:
             return
         from ..service.context import split_ahead
@@ -122,7 +122,7 @@ class HostSession:
         """split_ahead as a save begins, before it reads `payload`: the texts of a site conversation's
         JSON, guessed (readers.texts_ahead), so that the worker splits while this process reads and
         stores the conversation, not only while it stores it (the read is about half of a save)."""
-        split_worker = sys.modules.get("mnemosyne.context.split_worker")
+        split_worker = sys.modules.get("mnemosyne.prepare.split_worker")
         if split_worker is None or split_worker.current() is None:
             return
         from ..service.context import split_ahead_of_payload
@@ -172,7 +172,7 @@ class HostSession:
             return not input_waiting()
 
         if "mnemosyne.context.engine" in sys.modules and keep_going():  # its worker, for long splits
-            from ..context import split_worker
+            from ..prepare import split_worker
 
             self._context_work("starting the split worker", split_worker.keep)
 
@@ -245,7 +245,7 @@ class HostSession:
         units = sys.modules.get("mnemosyne.context.units")
         if units is not None:
             units.end_ahead()
-        split_worker = sys.modules.get("mnemosyne.context.split_worker")
+        split_worker = sys.modules.get("mnemosyne.prepare.split_worker")
         if split_worker is not None:
             split_worker.stop()
         if self._conn is not None:

@@ -66,7 +66,8 @@ def stored_units(arc: Archive | None, conv_id: str) -> Iterator[None]:
         yield
         return
     from ..archive import context_units
-    from ..context import corpus, corpus_store, unit_store
+    from ..context import corpus
+    from ..prepare import corpus_store, unit_store
 
     def read(fmt: int) -> dict[bytes, bytes]:
         try:
@@ -80,10 +81,10 @@ def stored_units(arc: Archive | None, conv_id: str) -> Iterator[None]:
 
 def split_ahead(arc: Archive, conv: Conversation) -> None:
     """Before `conv` is stored: a helper process splits its texts into the context engine's units while
-    this one stores it (context.ahead.split_ahead), unless the archive holds units of it (a re-save: its
+    this one stores it (prepare.ahead.split_ahead), unless the archive holds units of it (a re-save: its
     units are read back, a third of the time a split takes)."""
     from ..archive import context_units
-    from ..context import ahead, unit_store
+    from ..prepare import ahead, unit_store
 
     try:
         if context_units.holds_any(arc.conn, conv.id, unit_store.FORMAT):
@@ -97,7 +98,7 @@ def split_ahead_of_payload(arc: Archive, payload: object) -> None:
     """split_ahead before the save reads `payload`: the texts of a site conversation's JSON, guessed
     (readers.texts_ahead), unless the archive holds units of it."""
     from ..archive import context_units
-    from ..context import ahead, unit_store
+    from ..prepare import ahead, unit_store
     from ..readers import texts_ahead
 
     found = texts_ahead(payload)
@@ -123,10 +124,10 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
     in memory are packed, the others split first. Written a few MB per transaction; stops when
     `keep_going()` says so (what was packed is stored). Returns the rows written."""
     from ..archive import context_units
-    from ..context import unit_store
     from ..context.counting import Meter
     from ..context.engine import unit_texts
     from ..context.units import text_units
+    from ..prepare import unit_store
     from ..tokens.policy import COUNTED_ENCODING
 
     keys = {unit_store.key(text): text for text in unit_texts(conv)}
@@ -160,10 +161,11 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
 
 def store_corpora(arc: Archive, conv: Conversation) -> int:
     """Store the corpora of `conv` kept in memory for its own query (a redacted and a plain path: see
-    context/corpus_store.py) that the archive does not hold yet, beside at most STORED_CORPORA in all.
+    prepare/corpus_store.py) that the archive does not hold yet, beside at most STORED_CORPORA in all.
     Returns the rows written."""
     from ..archive import context_units
-    from ..context import corpus, corpus_store
+    from ..context import corpus
+    from ..prepare import corpus_store
 
     kept = {corpus_store.key(c.turns, c.query, c.skip): c for c in corpus.storable(conv.id)}
     have = context_units.stored_keys(arc.conn, conv.id, corpus_store.FORMAT)

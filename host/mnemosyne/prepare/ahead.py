@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import tree
+from ..context.turns import path_turns
 from ..model import Conversation
 from ..text import text_chars
-from .turns import path_turns
 
 # Above this much text a conversation is not split ahead: the worker's records would take about 2.5 bytes
 # of shared memory per character of text while they wait, and such a context takes seconds anyway.
@@ -21,7 +21,7 @@ def split_ahead(conv: Conversation) -> None:
     goes on (a host storing a long conversation never seen: Continue in asks for its context the instant the
     save replies). Its plain texts: a redacted context's are the same but for the few a redaction changes,
     which the build splits itself. Kept when its texts were guessed before the read (split_texts_ahead)."""
-    from .units import end_ahead, splitting_ahead
+    from ..context.units import end_ahead, splitting_ahead
 
     plain = lambda: [t.text for t in path_turns(tree.path_to(conv, None), frozenset(), None)]  # noqa: E731
     if not _hand_over(conv.id, text_chars(conv), plain, keep=True) and splitting_ahead(conv.id):
@@ -38,10 +38,10 @@ def split_texts_ahead(owner: str, texts: list[str]) -> None:
 def _hand_over(owner: str, chars: int, texts: Callable[[], list[str]], keep: bool) -> bool:
     """Hand `texts()` to the worker for `owner` when `chars` lies between shared_work.MIN_CHARS and
     MAX_AHEAD_CHARS (`keep`: unless it has a job of `owner` already); whether it does."""
-    from .corpus import hold_only
+    from ..context.corpus import hold_only
+    from ..context.units import split_ahead as start
+    from ..context.units import splitting_ahead
     from .shared_work import MIN_CHARS
-    from .units import split_ahead as start
-    from .units import splitting_ahead
 
     if not MIN_CHARS <= chars <= MAX_AHEAD_CHARS:
         return False

@@ -17,7 +17,7 @@ records after them (shared_work.work_through). Any message that arrives while a 
 larger than it was makes it start afresh on the same socket (`_start_afresh`). Its standard streams are
 /dev/null: the host's stdout is the browser's channel.
 
-Run as `python -m mnemosyne.context.split_worker FD` by `Worker.start`, never by hand.
+Run as `python -m mnemosyne.prepare.split_worker FD` by `Worker.start`, never by hand.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ _JOB, _STOP = b"job", b"stop"
 # A job's texts are written as records of about this many characters, read by the worker one record at a
 # time: it never holds a long conversation's texts all at once (5 MB of them took it from 12 to 23 MB).
 CHUNK_CHARS = 256_000
-_MODULE = "mnemosyne.context.split_worker"  # (run as `-m`, this module's __name__ is __main__)
+_MODULE = "mnemosyne.prepare.split_worker"  # (run as `-m`, this module's __name__ is __main__)
 # the folder that holds the mnemosyne package (the browser starts the host in a folder of its choosing)
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -162,8 +162,8 @@ class Job(shared_work.Results):
 
 def serve(sock: socket.socket) -> None:
     """Run the jobs that come until the socket closes."""
+    from ..context.units import _fields, _text_units
     from ..runtime.cycles import collector_held
-    from .units import _fields, _text_units
 
     def work(text: str) -> Any:
         return _fields(_text_units(text))
