@@ -18,7 +18,7 @@ import pytest
 from conversation_samples import claude_style_tools, every_part, fixture_conversations
 from mnemosyne import tokens
 from mnemosyne.archive import context_units
-from mnemosyne.archive.cjk import has_cjk
+from mnemosyne.cjk import has_cjk
 from mnemosyne.context import corpus, units
 from mnemosyne.context.engine import unit_texts
 from mnemosyne.model import Conversation

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from sys import intern
 
-from ..archive.cjk import has_cjk  # (the archive package loads its store only on use)
+from ..cjk import has_cjk
 from ..prepare import split_worker
 from ..prepare.shared_work import MIN_CHARS, map_shared
 from ..prepare.split_worker import Job
