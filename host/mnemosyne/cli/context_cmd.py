@@ -73,18 +73,20 @@ def _run_context(args: argparse.Namespace) -> int:
         _print(context_for(conversation_from_file(args.source, args.pick), target, **options), args.json)
         return 0
     from ..archive import open_archive
+    from ..prepare.caches import Caches
     from ..service.context import store_corpora, store_units
 
+    caches = Caches()  # what the build makes, stored after the output for the next command
     with open_archive(create=False) as arc:
         # this command only reads; what it stores (the token counts before the build, the units after the
         # output) is derived data: it does not wait out another process's write, nor fail for it
         arc.conn.execute(f"PRAGMA busy_timeout = {STORE_WAIT_MS}")
         conv = arc.get(args.source)
-        _print(context_for(conv, target, arc=arc, **options), args.json)
+        _print(context_for(conv, target, arc=arc, caches=caches, **options), args.json)
         sys.stdout.flush()
         try:  # the units of its texts and its corpus, for the next command (this one made them)
-            store_units(arc, conv)
-            store_corpora(arc, conv)
+            store_units(arc, conv, caches)
+            store_corpora(arc, conv, caches)
         except MnemosyneError:
             pass
     return 0

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ..archive import Archive
     from ..context import ContextResult, Target
     from ..model import Conversation
+    from ..prepare.caches import Caches
 
 
 def context_for(
@@ -24,12 +25,19 @@ def context_for(
     redact: bool = False,
     focus: str | None = None,
     arc: Archive | None = None,
+    caches: Caches | None = None,
     exact_tokens: bool = False,
 ) -> ContextResult:
     """The context for `target`. With `arc` (the conversation is archived) a plain build reuses, or
-    stores once, the per-message token counts; the token policy decides when counts are used at all."""
+    stores once, the per-message token counts (the token policy decides when counts are used at all), and
+    reads back the units and corpus the archive holds of it. `caches`: what this process keeps between
+    builds (a host's); none: what this build makes is kept for this call only."""
     from ..context import build_context, get_target
-    from ..tokens.policy import counts_for_context
+    from ..prepare.caches import Caches
+    from .token_counts import counts_for_context
+
+    if caches is None:
+        caches = Caches()
 
     target = get_target(target) if isinstance(target, str) else target
     counts = None if arc is None else counts_for_context(arc, conv, target.tokenizer, include, redact)
@@ -38,7 +46,7 @@ def context_for(
         from ..redact import redact_conversation
 
         conv, pre = redact_conversation(conv)
-    with stored_units(arc, conv.id):
+    with stored_units(arc, conv.id, caches):
         result = build_context(
             conv,
             target,
@@ -49,6 +57,7 @@ def context_for(
             token_counts=counts,
             focus=focus,
             exact_tokens=exact_tokens,
+            memory=caches,
         )
     if pre is not None:
         from ..redact import merge_reports
@@ -58,15 +67,14 @@ def context_for(
 
 
 @contextmanager
-def stored_units(arc: Archive | None, conv_id: str) -> Iterator[None]:
-    """While the block runs, the context engine reads the units the archive holds for `conv_id`'s texts
-    back instead of splitting them (nothing without `arc`, or when the archive cannot be read); the rows
-    are read when the first text is not in memory."""
+def stored_units(arc: Archive | None, conv_id: str, caches: Caches) -> Iterator[None]:
+    """While the block runs, `caches` reads the units the archive holds for `conv_id`'s texts back instead
+    of splitting them, and its corpora instead of making them (nothing without `arc`, or when the archive
+    cannot be read); the rows are read when the first text is not in memory."""
     if arc is None:
         yield
         return
     from ..archive import context_units
-    from ..context import corpus
     from ..prepare import corpus_store, unit_store
 
     def read(fmt: int) -> dict[bytes, bytes]:
@@ -75,11 +83,11 @@ def stored_units(arc: Archive | None, conv_id: str) -> Iterator[None]:
         except MnemosyneError:  # derived data: the texts are split instead
             return {}
 
-    with corpus.offered(lambda: read(unit_store.FORMAT), lambda: read(corpus_store.FORMAT)):
+    with caches.offered(lambda: read(unit_store.FORMAT), lambda: read(corpus_store.FORMAT)):
         yield
 
 
-def split_ahead(arc: Archive, conv: Conversation) -> None:
+def split_ahead(arc: Archive, caches: Caches, conv: Conversation) -> None:
     """Before `conv` is stored: a helper process splits its texts into the context engine's units while
     this one stores it (prepare.ahead.split_ahead), unless the archive holds units of it (a re-save: its
     units are read back, a third of the time a split takes)."""
@@ -91,10 +99,10 @@ def split_ahead(arc: Archive, conv: Conversation) -> None:
             return
     except MnemosyneError:  # derived data: the context splits what it needs
         return
-    ahead.split_ahead(conv)
+    ahead.split_ahead(caches, conv)
 
 
-def split_ahead_of_payload(arc: Archive, payload: object) -> None:
+def split_ahead_of_payload(arc: Archive, caches: Caches, payload: object) -> None:
     """split_ahead before the save reads `payload`: the texts of a site conversation's JSON, guessed
     (readers.texts_ahead), unless the archive holds units of it."""
     from ..archive import context_units
@@ -110,7 +118,7 @@ def split_ahead_of_payload(arc: Archive, payload: object) -> None:
             return
     except MnemosyneError:
         return
-    ahead.split_texts_ahead(conv_id, texts)
+    ahead.split_texts_ahead(caches, conv_id, texts)
 
 
 # Packed units written per transaction: what storing a conversation holds at once (4 MB was 1 MB more of
@@ -118,15 +126,16 @@ def split_ahead_of_payload(arc: Archive, payload: object) -> None:
 STORE_CHUNK_BYTES = 1 << 20
 
 
-def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool] = lambda: True) -> int:
+def store_units(
+    arc: Archive, conv: Conversation, caches: Caches, keep_going: Callable[[], bool] = lambda: True
+) -> int:
     """Store the units of the texts a default context of `conv` splits (its active path, redacted and
     plain) that the archive does not hold yet, and drop the conversation's rows no text has now; the units
-    in memory are packed, the others split first. Written a few MB per transaction; stops when
+    in `caches` are packed, the others split first. Written a few MB per transaction; stops when
     `keep_going()` says so (what was packed is stored). Returns the rows written."""
     from ..archive import context_units
     from ..context.counting import Meter
     from ..context.engine import unit_texts
-    from ..context.units import text_units
     from ..prepare import unit_store
     from ..tokens.policy import COUNTED_ENCODING
 
@@ -135,14 +144,16 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
     rows: list[tuple[bytes, bytes]] = []
     written = held = 0
     complete = True
-    meter = Meter(COUNTED_ENCODING, texts=keys.values())  # (the units are made of the texts' characters)
+    meter = Meter(
+        COUNTED_ENCODING, texts=keys.values(), memo=caches.counts
+    )  # (the units are made of the texts' characters)
     for key, text in keys.items():
         if key in have:
             continue
         if not keep_going():
             complete = False
             break
-        units = text_units(text)
+        units = caches.units.text_units(text)
         counts = list(units.counts or (meter.base_count(part[1], keep=False) for part in units.parts))
         blob = unit_store.pack(units, counts)
         if blob is None:
@@ -159,15 +170,14 @@ def store_units(arc: Archive, conv: Conversation, keep_going: Callable[[], bool]
     return written
 
 
-def store_corpora(arc: Archive, conv: Conversation) -> int:
-    """Store the corpora of `conv` kept in memory for its own query (a redacted and a plain path: see
+def store_corpora(arc: Archive, conv: Conversation, caches: Caches) -> int:
+    """Store the corpora of `conv` kept in `caches` for its own query (a redacted and a plain path: see
     prepare/corpus_store.py) that the archive does not hold yet, beside at most STORED_CORPORA in all.
     Returns the rows written."""
     from ..archive import context_units
-    from ..context import corpus
     from ..prepare import corpus_store
 
-    kept = {corpus_store.key(c.turns, c.query, c.skip): c for c in corpus.storable(conv.id)}
+    kept = {corpus_store.key(c.turns, c.query, c.skip): c for c in caches.storable(conv.id)}
     have = context_units.stored_keys(arc.conn, conv.id, corpus_store.FORMAT)
     if not kept or kept.keys() <= have:
         return 0

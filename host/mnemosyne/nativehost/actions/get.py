@@ -24,8 +24,7 @@ def run(params: dict, session: HostSession) -> dict:
     redact = p.boolean(params, "redact", False)
 
     def render() -> tuple[str, dict]:
-        conv = session.archive().get(conv_id)
-        session.prepare_context(conv)  # a conversation being read is the one Continue in is asked for next
+        conv = session.preparation.conversation(session.archive(), conv_id)
         extra = {}
         if redact:  # copy, export and download: the same policy as context, title included
             from ...redact import redact_conversation

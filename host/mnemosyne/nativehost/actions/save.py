@@ -34,18 +34,12 @@ def run(params: dict, session: HostSession) -> dict:
 
     item = save_item(params)
     session.renders.clear()  # a kept render may be of the conversation this save changes
-    try:
-        return save_payload(
-            session.archive(),
-            item.payload,
-            kind=item.kind,
-            source_url=item.source_url,
-            list_updated=item.mark.list_updated,
-            origin=item.mark.origin,
-            received=session.split_ahead_of_payload,
-            read=session.split_ahead,
-            saved=session.prepare_context,
-        ).as_dict()
-    except BaseException:
-        session.end_split_ahead()  # (texts handed ahead of a read or a store that failed)
-        raise
+    return save_payload(
+        session.archive(),
+        item.payload,
+        kind=item.kind,
+        source_url=item.source_url,
+        list_updated=item.mark.list_updated,
+        origin=item.mark.origin,
+        preparation=session.preparation,
+    ).as_dict()
