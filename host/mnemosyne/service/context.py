@@ -6,13 +6,21 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from ..context import build_context, get_target
+from ..context.counting import Meter
+from ..context.engine import unit_texts
 from ..errors import InputError, MnemosyneError
+from ..prepare.caches import Caches
+from ..tokens.policy import COUNTED_ENCODING
+from .token_counts import counts_for_context
 
+# Imports inside functions: the archive's modules (a context of a file opens no archive), the stored forms
+# of units and corpora (they load the engine's units: a context that fits by its byte count needs none),
+# the redaction (its patterns compile at import) and the readers (a file's or a save's payload only).
 if TYPE_CHECKING:
     from ..archive import Archive
     from ..context import ContextResult, Target
     from ..model import Conversation
-    from ..prepare.caches import Caches
 
 
 def context_for(
@@ -32,10 +40,6 @@ def context_for(
     stores once, the per-message token counts (the token policy decides when counts are used at all), and
     reads back the units and corpus the archive holds of it. `caches`: what this process keeps between
     builds (a host's); none: what this build makes is kept for this call only."""
-    from ..context import build_context, get_target
-    from ..prepare.caches import Caches
-    from .token_counts import counts_for_context
-
     if caches is None:
         caches = Caches()
 
@@ -43,7 +47,7 @@ def context_for(
     counts = None if arc is None else counts_for_context(arc, conv, target.tokenizer, include, redact)
     pre = None
     if redact:  # the one redaction policy: the title and instructions too, not only the transcript
-        from ..redact import redact_conversation
+        from ..redact import redact_conversation  # (see the imports)
 
         conv, pre = redact_conversation(conv)
     with stored_units(arc, conv.id, caches):
@@ -60,7 +64,7 @@ def context_for(
             memory=caches,
         )
     if pre is not None:
-        from ..redact import merge_reports
+        from ..redact import merge_reports  # (see the imports)
 
         result.report["redactions"] = merge_reports(pre.report(), result.report.get("redactions", {}))
     return result
@@ -74,6 +78,7 @@ def stored_units(arc: Archive | None, conv_id: str, caches: Caches) -> Iterator[
     if arc is None:
         yield
         return
+    # (see the imports)
     from ..archive import context_units
     from ..prepare import corpus_store, unit_store
 
@@ -91,6 +96,7 @@ def split_ahead(arc: Archive, caches: Caches, conv: Conversation) -> None:
     """Before `conv` is stored: a helper process splits its texts into the context engine's units while
     this one stores it (prepare.ahead.split_ahead), unless the archive holds units of it (a re-save: its
     units are read back, a third of the time a split takes)."""
+    # (see the imports)
     from ..archive import context_units
     from ..prepare import ahead, unit_store
 
@@ -105,6 +111,7 @@ def split_ahead(arc: Archive, caches: Caches, conv: Conversation) -> None:
 def split_ahead_of_payload(arc: Archive, caches: Caches, payload: object) -> None:
     """split_ahead before the save reads `payload`: the texts of a site conversation's JSON, guessed
     (readers.texts_ahead), unless the archive holds units of it."""
+    # (see the imports)
     from ..archive import context_units
     from ..prepare import ahead, unit_store
     from ..readers import texts_ahead
@@ -133,11 +140,9 @@ def store_units(
     plain) that the archive does not hold yet, and drop the conversation's rows no text has now; the units
     in `caches` are packed, the others split first. Written a few MB per transaction; stops when
     `keep_going()` says so (what was packed is stored). Returns the rows written."""
+    # (see the imports)
     from ..archive import context_units
-    from ..context.counting import Meter
-    from ..context.engine import unit_texts
     from ..prepare import unit_store
-    from ..tokens.policy import COUNTED_ENCODING
 
     keys = {unit_store.key(text): text for text in unit_texts(conv)}
     have = context_units.stored_keys(arc.conn, conv.id, unit_store.FORMAT)
@@ -174,6 +179,7 @@ def store_corpora(arc: Archive, conv: Conversation, caches: Caches) -> int:
     """Store the corpora of `conv` kept in `caches` for its own query (a redacted and a plain path: see
     prepare/corpus_store.py) that the archive does not hold yet, beside at most STORED_CORPORA in all.
     Returns the rows written."""
+    # (see the imports)
     from ..archive import context_units
     from ..prepare import corpus_store
 
@@ -197,7 +203,7 @@ STORED_CORPORA = 2  # corpora stored per conversation: its redacted and its plai
 
 def conversation_from_file(path: str, pick: str | None = None) -> Conversation:
     """The one conversation of a file (or the one `pick` names: its id or a 1-based number)."""
-    from ..readers import ReadFailure, load_path, read_raw
+    from ..readers import ReadFailure, load_path, read_raw  # (see the imports)
 
     found: list[Conversation] = []
     for raw in load_path(path):

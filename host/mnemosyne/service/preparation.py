@@ -180,7 +180,7 @@ class Preparation:
         """The units of `conv` (read back from the archive where it holds them) and its corpus, in the
         version the last context asked for (redacted or plain)."""
         from ..context.engine import prepare  # (the engine is not on the path of a host's hello or save)
-        from .context import stored_units
+        from .context import stored_units  # (as the engine)
 
         with stored_units(arc, conv.id, self.caches):
             prepare(conv, keep_going, self.caches, redacted=self.redacted_contexts)
@@ -188,7 +188,7 @@ class Preparation:
     def _store(self, arc: Archive, conv: Conversation, keep_going: Callable[[], bool]) -> None:
         """The units of `conv`'s texts (both versions) the archive does not hold, and its corpora, stored for
         the next process."""
-        from .context import store_corpora, store_units
+        from .context import store_corpora, store_units  # (loads the engine: see _prepare)
 
         store_units(arc, conv, self.caches, keep_going)
         if keep_going():

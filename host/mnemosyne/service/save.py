@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..archive.sync import SyncMark
 from ..errors import InputError, MnemosyneError
+from ..runtime.utf8 import without_utf8_copy
 
 if TYPE_CHECKING:
     from ..archive import Archive, SaveResult
@@ -74,8 +75,6 @@ def _drop_utf8_copies(conv: Conversation) -> None:
     payload's digest, the document and the search rows are written by msgspec: see utf8.py).
     A host keeps this conversation while it builds its contexts (Archive.get, the context engine's turns):
     5 MB of chat held about 4 MB of copies (English, its emoji and dashes) or 5 MB (Chinese)."""
-    from ..runtime.utf8 import without_utf8_copy
-
     for msg in conv.messages:
         for part in msg.parts:
             fields = part.__dict__  # (a field set anew in place: pydantic's setattr would only add checks)
@@ -88,6 +87,7 @@ def read_payload(
     payload: dict[str, Any] | list[Any], kind: str = "auto", source_url: str | None = None
 ) -> Conversation:
     """The conversation a page payload holds (InputError when it holds none)."""
+    # (the readers load with the first payload: the host's hello and its other actions need none)
     from ..canonical import json_bytes
     from ..readers import RawInput, ReadContext, ReadFailure, detect, read_raw
 
