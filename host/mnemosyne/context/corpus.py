@@ -20,8 +20,8 @@ from .digest import Unit
 from .units import SplitHere, TextUnits
 
 if TYPE_CHECKING:
-    from .memory import UnitSource
     from .turns import Turn
+    from .units import UnitSource
 
 
 class Stored(Protocol):

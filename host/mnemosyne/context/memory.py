@@ -23,8 +23,8 @@ def _keep_all() -> bool:
     return True
 
 
-class UnitSource(Protocol):
-    """Where a build gets the units of its texts."""
+class Memory(Protocol):
+    """Where a build gets its texts' units (a units.UnitSource), its corpus and its token counts from."""
 
     def units_of_texts(
         self, texts: list[str], keep_going: Callable[[], bool] = _keep_all
@@ -32,10 +32,6 @@ class UnitSource(Protocol):
         """The units of each of `texts` (shared: read only), by text. `texts` are a path's in order. Stops
         when `keep_going()` says so: the texts not made by then are missing."""
         ...
-
-
-class Memory(UnitSource, Protocol):
-    """Where a build gets its texts' units, its corpus and its token counts from."""
 
     @property
     def counts(self) -> CountMemo:

@@ -1,9 +1,10 @@
 """A message text's units (sentences, list items, table rows, code blocks) with their terms.
 
-Splitting and terming a message is most of a build's cost, so a build asks a `UnitSource` (memory.py) for
-the units of its texts: the preparation layer's (prepare/unit_cache.py) keeps them between builds, reads them
-back from the archive and shares a long history's split with a helper process; `SplitHere` splits each text
-in this process and keeps nothing. The corpora a selection reads are made of them (corpus.py).
+Splitting and terming a message is most of a build's cost, so a build asks a `UnitSource` (memory.py's
+Memory) for the units of its texts: the preparation layer's (prepare/unit_cache.py) keeps them between
+builds, reads them back from the archive and shares a long history's split with a helper process;
+`SplitHere` splits each text in this process and keeps nothing. The corpora a selection reads are made of
+them (corpus.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,21 @@ from sys import intern
 from ..cjk import has_cjk
 from . import digest
 from . import salience as S
+
+TYPE_CHECKING = False  # (typing is not loaded in the split worker: 0.5 MB of its memory); mypy reads True
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class UnitSource(Protocol):
+        """Where a build gets the units of its texts."""
+
+        def units_of_texts(
+            self, texts: list[str], keep_going: Callable[[], bool] = ...
+        ) -> dict[str, TextUnits]:
+            """The units of each of `texts` (shared: read only), by text. `texts` are a path's in order.
+            Stops when `keep_going()` says so: the texts not made by then are missing."""
+            ...
+
 
 # kind, text, its terms' keys, their kinds (salience.KIND_CODE: a letter each, upper case for a term the unit is
 # the first of its text to use), the names a code block defines

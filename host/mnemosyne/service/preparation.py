@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import MnemosyneError
 from ..runtime import heap
@@ -34,10 +34,17 @@ if TYPE_CHECKING:
 RELEASE_CACHE_CHARS = 1 << 20
 
 
+class Log(Protocol):
+    """Where the failures of this work go (the host's log): it is an optimisation, never an error."""
+
+    def warning(self, msg: str, *args: Any) -> None: ...
+    def exception(self, msg: str, *args: Any) -> None: ...
+
+
 class Preparation:
     """A host's caches, its split worker, and the work it does after each reply (see the module)."""
 
-    def __init__(self, log: Any) -> None:
+    def __init__(self, log: Log) -> None:
         self.log = log
         # made by the first context or preparation (they load the engine's units: a host that only saves,
         # lists and searches loads neither, nor starts a worker)
