@@ -7,7 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import MnemosyneError
+from ..extension_ids import caller_id, is_allowed_caller
 from .hostlog import log
+
+# Imports inside functions: what the host's hello does not use (the archive's store, paging, the service
+# layer) loads with the first request that does (`mnemo host` answers hello within 3x of `python -c pass`).
 
 TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
 if TYPE_CHECKING:
@@ -38,7 +42,7 @@ class HostSession:
     def renders(self) -> RenderCache:
         """get/context texts of this process, rendered once per request (made on first use: not on hello's path)."""
         if self._renders is None:
-            from .paging import RenderCache
+            from .paging import RenderCache  # (see the imports)
 
             self._renders = RenderCache()
         return self._renders
@@ -54,8 +58,6 @@ class HostSession:
 
     def check_caller(self) -> None:
         """Second layer behind the manifest's allow-list: refuse callers that are not ours."""
-        from ..extension_ids import caller_id, is_allowed_caller
-
         if not is_allowed_caller(self.caller):
             shown = (caller_id(self.caller) or "")[:80].encode("unicode_escape").decode("ascii")
             raise ForbiddenCaller(f"caller {shown} is not a Mnemosyne extension")
@@ -65,6 +67,7 @@ class HostSession:
     def _connection(self) -> sqlite.Connection:
         """The archive's connection, opened on first use; hello needs only this, not the Archive class."""
         if self._conn is None:
+            # (hello opens the database only: see the imports)
             from ..archive.db import defer_checkpoints
             from ..archive.opening import open_database
 
@@ -75,7 +78,7 @@ class HostSession:
     def archive(self) -> Archive:
         if self._archive is None:
             conn = self._connection()
-            from ..archive.store import Archive
+            from ..archive.store import Archive  # (see the imports)
 
             assert self._path is not None  # set with the connection
             self._archive = Archive(conn, self._path)
@@ -86,7 +89,7 @@ class HostSession:
         try:
             conn = self._connection()
         except MnemosyneError as exc:
-            from .pathfree import without_paths
+            from .pathfree import without_paths  # (only when the archive cannot be opened)
 
             log.warning("archive unavailable: %s: %s", exc.code, exc.message)
             return {"state": _state_for(exc.code), "code": exc.code, "message": without_paths(exc.message)}
