@@ -261,7 +261,7 @@ def hold_only(conv: Conversation) -> None:
 class Redactor:
     """Redacts many texts and keeps the running count per type."""
 
-    counts: Counter = field(default_factory=Counter)
+    counts: Counter[str] = field(default_factory=Counter)
 
     def _replace(self, match: re.Match[str]) -> str:
         kind = match.lastgroup
@@ -410,7 +410,7 @@ def redact_conversation(
 
 
 def merge_reports(*reports: dict[str, int]) -> dict[str, int]:
-    total: Counter = Counter()
+    total: Counter[str] = Counter()
     for report in reports:
         total.update(report)
     return {kind: total[kind] for kind in REDACTION_TYPES if total[kind]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from .model import (
     ArtifactPart,
@@ -20,13 +21,16 @@ from .model import (
     UnknownPart,
 )
 
+if TYPE_CHECKING:
+    from .model import Part
+
 
 def text_chars(conv: Conversation) -> int:
     """The characters of `conv`'s text parts: its size as the host's work scales with it (a few ms for 5 MB)."""
     return sum(len(part.text) for msg in conv.messages for part in msg.parts if part.type == "text")
 
 
-def part_text(part) -> str:
+def part_text(part: Part) -> str:
     if isinstance(part, TextPart):
         return part.text
     if isinstance(part, CodePart):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from .. import paths
 from ..errors import ArchiveError, KeyringUnavailableError, UnsafeKeyFileError
@@ -94,7 +95,7 @@ def _from_file(path: Path, create: bool) -> bytes | None:
     return key
 
 
-def _backend():
+def _backend() -> Any:
     import keyring  # costs ~100 ms; only paid when the archive is opened
 
     backend = keyring.get_keyring()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ArchiveError
 from . import attachments, facets, indexing, sync
-from .db import Transaction, insert_rows, sqlite
+from .db import Connection, Transaction, insert_rows, sqlite
 
 if TYPE_CHECKING:  # the format (pydantic) is imported on first save: `hello` opens the archive without it
     from ..model import Conversation
@@ -93,7 +93,7 @@ _UPDATE_CONVERSATION = (
 
 def _conversation_row(
     conv: Conversation, document: bytes, digest: str, found: facets.Facets, now: str
-) -> tuple:
+) -> tuple[Any, ...]:
     from ..model import format_time
 
     created = format_time(conv.created_at) if conv.created_at else None
@@ -216,7 +216,7 @@ class ArchiveWrites:
         return results
 
     @staticmethod
-    def _stored_ids(c, convs: list[Conversation]) -> set[str]:
+    def _stored_ids(c: Connection, convs: list[Conversation]) -> set[str]:
         """Which of these conversations the archive holds, in one statement."""
         ids = _json([conv.id for conv in convs])
         return {
@@ -228,7 +228,7 @@ class ArchiveWrites:
 
     def _write_fresh(
         self,
-        c,
+        c: Connection,
         fresh: list[tuple[Prepared, sync.SyncMark]],
         counter: Callable[[Conversation], dict[str, int]] | None,
         encoding: str,
@@ -295,7 +295,9 @@ class ArchiveWrites:
         )
         return [_result(p.conv, "created") for p, _ in fresh]
 
-    def _save_in(self, c, conv: Conversation, ahead: Prepared | None) -> tuple[SaveResult, Conversation]:
+    def _save_in(
+        self, c: Connection, conv: Conversation, ahead: Prepared | None
+    ) -> tuple[SaveResult, Conversation]:
         from .. import canonical
         from .merge import merge
 
@@ -338,7 +340,7 @@ class ArchiveWrites:
 
     def _write(
         self,
-        c,
+        c: Connection,
         conv: Conversation,
         document: bytes,
         digest: str,
@@ -382,7 +384,7 @@ class ArchiveWrites:
         else:
             indexing.write(c, indexing.rows_for(conv, rowids))
 
-    def _replace_rows(self, c, conv: Conversation, stored: Conversation) -> dict[int, int]:
+    def _replace_rows(self, c: Connection, conv: Conversation, stored: Conversation) -> dict[int, int]:
         """Make room for `conv` replacing `stored`: delete the message rows and search rows that change, and
         return the ones kept (seq -> rowid): a message at the same place with the same id, role,
         visibility and searchable text as in `stored`, once the search rows of `stored` are written (no
@@ -425,7 +427,7 @@ class ArchiveWrites:
             self._pending[last] = self._pending[last]._replace(conv=None)
         self._pending[conv_id] = pending
 
-    def _delete_rows(self, c, conv_id: str) -> None:
+    def _delete_rows(self, c: Connection, conv_id: str) -> None:
         self._last = None  # (its attachments' annotations went with the deleted conversation's links)
         rowids = [r[0] for r in c.execute("SELECT rowid FROM messages WHERE conversation_id = ?", (conv_id,))]
         indexing.delete(c, rowids)
@@ -458,7 +460,7 @@ class ArchiveWrites:
             raise ArchiveError(f"could not store the token counts: {exc}") from None
 
     @staticmethod
-    def _store_counts(c, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
+    def _store_counts(c: Connection, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
         # an upsert, not INSERT OR REPLACE: with foreign keys on, REPLACE made these inserts 35x slower
         # (4.7 s of a 2,000-conversation import's 25 s for 26k rows; 0.13 s as an upsert)
         # one statement for all of them (see _write); WHERE true: an upsert's SELECT needs a WHERE clause

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -69,7 +70,7 @@ def _warm_tokenizer(dry_run: bool) -> str:
 
 
 @contextmanager
-def _file_errors(args: argparse.Namespace):
+def _file_errors(args: argparse.Namespace) -> Iterator[None]:
     """A folder we may not write (often /etc or /Library without --system rights) is a typed error."""
     try:
         yield

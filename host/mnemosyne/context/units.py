@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from sys import intern
+from typing import Any
 
 from ..archive.cjk import has_cjk  # (the archive package loads its store only on use)
 from . import digest, split_worker
@@ -227,12 +228,12 @@ def end_ahead(unless: str | None = None) -> None:
     _ahead, _ahead_owner, _ahead_places = None, None, {}
 
 
-def _fields(units: TextUnits) -> tuple:
+def _fields(units: TextUnits) -> tuple[Any, ...]:
     """What a helper process sends of a text's units (the rest is made from it: _from_fields)."""
     return units.parts, units.sizes, units.pipes, units.questions, units.cjk
 
 
-def _from_fields(fields: tuple) -> TextUnits:
+def _from_fields(fields: tuple[Any, ...]) -> TextUnits:
     parts, sizes, pipes, questions, cjk = fields
     return TextUnits(parts, sizes, pipes, questions, cjk, held_of(parts))
 

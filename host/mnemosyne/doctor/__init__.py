@@ -5,6 +5,8 @@ tokenizer files). checks.py is what both return, so neither imports the other.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .checks import FAIL, OK, WARN, Check
 from .registration import check_launcher, check_manifests, installed_targets
 
@@ -25,7 +27,7 @@ def run_checks() -> list[Check]:
     return checks
 
 
-def report() -> dict:
+def report() -> dict[str, Any]:
     """What the native host's `doctor` action returns."""
     checks = run_checks()
     return {"ok": all(c.status != FAIL for c in checks), "checks": [c.as_dict() for c in checks]}

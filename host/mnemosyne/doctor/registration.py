@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 from ..extension_ids import CHROMIUM_EXTENSION_ID, FIREFOX_ADDON_ID, chromium_origin
@@ -32,7 +33,7 @@ def _is_executable(path: Path, system: str) -> bool:
 
 
 def _manifest_problems(
-    data: dict, family: str, manifest: Path, expected: Path, system: str
+    data: dict[str, Any], family: str, manifest: Path, expected: Path, system: str
 ) -> list[tuple[str, str]]:
     """(status, problem) pairs; empty when the manifest is exactly what install writes."""
     problems: list[tuple[str, str]] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 from ..paths import data_dir
@@ -111,7 +112,7 @@ def remove_target(target: Target, keep_files: set[Path]) -> bool:
 # --- the install record -------------------------------------------------------
 
 
-def _to_json(t: Target) -> dict:
+def _to_json(t: Target) -> dict[str, Any]:
     return {
         "family": t.family,
         "manifest": str(t.manifest),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import Any
 
 from . import InstallError
 from .manifests import HOST_NAME
@@ -19,7 +20,7 @@ def _winreg() -> ModuleType:
         raise InstallError("the Windows registry is not available on this system") from None
 
 
-def _root(winreg: ModuleType, root: str):
+def _root(winreg: ModuleType, root: str) -> Any:
     return winreg.HKEY_LOCAL_MACHINE if root == "HKLM" else winreg.HKEY_CURRENT_USER
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..canonical import from_dict, is_document
 from ..errors import InputError
@@ -13,7 +14,7 @@ NAME = "portable"
 DESCRIPTION = "Mnemosyne conversation documents (JSON or JSON Lines)"
 
 
-def _items(raw: RawInput) -> list:
+def _items(raw: RawInput) -> list[Any]:
     return raw.data if isinstance(raw.data, list) else [raw.data]
 
 

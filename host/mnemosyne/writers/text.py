@@ -7,6 +7,7 @@ bracketed label line so the transcript stays readable in any editor.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ..model import (
     ArtifactPart,
@@ -40,7 +41,7 @@ def _labelled(label: str, body: str) -> str:
     return f"[{label}]\n{body}" if body else f"[{label}]"
 
 
-def _sources(citations: list) -> str:
+def _sources(citations: list[Any]) -> str:
     shown = [" ".join(x for x in (_one_line(c.title), f"<{c.url}>" if c.url else "") if x) for c in citations]
     shown = [s for s in dict.fromkeys(shown) if s]
     return "Sources: " + "; ".join(shown) if shown else ""

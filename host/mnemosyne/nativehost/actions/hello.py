@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ... import __version__
 from ..envelope import PROTOCOL_VERSION
 from ..framing import MAX_IN, MAX_OUT
@@ -12,7 +14,7 @@ if TYPE_CHECKING:
     from ..session import HostSession
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     return {
         "host_version": __version__,
         "protocol": PROTOCOL_VERSION,
