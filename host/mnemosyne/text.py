@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from .model import (
     ArtifactPart,
@@ -21,6 +20,7 @@ from .model import (
     UnknownPart,
 )
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
 if TYPE_CHECKING:
     from .model import Part
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, TypeAlias
 
 from sqlcipher3 import dbapi2 as sqlite
 
 from ..errors import ArchiveError, WrongKeyError
+
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 BUSY_TIMEOUT_MS = 10_000
 # The page cache of a connection: searches of a 500,000-message archive are about 2x slower with SQLite's 2 MB
@@ -24,8 +27,8 @@ BUSY_TIMEOUT_MS = 10_000
 CACHE_KIB = 8 * 1024
 WRITE_CACHE_KIB = 1024  # while a host stores derived rows (Archive.small_page_cache)
 
-# A connection of the driver, which ships no type information
-Connection: TypeAlias = Any
+# A connection of the driver, which ships no type information (typing stays off the host's hello path)
+Connection = sqlite.Connection
 DatabaseError = sqlite.DatabaseError
 OperationalError = sqlite.OperationalError
 

@@ -13,10 +13,13 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
 
 from .. import paths
 from ..errors import ArchiveError, KeyringUnavailableError, UnsafeKeyFileError
+
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 SERVICE = "mnemosyne"
 USERNAME = "archive-key"

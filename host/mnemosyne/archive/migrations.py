@@ -8,9 +8,12 @@ it. Append new migrations at the end; never edit a released one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from .db import Connection, Transaction
+
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _run(conn: Connection, script: str) -> None:

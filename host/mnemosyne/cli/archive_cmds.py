@@ -6,11 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from .progress import Progress
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..archive import Archive
     from ..model import Conversation
 

@@ -15,13 +15,16 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from sys import intern
-from typing import Any
 
 from ..archive.cjk import has_cjk  # (the archive package loads its store only on use)
 from . import digest, split_worker
 from . import salience as S
 from .shared_work import MIN_CHARS, map_shared
 from .split_worker import Job
+
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 # kind, text, its terms' keys, their kinds (salience.KIND_CODE: a letter each, upper case for a term the unit is
 # the first of its text to use), the names a code block defines

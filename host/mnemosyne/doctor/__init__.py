@@ -5,10 +5,12 @@ tokenizer files). checks.py is what both return, so neither imports the other.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .checks import FAIL, OK, WARN, Check
 from .registration import check_launcher, check_manifests, installed_targets
+
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FAIL", "OK", "WARN", "Check", "check_launcher", "check_manifests", "report", "run_checks"]
 

@@ -13,13 +13,16 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 from ..errors import InputError
 from ..extension_ids import CHROMIUM_EXTENSION_ID, FIREFOX_ADDON_ID, chromium_origin
 from ..install import launcher, locations, manifests, ownership, plan, registry
 from ..install.locations import CHROMIUM_FAMILY, WINDOWS
 from .checks import FAIL, OK, RANK, WARN, Check
+
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _same_path(a: str | Path, b: str | Path) -> bool:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..errors import InputError
 from ..paths import data_dir
 from . import launcher, locations, manifests, registry
 from .locations import CHROMIUM_FAMILY, WINDOWS, Browser
+
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 ALL = "all"
 

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
 
 from . import InstallError
 from .manifests import HOST_NAME
+
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _winreg() -> ModuleType:

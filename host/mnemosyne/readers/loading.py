@@ -10,11 +10,14 @@ import re
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from ..canonical import _clean
 from ..errors import InputError
 from .base import RawInput
+
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_INPUT_BYTES = 2 * 1024**3  # refuse anything past 2 GiB instead of exhausting memory
 _MAIN_MEMBER = re.compile(r"(^|/)conversations(-(\d+))?\.json$")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ..canonical import from_dict, is_document
 from ..errors import InputError
 from ..model import Conversation
 from .base import RawInput, ReadContext, ReadFailure
+
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 NAME = "portable"
 DESCRIPTION = "Mnemosyne conversation documents (JSON or JSON Lines)"

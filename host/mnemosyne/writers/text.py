@@ -7,7 +7,6 @@ bracketed label line so the transcript stays readable in any editor.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..model import (
     ArtifactPart,
@@ -27,6 +26,10 @@ from ..model import (
     format_time,
 )
 from .common import INSTRUCTION_LABELS, human_size, is_tool_turn, role_label, title_of, visible_path
+
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 NAME = "text"
 EXTENSION = ".txt"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ... import __version__
 from ..envelope import PROTOCOL_VERSION
 from ..framing import MAX_IN, MAX_OUT
@@ -11,6 +9,8 @@ from . import ACTIONS
 
 TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..session import HostSession
 
 
