@@ -63,6 +63,8 @@ def _kept(stored: Conversation, new: Conversation) -> tuple[str, str] | None:
     if new.provenance.partial and not stored.provenance.partial:  # never worse: keep the complete copy
         return KEPT_REASON, "complete"
     return None
+
+
 _IMPORTED = sync.SyncMark(origin="import")
 
 _CAPTURED_AT = re.compile(rb'"captured_at":"[^"]*",?')
