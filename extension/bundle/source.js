@@ -1228,15 +1228,21 @@ button:disabled { opacity: .6; cursor: progress; }
     }
     return null;
   }
+  function savedLine(saved) {
+    const title = saved.title || t("untitled");
+    if (saved.status === "kept") {
+      return t(saved.kept_copy === "site_data" ? "toastKeptSiteData" : "toastKeptComplete", [title, String(saved.messages)]);
+    }
+    return t("toastSaved", [title, String(saved.messages), saved.path === "api" ? t("pathApi") : t("pathDom")]);
+  }
   async function exportNow(site2, button) {
     if (button) button.disabled = true;
     try {
       toast("progress", t("toastReading"));
       const saved = await captureAndSave(site2, (step) => step === "saving" && toast("progress", t("toastSaving")));
       const extra = await afterSave(saved);
-      const how = saved.path === "api" ? t("pathApi") : t("pathDom");
-      const lines = [t("toastSaved", [saved.title || t("untitled"), String(saved.messages), how])];
-      if (saved.partial) lines.push(t("toastPartial"));
+      const lines = [savedLine(saved)];
+      if (saved.partial && saved.status !== "kept") lines.push(t("toastPartial"));
       if (extra === "downloaded") lines.push(t("toastDownloaded"));
       if (extra === "copied") lines.push(t("copied"));
       if (extra === "copy-failed") lines.push(t("copyFailed"));

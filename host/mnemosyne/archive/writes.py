@@ -21,13 +21,14 @@ if TYPE_CHECKING:  # the format (pydantic) is imported on first save: `hello` op
 
 class SaveResult(NamedTuple):  # not a dataclass: dataclasses (with inspect) is not on hello's path
     id: str
-    status: str  # created | updated | unchanged | kept (a partial capture did not replace a complete copy)
+    status: str  # created | updated | unchanged | kept (the stored copy stays as it is: see _kept)
     title: str | None
     site: str
     messages: int
     warnings: int
     partial: bool
     reason: str | None = None  # why a save was `kept`
+    kept_copy: str | None = None  # which copy a `kept` save kept: "complete" or "site_data"
 
     def as_dict(self) -> dict[str, Any]:
         out = {
@@ -41,10 +42,29 @@ class SaveResult(NamedTuple):  # not a dataclass: dataclasses (with inspect) is 
         }
         if self.reason is not None:
             out["reason"] = self.reason
+        if self.kept_copy is not None:
+            out["kept_copy"] = self.kept_copy
         return out
 
 
 KEPT_REASON = "the archive holds a complete copy of this conversation; a partial capture never replaces it"
+PAGE_KEPT_REASON = (
+    "the archive holds this conversation as read from the site's data; a page capture never replaces it "
+    "(a script on the page can change what the page shows)"
+)
+
+
+def _kept(stored: Conversation, new: Conversation) -> tuple[str, str] | None:
+    """Why `new` must not touch `stored`, and which copy that keeps (None: merge them)."""
+    if new.provenance.method == "page_dom" and stored.provenance.method != "page_dom":
+        # a page's DOM is the page's to forge (its title, its turns, which turn is last): it never replaces
+        # the messages, title or active branch of a copy read from the site's data or an export
+        return PAGE_KEPT_REASON, "site_data"
+    if new.provenance.partial and not stored.provenance.partial:  # never worse: keep the complete copy
+        return KEPT_REASON, "complete"
+    return None
+
+
 _IMPORTED = sync.SyncMark(origin="import")
 
 _CAPTURED_AT = re.compile(rb'"captured_at":"[^"]*",?')
@@ -307,9 +327,8 @@ class ArchiveWrites:
         status = "created"
         if row is not None:
             stored = canonical.loads(row[0])
-            if (
-                conv.provenance.partial and not stored.provenance.partial
-            ):  # never worse: keep the complete copy
+            why = _kept(stored, conv)
+            if why is not None:
                 kept = SaveResult(
                     id=stored.id,
                     status="kept",
@@ -317,8 +336,9 @@ class ArchiveWrites:
                     site=stored.source.site,
                     messages=len(stored.messages),
                     warnings=sum(w.count for w in stored.warnings),
-                    partial=True,
-                    reason=KEPT_REASON,
+                    partial=conv.provenance.partial,
+                    reason=why[0],
+                    kept_copy=why[1],
                 )
                 return kept, stored
             conv = merge(stored, conv)
