@@ -41,9 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import tokens
     from ..archive import open_archive
     from ..recall import recall
 
+    tokens.one_off = True  # one recall, then the process ends: its tokenizer needs only these texts' ranks
     with open_archive(create=False) as arc:
         result = recall(
             arc,

@@ -193,7 +193,13 @@ class _Fitter:
         width = cap * 4
         while width > 8:
             start = max(0, at - width // 3)
-            out = f"{GAP} {text[start : start + width]} {GAP}"
+            # cut between words: a word cut in two is one the encoder of a one-off process was not made for
+            while 0 < start < at and not text[start - 1].isspace():
+                start += 1
+            end = min(len(text), start + width)
+            while start < end < len(text) and not text[end].isspace():
+                end -= 1
+            out = f"{GAP} {text[start:end]} {GAP}"
             if self.meter.count(out) <= cap:
                 return out
             width = int(width * 0.8)
@@ -220,7 +226,12 @@ class _Fitter:
         added: list[int] = []
         for p, cap in wanted:
             before = self.meter.count(section.render()) if not fresh or added else 0
-            text = self.excerpt(turns[p].text, min(cap, self.room - 8))
+            whole, found = turns[p].text, {}
+            if redactor is not None:  # counted in the report once the turn is kept
+                from ..redact import redact as redact_text
+
+                whole, found = redact_text(whole)
+            text = self.excerpt(whole, min(cap, self.room - 8))
             if not text:
                 if p == pos:
                     return False
@@ -234,6 +245,8 @@ class _Fitter:
                     return False
                 continue
             self.used += cost
+            if redactor is not None:
+                redactor.counts.update(found)
             added.append(p)
             if fresh and len(added) == 1:
                 self.sections.append(section)
@@ -297,21 +310,36 @@ def recall(
         when = conv.updated_at or conv.created_at
         if since and (when is None or format_time(when) < since):  # (a date compares as a prefix)
             continue
-        turns = path_turns(tree.path_to(conv, None), frozenset(), redactor)
+        # ranked on the plain text; only what goes out is redacted (Fitter.add): a fifth of a warm call
+        turns = path_turns(tree.path_to(conv, None), frozenset(), None)
         if turns:
             convs.append(conv)
             conv_turns.append(turns)
         if len(convs) >= candidates:
             break
     query_terms = ranking.terms(query)
+    seen: dict[str, list[str]] = {}  # a text met again (a copy, a re-saved branch) is split once
     ranked = ranking.rank_turns(
         query_terms,
-        [[ranking.terms(t.text) for t in turns] for turns in conv_turns],
+        [
+            [seen.get(t.text) or seen.setdefault(t.text, ranking.terms(t.text)) for t in turns]
+            for turns in conv_turns
+        ],
         [ranking.terms(c.title or "") for c in convs],
+        ranking.NEIGHBOUR_WEIGHT,
     )
     usable = target.usable(budget)
-    meter = Meter(target.tokenizer, texts=[t.text for turns in conv_turns for t in turns])
-    fitter = _Fitter(meter, usable, _header(query), query_terms)
+    header = _header(query)
+    # what the counted texts are made of (a one-off process builds its encoder for these characters only):
+    # the turns, the labels' titles and words, the header, markers and gap marks
+    made_of = [t.text for turns in conv_turns for t in turns] + [_label(c, None)[0] for c in convs]
+    made_of += [header, BEGIN, END, GAP, "BEGIN END TRANSCRIPT (quoted) [user assistant tool #0123456789]"]
+    if redactor is not None:
+        from ..redact import PLACEHOLDER, REDACTION_TYPES
+
+        made_of += [PLACEHOLDER.format(kind) for kind in REDACTION_TYPES]
+    meter = Meter(target.tokenizer, texts=made_of)
+    fitter = _Fitter(meter, usable, header, query_terms)
     passages: list[dict[str, Any]] = []
     for r in ranked:
         if fitter.room < MIN_PIECE:

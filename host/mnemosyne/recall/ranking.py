@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..archive.cjk import CJK_RUN
 from ..context.stopwords import STOPWORDS
@@ -22,6 +23,7 @@ NEIGHBOUR_WEIGHT = 0.35
 TITLE_WEIGHT = 0.5  # a query word in the conversation's title: the whole conversation is about it
 
 
+@lru_cache(maxsize=50_000)  # (words repeat: a conversation's vocabulary is a few thousand)
 def _stem(word: str) -> str:
     """A light English stem: plurals and the commonest verb endings, so "retries" finds "retry"."""
     if len(word) <= 4 or not word.isascii():
@@ -32,16 +34,22 @@ def _stem(word: str) -> str:
     return word
 
 
+def _keep(word: str) -> bool:
+    return len(word) > 1 and word not in STOPWORDS
+
+
 def terms(text: str) -> list[str]:
     """The words of `text` that carry meaning, folded and stemmed; a CJK run as its bigrams."""
+    folded = text.casefold()
+    if folded.isascii():  # most text: no CJK run to look for
+        return [_stem(w) for w in _WORD.findall(folded) if _keep(w)]
     out: list[str] = []
-    for word in _WORD.findall(text.casefold()):
+    for word in _WORD.findall(folded):
         if CJK_RUN.search(word):
             for run in CJK_RUN.findall(word):
                 out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
-            rest = CJK_RUN.sub(" ", word).split()
-            out.extend(_stem(w) for w in rest if len(w) > 1 and w not in STOPWORDS)
-        elif len(word) > 1 and word not in STOPWORDS:
+            out.extend(_stem(w) for w in CJK_RUN.sub(" ", word).split() if _keep(w))
+        elif _keep(word):
             out.append(_stem(word))
     return out
 
@@ -143,11 +151,13 @@ def paragraphs(text: str) -> list[str]:
     return out
 
 
-def best_paragraph(query: Sequence[str], pieces: Sequence[str], corpus: Corpus | None = None) -> int:
-    """The index of the piece that matches the query best (the first piece when none matches)."""
-    scorer = corpus or Corpus()
-    if corpus is None:
-        for piece in pieces:
-            scorer.add(terms(piece))
-    scores = [scorer.score(query, terms(piece)) for piece in pieces]
+def best_paragraph(query: Sequence[str], pieces: Sequence[str]) -> int:
+    """The index of the piece that matches the query best (BM25 among the pieces; the first when none
+    matches)."""
+    wanted = set(query)
+    piece_terms = [terms(piece) for piece in pieces]
+    scorer = Corpus()
+    for found in piece_terms:
+        scorer.add(found)
+    scores = [scorer.score(query, found) if wanted.intersection(found) else 0.0 for found in piece_terms]
     return max(range(len(pieces)), key=lambda i: (scores[i], -i)) if pieces else 0
