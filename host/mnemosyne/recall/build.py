@@ -226,7 +226,7 @@ class _Fitter:
         added: list[int] = []
         for p, cap in wanted:
             before = self.meter.count(section.render()) if not fresh or added else 0
-            whole, found = turns[p].text, {}
+            whole, found = turns[p].text, dict[str, int]()
             if redactor is not None:  # counted in the report once the turn is kept
                 from ..redact import redact as redact_text
 
