@@ -256,3 +256,14 @@ def search(conn: Connection, query: str, limit: int = 20, site: str | None = Non
     if not _WORD.search(query):
         return _substring_search(conn, query, limit, site)
     return _word_search(conn, query, limit, site) or _substring_search(conn, query, limit, site)
+
+
+def conversations_with_words(
+    conn, words: list[str], limit: int, site: str | None = None, any_word: bool = False
+) -> list[str]:
+    """Ids of the conversations whose messages match `words` best (BM25), best first: messages holding all
+    the words, or with `any_word` any of them (a question asked in a sentence holds words no message has)."""
+    if not words:
+        return []
+    match = (" OR " if any_word else " AND ").join('"' + w.replace('"', '""') + '"' for w in words)
+    return [row[0] for row in _best_conversations(conn, "messages_fts", match, limit, site)]

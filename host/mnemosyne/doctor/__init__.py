@@ -1,6 +1,6 @@
 """`mnemo doctor` and the host's `doctor` action: is Mnemosyne registered with the browsers
-(registration.py: manifests, launcher) and can the host work (environment.py: keyring, archive,
-tokenizer files). checks.py is what both return, so neither imports the other.
+(registration.py: manifests, launcher), can the host work (environment.py: keyring, archive,
+tokenizer files), and which MCP clients run `mnemo mcp` (mcp_entries.py). checks.py is what both return, so neither imports the other.
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ def run_checks() -> list[Check]:
     if machine_wide or launcher.launcher_path(system, True).exists():
         checks.append(check_launcher(system, system_scope=True))
     checks += [environment.check_keyring(), environment.check_archive(), environment.check_tokenizer()]
+    from .mcp_entries import check_clients
+
+    checks += check_clients(system)
     return checks
 
 
