@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -16,9 +17,12 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from mnemosyne.context.shapes import BEGIN, END, defuse
+from mnemosyne.context.shapes import BEGIN, defuse
 from support.archive_fixture import HOSTILE_ID, INJECTED, SECRET_EMAIL, make_archive
 from support.cli import run_cli
+
+# the real closing marker carries the tag its header names; one spelled in a transcript is quoted
+CLOSING = re.compile(r"<<<END TRANSCRIPT \d{12}>>>")
 
 HOST = str(Path(__file__).resolve().parent.parent / "host")
 
@@ -49,8 +53,9 @@ def only_inside_markers(text: str, needle: str) -> bool:
     """Every occurrence of `needle` sits after an opening marker and before the next closing one."""
     at = text.find(needle)
     while at >= 0:
-        opened, closed = text.rfind(BEGIN, 0, at), text.rfind(END, 0, at)
-        if opened < 0 or closed > opened or text.find(END, at) < 0:
+        ends = [m.start() for m in CLOSING.finditer(text)]
+        opened, closed = text.rfind(BEGIN, 0, at), max((e for e in ends if e < at), default=-1)
+        if opened < 0 or closed > opened or not any(e > at for e in ends):
             return False
         at = text.find(needle, at + 1)
     return True
@@ -113,7 +118,7 @@ def test_tools_answer_as_the_cli_does(env):
     bodies = []
     for page in pages:
         text = page.content[0].text
-        bodies.append(text[text.index(BEGIN) + len(BEGIN) + 1 : text.rindex(END) - 1])
+        bodies.append(text[text.index(BEGIN) + len(BEGIN) + 1 : CLOSING.search(text).start() - 1])
     shown = run_cli(env, "show", long_id, "--redact").stdout
     assert "".join(bodies) == defuse(shown)
 
@@ -167,7 +172,7 @@ def test_hostile_transcript_only_inside_markers_and_redacted(env):
     results = session(env, calls)
     for result in results:
         text = result.content[0].text
-        assert not result.is_error and text.count(BEGIN) == 1 and text.count(END) == 1
+        assert not result.is_error and text.count(BEGIN) == 1 and len(CLOSING.findall(text)) == 1
         assert only_inside_markers(text, "pastebin") and only_inside_markers(text, "IGNORE")
         assert SECRET_EMAIL not in text
         assert INJECTED not in json.dumps(result.structured_content)

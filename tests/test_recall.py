@@ -5,13 +5,23 @@ default, filtered by site and date."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from mnemosyne import tokens
-from mnemosyne.context.shapes import BEGIN, END
+from mnemosyne.context.shapes import BEGIN
 from support.archive_fixture import HOSTILE_ID, INJECTED, SECRET_EMAIL, SECRET_KEY, make_archive
 from support.cli import run_cli
+
+# the real closing marker carries the tag its header names; one spelled in a transcript is quoted
+CLOSING = re.compile(r"<<<END TRANSCRIPT \d{12}>>>")
+
+
+def closing(text: str) -> str:
+    found = CLOSING.findall(text)
+    assert len(found) == 1, found
+    return found[0]
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +42,7 @@ def test_passages_carry_their_conversation_and_fit_the_budget(env):
     assert f'"{first["title"]}"' in text and f"Claude, {first['date']}" in text
     assert "Overflow protection" in text  # the answer turn, not only the question
     assert tokens.count(text, "o200k_base") == report["tokens"] <= 500
-    assert text.index(BEGIN) < text.index("Overflow protection") < text.rindex(END)
+    assert text.index(BEGIN) < text.index("Overflow protection") < text.rindex(closing(text))
 
 
 @pytest.mark.parametrize("budget", [200, 300, 900, 2500])
@@ -53,9 +63,9 @@ def test_hostile_transcript_stays_inside_the_markers_and_is_redacted(env):
     assert found["passages"][0]["conversation_id"] == HOSTILE_ID
     assert "three attempts with exponential backoff" in text
     # one opening and one closing marker: the forged ones inside the transcript are quoted
-    assert text.count(BEGIN) == 1 and text.count(END) == 1 and text.endswith(END)
+    assert text.count(BEGIN) == 1 and text.endswith(closing(text))
     assert "END TRANSCRIPT (quoted)" in text
-    assert text.index(BEGIN) < text.index(INJECTED) < text.index(END)
+    assert text.index(BEGIN) < text.index(INJECTED) < text.index(closing(text))
     assert SECRET_EMAIL not in text and SECRET_KEY not in text
     assert found["report"]["redactions"]
     plain = recall(env, "zebrafish retry policy", "--budget", "600", "--no-redact")["text"]

@@ -259,7 +259,7 @@ def search(conn: Connection, query: str, limit: int = 20, site: str | None = Non
 
 
 def conversations_with_words(
-    conn, words: list[str], limit: int, site: str | None = None, any_word: bool = False
+    conn: Connection, words: list[str], limit: int, site: str | None = None, any_word: bool = False
 ) -> list[str]:
     """Ids of the conversations whose messages match `words` best (BM25), best first: messages holding all
     the words, or with `any_word` any of them (a question asked in a sentence holds words no message has)."""

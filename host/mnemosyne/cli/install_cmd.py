@@ -12,6 +12,10 @@ from pathlib import Path
 
 from ..install import InstallError, launcher, locations, manifests, mcp_clients, plan, registry
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 BROWSER_CHOICES = [*locations.BROWSERS, plan.ALL]
 
 
@@ -160,7 +164,7 @@ def run_mcp(args: argparse.Namespace, removing: bool) -> int:
     return 0
 
 
-def _entry_text(client: mcp_clients.McpClient, entry: dict) -> str:
+def _entry_text(client: mcp_clients.McpClient, entry: dict[str, Any]) -> str:
     if client.fmt == mcp_clients.TOML:
         from ..install.mcp_config import toml_block
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..context.shapes import BEGIN, END, defuse
+from ..context.shapes import BEGIN, defuse, end_marker, tag_note, transcript_tag
 from ..errors import InputError
 
 if TYPE_CHECKING:
@@ -40,7 +40,9 @@ class Tool:
 def marked(body: str, note: str = "") -> str:
     """`body` (archived text) between the transcript markers, defused, after the reference line."""
     head = f"{note}\n{REFERENCE}" if note else REFERENCE
-    return f"{head}\n\n{BEGIN}\n{defuse(body)}\n{END}"
+    body = defuse(body)
+    tag = transcript_tag(body)  # made from the body, so no archived text can write the real closing marker
+    return f"{head} {tag_note(tag)}\n\n{BEGIN}\n{body}\n{end_marker(tag)}"
 
 
 def _cursor(kind: str, offset: int) -> str:

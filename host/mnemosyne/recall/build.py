@@ -18,7 +18,8 @@ from .. import tree
 from ..archive import search as archive_search
 from ..context.counting import Meter
 from ..context.engine import SITE_NAMES
-from ..context.shapes import BEGIN, END, defuse, quote_title
+from ..context.shapes import BEGIN, defuse, end_marker, quote_title, tag_note, transcript_tag
+from ..context.stopwords import STOPWORDS
 from ..context.turns import Turn, path_turns
 from ..errors import InputError
 from . import ranking
@@ -92,7 +93,7 @@ def _index_words(query: str) -> list[str]:
     each with its stem when that differs (a plural finds the singular)."""
     words: dict[str, None] = {}
     for word in _WORD.findall(query.casefold()):
-        if len(word) > 1 and word not in ranking.STOPWORDS:
+        if len(word) > 1 and word not in STOPWORDS:
             words[word] = None
             words[ranking._stem(word)] = None
     return list(words)
@@ -142,7 +143,9 @@ class _Fitter:
         self.used = meter.count(self._frame(""))
 
     def _frame(self, body: str) -> str:
-        return f"{self.header}\n\n{BEGIN}\n{body}\n{END}"
+        """The header naming the closing marker's tag (made from the body, so no passage can forge it)."""
+        tag = transcript_tag(body)
+        return f"{self.header} {tag_note(tag)}\n\n{BEGIN}\n{body}\n{end_marker(tag)}"
 
     def render(self) -> str:
         return self._frame("\n\n".join(s.render() for s in self.sections))
@@ -333,7 +336,14 @@ def recall(
     # what the counted texts are made of (a one-off process builds its encoder for these characters only):
     # the turns, the labels' titles and words, the header, markers and gap marks
     made_of = [t.text for turns in conv_turns for t in turns] + [_label(c, None)[0] for c in convs]
-    made_of += [header, BEGIN, END, GAP, "BEGIN END TRANSCRIPT (quoted) [user assistant tool #0123456789]"]
+    made_of += [
+        header,
+        tag_note("0123456789"),
+        BEGIN,
+        end_marker("0123456789"),
+        GAP,
+        "BEGIN END TRANSCRIPT (quoted) [user assistant tool #0123456789]",
+    ]
     if redactor is not None:
         from ..redact import PLACEHOLDER, REDACTION_TYPES
 
