@@ -1231,7 +1231,8 @@ button:disabled { opacity: .6; cursor: progress; }
   function savedLine(saved) {
     const title = saved.title || t("untitled");
     if (saved.status === "kept") {
-      return t(saved.kept_copy === "site_data" ? "toastKeptSiteData" : "toastKeptComplete", [title, String(saved.messages)]);
+      const args = [title, String(saved.messages)];
+      return saved.kept_copy === "site_data" ? t("toastKeptSiteData", args) : t("toastKeptComplete", args);
     }
     return t("toastSaved", [title, String(saved.messages), saved.path === "api" ? t("pathApi") : t("pathDom")]);
   }
