@@ -95,7 +95,7 @@ def _index_words(query: str) -> list[str]:
     for word in _WORD.findall(query.casefold()):
         if len(word) > 1 and word not in ranking.STOPWORDS:
             words[word] = None
-            words[ranking._stem(word)] = None
+            words[ranking.stem(word)] = None
     return list(words)
 
 
