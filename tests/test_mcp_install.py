@@ -159,3 +159,10 @@ def test_jsonc_comments_are_refused(home):
     done = cli(env, "install", "--mcp", "vscode", check=False)
     assert "[BAD_CLIENT_CONFIG]" in done.stderr and "not valid JSON" in done.stderr
     assert path.read_text() == commented
+
+
+def test_browser_options_do_not_apply_to_mcp(home):
+    _, env = home
+    done = cli(env, "install", "--mcp", "cursor", "--system", check=False)
+    assert done.returncode == 2 and "[INSTALL_FAILED]" in done.stderr and "do not apply" in done.stderr
+    assert not path_of(env, "cursor").exists()

@@ -88,6 +88,15 @@ def test_tools_answer_as_the_cli_does(env):
             if cursor is None:
                 break
         out["pages"] = pages
+        hits, cursor = [], None
+        while True:
+            args = {"query": "python", "limit": 3, **({"cursor": cursor} if cursor else {})}
+            page = await client.call_tool("search", args)
+            hits += [h["id"] for h in page.structured_content["hits"]]
+            cursor = page.structured_content["next_cursor"]
+            if cursor is None:
+                break
+        out["search_pages"] = hits
         return out
 
     got = session(env, calls)
@@ -103,6 +112,8 @@ def test_tools_answer_as_the_cli_does(env):
 
     cli_search = cli_json(env, "search", "--json", "python", "--limit", "5")
     assert [h["id"] for h in got["search"].structured_content["hits"]] == [h["id"] for h in cli_search]
+    every = cli_json(env, "search", "--json", "python", "--limit", "100")
+    assert len(every) > 3 and got["search_pages"] == [h["id"] for h in every]
     cli_list = cli_json(env, "list", "--json", "--source", "claude", "--limit", "5")
     assert [c["id"] for c in got["list"].structured_content["conversations"]] == [c["id"] for c in cli_list]
 
@@ -132,6 +143,7 @@ def test_bad_ids_and_arguments_are_typed_errors(env):
             "missing": await client.call_tool("get", {}),
             "extra": await client.call_tool("list", {"colour": "red"}),
             "cursor": await client.call_tool("search", {"query": "python", "cursor": "not-a-cursor"}),
+            "list_cursor": await client.call_tool("list", {"cursor": "bm90IG91cnM"}),
             "date": await client.call_tool("list", {"since": "March"}),
             "branch": await client.call_tool("get", {"id": HOSTILE_ID, "branch": "no-such-message"}),
         }
@@ -149,6 +161,7 @@ def test_bad_ids_and_arguments_are_typed_errors(env):
         "missing": "BAD_ARGUMENTS",
         "extra": "BAD_ARGUMENTS",
         "cursor": "BAD_CURSOR",
+        "list_cursor": "BAD_CURSOR",
         "date": "BAD_INPUT",
         "branch": "NOT_FOUND",
     }

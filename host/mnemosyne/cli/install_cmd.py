@@ -132,6 +132,10 @@ def _client_present(client: mcp_clients.McpClient, path: Path) -> bool:
 def run_mcp(args: argparse.Namespace, removing: bool) -> int:
     from ..install import mcp_config
 
+    if args.system or args.user_data_dir is not None or args.browser != plan.ALL:
+        raise InstallError(
+            "--mcp writes your own MCP clients' configs: --browser, --system and --user-data-dir do not apply"
+        )
     system = locations.current_os()
     lines = []
     for client in mcp_clients.chosen(args.mcp):

@@ -11,6 +11,7 @@ UNKNOWN_TOOL). The archive is opened on the first call and kept for the session.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import anyio
@@ -41,6 +42,7 @@ class Session:
 
         self.redact = settings.mcp_redacts()
         self._archive: Any = None
+        self.warming: threading.Thread | None = None  # _warm_up, joined before the first call runs
 
     @property
     def archive(self) -> Any:
@@ -66,6 +68,9 @@ class Session:
         if problems:
             where = "/".join(str(p) for p in problems[0].path) or "arguments"
             return _error("BAD_ARGUMENTS", f"{where}: {problems[0].message}")
+        if self.warming is not None:  # (the tokenizer is built once, not by both threads)
+            self.warming.join()
+            self.warming = None
         try:
             text, data = tool.run(self.archive, arguments, self.redact)
         except MnemosyneError as exc:
@@ -107,10 +112,24 @@ def build_server(session: Session) -> Server[Any]:
     )
 
 
+def _warm_up() -> None:
+    """Load what the first tool call needs (the conversation model, the tokenizer) while the client is still
+    shaking hands and listing tools: a first `recall` then answers as fast as the later ones."""
+    from .. import tokens
+    from ..recall import build  # noqa: F401  (the model, the context engine's counting and markers)
+
+    try:
+        tokens.encoding("o200k_base")
+    except MnemosyneError:
+        pass  # the call that needs it reports it
+
+
 def serve() -> int:
     """Serve MCP on stdin/stdout until the client closes stdin."""
     session = Session()
     server = build_server(session)
+    session.warming = threading.Thread(target=_warm_up, name="mnemo-mcp-warm-up", daemon=True)
+    session.warming.start()
 
     async def main() -> None:
         async with stdio_server() as (read, write):

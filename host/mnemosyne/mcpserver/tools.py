@@ -20,6 +20,7 @@ from ..errors import InputError
 if TYPE_CHECKING:
     from ..archive import Archive
 
+MAX_SEARCH_HITS = 200  # pages of search results end here: past it, narrow the query or use list
 MAX_PAGE_CHARS = 100_000
 DEFAULT_PAGE_CHARS = 20_000
 CONTEXT_TARGETS = ("chatgpt", "claude", "gemini")  # the text shapes: the whole output is one marked text
@@ -116,7 +117,10 @@ def run_search(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, d
     limit = args.get("limit", 10)
     offset = _offset("search", args.get("cursor"))
     hits = arc.search(args["query"], limit=offset + limit + 1, site=args.get("site"))
-    page, more = hits[offset : offset + limit], len(hits) > offset + limit
+    page, more = (
+        hits[offset : offset + limit],
+        len(hits) > offset + limit and offset + limit < MAX_SEARCH_HITS,
+    )
     items = []
     lines = []
     for rank, hit in enumerate(page, offset + 1):
@@ -187,7 +191,8 @@ def run_get(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dict
         raise NotFoundError(f"no message {branch!r} in conversation {conv.id}")
     document = writer("markdown").write(conv, branch=branch)
     size = args.get("max_chars", DEFAULT_PAGE_CHARS)
-    start = _offset("get:" + conv.id, args.get("cursor"))
+    kind = f"get:{conv.id}:{branch or ''}"  # a cursor pages the document it was issued for
+    start = _offset(kind, args.get("cursor"))
     if start > len(document):
         raise InputError("cursor is past the end of the conversation", code="BAD_CURSOR")
     end = min(len(document), start + size)
@@ -201,7 +206,7 @@ def run_get(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dict
         "offset": start,
         "end": end,
         "total_chars": len(document),
-        "next_cursor": _cursor("get:" + conv.id, end) if more else None,
+        "next_cursor": _cursor(kind, end) if more else None,
     }
     note = f"Conversation {conv.id} as Markdown, characters {start}-{end} of {len(document)}."
     if more:

@@ -24,7 +24,7 @@ TITLE_WEIGHT = 0.5  # a query word in the conversation's title: the whole conver
 
 
 @lru_cache(maxsize=50_000)  # (words repeat: a conversation's vocabulary is a few thousand)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """A light English stem: plurals and the commonest verb endings, so "retries" finds "retry"."""
     if len(word) <= 4 or not word.isascii():
         return word
@@ -42,15 +42,15 @@ def terms(text: str) -> list[str]:
     """The words of `text` that carry meaning, folded and stemmed; a CJK run as its bigrams."""
     folded = text.casefold()
     if folded.isascii():  # most text: no CJK run to look for
-        return [_stem(w) for w in _WORD.findall(folded) if _keep(w)]
+        return [stem(w) for w in _WORD.findall(folded) if _keep(w)]
     out: list[str] = []
     for word in _WORD.findall(folded):
         if CJK_RUN.search(word):
             for run in CJK_RUN.findall(word):
                 out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
-            out.extend(_stem(w) for w in CJK_RUN.sub(" ", word).split() if _keep(w))
+            out.extend(stem(w) for w in CJK_RUN.sub(" ", word).split() if _keep(w))
         elif _keep(word):
-            out.append(_stem(word))
+            out.append(stem(word))
     return out
 
 
