@@ -90,15 +90,21 @@ async function siteTab(run) {
 }
 
 /** One request through the site tab (`backup-get` / `backup-file`): `{ok, data}` or `{ok: false, status, retryAfter, code, message}`. */
-async function tabCall(run, message) {
+async function tabCall(run, message, timeoutMs = TAB_TIMEOUT_MS) {
   const fail = (error) => ({ ok: false, status: 0, code: error.code, message: error.message });
   let timer;
   try {
     const tabId = await siteTab(run);
+    const requestId = crypto.randomUUID();
     const timeout = new Promise((resolve) => {
-      timer = setTimeout(() => resolve(fail(new MnemoError("TAB_TIMEOUT", "the site tab did not answer"))), TAB_TIMEOUT_MS);
+      timer = setTimeout(() => {
+        // the tab stops what it was reading for this request (it also stops on its own at the same deadline)
+        api.tabs.sendMessage(tabId, { type: "backup-abort", requestId }, { frameId: 0 }).catch(() => {});
+        resolve(fail(new MnemoError("TAB_TIMEOUT", "the site tab did not answer")));
+      }, timeoutMs);
     });
-    const reply = await Promise.race([api.tabs.sendMessage(tabId, message, { frameId: 0 }), timeout]);
+    const sent = { ...message, requestId, timeoutMs };
+    const reply = await Promise.race([api.tabs.sendMessage(tabId, sent, { frameId: 0 }), timeout]);
     return reply ?? fail(new MnemoError("NO_REPLY", "the site tab sent no reply"));
   } catch (error) {
     return fail(new MnemoError("NO_SITE_TAB", String(error?.message ?? error)));
@@ -138,7 +144,7 @@ async function saveFiles(run, entry, payload, policy) {
         continue;
       }
       await update((r) => (r?.id === run.id ? { ...r, rate: started(r.rate, policy, Date.now()) } : r));
-      let reply = await tabCall(run, { type: "backup-file", path: file.path, capBytes });
+      let reply = await tabCall(run, { type: "backup-file", path: file.path, capBytes }, policy.tabTimeoutMs);
       const url = reply.ok && typeof reply.data?.url === "string" ? reply.data.url : null;
       if (url && isFileHostUrl(url) && !(await api.permissions.contains(FILE_HOST_PERMISSION))) {
         // the file hosts are an optional permission the user did not grant: the file is listed, never fetched

@@ -1181,10 +1181,53 @@ button:disabled { opacity: .6; cursor: progress; }
   function tooLarge(bytes, capBytes) {
     return failed(new MnemoError("TOO_LARGE", `${bytes} bytes is over the ${capBytes}-byte cap`), 413);
   }
-  async function backupFile(site2, path, capBytes) {
+  var downloads = /* @__PURE__ */ new Map();
+  function abortDownload(requestId) {
+    downloads.get(requestId)?.("the service worker gave up on this download");
+  }
+  function stopSignal(requestId, timeoutMs) {
+    let stop;
+    const signal = { reason: null, stopped: new Promise((resolve) => stop = resolve) };
+    const end = (reason) => {
+      signal.reason ??= reason;
+      stop({ stopped: true });
+    };
+    const timer2 = Number.isFinite(timeoutMs) && timeoutMs > 0 ? setTimeout(() => end("the download took too long"), timeoutMs) : null;
+    if (requestId) downloads.set(requestId, end);
+    signal.done = () => {
+      clearTimeout(timer2);
+      if (requestId) downloads.delete(requestId);
+    };
+    return signal;
+  }
+  async function readCapped(response, capBytes, signal) {
+    if (!response.body) return { blob: new Blob([]) };
+    const reader = response.body.getReader();
+    const chunks = [];
+    let total = 0;
+    let finished = false;
+    try {
+      for (; ; ) {
+        const step = await Promise.race([reader.read(), signal.stopped]);
+        if (step.stopped) return { stopped: signal.reason };
+        if (step.done) {
+          finished = true;
+          return { blob: new Blob(chunks) };
+        }
+        total += step.value.byteLength;
+        if (total > capBytes) return { over: total };
+        chunks.push(step.value);
+      }
+    } finally {
+      if (!finished) reader.cancel().catch(() => {
+      });
+    }
+  }
+  async function backupFile(site2, path, capBytes, { requestId = null, timeoutMs = null } = {}) {
     if (typeof path !== "string" || !path.startsWith(site2.apiPrefix) || path.includes("..") || path.includes("//")) {
       return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
     }
+    const signal = stopSignal(requestId, timeoutMs);
     try {
       let url = path;
       if (site2.name === "chatgpt") {
@@ -1200,13 +1243,21 @@ button:disabled { opacity: .6; cursor: progress; }
         };
       }
       const declared = Number(response.headers.get("Content-Length"));
-      if (declared > capBytes) return tooLarge(declared, capBytes);
-      const blob = await response.blob();
-      if (blob.size > capBytes) return tooLarge(blob.size, capBytes);
+      if (declared > capBytes) {
+        response.body?.cancel().catch(() => {
+        });
+        return tooLarge(declared, capBytes);
+      }
+      const read = await readCapped(response, capBytes, signal);
+      if (read.over) return failed(new MnemoError("TOO_LARGE", `more than ${capBytes} bytes (the cap)`), 413);
+      if (read.stopped) return failed(new MnemoError("TAB_TIMEOUT", read.stopped));
+      const { blob } = read;
       return { ok: true, data: { bytes: blob.size, mime: response.headers.get("Content-Type"), data: await blobBase64(blob) } };
     } catch (error) {
       const status = Number.isInteger(error.status) ? error.status : 0;
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+    } finally {
+      signal.done();
     }
   }
 
@@ -1519,8 +1570,10 @@ button:disabled { opacity: .6; cursor: progress; }
         backupGet(site2, message.path).then(sendResponse);
         return true;
       } else if (message?.type === "backup-file") {
-        backupFile(site2, message.path, message.capBytes).then(sendResponse);
+        backupFile(site2, message.path, message.capBytes, { requestId: message.requestId, timeoutMs: message.timeoutMs }).then(sendResponse);
         return true;
+      } else if (message?.type === "backup-abort") {
+        abortDownload(message.requestId);
       } else if (message?.type === "health") {
         health(site2).then(sendResponse, (error) => sendResponse({ site: site2.name, checks: [
           { name: "health", status: "fail", detail: String(error.message ?? error) }
