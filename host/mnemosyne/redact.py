@@ -340,7 +340,19 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
 # the free-text fields of a message part (a name too: an attachment's file name is the user's, as is a tool's
 # a site lets anyone name); ids, roles, types, languages and MIME types are structure, not text
 _PART_TEXT_FIELDS = frozenset(
-    {"text", "code", "extracted_text", "output", "summary", "content", "title", "snippet", "arguments", "raw", "name"}
+    {
+        "text",
+        "code",
+        "extracted_text",
+        "output",
+        "summary",
+        "content",
+        "title",
+        "snippet",
+        "arguments",
+        "raw",
+        "name",
+    }
 )
 
 
