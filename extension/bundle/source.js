@@ -1158,10 +1158,29 @@ button:disabled { opacity: .6; cursor: progress; }
   function failed(error, status = 0) {
     return { ok: false, status, retryAfter: error.retryAfter ?? null, code: error.code, message: String(error.message ?? error) };
   }
-  async function backupGet(site2, path) {
-    if (typeof path !== "string" || !path.startsWith(site2.apiPrefix) || path.includes("..") || path.includes("//")) {
-      return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+  var FILE_PATHS = {
+    chatgpt: /^\/backend-api\/(?:files\/[^/]+(?:\/[^/]+)?|estuary\/content(?:\/[^/]+)?)$/,
+    claude: /^\/api\/(?:organizations\/)?[^/]+\/files\/[^/]+\/[a-z0-9_]+$/
+  };
+  function checkedPath(raw, allowed) {
+    if (typeof raw !== "string") return null;
+    let url;
+    let decoded;
+    try {
+      url = new URL(raw, location.origin);
+      decoded = decodeURIComponent(url.pathname);
+    } catch {
+      return null;
     }
+    if (url.origin !== location.origin || url.username || url.password) return null;
+    const segments = decoded.split("/").slice(1);
+    if (decoded.includes("\\") || segments.some((s) => s === "" || s === "." || s === "..")) return null;
+    return allowed(url.pathname) ? url.pathname + url.search : null;
+  }
+  var notAllowed = () => failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+  async function backupGet(site2, raw) {
+    const path = checkedPath(raw, (pathname) => pathname.startsWith(site2.apiPrefix));
+    if (!path) return notAllowed();
     try {
       return { ok: true, data: await site2.apiGet(path) };
     } catch (error) {
@@ -1223,17 +1242,19 @@ button:disabled { opacity: .6; cursor: progress; }
       });
     }
   }
-  async function backupFile(site2, path, capBytes, { requestId = null, timeoutMs = null } = {}) {
-    if (typeof path !== "string" || !path.startsWith(site2.apiPrefix) || path.includes("..") || path.includes("//")) {
-      return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
-    }
+  async function backupFile(site2, raw, capBytes, { requestId = null, timeoutMs = null } = {}) {
+    const filePath = (pathname) => FILE_PATHS[site2.name]?.test(pathname) ?? false;
+    const path = checkedPath(raw, filePath);
+    if (!path) return notAllowed();
     const signal = stopSignal(requestId, timeoutMs);
     try {
       let url = path;
       if (site2.name === "chatgpt") {
-        url = (await site2.apiGet(path))?.download_url;
-        if (typeof url !== "string" || !/^(https:\/\/|\/)/.test(url)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
-        if (new URL(url, location.origin).origin !== location.origin) return { ok: true, data: { url } };
+        const answered = (await site2.apiGet(path))?.download_url;
+        if (typeof answered !== "string" || !/^(https:\/\/|\/)/.test(answered)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
+        if (new URL(answered, location.origin).origin !== location.origin) return { ok: true, data: { url: answered } };
+        url = checkedPath(answered, filePath);
+        if (!url) return failed(new MnemoError("BAD_REQUEST", "the download URL is not a file of this site"), 400);
       }
       const response = await pageFetch(url);
       if (!response.ok) {

@@ -8,11 +8,40 @@ function failed(error, status = 0) {
   return { ok: false, status, retryAfter: error.retryAfter ?? null, code: error.code, message: String(error.message ?? error) };
 }
 
-/** Answer one `backup-get`: `{ok: true, data}` or `{ok: false, status, retryAfter, code, message}`. */
-export async function backupGet(site, path) {
-  if (typeof path !== "string" || !path.startsWith(site.apiPrefix) || path.includes("..") || path.includes("//")) {
-    return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+// Where a site serves the files a conversation refers to (docs/sites.md): ChatGPT's files API and the same-origin
+// download URL it answers; Claude's file assets. A file download goes nowhere else on the site.
+const FILE_PATHS = {
+  chatgpt: /^\/backend-api\/(?:files\/[^/]+(?:\/[^/]+)?|estuary\/content(?:\/[^/]+)?)$/,
+  claude: /^\/api\/(?:organizations\/)?[^/]+\/files\/[^/]+\/[a-z0-9_]+$/,
+};
+
+/**
+ * The same-origin path (and query) `raw` names, checked on what is fetched: parsed as a URL (so "%2e%2e" and "/./"
+ * are resolved as the browser resolves them), on this page's origin, its decoded segments with no "..", ".", empty
+ * segment or backslash (what a server would decode "%2f" into), and its path one `allowed` accepts. Else null.
+ */
+function checkedPath(raw, allowed) {
+  if (typeof raw !== "string") return null;
+  let url;
+  let decoded;
+  try {
+    url = new URL(raw, location.origin);
+    decoded = decodeURIComponent(url.pathname);
+  } catch {
+    return null;
   }
+  if (url.origin !== location.origin || url.username || url.password) return null;
+  const segments = decoded.split("/").slice(1);
+  if (decoded.includes("\\") || segments.some((s) => s === "" || s === "." || s === "..")) return null;
+  return allowed(url.pathname) ? url.pathname + url.search : null;
+}
+
+const notAllowed = () => failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+
+/** Answer one `backup-get`: `{ok: true, data}` or `{ok: false, status, retryAfter, code, message}`. */
+export async function backupGet(site, raw) {
+  const path = checkedPath(raw, (pathname) => pathname.startsWith(site.apiPrefix));
+  if (!path) return notAllowed();
   try {
     return { ok: true, data: await site.apiGet(path) };
   } catch (error) {
@@ -95,18 +124,20 @@ async function readCapped(response, capBytes, signal) {
  * `{download_url}` first; Claude's path is the file. `{ok: true, data: {bytes, mime, data (base64)}}`, or
  * `{ok: true, data: {url}}` when the download URL is on another origin (the worker downloads it), or a failure.
  */
-export async function backupFile(site, path, capBytes, { requestId = null, timeoutMs = null } = {}) {
-  if (typeof path !== "string" || !path.startsWith(site.apiPrefix) || path.includes("..") || path.includes("//")) {
-    return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
-  }
+export async function backupFile(site, raw, capBytes, { requestId = null, timeoutMs = null } = {}) {
+  const filePath = (pathname) => FILE_PATHS[site.name]?.test(pathname) ?? false;
+  const path = checkedPath(raw, filePath);
+  if (!path) return notAllowed();
   const signal = stopSignal(requestId, timeoutMs);
   try {
     let url = path;
     if (site.name === "chatgpt") {
-      url = (await site.apiGet(path))?.download_url;
-      if (typeof url !== "string" || !/^(https:\/\/|\/)/.test(url)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
+      const answered = (await site.apiGet(path))?.download_url;
+      if (typeof answered !== "string" || !/^(https:\/\/|\/)/.test(answered)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
       // a signed URL on the site's file host: the worker fetches it (its host permission, not the page's CORS)
-      if (new URL(url, location.origin).origin !== location.origin) return { ok: true, data: { url } };
+      if (new URL(answered, location.origin).origin !== location.origin) return { ok: true, data: { url: answered } };
+      url = checkedPath(answered, filePath); // on the site itself: only where the site serves files
+      if (!url) return failed(new MnemoError("BAD_REQUEST", "the download URL is not a file of this site"), 400);
     }
     const response = await pageFetch(url);
     if (!response.ok) {
