@@ -1303,7 +1303,8 @@ button:disabled { opacity: .6; cursor: progress; }
   function savedLine(saved) {
     const title = saved.title || t("untitled");
     if (saved.status === "kept") {
-      return t(saved.kept_copy === "site_data" ? "toastKeptSiteData" : "toastKeptComplete", [title, String(saved.messages)]);
+      const held = [title, String(saved.messages)];
+      return saved.kept_copy === "site_data" ? t("toastKeptSiteData", held) : t("toastKeptComplete", held);
     }
     return t("toastSaved", [title, String(saved.messages), saved.path === "api" ? t("pathApi") : t("pathDom")]);
   }

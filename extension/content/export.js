@@ -40,7 +40,8 @@ function savedLine(saved) {
   if (saved.status === "kept") {
     // the host kept its copy: a page capture never replaces one read from the site's data (a page's script
     // can forge the page), and a partial capture never a complete copy
-    return t(saved.kept_copy === "site_data" ? "toastKeptSiteData" : "toastKeptComplete", [title, String(saved.messages)]);
+    const held = [title, String(saved.messages)];
+    return saved.kept_copy === "site_data" ? t("toastKeptSiteData", held) : t("toastKeptComplete", held);
   }
   return t("toastSaved", [title, String(saved.messages), saved.path === "api" ? t("pathApi") : t("pathDom")]);
 }
