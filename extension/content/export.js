@@ -40,8 +40,8 @@ function savedLine(saved) {
   if (saved.status === "kept") {
     // the host kept its copy: a page capture never replaces one read from the site's data (a page's script
     // can forge the page), and a partial capture never a complete copy
-    const args = [title, String(saved.messages)];
-    return saved.kept_copy === "site_data" ? t("toastKeptSiteData", args) : t("toastKeptComplete", args);
+    const held = [title, String(saved.messages)];
+    return saved.kept_copy === "site_data" ? t("toastKeptSiteData", held) : t("toastKeptComplete", held);
   }
   return t("toastSaved", [title, String(saved.messages), saved.path === "api" ? t("pathApi") : t("pathDom")]);
 }

@@ -344,7 +344,10 @@ class Archive(ArchiveWrites):
             args.append(until)
         if cursor:
             cursor_order, key, last_id = decode_cursor(cursor, 3)
-            if cursor_order != order:
+            # what this host issues: the order, the row's sort value (text, a whole number or none) and its id;
+            # anything else is a cursor it never issued, not a value for SQLite to refuse (INTERNAL)
+            issued_key = key is None or isinstance(key, str) or (type(key) is int and -(2**63) <= key < 2**63)
+            if cursor_order != order or not issued_key or not isinstance(last_id, str):
                 raise InputError("cursor is not one this host issued", code="BAD_CURSOR")
             op = "<" if direction == "DESC" else ">"
             where.append(f"({column} {op} ? OR ({column} = ? AND id {op} ?))")
