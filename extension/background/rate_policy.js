@@ -16,9 +16,12 @@
 // The caller waits `delayMs(state, policy, now)` before each request: with setTimeout when short and the worker
 // is alive, with chrome.alarms when the wait could outlive the worker. Never a fixed sleep.
 
+//   - tab:      a request the site tab has not answered in `tabTimeoutMs` is given up (the tab stops it too).
 export const SITE_POLICIES = Object.freeze({
-  chatgpt: Object.freeze({ spacingMs: 1500, burst: 180, refillPerMinute: 1, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6 }),
-  claude: Object.freeze({ spacingMs: 1000, burst: 60, refillPerMinute: 20, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6 }),
+  chatgpt: Object.freeze({ spacingMs: 1500, burst: 180, refillPerMinute: 1, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6,
+    tabTimeoutMs: 120_000 }),
+  claude: Object.freeze({ spacingMs: 1000, burst: 60, refillPerMinute: 20, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6,
+    tabTimeoutMs: 120_000 }),
 });
 
 /** The policy for a site, with test-only overrides (storage.local `backupTestPolicy`) merged in. */

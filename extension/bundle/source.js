@@ -1158,10 +1158,29 @@ button:disabled { opacity: .6; cursor: progress; }
   function failed(error, status = 0) {
     return { ok: false, status, retryAfter: error.retryAfter ?? null, code: error.code, message: String(error.message ?? error) };
   }
-  async function backupGet(site2, path) {
-    if (typeof path !== "string" || !path.startsWith(site2.apiPrefix) || path.includes("..") || path.includes("//")) {
-      return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+  var FILE_PATHS = {
+    chatgpt: /^\/backend-api\/(?:files\/[^/]+(?:\/[^/]+)?|estuary\/content(?:\/[^/]+)?)$/,
+    claude: /^\/api\/(?:organizations\/)?[^/]+\/files\/[^/]+\/[a-z0-9_]+$/
+  };
+  function checkedPath(raw, allowed) {
+    if (typeof raw !== "string") return null;
+    let url;
+    let decoded;
+    try {
+      url = new URL(raw, location.origin);
+      decoded = decodeURIComponent(url.pathname);
+    } catch {
+      return null;
     }
+    if (url.origin !== location.origin || url.username || url.password) return null;
+    const segments = decoded.split("/").slice(1);
+    if (decoded.includes("\\") || segments.some((s) => s === "" || s === "." || s === "..")) return null;
+    return allowed(url.pathname) ? url.pathname + url.search : null;
+  }
+  var notAllowed = () => failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+  async function backupGet(site2, raw) {
+    const path = checkedPath(raw, (pathname) => pathname.startsWith(site2.apiPrefix));
+    if (!path) return notAllowed();
     try {
       return { ok: true, data: await site2.apiGet(path) };
     } catch (error) {
@@ -1181,16 +1200,61 @@ button:disabled { opacity: .6; cursor: progress; }
   function tooLarge(bytes, capBytes) {
     return failed(new MnemoError("TOO_LARGE", `${bytes} bytes is over the ${capBytes}-byte cap`), 413);
   }
-  async function backupFile(site2, path, capBytes) {
-    if (typeof path !== "string" || !path.startsWith(site2.apiPrefix) || path.includes("..") || path.includes("//")) {
-      return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+  var downloads = /* @__PURE__ */ new Map();
+  function abortDownload(requestId) {
+    downloads.get(requestId)?.("the service worker gave up on this download");
+  }
+  function stopSignal(requestId, timeoutMs) {
+    let stop;
+    const signal = { reason: null, stopped: new Promise((resolve) => stop = resolve) };
+    const end = (reason) => {
+      signal.reason ??= reason;
+      stop({ stopped: true });
+    };
+    const timer2 = Number.isFinite(timeoutMs) && timeoutMs > 0 ? setTimeout(() => end("the download took too long"), timeoutMs) : null;
+    if (requestId) downloads.set(requestId, end);
+    signal.done = () => {
+      clearTimeout(timer2);
+      if (requestId) downloads.delete(requestId);
+    };
+    return signal;
+  }
+  async function readCapped(response, capBytes, signal) {
+    if (!response.body) return { blob: new Blob([]) };
+    const reader = response.body.getReader();
+    const chunks = [];
+    let total = 0;
+    let finished = false;
+    try {
+      for (; ; ) {
+        const step = await Promise.race([reader.read(), signal.stopped]);
+        if (step.stopped) return { stopped: signal.reason };
+        if (step.done) {
+          finished = true;
+          return { blob: new Blob(chunks) };
+        }
+        total += step.value.byteLength;
+        if (total > capBytes) return { over: total };
+        chunks.push(step.value);
+      }
+    } finally {
+      if (!finished) reader.cancel().catch(() => {
+      });
     }
+  }
+  async function backupFile(site2, raw, capBytes, { requestId = null, timeoutMs = null } = {}) {
+    const filePath = (pathname) => FILE_PATHS[site2.name]?.test(pathname) ?? false;
+    const path = checkedPath(raw, filePath);
+    if (!path) return notAllowed();
+    const signal = stopSignal(requestId, timeoutMs);
     try {
       let url = path;
       if (site2.name === "chatgpt") {
-        url = (await site2.apiGet(path))?.download_url;
-        if (typeof url !== "string" || !/^(https:\/\/|\/)/.test(url)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
-        if (new URL(url, location.origin).origin !== location.origin) return { ok: true, data: { url } };
+        const answered = (await site2.apiGet(path))?.download_url;
+        if (typeof answered !== "string" || !/^(https:\/\/|\/)/.test(answered)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
+        if (new URL(answered, location.origin).origin !== location.origin) return { ok: true, data: { url: answered } };
+        url = checkedPath(answered, filePath);
+        if (!url) return failed(new MnemoError("BAD_REQUEST", "the download URL is not a file of this site"), 400);
       }
       const response = await pageFetch(url);
       if (!response.ok) {
@@ -1200,13 +1264,21 @@ button:disabled { opacity: .6; cursor: progress; }
         };
       }
       const declared = Number(response.headers.get("Content-Length"));
-      if (declared > capBytes) return tooLarge(declared, capBytes);
-      const blob = await response.blob();
-      if (blob.size > capBytes) return tooLarge(blob.size, capBytes);
+      if (declared > capBytes) {
+        response.body?.cancel().catch(() => {
+        });
+        return tooLarge(declared, capBytes);
+      }
+      const read = await readCapped(response, capBytes, signal);
+      if (read.over) return failed(new MnemoError("TOO_LARGE", `more than ${capBytes} bytes (the cap)`), 413);
+      if (read.stopped) return failed(new MnemoError("TAB_TIMEOUT", read.stopped));
+      const { blob } = read;
       return { ok: true, data: { bytes: blob.size, mime: response.headers.get("Content-Type"), data: await blobBase64(blob) } };
     } catch (error) {
       const status = Number.isInteger(error.status) ? error.status : 0;
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+    } finally {
+      signal.done();
     }
   }
 
@@ -1228,15 +1300,22 @@ button:disabled { opacity: .6; cursor: progress; }
     }
     return null;
   }
+  function savedLine(saved) {
+    const title = saved.title || t("untitled");
+    if (saved.status === "kept") {
+      const held = [title, String(saved.messages)];
+      return saved.kept_copy === "site_data" ? t("toastKeptSiteData", held) : t("toastKeptComplete", held);
+    }
+    return t("toastSaved", [title, String(saved.messages), saved.path === "api" ? t("pathApi") : t("pathDom")]);
+  }
   async function exportNow(site2, button) {
     if (button) button.disabled = true;
     try {
       toast("progress", t("toastReading"));
       const saved = await captureAndSave(site2, (step) => step === "saving" && toast("progress", t("toastSaving")));
       const extra = await afterSave(saved);
-      const how = saved.path === "api" ? t("pathApi") : t("pathDom");
-      const lines = [t("toastSaved", [saved.title || t("untitled"), String(saved.messages), how])];
-      if (saved.partial) lines.push(t("toastPartial"));
+      const lines = [savedLine(saved)];
+      if (saved.partial && saved.status !== "kept") lines.push(t("toastPartial"));
       if (extra === "downloaded") lines.push(t("toastDownloaded"));
       if (extra === "copied") lines.push(t("copied"));
       if (extra === "copy-failed") lines.push(t("copyFailed"));
@@ -1513,8 +1592,10 @@ button:disabled { opacity: .6; cursor: progress; }
         backupGet(site2, message.path).then(sendResponse);
         return true;
       } else if (message?.type === "backup-file") {
-        backupFile(site2, message.path, message.capBytes).then(sendResponse);
+        backupFile(site2, message.path, message.capBytes, { requestId: message.requestId, timeoutMs: message.timeoutMs }).then(sendResponse);
         return true;
+      } else if (message?.type === "backup-abort") {
+        abortDownload(message.requestId);
       } else if (message?.type === "health") {
         health(site2).then(sendResponse, (error) => sendResponse({ site: site2.name, checks: [
           { name: "health", status: "fail", detail: String(error.message ?? error) }

@@ -25,7 +25,7 @@ from save_bench import save_request
 CONVERSATIONS = 20
 MESSAGES = 2_000  # about 1 MB of distinct English text each
 IDLE_S = 1.5  # the host's idle time after the context: its deferred work done
-GROWTH_TARGET_MB = 1.0  # per conversation, over the last half (a statement cache keyed by row count left 2.3 MB behind each)
+GROWTH_TARGET_MB = 1.0  # per conversation, over the last half
 TARGET_MB = 200.0
 
 

@@ -19,7 +19,7 @@ from . import salience as S
 
 TYPE_CHECKING = False  # (typing is not loaded in the split worker: 0.5 MB of its memory); mypy reads True
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Protocol
 
     class UnitSource(Protocol):
         """Where a build gets the units of its texts."""
@@ -95,12 +95,12 @@ def held_of(parts: Iterable[Part]) -> int:
     return sum(len(p[2]) for p in parts) + 1
 
 
-def fields_of(units: TextUnits) -> tuple:
+def fields_of(units: TextUnits) -> tuple[Any, ...]:
     """What a helper process sends of a text's units (the rest is made from it: from_fields)."""
     return units.parts, units.sizes, units.pipes, units.questions, units.cjk
 
 
-def from_fields(fields: tuple) -> TextUnits:
+def from_fields(fields: tuple[Any, ...]) -> TextUnits:
     """The units a helper process sent (fields_of)."""
     parts, sizes, pipes, questions, cjk = fields
     return TextUnits(parts, sizes, pipes, questions, cjk, held_of(parts))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import unit_cache
 from .unit_cache import UnitCache
@@ -39,7 +39,7 @@ class Caches:
     def __init__(self, workers: WorkerSlot | None = None) -> None:
         self.units = UnitCache(workers)
         self.counts: CountMemo = {}
-        self.corpora: OrderedDict[tuple, Corpus] = OrderedDict()
+        self.corpora: OrderedDict[tuple[Any, ...], Corpus] = OrderedDict()
         self._held: str | None = None  # the conversation hold_only was last called for
         # The conversation's corpora stored in the archive (corpus_store: key -> packed corpus), offered with
         # its units (offered) while a build or a preparation runs: a corpus not in memory is read back from
@@ -112,7 +112,7 @@ class Caches:
         """The corpus of these turns and query held in memory, if any (see corpus_of)."""
         return self._kept(_key(turns, query, skip))
 
-    def _kept(self, key: tuple) -> Corpus | None:
+    def _kept(self, key: tuple[Any, ...]) -> Corpus | None:
         """The corpus kept under `key`, made the last used and ready for a new build; None when none is."""
         corpus = self.corpora.get(key)
         if corpus is not None:
@@ -167,7 +167,7 @@ class Caches:
                 c.slim()
 
 
-def _key(turns: list[Turn], query: dict[str, str], skip: set[int]) -> tuple:
+def _key(turns: list[Turn], query: dict[str, str], skip: set[int]) -> tuple[Any, ...]:
     return tuple((t.index, t.id, t.role, t.text) for t in turns), tuple(query.items()), frozenset(skip)
 
 
