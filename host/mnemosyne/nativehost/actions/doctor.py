@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...doctor import report
+
 if TYPE_CHECKING:
     from ..session import HostSession
 
 
 def run(params: dict, session: HostSession) -> dict:
-    from ...doctor import report
-
     return report()
