@@ -9,7 +9,12 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+import mnemosyne
+
 from ..install import InstallError, launcher, locations, manifests, plan, registry
+
+# Imports inside functions: `mnemo --help` loads this module to add its arguments; the tokenizer, the
+# ownership check and the doctor load only when their command runs.
 
 BROWSER_CHOICES = [*locations.BROWSERS, plan.ALL]
 
@@ -55,7 +60,7 @@ def _warm_tokenizer(dry_run: bool) -> str:
     if dry_run:
         return "would copy the tokenizer files into the cache"
     try:
-        from .. import tokens
+        from .. import tokens  # (see the imports)
 
         folder = tokens.ensure_files()
     except Exception as exc:  # the manifests are written already; say clearly what is missing
@@ -80,9 +85,7 @@ def _file_errors(args: argparse.Namespace):
 
 def _system_install_refusal(system: str) -> str | None:
     """Why a machine-wide install would hand other users' transcripts to code someone else controls."""
-    import mnemosyne
-
-    from ..install import ownership
+    from ..install import ownership  # (see the imports)
 
     if system == locations.WINDOWS:
         return None  # HKLM and %ProgramData% need an elevated prompt; Windows ACLs are not checked here
@@ -199,7 +202,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def run_doctor(args: argparse.Namespace) -> int:
-    from .. import doctor
+    from .. import doctor  # (see the imports)
 
     result = doctor.report()
     if args.json:
