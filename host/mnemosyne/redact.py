@@ -247,7 +247,7 @@ def _remember(text: str, done: tuple[str, tuple[tuple[str, int], ...]]) -> None:
 
 def hold_only(conv: Conversation) -> None:
     """Keep in the memo only the texts of `conv` (a host turning to a conversation lets the others' go: see
-    HostSession.prepare_context; up to MEMO_CHARS characters of them were held, 16 MB of English text)."""
+    Preparation.turn_to; up to MEMO_CHARS characters of them were held, 16 MB of English text)."""
     global _done_chars
     keep = set(_texts_of(part for msg in conv.messages for part in msg.parts))
     keep.update(x for ins in conv.instructions for x in (ins.text, ins.title) if x)

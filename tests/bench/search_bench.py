@@ -184,7 +184,7 @@ def pick_queries(conn, messages: int) -> dict[str, list[str]]:
 
 def floor_call(conn, kind: str, query: str) -> float:
     if kind.startswith("cjk"):
-        from mnemosyne.archive.cjk import query as cjk_query
+        from mnemosyne.cjk import query as cjk_query
 
         sql, arg = (
             "SELECT rowid FROM messages_cjk WHERE messages_cjk MATCH ? ORDER BY rank LIMIT 20",

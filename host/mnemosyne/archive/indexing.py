@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..utf8 import without_utf8_copy
-from .cjk import has_cjk, index_text, without_cjk
+from ..cjk import has_cjk, index_text, without_cjk
+from ..runtime.utf8 import without_utf8_copy
 from .db import Connection
 
 if TYPE_CHECKING:

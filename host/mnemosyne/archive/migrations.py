@@ -88,7 +88,7 @@ def m003_token_counts(conn: Connection) -> None:
 
 def m004_cjk_bigrams(conn: Connection) -> None:
     """A bigram index for CJK text: 2-character and longer CJK queries through the index instead of a scan."""
-    from .cjk import has_cjk, index_text
+    from ..cjk import has_cjk, index_text
 
     conn.execute(
         "CREATE VIRTUAL TABLE messages_cjk USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')"
@@ -204,7 +204,7 @@ def m008_attachment_blobs(conn: Connection) -> None:
 def m009_trigram_without_content(conn: Connection) -> None:
     """The trigram index without its own copy of the text (search re-checks against messages_fts) and
     without CJK runs (the bigram index serves them): a fifth less work for an import's index."""
-    from .cjk import without_cjk
+    from ..cjk import without_cjk
 
     conn.execute("DROP TABLE messages_tri")
     conn.execute(

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from typing import Any
 
-from . import cjk
+from .. import cjk
 from .db import Connection
 
 HIT_OPEN, HIT_CLOSE = "\u00ab", "\u00bb"  # « » : plain-text markers, rendered with textContent

@@ -8,9 +8,10 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from .. import __version__, appenv
+from .. import __version__
 from ..errors import MnemosyneError
-from ..lazy import load
+from ..runtime import appenv
+from ..runtime.lazy import load
 
 _CLI = "mnemosyne.cli"
 

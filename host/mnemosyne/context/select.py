@@ -313,18 +313,24 @@ PREPARE_UNITS = 12_000  # the candidates of a build with about 96k tokens of roo
 PREPARE_RECENT_BYTES = 400_000  # characters of the latest turns: about the verbatim share of a 400k budget
 
 
-def prepare(corpus: Corpus, focus_weight: float, keep_going: Callable[[], bool]) -> None:
+def prepare(
+    corpus: Corpus,
+    focus_weight: float,
+    keep_going: Callable[[], bool],
+    memo: counting.CountMemo | None = None,
+) -> None:
     """Weigh and count the densest units ahead of a build whose budget is not known yet (a host, after a
     save's reply): the candidates of builds with up to PREPARE_UNITS * CANDIDATE_TOKENS tokens of room;
-    then count the latest turns' lines. Stops when `keep_going()` says so. A corpus is prepared once (a
-    kept corpus: the conversation saved again unchanged, or read again)."""
+    then count the latest turns' lines, into `memo` (the counts the builds that follow read). Stops when
+    `keep_going()` says so. A corpus is prepared once (a kept corpus: the conversation saved again
+    unchanged, or read again)."""
     if focus_weight in corpus.prepared:
         return
     density, _ = densities(corpus, focus_weight)
     best = heapq.nlargest(
         min(PREPARE_UNITS, counting.MAX_COUNTS // 2), range(len(density)), key=density.__getitem__
     )
-    meter = Meter("o200k_base")  # the base encoding of the OpenAI targets and of the estimates
+    meter = Meter("o200k_base", memo=memo)  # the base encoding of the OpenAI targets and of the estimates
     units = []
     for i, k in enumerate(best):
         if not i % 256:
@@ -337,7 +343,7 @@ def prepare(corpus: Corpus, focus_weight: float, keep_going: Callable[[], bool])
         if u.tokens < 0:  # (units read back from the archive come with their counts)
             meter.base_count(u.text)
         units.append(u)
-    from . import digest
+    from . import digest  # (loaded with the units: a build that fits by its bytes loads none)
 
     # what each unit states, kept in corpus.statements (the marks are on units no build uses)
     digest.mark_repeats_and_corrections(sorted(units, key=lambda u: u.key), corpus.stats, corpus.statements)
@@ -438,7 +444,7 @@ def plan(
         verbatim[pos] = turns[pos]
         spent += cost
     left -= spent
-    from . import digest
+    from . import digest  # (loaded with the units: a build that fits by its bytes loads none)
 
     corpus = get_corpus()  # only a conversation that does not fit needs its units
     recent = corpus.units_of_turns(verbatim)

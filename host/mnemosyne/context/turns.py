@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from .. import tokens
 from ..errors import InputError
 from ..model import Conversation, Message
+from .shapes import quote_title
 
 if TYPE_CHECKING:
     from ..redact import Redactor  # its patterns compile at import: only a redacting build pays for them
@@ -112,8 +113,6 @@ def render_message(msg: Message, include: frozenset[str] = frozenset()) -> str:
 
 def instruction_texts(conv: Conversation, path: list[Message]) -> list[tuple[str, str]]:
     """(label, text) of every instruction: declared ones, then system messages on the path."""
-    from .shapes import quote_title
-
     found: list[tuple[str, str]] = []
     for ins in conv.instructions:
         if ins.text.strip():

@@ -95,7 +95,7 @@ def texts_ahead(payload: Any) -> tuple[str, list[str]] | None:
     """The conversation id and a guess of the texts a context of it splits, from a site conversation's JSON
     before it is read (the reader of AHEAD_READERS that knows its shape; None for any other input). For
     a head start only: a host hands the texts to its split worker while it reads and stores the
-    conversation (context.units.split_ahead); the split is keyed by text, so a guess the reader does not
+    conversation (prepare: UnitCache.split_ahead); the split is keyed by text, so a guess the reader does not
     confirm costs only that text's split, never a wrong context."""
     for name in AHEAD_READERS:
         found: tuple[str, list[str]] | None = reader(name).texts_ahead(payload)

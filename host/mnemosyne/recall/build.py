@@ -103,7 +103,7 @@ def _index_words(query: str) -> list[str]:
 def candidate_ids(arc: Archive, query: str, limit: int, site: str | None) -> list[str]:
     """The conversations to look in, best first: those holding all the query's words, then those holding
     any; a query in Chinese, Japanese or Korean goes through the archive's search as it is."""
-    from ..archive.cjk import has_cjk
+    from ..cjk import has_cjk
 
     arc.index_pending()  # a save whose index was deferred is found as soon as its reply went out
     if has_cjk(query):

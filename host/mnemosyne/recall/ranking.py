@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..archive.cjk import CJK_RUN
+from ..cjk import CJK_RUN
 from ..context.stopwords import STOPWORDS
 
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -74,7 +74,7 @@ def import_paths(
 ) -> ImportTotals:
     """Every conversation under `paths` into `arc`. A broken input or conversation is counted and
     reported through `on_failure`; the rest still go in. `progress(total, label, min_total=)` makes a bar."""
-    from ..token_policy import import_counter
+    from .token_counts import import_counter
 
     run = _Import(arc, fmt, import_counter() if count_tokens else None, on_failure, progress)
     with arc.bulk_import(), _tuned_for_bulk():
@@ -189,7 +189,7 @@ class _Import:
     def save(self) -> None:
         """Hand the batch to the writer thread (waiting while IN_FLIGHT batches wait for it), and take in
         the results of the batches it has saved."""
-        from ..token_policy import COUNTED_ENCODING
+        from ..tokens.policy import COUNTED_ENCODING
         from .save import save_conversations
 
         convs, counted, prepared = self.batch, self.counted, self.prepared

@@ -4,7 +4,7 @@ host/PROTOCOL.md documents each; tests/test_protocol_doc.py keeps them equal."""
 
 from __future__ import annotations
 
-from ...lazy import load
+from ...runtime.lazy import load
 from ..envelope import Request, RequestError
 
 TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True

@@ -29,9 +29,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import paths
-from .errors import InputError, MnemosyneError
-from .utf8 import without_utf8_copy
+from .. import paths
+from ..errors import InputError, MnemosyneError
+from ..runtime.utf8 import without_utf8_copy
 
 _BASE_URL = "https://openaipublic.blob.core.windows.net/encodings/"
 
@@ -92,6 +92,7 @@ def tiktoken_dir() -> Path:
 
 
 def _bundled_bytes(name: str) -> bytes:
+    # (the bundled file is read once, when the cache folder has no verified copy)
     import gzip
     from importlib import resources
 
@@ -163,6 +164,7 @@ def encoding(name: str) -> Any:
     """The tiktoken Encoding for an exact encoding name (cached per process)."""
     if name not in EXACT_ENCODINGS:
         raise InputError(f"unknown encoding {name!r}; known: {', '.join(EXACT_ENCODINGS)}")
+    # (tiktoken and the rank cache load with the first exact count: a build that fits by its bytes has none)
     import tiktoken
 
     from . import rank_cache
@@ -172,7 +174,7 @@ def encoding(name: str) -> Any:
         kwargs = vocab.kwargs(vocab.mergeable_ranks())
     else:  # first use, or a cache from another version: the stock load from the verified file
         ensure_files()
-        import tiktoken_ext.openai_public
+        import tiktoken_ext.openai_public  # (the stock load: only without a rank cache)
 
         kwargs = getattr(tiktoken_ext.openai_public, name)()
         if write_rank_cache:
@@ -195,21 +197,22 @@ def encoder_for(name: str, texts: Iterable[str] = ()) -> Any:
     vocab = _cached_vocabulary(name)
     if vocab is None:
         return encoding(name)
+    # (as in encoding: loaded with the first exact count)
     import tiktoken
 
-    from .token_subset import SubsetEncoding
+    from .subset import SubsetEncoding
 
     return SubsetEncoding(vocab, _encoding_class(tiktoken.Encoding), texts)
 
 
 def _rank_cache_path(name: str) -> Path:
-    from . import rank_cache
+    from . import rank_cache  # (as in encoding)
 
     return tiktoken_dir() / rank_cache.file_name(name)
 
 
 def _cached_vocabulary(name: str) -> Any:
-    from . import rank_cache
+    from . import rank_cache  # (as in encoding)
 
     return rank_cache.load_vocabulary(_rank_cache_path(name), name, EXACT_ENCODINGS[name])
 

@@ -5,7 +5,7 @@ until either process writes to them, and the host writes to many while a child l
 request's objects and makes the conversation's): forked as a save began, the child made the save's reply
 twice as slow (0.16 -> 0.29 s for 1 MB, copying about 20,000 pages) and left the context after it 0.9x. A
 worker started from scratch shares no page with the host, and it is there before the texts are: the host
-hands it the texts of a conversation never seen as the save begins (units.split_ahead; guessed from the
+hands it the texts of a conversation never seen as the save begins (UnitCache.split_ahead; guessed from the
 site's JSON before the save reads it, readers.texts_ahead), and the context
 asked for the instant the save replies takes what it made meanwhile (`Job.share`).
 
@@ -17,7 +17,7 @@ records after them (shared_work.work_through). Any message that arrives while a 
 larger than it was makes it start afresh on the same socket (`_start_afresh`). Its standard streams are
 /dev/null: the host's stdout is the browser's channel.
 
-Run as `python -m mnemosyne.context.split_worker FD` by `Worker.start`, never by hand.
+Run as `python -m mnemosyne.prepare.split_worker FD` by `Worker.start`, never by hand.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ import socket
 import sys
 from collections.abc import Iterator, Sequence
 
+from ..context.units import fields_of, split_units
+from ..runtime.cycles import collector_held
 from . import shared_work
 
 TYPE_CHECKING = False  # mypy reads True
@@ -42,7 +44,7 @@ _JOB, _STOP = b"job", b"stop"
 # A job's texts are written as records of about this many characters, read by the worker one record at a
 # time: it never holds a long conversation's texts all at once (5 MB of them took it from 12 to 23 MB).
 CHUNK_CHARS = 256_000
-_MODULE = "mnemosyne.context.split_worker"  # (run as `-m`, this module's __name__ is __main__)
+_MODULE = "mnemosyne.prepare.split_worker"  # (run as `-m`, this module's __name__ is __main__)
 # the folder that holds the mnemosyne package (the browser starts the host in a folder of its choosing)
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -60,7 +62,7 @@ class Worker:
         have no helper (shared_work.enabled) or gets no process."""
         if not shared_work.enabled():
             return None
-        import subprocess
+        import subprocess  # (the worker itself never loads it: see the imports)
 
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
@@ -114,33 +116,33 @@ class Worker:
         self._proc.wait()
 
 
-# The host's worker: one per process, started after a reply once the engine is loaded (`keep`).
 MAX_STARTS = 3  # a worker that keeps dying (no memory, a broken install) is not started again
-_current: Worker | None = None
-_starts = 0
 
 
-def keep() -> None:
-    """Have a worker (a new one if it has gone, up to MAX_STARTS)."""
-    global _current, _starts
-    if (_current is None or not _current.alive()) and _starts < MAX_STARTS:
-        if _current is not None:
-            _current.close()  # (reaped)
-        _starts += 1
-        _current = Worker.start()
+class WorkerSlot:
+    """The host's worker: one per host, started after a reply once the engine is loaded (`keep`)."""
 
+    def __init__(self) -> None:
+        self._current: Worker | None = None
+        self._starts = 0
 
-def current() -> Worker | None:
-    """The worker, while it is alive."""
-    return _current if _current is not None and _current.alive() else None
+    def keep(self) -> None:
+        """Have a worker (a new one if it has gone, up to MAX_STARTS)."""
+        if (self._current is None or not self._current.alive()) and self._starts < MAX_STARTS:
+            if self._current is not None:
+                self._current.close()  # (reaped)
+            self._starts += 1
+            self._current = Worker.start()
 
+    def current(self) -> Worker | None:
+        """The worker, while it is alive."""
+        return self._current if self._current is not None and self._current.alive() else None
 
-def stop() -> None:
-    """End the worker (the host is closing); `keep` starts a new one."""
-    global _current, _starts
-    if _current is not None:
-        _current.close()
-    _current, _starts = None, 0
+    def stop(self) -> None:
+        """End the worker (the host is closing); `keep` starts a new one."""
+        if self._current is not None:
+            self._current.close()
+        self._current, self._starts = None, 0
 
 
 class Job(shared_work.Results):
@@ -162,11 +164,9 @@ class Job(shared_work.Results):
 
 def serve(sock: socket.socket) -> None:
     """Run the jobs that come until the socket closes."""
-    from ..cycles import collector_held
-    from .units import _fields, _text_units
 
     def work(text: str) -> Any:
-        return _fields(_text_units(text))
+        return fields_of(split_units(text))
 
     def waiting() -> bool:  # a message (or the host's leaving) stops the job
         return bool(select.select([sock], [], [], 0)[0])

@@ -1,9 +1,9 @@
 """The one token-count policy: which counts the archive stores, and when a context may use them.
 
-The archive stores per-message counts in one encoding (COUNTED_ENCODING). The context engine can reuse
-them only for a plain build: no redaction (redacted text counts differently), no extra kinds (reasoning
-and tool calls change each message's text) and a target counted with that same encoding. Every other
-build counts the text it actually assembles, so counts are computed and stored only for plain builds,
+The archive stores per-message counts in one encoding (tokens.policy.COUNTED_ENCODING). The context engine
+can reuse them only for a plain build: no redaction (redacted text counts differently), no extra kinds
+(reasoning and tool calls change each message's text) and a target counted with that same encoding. Every
+other build counts the text it actually assembles, so counts are computed and stored only for plain builds,
 on first use, and never at save time for a build that would ignore them.
 """
 
@@ -12,20 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from .errors import MnemosyneError
+from .. import tokens
+from ..context.turns import count_messages, parse_include
+from ..errors import MnemosyneError
+from ..tokens.policy import COUNTED_ENCODING
 
 if TYPE_CHECKING:
-    from .archive import Archive
-    from .model import Conversation
-
-COUNTED_ENCODING = "o200k_base"
+    from ..archive import Archive
+    from ..model import Conversation
 
 
 def uses_stored_counts(tokenizer: str, include: Iterable[str] | str | None, redact: bool) -> bool:
     """Whether a build for this tokenizer, include set and redaction choice reads stored counts."""
-    from . import tokens
-    from .context.turns import parse_include
-
     if redact or parse_include(include):
         return False
     return tokens.base_encoding(tokenizer) == COUNTED_ENCODING
@@ -39,8 +37,6 @@ def counts_for_context(
         return None
     counts = arc.token_counts(conv.id, COUNTED_ENCODING)
     if len(counts) < len(conv.messages):  # saved without counts: count once, keep them
-        from .context import count_messages
-
         counts = count_messages(conv, COUNTED_ENCODING)
         try:
             arc.store_token_counts(conv.id, COUNTED_ENCODING, counts)
@@ -51,6 +47,4 @@ def counts_for_context(
 
 def import_counter() -> Callable[[Conversation], dict[str, int]]:
     """What `mnemo import` stores counts with: the engine's own message counter, in COUNTED_ENCODING."""
-    from .context import count_messages
-
     return lambda conv: count_messages(conv, COUNTED_ENCODING)

@@ -21,8 +21,8 @@ import msgspec
 from . import unit_store
 
 if TYPE_CHECKING:
-    from .corpus import Corpus
-    from .turns import Turn
+    from ..context.corpus import Corpus
+    from ..context.turns import Turn
 
 # Corpus rows share the context_units table with unit rows (whose formats stay below this); bump it when the
 # corpus or its layout changes, or with unit_store.FORMAT (the statistics are made of the units).

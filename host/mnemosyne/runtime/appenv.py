@@ -43,7 +43,7 @@ class _PluginsOff(types.ModuleType):
         loaded = sys.modules.get(_LOADER)
         if loaded is not None and loaded is not self:
             return loaded
-        import importlib.util
+        import importlib.util  # (on the host's hello path: only once pydantic asks for its plugins)
 
         package = importlib.util.find_spec("pydantic.plugin")
         origin = package.origin if package is not None else None

@@ -1,4 +1,4 @@
-"""Chinese, Japanese and Korean text for the word index.
+"""Chinese, Japanese and Korean text: found in a text (the context engine, the word index) and indexed.
 
 unicode61 treats an unbroken CJK run as one token, so "数据库的设计" would only
 match itself. We index CJK runs as overlapping bigrams ("数据 据库 库的 的设 设计")

@@ -15,9 +15,9 @@ from typing import Literal, cast
 
 import msgspec
 
-from ..utf8 import without_utf8_copy
-from .salience import KIND_OF_CODE
-from .units import TextUnits, held_of
+from ..context.salience import KIND_OF_CODE
+from ..context.units import TextUnits, held_of
+from ..runtime.utf8 import without_utf8_copy
 
 # Bump when splitting or terming changes what a text's units are: rows of another format are split again.
 # 2: no Chinese pairs with a function character (salience.terms); 3: a unit's terms as keys and kind letters

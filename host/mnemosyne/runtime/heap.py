@@ -30,7 +30,7 @@ def _malloc_trim() -> Any:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        import ctypes
+        import ctypes  # (a host imports this module on its hello path; ctypes only after long work)
 
         return ctypes.CDLL(None).malloc_trim  # (musl has none: AttributeError)
     except (OSError, AttributeError):

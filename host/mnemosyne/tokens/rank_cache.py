@@ -47,7 +47,7 @@ def file_name(encoding: str) -> str:
 
 
 def _tiktoken_version() -> str:
-    import tiktoken
+    import tiktoken  # (loaded by the caller already; imported here to read its version only)
 
     return str(getattr(tiktoken, "__version__", "unknown"))
 
