@@ -63,8 +63,8 @@ def apply_side_files(conv: Conversation, members: dict[str, Any], assets: dict[s
     if not library and not names:
         return
     pointed: set[str] = set()
-    for message in conv.messages:
-        for part in message.parts:
+    for msg in conv.messages:
+        for part in msg.parts:
             if isinstance(part, AttachmentPart) and part.asset_pointer:
                 key = _key(part.asset_pointer)
                 pointed.add(key)

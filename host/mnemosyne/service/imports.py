@@ -124,7 +124,7 @@ class _Import:
         self.on_failure, self.progress = on_failure, progress
         self.totals = ImportTotals()
         self.batch, self.counted, self.prepared, self.saving = [], {}, {}, deque()
-        self.filing: list[Future] = []  # attachment files handed to the writer thread
+        self.filing: list[Future[int]] = []  # attachment files handed to the writer thread
         from ..archive.bulk_index import growing
 
         self.batch_sizes = growing(SAVE_BATCH, FIRST_BATCH_SHARE)
