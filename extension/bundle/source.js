@@ -356,8 +356,218 @@
     composer: ["rich-textarea .ql-editor", "rich-textarea [contenteditable='true']", ".ql-editor[contenteditable='true']", "[contenteditable='true']"]
   };
 
+  // sites/grok.js
+  var ID_PATTERN3 = /^\/(?:c|chat)\/([0-9a-f-]{36})/i;
+  var API = "/rest/app-chat/conversations/";
+  var MESSAGE = "div[id^='response-']";
+  var USER_BUBBLE2 = "[data-testid='user-message']";
+  var ASSISTANT_BUBBLE = "[data-testid='assistant-message']";
+  var MARKDOWN = ".response-content-markdown";
+  var THINKING = "[class*='thinking-container']";
+  async function postJson(path, body) {
+    const response = await pageFetch(path, {
+      method: "POST",
+      headers: { Accept: "application/json", "Content-Type": "application/json" },
+      body: JSON.stringify(body)
+    });
+    if (!response.ok) {
+      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      error.status = response.status;
+      error.retryAfter = response.headers.get("Retry-After");
+      throw error;
+    }
+    return JSON.parse(await response.text());
+  }
+  function outermost3(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  function roleOf3(turn) {
+    if (turn.querySelector(USER_BUBBLE2) || turn.classList.contains("items-end")) return "user";
+    if (turn.querySelector(ASSISTANT_BUBBLE) || turn.classList.contains("items-start") || turn.querySelector(MARKDOWN)) return "assistant";
+    return null;
+  }
+  function bodyOf3(turn) {
+    if (roleOf3(turn) === "user") return turn.querySelector(`${USER_BUBBLE2}, .message-bubble`) || turn;
+    const parts = outermost3([...turn.querySelectorAll(`${THINKING}, ${MARKDOWN}`)]);
+    return parts.length ? parts : [turn.querySelector(`${ASSISTANT_BUBBLE}, .message-bubble`) || turn];
+  }
+  var dom3 = {
+    firstIndex: 0,
+    turns: () => outermost3([...document.querySelectorAll(MESSAGE)]),
+    isUnrendered: (turn) => !turn.querySelector(`${USER_BUBBLE2}, ${ASSISTANT_BUBBLE}, .message-bubble, ${MARKDOWN}`) && !turn.textContent.trim(),
+    keyOf: (turn) => turn.id || null,
+    indexOf: () => null,
+    roleOf: roleOf3,
+    bodyOf: bodyOf3,
+    modelOf: () => null,
+    scrollRoot: () => {
+      const first = document.querySelector(MESSAGE);
+      for (let node = first?.parentElement; node; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) return node;
+      }
+      return document.scrollingElement;
+    },
+    attachments: {
+      files: "[data-testid='file-attachment'], [class*='file-attachment']",
+      images: `${MESSAGE}.items-end img, ${MESSAGE} [data-testid='generated-image'] img`
+    }
+  };
+  var grok = {
+    name: "grok",
+    hosts: ["grok.com"],
+    source: true,
+    conversationId: () => location.pathname.match(ID_PATTERN3)?.[1] ?? null,
+    title: () => document.title.replace(/\s+[-|]\s+Grok$/, "").trim() || null,
+    apiPrefix: API,
+    apiGet: (path) => fetchJson(path),
+    streaming: "button[aria-label*='Stop']",
+    /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes. */
+    async fetchApi(id) {
+      const base = `${API}${encodeURIComponent(id)}`;
+      const tree = await fetchJson(`${base}/response-node?includeThreads=true`);
+      const nodes = Array.isArray(tree?.responseNodes) ? tree.responseNodes : null;
+      if (!nodes?.length) throw new MnemoError("API_SHAPE", "no responseNodes in reply");
+      const ids = nodes.map((node) => node?.responseId).filter((rid) => typeof rid === "string");
+      const loaded = await postJson(`${base}/load-responses`, { responseIds: ids });
+      if (!Array.isArray(loaded?.responses)) throw new MnemoError("API_SHAPE", "no responses in reply");
+      const conversation = { conversationId: id, title: this.title() };
+      return { kind: "grok_api", payload: {
+        conversation,
+        responseNodes: nodes,
+        inflightResponses: tree.inflightResponses ?? [],
+        responses: loaded.responses
+      } };
+    },
+    probes: {
+      api: async () => Boolean(await fetchJson(`${API}?pageSize=1`)),
+      turnSelectors: [MESSAGE, USER_BUBBLE2, ASSISTANT_BUBBLE, MARKDOWN],
+      scrollRoot: [MESSAGE],
+      anchors: []
+    },
+    dom: dom3,
+    composer: [
+      "div[contenteditable='true'].tiptap",
+      ".ProseMirror[contenteditable='true']",
+      "textarea[aria-label*='Grok']",
+      "form textarea",
+      "[contenteditable='true']"
+    ],
+    /** No verified place beside grok.com's own actions: the bar floats. */
+    anchor: () => null
+  };
+
+  // sites/perplexity.js
+  var ID_PATTERN4 = /^\/search\/([A-Za-z0-9._-]+)/;
+  var API2 = "/rest/thread/";
+  var QUERY = "[class*='group/query']";
+  var ANSWER = "[id^='markdown-content-']";
+  var ENTRY = "[role='tabpanel']";
+  var MAX_PAGES = 50;
+  function outermost4(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  function entries() {
+    const panels = outermost4([...document.querySelectorAll(ENTRY)].filter((p) => p.querySelector(`${QUERY}, ${ANSWER}`)));
+    if (panels.length) return panels;
+    return [...document.querySelectorAll(QUERY)].map((q) => q.parentElement);
+  }
+  function messagesOf(entry) {
+    const query = entry.querySelector(QUERY);
+    const answer = entry.querySelector(ANSWER);
+    return [query, answer].filter(Boolean);
+  }
+  function roleOf4(node) {
+    if (node.matches(QUERY)) return "user";
+    if (node.matches(ANSWER)) return "assistant";
+    return null;
+  }
+  function entryNumber(node) {
+    const panel = node.closest(ENTRY);
+    const answer = panel?.querySelector(ANSWER);
+    const numbered = answer?.id.match(/^markdown-content-(\d+)$/);
+    return numbered ? Number(numbered[1]) : entries().indexOf(panel);
+  }
+  function bodyOf4(node) {
+    if (roleOf4(node) === "user") return node;
+    const panel = node.closest(ENTRY) || node.parentElement;
+    const blocks = [...panel.querySelectorAll(`${ANSWER}, .prose`)].filter((block) => !block.closest(QUERY));
+    return outermost4(blocks);
+  }
+  var dom4 = {
+    firstIndex: 0,
+    turns: () => entries().flatMap(messagesOf),
+    isUnrendered: () => false,
+    keyOf: (node) => `entry-${entryNumber(node)}:${roleOf4(node) ?? "unknown"}`,
+    indexOf: () => null,
+    roleOf: roleOf4,
+    bodyOf: bodyOf4,
+    modelOf: () => null,
+    scopeOf: (node) => roleOf4(node) === "user" ? node : node.closest(ENTRY) || node,
+    owns: (message, node) => !node.closest(QUERY) || roleOf4(message) === "user",
+    scrollRoot: () => {
+      const first = document.querySelector(`${QUERY}, ${ANSWER}`);
+      for (let node = first?.parentElement; node; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) return node;
+      }
+      return document.scrollingElement;
+    },
+    attachments: {
+      files: "[data-testid='file-attachment'], [data-testid='attachment-chip']",
+      images: `${QUERY} img`
+    }
+  };
+  var perplexity = {
+    name: "perplexity",
+    hosts: ["www.perplexity.ai"],
+    source: true,
+    conversationId: () => location.pathname.match(ID_PATTERN4)?.[1] ?? null,
+    title: () => {
+      const title = document.title.replace(/\s*[-|]\s*Perplexity(?: AI)?$/, "").trim();
+      return title || document.querySelector(QUERY)?.textContent.trim().replace(/\s+/g, " ").slice(0, 200) || null;
+    },
+    apiPrefix: API2,
+    apiGet: (path) => fetchJson(path),
+    streaming: "button[aria-label*='Stop']",
+    /** Every entry of the thread, its pages joined; a thread cut short by an error says it has more. */
+    async fetchApi(slug) {
+      const first = `${API2}${encodeURIComponent(slug)}?with_schematized_response=true&from_first=true`;
+      const page = await fetchJson(first);
+      if (!page || !Array.isArray(page.entries)) throw new MnemoError("API_SHAPE", "no entries in reply");
+      const entries2 = [...page.entries];
+      let { has_next_page: more, next_cursor: cursor } = page;
+      for (let n = 1; more && cursor && n < MAX_PAGES; n += 1) {
+        try {
+          const next = await fetchJson(`${first}&cursor=${encodeURIComponent(cursor)}`);
+          entries2.push(...Array.isArray(next?.entries) ? next.entries : []);
+          ({ has_next_page: more, next_cursor: cursor } = next ?? {});
+        } catch {
+          break;
+        }
+      }
+      return { kind: "perplexity_api", payload: { status: page.status ?? "success", entries: entries2, has_next_page: Boolean(more) } };
+    },
+    probes: {
+      api: async () => Boolean(document.cookie.length || await fetchJson("/api/auth/session")),
+      turnSelectors: [QUERY, ANSWER, ENTRY],
+      scrollRoot: [ANSWER],
+      anchors: []
+    },
+    dom: dom4,
+    composer: [
+      "#ask-input",
+      "textarea#ask-input",
+      "[contenteditable='true']#ask-input",
+      "textarea[placeholder]",
+      "[contenteditable='true']"
+    ],
+    /** No verified place beside Perplexity's own actions: the bar floats. */
+    anchor: () => null
+  };
+
   // sites/index.js
-  var ADAPTERS = [chatgpt, claude, gemini];
+  var ADAPTERS = [chatgpt, claude, gemini, grok, perplexity];
   function adapterForHost(hostname) {
     return ADAPTERS.find((adapter) => adapter.hosts.includes(hostname)) ?? null;
   }
@@ -1125,16 +1335,16 @@ button:disabled { opacity: .6; cursor: progress; }
     closeMenus();
     if (open) return;
     saveAhead(site2);
-    let entries;
+    let entries2;
     try {
-      entries = await menuEntries();
+      entries2 = await menuEntries();
     } catch (error) {
       toastError(error);
       return;
     }
     const rect = button.getBoundingClientRect();
-    const items = entries.flatMap((entry, i) => [
-      i > 0 && entry.group !== entries[i - 1].group ? el("hr", { role: "separator" }) : null,
+    const items = entries2.flatMap((entry, i) => [
+      i > 0 && entry.group !== entries2[i - 1].group ? el("hr", { role: "separator" }) : null,
       onTrusted(el("button", {
         type: "button",
         role: "menuitem",
