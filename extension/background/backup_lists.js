@@ -4,11 +4,23 @@
 // Endpoints and paging: ../shared/docs/sites.md (ChatGPT offset/limit + total, archived, the project sidebar
 // with cursors; Claude organizations, projects, chat_conversations_v2 with has_more).
 
+import { grokBackup } from "./backup_grok.js";
+import { perplexityBackup } from "./backup_perplexity.js";
+
+// Sites whose whole backup part is one module of their own (home, list, conversation request, kind, URL)
+const SITE_BACKUPS = { grok: grokBackup, perplexity: perplexityBackup };
+
 const CHATGPT_PAGE = 100; // the list's maximum (limit=101 answers 422)
 const CLAUDE_PAGE = 50;
 const CLAUDE_QUERY = "tree=True&rendering_mode=messages&render_all_tools=true";
 
+/** The page a backup opens when no tab of the site is open. */
+export function siteHome(site) {
+  return SITE_BACKUPS[site]?.home ?? (site === "claude" ? "https://claude.ai/" : "https://chatgpt.com/");
+}
+
 export function initialListing(site) {
+  if (SITE_BACKUPS[site]) return SITE_BACKUPS[site].initialListing();
   return site === "claude"
     ? { phase: "orgs", orgs: [], orgIndex: 0, offset: 0, projectQueue: [] }
     : { phase: "main", offset: 0, cursor: null, projects: [], projectIndex: 0 };
@@ -16,8 +28,9 @@ export function initialListing(site) {
 
 const enc = encodeURIComponent;
 
-/** The next list path, or null when everything is listed. */
+/** The next list request (a GET path, or `{path, method, body}`), or null when everything is listed. */
 export function nextListPath(site, listing) {
+  if (SITE_BACKUPS[site]) return SITE_BACKUPS[site].nextListPath(listing);
   if (site === "claude") {
     const org = listing.orgs[listing.orgIndex];
     if (listing.phase === "orgs") return "/api/organizations";
@@ -41,8 +54,9 @@ export function nextListPath(site, listing) {
   return null;
 }
 
-/** The conversation's own path (the full tree) for a listed entry. */
+/** The conversation's own path (the full tree) for a listed entry, or `{fetchApi: id}`: the tab's adapter reads it. */
 export function conversationPath(site, entry) {
+  if (SITE_BACKUPS[site]) return SITE_BACKUPS[site].conversationRequest(entry);
   if (site === "claude") return `/api/organizations/${enc(entry.org)}/chat_conversations/${enc(entry.id)}?${CLAUDE_QUERY}`;
   return `/backend-api/conversation/${enc(entry.id)}`;
 }
@@ -52,6 +66,7 @@ export function conversationPath(site, entry) {
  * `messages` (the plural endpoint's shape), which the host reads as partial and never lets replace a complete copy.
  */
 export function conversationKind(site, payload) {
+  if (SITE_BACKUPS[site]) return SITE_BACKUPS[site].conversationKind(payload);
   const chatgpt = (p) => Boolean(p.mapping && typeof p.mapping === "object") || (Array.isArray(p.messages) && p.messages.length > 0);
   const ok = Boolean(payload && typeof payload === "object") && (site === "claude" ? Array.isArray(payload.chat_messages) : chatgpt(payload));
   return { kind: site === "claude" ? "claude_api" : "chatgpt_api", ok };
@@ -140,7 +155,15 @@ function applyClaude(listing, reply) {
   return { listing: { ...listing, phase: "end" }, entries: [], projects: [] };
 }
 
+/** The conversation's page on its site, saved as the source URL. */
+export function sourceUrlOf(site, entry) {
+  if (SITE_BACKUPS[site]) return SITE_BACKUPS[site].sourceUrl(entry);
+  if (site === "claude") return `https://claude.ai/chat/${entry.id}`;
+  return entry.project ? `https://chatgpt.com/g/${entry.project}/c/${entry.id}` : `https://chatgpt.com/c/${entry.id}`;
+}
+
 /** Read one list reply: `{listing, entries: [{id, title, updated, org?, project?}], projects, docs?}`. */
 export function applyListReply(site, listing, reply) {
+  if (SITE_BACKUPS[site]) return SITE_BACKUPS[site].applyListReply(listing, reply);
   return site === "claude" ? applyClaude(listing, reply) : applyChatgpt(listing, reply);
 }

@@ -19,6 +19,9 @@
 export const SITE_POLICIES = Object.freeze({
   chatgpt: Object.freeze({ spacingMs: 1500, burst: 180, refillPerMinute: 1, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6 }),
   claude: Object.freeze({ spacingMs: 1000, burst: 60, refillPerMinute: 20, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6 }),
+  // no published limits: a conversation is two requests (response-node, load-responses), so twice Claude's spacing
+  grok: Object.freeze({ spacingMs: 2000, burst: 30, refillPerMinute: 20, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6 }),
+  perplexity: Object.freeze({ spacingMs: 1500, burst: 40, refillPerMinute: 20, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6 }),
 });
 
 /** The policy for a site, with test-only overrides (storage.local `backupTestPolicy`) merged in. */

@@ -30,6 +30,20 @@
     }
     return null;
   }
+  async function postJson(path, body) {
+    const response = await pageFetch(path, {
+      method: "POST",
+      headers: { Accept: "application/json", "Content-Type": "application/json" },
+      body: JSON.stringify(body)
+    });
+    if (!response.ok) {
+      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      error.status = response.status;
+      error.retryAfter = response.headers.get("Retry-After");
+      throw error;
+    }
+    return JSON.parse(await response.text());
+  }
 
   // sites/chatgpt.js
   var ID_PATTERN = /^\/(?:share|c|g\/[a-z0-9-]+\/c)\/([a-z0-9-]+)/i;
@@ -352,26 +366,12 @@
 
   // sites/grok.js
   var ID_PATTERN3 = /^\/(?:c|chat)\/([0-9a-f-]{36})/i;
-  var API = "/rest/app-chat/conversations/";
+  var API = "/rest/app-chat/conversations";
   var MESSAGE = "div[id^='response-']";
   var USER_BUBBLE2 = "[data-testid='user-message']";
   var ASSISTANT_BUBBLE = "[data-testid='assistant-message']";
   var MARKDOWN = ".response-content-markdown";
   var THINKING = "[class*='thinking-container']";
-  async function postJson(path, body) {
-    const response = await pageFetch(path, {
-      method: "POST",
-      headers: { Accept: "application/json", "Content-Type": "application/json" },
-      body: JSON.stringify(body)
-    });
-    if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
-      error.status = response.status;
-      error.retryAfter = response.headers.get("Retry-After");
-      throw error;
-    }
-    return JSON.parse(await response.text());
-  }
   function outermost3(nodes) {
     return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
   }
@@ -415,10 +415,11 @@
     title: () => document.title.replace(/\s+[-|]\s+Grok$/, "").trim() || null,
     apiPrefix: API,
     apiGet: (path) => fetchJson(path),
+    apiPost: (path, body) => postJson(path, body),
     streaming: "button[aria-label*='Stop']",
     /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes. */
     async fetchApi(id) {
-      const base = `${API}${encodeURIComponent(id)}`;
+      const base = `${API}/${encodeURIComponent(id)}`;
       const tree = await fetchJson(`${base}/response-node?includeThreads=true`);
       const nodes = Array.isArray(tree?.responseNodes) ? tree.responseNodes : null;
       if (!nodes?.length) throw new MnemoError("API_SHAPE", "no responseNodes in reply");
@@ -523,6 +524,7 @@
     },
     apiPrefix: API2,
     apiGet: (path) => fetchJson(path),
+    apiPost: (path, body) => postJson(path, body),
     streaming: "button[aria-label*='Stop']",
     /** Every entry of the thread, its pages joined; a thread cut short by an error says it has more. */
     async fetchApi(slug) {

@@ -36,6 +36,20 @@
     }
     return null;
   }
+  async function postJson(path, body) {
+    const response = await pageFetch(path, {
+      method: "POST",
+      headers: { Accept: "application/json", "Content-Type": "application/json" },
+      body: JSON.stringify(body)
+    });
+    if (!response.ok) {
+      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      error.status = response.status;
+      error.retryAfter = response.headers.get("Retry-After");
+      throw error;
+    }
+    return JSON.parse(await response.text());
+  }
 
   // sites/chatgpt.js
   var ID_PATTERN = /^\/(?:share|c|g\/[a-z0-9-]+\/c)\/([a-z0-9-]+)/i;
@@ -358,26 +372,12 @@
 
   // sites/grok.js
   var ID_PATTERN3 = /^\/(?:c|chat)\/([0-9a-f-]{36})/i;
-  var API = "/rest/app-chat/conversations/";
+  var API = "/rest/app-chat/conversations";
   var MESSAGE = "div[id^='response-']";
   var USER_BUBBLE2 = "[data-testid='user-message']";
   var ASSISTANT_BUBBLE = "[data-testid='assistant-message']";
   var MARKDOWN = ".response-content-markdown";
   var THINKING = "[class*='thinking-container']";
-  async function postJson(path, body) {
-    const response = await pageFetch(path, {
-      method: "POST",
-      headers: { Accept: "application/json", "Content-Type": "application/json" },
-      body: JSON.stringify(body)
-    });
-    if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
-      error.status = response.status;
-      error.retryAfter = response.headers.get("Retry-After");
-      throw error;
-    }
-    return JSON.parse(await response.text());
-  }
   function outermost3(nodes) {
     return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
   }
@@ -421,10 +421,11 @@
     title: () => document.title.replace(/\s+[-|]\s+Grok$/, "").trim() || null,
     apiPrefix: API,
     apiGet: (path) => fetchJson(path),
+    apiPost: (path, body) => postJson(path, body),
     streaming: "button[aria-label*='Stop']",
     /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes. */
     async fetchApi(id) {
-      const base = `${API}${encodeURIComponent(id)}`;
+      const base = `${API}/${encodeURIComponent(id)}`;
       const tree = await fetchJson(`${base}/response-node?includeThreads=true`);
       const nodes = Array.isArray(tree?.responseNodes) ? tree.responseNodes : null;
       if (!nodes?.length) throw new MnemoError("API_SHAPE", "no responseNodes in reply");
@@ -529,6 +530,7 @@
     },
     apiPrefix: API2,
     apiGet: (path) => fetchJson(path),
+    apiPost: (path, body) => postJson(path, body),
     streaming: "button[aria-label*='Stop']",
     /** Every entry of the thread, its pages joined; a thread cut short by an error says it has more. */
     async fetchApi(slug) {
@@ -1368,12 +1370,14 @@ button:disabled { opacity: .6; cursor: progress; }
   function failed(error, status = 0) {
     return { ok: false, status, retryAfter: error.retryAfter ?? null, code: error.code, message: String(error.message ?? error) };
   }
-  async function backupGet(site2, path) {
+  async function backupGet(site2, path, method = "GET", body = null) {
     if (typeof path !== "string" || !path.startsWith(site2.apiPrefix) || path.includes("..") || path.includes("//")) {
       return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
     }
+    const post = method === "POST";
+    if (post && !site2.apiPost || !post && method !== "GET") return failed(new MnemoError("BAD_REQUEST", "not a request of this site"), 400);
     try {
-      return { ok: true, data: await site2.apiGet(path) };
+      return { ok: true, data: post ? await site2.apiPost(path, body) : await site2.apiGet(path) };
     } catch (error) {
       if (error instanceof SyntaxError) return failed(new MnemoError("API_SHAPE", "the reply is not JSON"), 200);
       const status = Number.isInteger(error.status) ? error.status : error.code === "LOGGED_OUT" ? 401 : 0;
@@ -1416,6 +1420,18 @@ button:disabled { opacity: .6; cursor: progress; }
       return { ok: true, data: { bytes: blob.size, mime: response.headers.get("Content-Type"), data: await blobBase64(blob) } };
     } catch (error) {
       const status = Number.isInteger(error.status) ? error.status : 0;
+      return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+    }
+  }
+  async function backupConversation(site2, id) {
+    if (typeof id !== "string" || !id || id.length > 200 || /[/?#]/.test(id)) {
+      return failed(new MnemoError("BAD_REQUEST", "not a conversation id"), 400);
+    }
+    try {
+      const { kind, payload } = await site2.fetchApi(id);
+      return { ok: true, data: payload, kind };
+    } catch (error) {
+      const status = Number.isInteger(error.status) ? error.status : error.code === "API_SHAPE" ? 200 : 0;
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
     }
   }
@@ -1720,7 +1736,10 @@ button:disabled { opacity: .6; cursor: progress; }
       if (message?.type === "menu-export") exportNow(site2, null);
       else if (message?.type === "menu-continue") continueIn(site2, message.target);
       else if (message?.type === "backup-get") {
-        backupGet(site2, message.path).then(sendResponse);
+        backupGet(site2, message.path, message.method, message.body).then(sendResponse);
+        return true;
+      } else if (message?.type === "backup-conversation") {
+        backupConversation(site2, message.id).then(sendResponse);
         return true;
       } else if (message?.type === "backup-file") {
         backupFile(site2, message.path, message.capBytes).then(sendResponse);

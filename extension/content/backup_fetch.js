@@ -8,13 +8,16 @@ function failed(error, status = 0) {
   return { ok: false, status, retryAfter: error.retryAfter ?? null, code: error.code, message: String(error.message ?? error) };
 }
 
-/** Answer one `backup-get`: `{ok: true, data}` or `{ok: false, status, retryAfter, code, message}`. */
-export async function backupGet(site, path) {
+/** Answer one `backup-get`: `{ok: true, data}` or `{ok: false, status, retryAfter, code, message}`. A POST (a list
+ * the site only answers to a POST, with a JSON body) only where the adapter has `apiPost`. */
+export async function backupGet(site, path, method = "GET", body = null) {
   if (typeof path !== "string" || !path.startsWith(site.apiPrefix) || path.includes("..") || path.includes("//")) {
     return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
   }
+  const post = method === "POST";
+  if ((post && !site.apiPost) || (!post && method !== "GET")) return failed(new MnemoError("BAD_REQUEST", "not a request of this site"), 400);
   try {
-    return { ok: true, data: await site.apiGet(path) };
+    return { ok: true, data: post ? await site.apiPost(path, body) : await site.apiGet(path) };
   } catch (error) {
     if (error instanceof SyntaxError) return failed(new MnemoError("API_SHAPE", "the reply is not JSON"), 200); // no retry
     const status = Number.isInteger(error.status) ? error.status : error.code === "LOGGED_OUT" ? 401 : 0;
@@ -66,6 +69,21 @@ export async function backupFile(site, path, capBytes) {
     return { ok: true, data: { bytes: blob.size, mime: response.headers.get("Content-Type"), data: await blobBase64(blob) } };
   } catch (error) {
     const status = Number.isInteger(error.status) ? error.status : 0;
+    return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+  }
+}
+
+/** Answer one `backup-conversation`: the conversation as the adapter reads it for Export (sites whose conversation
+ * takes more than one request: grok.com's tree and turns, Perplexity's thread pages). */
+export async function backupConversation(site, id) {
+  if (typeof id !== "string" || !id || id.length > 200 || /[/?#]/.test(id)) {
+    return failed(new MnemoError("BAD_REQUEST", "not a conversation id"), 400);
+  }
+  try {
+    const { kind, payload } = await site.fetchApi(id);
+    return { ok: true, data: payload, kind };
+  } catch (error) {
+    const status = Number.isInteger(error.status) ? error.status : error.code === "API_SHAPE" ? 200 : 0;
     return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
   }
 }

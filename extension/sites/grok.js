@@ -5,30 +5,15 @@
 // right-aligned, `items-end`), Markdown in `.response-content-markdown`. No capture of grok.com's page is at
 // hand: these selectors are those other exporters use, checked only against a page built from them.
 import { MnemoError } from "../shared/errors.js";
-import { fetchJson, pageFetch } from "./page.js";
+import { fetchJson, postJson } from "./page.js";
 
 const ID_PATTERN = /^\/(?:c|chat)\/([0-9a-f-]{36})/i;
-const API = "/rest/app-chat/conversations/";
+const API = "/rest/app-chat/conversations";
 const MESSAGE = "div[id^='response-']";
 const USER_BUBBLE = "[data-testid='user-message']";
 const ASSISTANT_BUBBLE = "[data-testid='assistant-message']";
 const MARKDOWN = ".response-content-markdown";
 const THINKING = "[class*='thinking-container']";
-
-async function postJson(path, body) {
-  const response = await pageFetch(path, {
-    method: "POST",
-    headers: { Accept: "application/json", "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) {
-    const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
-    error.status = response.status;
-    error.retryAfter = response.headers.get("Retry-After");
-    throw error;
-  }
-  return JSON.parse(await response.text()); // parsed here: see fetchJson (Firefox's Xray wrappers)
-}
 
 function outermost(nodes) {
   return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
@@ -80,11 +65,12 @@ export const grok = {
 
   apiPrefix: API,
   apiGet: (path) => fetchJson(path),
+  apiPost: (path, body) => postJson(path, body),
   streaming: "button[aria-label*='Stop']",
 
   /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes. */
   async fetchApi(id) {
-    const base = `${API}${encodeURIComponent(id)}`;
+    const base = `${API}/${encodeURIComponent(id)}`;
     const tree = await fetchJson(`${base}/response-node?includeThreads=true`);
     const nodes = Array.isArray(tree?.responseNodes) ? tree.responseNodes : null;
     if (!nodes?.length) throw new MnemoError("API_SHAPE", "no responseNodes in reply");

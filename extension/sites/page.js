@@ -30,3 +30,19 @@ export function readCookie(name) {
   }
   return null;
 }
+
+/** POST a JSON body to a same-site endpoint and parse the JSON reply; a non-2xx answer is an HTTP_<status> error. */
+export async function postJson(path, body) {
+  const response = await pageFetch(path, {
+    method: "POST",
+    headers: { Accept: "application/json", "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) {
+    const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+    error.status = response.status;
+    error.retryAfter = response.headers.get("Retry-After");
+    throw error;
+  }
+  return JSON.parse(await response.text()); // parsed here, as in fetchJson (Firefox's Xray wrappers)
+}

@@ -4,7 +4,7 @@
 // answer sit in one tab panel; the question is the `group/query` heading, the answer is
 // `#markdown-content-N` plus, for a research report, the report's own prose box beside it.
 import { MnemoError } from "../shared/errors.js";
-import { fetchJson } from "./page.js";
+import { fetchJson, postJson } from "./page.js";
 
 const ID_PATTERN = /^\/search\/([A-Za-z0-9._-]+)/;
 const API = "/rest/thread/";
@@ -89,6 +89,7 @@ export const perplexity = {
 
   apiPrefix: API,
   apiGet: (path) => fetchJson(path),
+  apiPost: (path, body) => postJson(path, body),
   streaming: "button[aria-label*='Stop']",
 
   /** Every entry of the thread, its pages joined; a thread cut short by an error says it has more. */

@@ -1,0 +1,35 @@
+// grok.com's part of a backup (the interface is backup_lists.js's): the list is
+// GET /rest/app-chat/conversations?pageSize=60, paged by the reply's nextPageToken; each conversation is read by
+// the grok.com tab's adapter (response-node, then load-responses: two requests, counted as one by the schedule).
+const PAGE = 60;
+const LIST = "/rest/app-chat/conversations";
+
+function text(value) {
+  return typeof value === "string" && value ? value : null;
+}
+
+export const grokBackup = {
+  home: "https://grok.com/",
+  initialListing: () => ({ phase: "chats", pageToken: null }),
+
+  nextListPath(listing) {
+    if (listing.phase !== "chats") return null;
+    const token = listing.pageToken ? `&pageToken=${encodeURIComponent(listing.pageToken)}` : "";
+    return `${LIST}?pageSize=${PAGE}${token}`;
+  },
+
+  applyListReply(listing, reply) {
+    const items = Array.isArray(reply?.conversations) ? reply.conversations : [];
+    const entries = items.filter((c) => c && text(c.conversationId)).map((c) => ({
+      id: c.conversationId, title: text(c.title), updated: text(c.modifyTime) ?? text(c.createTime),
+    }));
+    const token = text(reply?.nextPageToken);
+    const next = token && items.length && token !== listing.pageToken ? { ...listing, pageToken: token } : { ...listing, phase: "end" };
+    return { listing: next, entries, projects: [] };
+  },
+
+  /** Read through the tab's adapter (its fetchApi), not one path: a conversation takes two requests. */
+  conversationRequest: (entry) => ({ fetchApi: entry.id }),
+  conversationKind: (payload) => ({ kind: "grok_api", ok: Array.isArray(payload?.responses) && payload.responses.length > 0 }),
+  sourceUrl: (entry) => `https://grok.com/c/${entry.id}`,
+};
