@@ -435,7 +435,7 @@
       } };
     },
     probes: {
-      api: async () => Boolean(await fetchJson(`${API}?pageSize=1`)),
+      api: async () => Array.isArray((await fetchJson(`${API}?pageSize=1`))?.conversations),
       turnSelectors: [MESSAGE, USER_BUBBLE2, ASSISTANT_BUBBLE, MARKDOWN],
       scrollRoot: [MESSAGE],
       anchors: []
@@ -455,6 +455,7 @@
   // sites/perplexity.js
   var ID_PATTERN4 = /^\/search\/([A-Za-z0-9._-]+)/;
   var API2 = "/rest/thread/";
+  var LIST = "/rest/thread/list_ask_threads?version=2.18&source=default";
   var QUERY = "[class*='group/query']";
   var ANSWER = "[id^='markdown-content-']";
   var ENTRY = "[role='tabpanel']";
@@ -545,7 +546,8 @@
       return { kind: "perplexity_api", payload: { status: page.status ?? "success", entries: entries2, has_next_page: Boolean(more) } };
     },
     probes: {
-      api: async () => Boolean(document.cookie.length || await fetchJson("/api/auth/session")),
+      // the thread list answers only a signed-in user: one thread of it proves the API works
+      api: async () => Array.isArray(await postJson(LIST, { limit: 1, offset: 0, ascending: false, search_term: "" })),
       turnSelectors: [QUERY, ANSWER, ENTRY],
       scrollRoot: [ANSWER],
       anchors: []

@@ -83,7 +83,7 @@ export const grok = {
   },
 
   probes: {
-    api: async () => Boolean(await fetchJson(`${API}?pageSize=1`)),
+    api: async () => Array.isArray((await fetchJson(`${API}?pageSize=1`))?.conversations),
     turnSelectors: [MESSAGE, USER_BUBBLE, ASSISTANT_BUBBLE, MARKDOWN],
     scrollRoot: [MESSAGE],
     anchors: [],

@@ -8,6 +8,7 @@ import { fetchJson, postJson } from "./page.js";
 
 const ID_PATTERN = /^\/search\/([A-Za-z0-9._-]+)/;
 const API = "/rest/thread/";
+const LIST = "/rest/thread/list_ask_threads?version=2.18&source=default";
 const QUERY = "[class*='group/query']";
 const ANSWER = "[id^='markdown-content-']";
 const ENTRY = "[role='tabpanel']";
@@ -112,7 +113,8 @@ export const perplexity = {
   },
 
   probes: {
-    api: async () => Boolean(document.cookie.length || (await fetchJson("/api/auth/session"))),
+    // the thread list answers only a signed-in user: one thread of it proves the API works
+    api: async () => Array.isArray(await postJson(LIST, { limit: 1, offset: 0, ascending: false, search_term: "" })),
     turnSelectors: [QUERY, ANSWER, ENTRY],
     scrollRoot: [ANSWER],
     anchors: [],

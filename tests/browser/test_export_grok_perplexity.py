@@ -185,3 +185,33 @@ def test_perplexity_dom_fallback_saves_every_turn(browser, sites, mnemo_cli, nam
         assert "Perplexity AI 提供機能まとめ" in saved and "| モード |" in saved.replace(
             "  ", " "
         )  # the report box
+
+
+def test_a_grok_tab_can_save_only_what_grok_sent(browser, sites, mnemo_cli):
+    from test_security import content_script_world
+
+    serve_more_sites(browser, sites)
+    html, ids = grok_page()
+    sites.pages[f"https://grok.com/c/{GROK_ID}"] = html
+    page = browser.new_page()
+    page.goto(f"https://grok.com/c/{GROK_ID}")
+    send = content_script_world(page)
+    grok_url = f"https://grok.com/c/{GROK_ID}"
+    thread = perplexity_thread()
+    tree, loaded = grok_api(ids)
+    grok_payload = {"conversation": {"conversationId": GROK_ID}, **tree, **loaded}
+    forged = [  # another site's kind, payload or URL from this tab is forbidden
+        {"type": "save", "kind": "perplexity_api", "payload": thread, "source_url": grok_url},
+        {
+            "type": "save",
+            "kind": "grok_api",
+            "payload": grok_payload,
+            "source_url": f"https://www.perplexity.ai/search/{SLUG}",
+        },  # fmt: skip
+    ]
+    for message in forged:
+        reply = send(message)
+        assert reply["ok"] is False and reply["error"]["code"] == "FORBIDDEN", (message["kind"], reply)
+    assert mnemo_cli("list", "--json").stdout.strip() == "[]"
+    reply = send({"type": "save", "kind": "grok_api", "payload": grok_payload, "source_url": grok_url})
+    assert reply["ok"] is True, reply
