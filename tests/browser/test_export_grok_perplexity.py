@@ -215,3 +215,25 @@ def test_a_grok_tab_can_save_only_what_grok_sent(browser, sites, mnemo_cli):
     assert mnemo_cli("list", "--json").stdout.strip() == "[]"
     reply = send({"type": "save", "kind": "grok_api", "payload": grok_payload, "source_url": grok_url})
     assert reply["ok"] is True, reply
+
+
+def test_continue_in_chatgpt_from_a_perplexity_page(browser, sites):
+    """Continue in… from a Perplexity thread whose API fails: the page's turns go into ChatGPT's composer, unsent."""
+    from test_continue import CHATGPT_COMPOSER_PAGE, choose
+
+    serve_more_sites(browser, sites)
+    html, _shown = perplexity_page(PPLX_PAGES[0])
+    sites.pages[f"https://www.perplexity.ai/search/{SLUG}"] = html
+    sites.json_routes["https://www.perplexity.ai/rest/"] = (500, {"error": "down"})
+    sites.pages["https://chatgpt.com/"] = CHATGPT_COMPOSER_PAGE
+    page = browser.new_page()
+    page.goto(f"https://www.perplexity.ai/search/{SLUG}")
+    window = choose(browser, page, "chatgpt")
+    with browser.expect_page() as opened:
+        window.locator("[data-mnemosyne='preview-confirm']").click()
+    target = opened.value
+    composer = target.locator("#prompt-textarea[data-mnemosyne-filled='true']")
+    composer.wait_for(timeout=20_000)
+    text = composer.inner_text()
+    assert "hitting all four elements" in text and "bold text" in text
+    assert target.url == "https://chatgpt.com/"  # filled, not sent
