@@ -137,12 +137,12 @@
     const keyedTurn = turn.closest(TURN_KEY);
     if (keyedTurn && role === "user") return turn.querySelector(".whitespace-pre-wrap") || turn;
     if (keyedTurn && role === "assistant") return outermost([...keyedTurn.querySelectorAll(ANSWER_BODY)]);
-    const messages = turn.matches("[data-message-author-role]") ? [turn] : [...turn.querySelectorAll("[data-message-author-role]")];
+    const messages2 = turn.matches("[data-message-author-role]") ? [turn] : [...turn.querySelectorAll("[data-message-author-role]")];
     if (role === "user") {
-      return messages.map((m) => m.querySelector(".whitespace-pre-wrap, [data-user-message-bubble]") || m).concat(messages.length ? [] : [turn.querySelector("[data-user-message-bubble], .whitespace-pre-wrap")]);
+      return messages2.map((m) => m.querySelector(".whitespace-pre-wrap, [data-user-message-bubble]") || m).concat(messages2.length ? [] : [turn.querySelector("[data-user-message-bubble], .whitespace-pre-wrap")]);
     }
     const bodies = [...turn.querySelectorAll(".markdown, [data-message-content]")];
-    return bodies.length ? bodies.filter((b) => !bodies.some((o) => o !== b && o.contains(b))) : messages;
+    return bodies.length ? bodies.filter((b) => !bodies.some((o) => o !== b && o.contains(b))) : messages2;
   }
   function keyOf(turn) {
     const keyedTurn = turn.closest(TURN_KEY);
@@ -245,8 +245,8 @@
   function turnsInPage2() {
     const rows = [...document.querySelectorAll("[data-test-render-count]")].filter((row) => row.querySelector(`${USER}, ${ASSISTANT}`) || row.matches(`${USER}, ${ASSISTANT}`));
     if (rows.length) return outermost2(rows);
-    const messages = [...document.querySelectorAll(`${USER}, ${ASSISTANT}`)].filter((node) => !node.closest("#markdown-artifact"));
-    return outermost2(messages);
+    const messages2 = [...document.querySelectorAll(`${USER}, ${ASSISTANT}`)].filter((node) => !node.closest("#markdown-artifact"));
+    return outermost2(messages2);
   }
   function roleOf2(turn) {
     if (turn.matches(USER) || turn.querySelector(USER)) return "user";
@@ -469,44 +469,46 @@
   function outermost4(nodes) {
     return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
   }
-  function entries() {
-    const panels = outermost4([...document.querySelectorAll(ENTRY)].filter((p) => p.querySelector(`${QUERY}, ${ANSWER}`)));
-    if (panels.length) return panels;
-    return [...document.querySelectorAll(QUERY)].map((q) => q.parentElement);
-  }
-  function messagesOf(entry) {
-    const query = entry.querySelector(QUERY);
-    const answer = entry.querySelector(ANSWER);
-    return [query, answer].filter(Boolean);
+  var before = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+  function messages() {
+    return outermost4([...document.querySelectorAll(`${QUERY}, ${ANSWER}`)]);
   }
   function roleOf4(node) {
     if (node.matches(QUERY)) return "user";
     if (node.matches(ANSWER)) return "assistant";
     return null;
   }
-  function entryNumber(node) {
-    const panel = node.closest(ENTRY);
-    const answer = panel?.querySelector(ANSWER);
-    const numbered = answer?.id.match(/^markdown-content-(\d+)$/);
-    return numbered ? Number(numbered[1]) : entries().indexOf(panel);
+  function questionOf(node, queries = [...document.querySelectorAll(QUERY)]) {
+    return queries.filter((query) => before(query, node)).pop() ?? null;
+  }
+  function entryKey(node) {
+    const queries = [...document.querySelectorAll(QUERY)];
+    const question = roleOf4(node) === "user" ? node : questionOf(node, queries);
+    const answers = [...document.querySelectorAll(ANSWER)];
+    const numbers = answers.map((answer2) => answer2.id.match(/^markdown-content-(\d+)$/)?.[1]);
+    const numbered = numbers.every(Boolean) && new Set(numbers).size === numbers.length;
+    const answer = roleOf4(node) === "assistant" ? node : answers.find((a) => before(node, a) && questionOf(a, queries) === node);
+    if (numbered && answer) return `entry-${numbers[answers.indexOf(answer)]}`;
+    return question ? `entry-q${queries.indexOf(question)}` : "entry-start";
   }
   function bodyOf4(node) {
     if (roleOf4(node) === "user") return node;
-    const panel = node.closest(ENTRY) || node.parentElement;
-    const blocks = [...panel.querySelectorAll(`${ANSWER}, .prose`)].filter((block) => !block.closest(QUERY));
-    return outermost4(blocks);
+    const question = questionOf(node);
+    const blocks = [...document.querySelectorAll(`${ANSWER}, .prose`)].filter((block) => !block.closest(QUERY) && questionOf(block) === question);
+    const found = outermost4(blocks);
+    return found.length ? found : [node];
   }
   var dom4 = {
     firstIndex: 0,
-    turns: () => entries().flatMap(messagesOf),
+    turns: messages,
     isUnrendered: () => false,
-    keyOf: (node) => `entry-${entryNumber(node)}:${roleOf4(node) ?? "unknown"}`,
+    keyOf: (node) => `${entryKey(node)}:${roleOf4(node) ?? "unknown"}`,
     indexOf: () => null,
     roleOf: roleOf4,
     bodyOf: bodyOf4,
     modelOf: () => null,
     scopeOf: (node) => roleOf4(node) === "user" ? node : node.closest(ENTRY) || node,
-    owns: (message, node) => !node.closest(QUERY) || roleOf4(message) === "user",
+    owns: (message, node) => roleOf4(message) === "user" ? true : !node.closest(QUERY) && questionOf(node) === questionOf(message),
     scrollRoot: () => {
       const first = document.querySelector(`${QUERY}, ${ANSWER}`);
       for (let node = first?.parentElement; node; node = node.parentElement) {
@@ -538,18 +540,18 @@
       const first = `${API2}${encodeURIComponent(slug)}?with_schematized_response=true&from_first=true`;
       const page = await fetchJson(first);
       if (!page || !Array.isArray(page.entries)) throw new MnemoError("API_SHAPE", "no entries in reply");
-      const entries2 = [...page.entries];
+      const entries = [...page.entries];
       let { has_next_page: more, next_cursor: cursor } = page;
       for (let n = 1; more && cursor && n < MAX_PAGES; n += 1) {
         try {
           const next = await fetchJson(`${first}&cursor=${encodeURIComponent(cursor)}`);
-          entries2.push(...Array.isArray(next?.entries) ? next.entries : []);
+          entries.push(...Array.isArray(next?.entries) ? next.entries : []);
           ({ has_next_page: more, next_cursor: cursor } = next ?? {});
         } catch {
           break;
         }
       }
-      return { kind: "perplexity_api", payload: { status: page.status ?? "success", entries: entries2, has_next_page: Boolean(more) } };
+      return { kind: "perplexity_api", payload: { status: page.status ?? "success", entries, has_next_page: Boolean(more) } };
     },
     probes: {
       // the thread list answers only a signed-in user: one thread of it proves the API works
@@ -1047,8 +1049,8 @@ ${text.trim()}
       let lastProgress = Date.now();
       let topSince = null;
       while (steps < MAX_STEPS) {
-        const before = { distance: axis.fromTop(), height: root.scrollHeight, turns: seen.size };
-        if (before.distance <= 1) {
+        const before2 = { distance: axis.fromTop(), height: root.scrollHeight, turns: seen.size };
+        if (before2.distance <= 1) {
           const visible = document.visibilityState !== "hidden";
           if (visible && topSince === null) topSince = Date.now();
           if (visible && Date.now() - topSince >= topSettleMs) {
@@ -1064,14 +1066,14 @@ ${text.trim()}
           collect();
           steps += 1;
         }
-        if (root.scrollHeight !== before.height) topSince = null;
-        const moved = axis.fromTop() !== before.distance || root.scrollHeight !== before.height || seen.size !== before.turns;
+        if (root.scrollHeight !== before2.height) topSince = null;
+        const moved = axis.fromTop() !== before2.distance || root.scrollHeight !== before2.height || seen.size !== before2.turns;
         if (moved) lastProgress = Date.now();
-        else if (before.distance > 1 && Date.now() - lastProgress > idleMs) {
+        else if (before2.distance > 1 && Date.now() - lastProgress > idleMs) {
           timedOut = true;
           break;
         }
-        if (before.distance <= 1 && !moved && Date.now() - lastProgress > Math.max(idleMs, topSettleMs)) {
+        if (before2.distance <= 1 && !moved && Date.now() - lastProgress > Math.max(idleMs, topSettleMs)) {
           timedOut = true;
           break;
         }
@@ -1339,16 +1341,16 @@ button:disabled { opacity: .6; cursor: progress; }
     closeMenus();
     if (open) return;
     saveAhead(site2);
-    let entries2;
+    let entries;
     try {
-      entries2 = await menuEntries();
+      entries = await menuEntries();
     } catch (error) {
       toastError(error);
       return;
     }
     const rect = button.getBoundingClientRect();
-    const items = entries2.flatMap((entry, i) => [
-      i > 0 && entry.group !== entries2[i - 1].group ? el("hr", { role: "separator" }) : null,
+    const items = entries.flatMap((entry, i) => [
+      i > 0 && entry.group !== entries[i - 1].group ? el("hr", { role: "separator" }) : null,
       onTrusted(el("button", {
         type: "button",
         role: "menuitem",

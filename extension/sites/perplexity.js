@@ -1,8 +1,8 @@
 // www.perplexity.ai adapter (the interface is in sites/README.md). API path:
 // GET /rest/thread/{slug}?with_schematized_response=true&from_first=true, following its pages, sent as
-// `perplexity_api` (the host's perplexity reader). DOM path (captured thread pages): each question and its
-// answer sit in one tab panel; the question is the `group/query` heading, the answer is
-// `#markdown-content-N` plus, for a research report, the report's own prose box beside it.
+// `perplexity_api` (the host's perplexity reader). DOM path (captured thread pages): the questions are the
+// `group/query` headings and the answers `#markdown-content-N`, in page order; an answer's body adds, for a
+// research report, the report's own prose box that follows the same question.
 import { MnemoError } from "../shared/errors.js";
 import { fetchJson, postJson } from "./page.js";
 
@@ -18,18 +18,11 @@ function outermost(nodes) {
   return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
 }
 
-/** The entries on the page: a panel holding a question or an answer, outermost first. */
-function entries() {
-  const panels = outermost([...document.querySelectorAll(ENTRY)].filter((p) => p.querySelector(`${QUERY}, ${ANSWER}`)));
-  if (panels.length) return panels;
-  return [...document.querySelectorAll(QUERY)].map((q) => q.parentElement);
-}
+const before = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
 
-/** One entry's messages: the question, then the answer's first block (or the question alone while it streams). */
-function messagesOf(entry) {
-  const query = entry.querySelector(QUERY);
-  const answer = entry.querySelector(ANSWER);
-  return [query, answer].filter(Boolean);
+/** Every question and answer on the page, in page order: one entry's panel may hold one pair or the whole thread. */
+function messages() {
+  return outermost([...document.querySelectorAll(`${QUERY}, ${ANSWER}`)]);
 }
 
 function roleOf(node) {
@@ -38,32 +31,46 @@ function roleOf(node) {
   return null;
 }
 
-function entryNumber(node) {
-  const panel = node.closest(ENTRY);
-  const answer = panel?.querySelector(ANSWER);
-  const numbered = answer?.id.match(/^markdown-content-(\d+)$/);
-  return numbered ? Number(numbered[1]) : entries().indexOf(panel);
+/** The question an answer (or a report box) follows: the last question before it in page order. */
+function questionOf(node, queries = [...document.querySelectorAll(QUERY)]) {
+  return queries.filter((query) => before(query, node)).pop() ?? null;
+}
+
+/** The entry a message belongs to: `markdown-content-N`'s N when the page numbers its answers apart, else the
+ * place of its question among the page's questions (a thread whose answers all say 0, as two captured pages do). */
+function entryKey(node) {
+  const queries = [...document.querySelectorAll(QUERY)];
+  const question = roleOf(node) === "user" ? node : questionOf(node, queries);
+  const answers = [...document.querySelectorAll(ANSWER)];
+  const numbers = answers.map((answer) => answer.id.match(/^markdown-content-(\d+)$/)?.[1]);
+  const numbered = numbers.every(Boolean) && new Set(numbers).size === numbers.length;
+  const answer = roleOf(node) === "assistant" ? node
+    : answers.find((a) => before(node, a) && questionOf(a, queries) === node);
+  if (numbered && answer) return `entry-${numbers[answers.indexOf(answer)]}`;
+  return question ? `entry-q${queries.indexOf(question)}` : "entry-start";
 }
 
 function bodyOf(node) {
   if (roleOf(node) === "user") return node;
-  // the answer, and a research report's prose box in the same entry (never the question's heading)
-  const panel = node.closest(ENTRY) || node.parentElement;
-  const blocks = [...panel.querySelectorAll(`${ANSWER}, .prose`)].filter((block) => !block.closest(QUERY));
-  return outermost(blocks);
+  // the answer, and a research report's prose box of the same entry (never a question's heading)
+  const question = questionOf(node);
+  const blocks = [...document.querySelectorAll(`${ANSWER}, .prose`)]
+    .filter((block) => !block.closest(QUERY) && questionOf(block) === question);
+  const found = outermost(blocks);
+  return found.length ? found : [node];
 }
 
 const dom = {
   firstIndex: 0,
-  turns: () => entries().flatMap(messagesOf),
+  turns: messages,
   isUnrendered: () => false,
-  keyOf: (node) => `entry-${entryNumber(node)}:${roleOf(node) ?? "unknown"}`,
+  keyOf: (node) => `${entryKey(node)}:${roleOf(node) ?? "unknown"}`,
   indexOf: () => null,
   roleOf,
   bodyOf,
   modelOf: () => null,
   scopeOf: (node) => (roleOf(node) === "user" ? node : node.closest(ENTRY) || node),
-  owns: (message, node) => !node.closest(QUERY) || roleOf(message) === "user",
+  owns: (message, node) => (roleOf(message) === "user" ? true : !node.closest(QUERY) && questionOf(node) === questionOf(message)),
   scrollRoot: () => {
     const first = document.querySelector(`${QUERY}, ${ANSWER}`);
     for (let node = first?.parentElement; node; node = node.parentElement) {

@@ -237,3 +237,25 @@ def test_continue_in_chatgpt_from_a_perplexity_page(browser, sites):
     text = composer.inner_text()
     assert "hitting all four elements" in text and "bold text" in text
     assert target.url == "https://chatgpt.com/"  # filled, not sent
+
+
+def test_perplexity_dom_fallback_reads_a_thread_of_two_entries(browser, sites, mnemo_cli):
+    """Both captured pages as one thread (each answer numbered 0, as each page numbers its own): four turns, in
+    order, the research report's box with the second answer only."""
+    serve_more_sites(browser, sites)
+    bodies = [strip_scripts((PPLX / name).read_text(encoding="utf-8")) for name in PPLX_PAGES]
+    html = shell("".join(bodies), "Thread - Perplexity")
+    shown = len(re.findall(r'class="group/query', html)) + len(re.findall(r'id="markdown-content-\d+"', html))
+    sites.pages[f"https://www.perplexity.ai/search/{SLUG}"] = html
+    sites.json_routes["https://www.perplexity.ai/rest/"] = (500, {"error": "down"})
+    page = browser.new_page()
+    page.goto(f"https://www.perplexity.ai/search/{SLUG}")
+    result = ClosedUi(page).export()
+    assert (result["state"], result["path"]) == ("success", "dom"), result["text"]
+    conversation = portable(mnemo_cli, archived(mnemo_cli)[0]["id"])
+    messages = conversation["messages"]
+    assert len(messages) == shown == 4
+    assert [m["role"] for m in messages] == ["user", "assistant"] * 2
+    first, second = (texts({"messages": [m]}) for m in messages[1::2])
+    assert "hitting all four elements" in first and "提供機能まとめ" not in first
+    assert "Perplexity AI 提供機能まとめ" in second and "hitting all four elements" not in second
