@@ -169,3 +169,13 @@ def test_detected_and_imported_from_the_command_line(tmp_path, mnemo_home):
     assert "failed 0" in done.stdout + done.stderr or '"failed": 0' in done.stdout, done.stdout + done.stderr
     listed = run_cli(None, "import", "--no-tokens", "--from", "grok", HAR)
     assert listed.returncode == 0
+
+
+def test_other_endpoints_in_a_capture_are_passed_over():
+    har = json.loads(HAR.read_text(encoding="utf-8"))
+    other = copy.deepcopy(har["log"]["entries"][3])
+    other["request"]["url"] = f"https://grok.com/rest/app-chat/conversations/{CONVERSATION}/share-links"
+    other["response"]["content"]["text"] = "<html>not JSON</html>"
+    har["log"]["entries"].append(other)
+    conv = read_one(json.dumps(har).encode())
+    assert [m.role for m in conv.messages] == ["user", "assistant"]

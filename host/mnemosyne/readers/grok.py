@@ -25,6 +25,8 @@ DESCRIPTION = "grok.com conversation (response-node + load-responses JSON), its 
 
 CHAT_URL = "https://grok.com/c/{}"
 _API = re.compile(r"^https://(?:www\.)?grok\.com/rest/app-chat/conversations/(?P<rest>[^?#]*)")
+_STREAMS = ("new", "reconnect-response-v2", "reconnect-response")  # answer streams: one JSON object a line
+_TURN_ENDPOINTS = ("load-responses", "response-node")
 _ROLES: dict[str, Role] = {"human": "user", "user": "user", "assistant": "assistant", "grok": "assistant"}
 
 
@@ -157,10 +159,11 @@ def read_har(data: dict, name: str) -> list[_Chat]:
             continue
         rest = match.group("rest").split("/")
         label = f"entry {n + 1} ({'/'.join(rest[:2])})"
-        first = rest[0]
-        target = chats.setdefault(first, _Chat(conversation_id=first)) if len(rest) > 1 and first not in (
-            "new", "reconnect-response-v2", "reconnect-response") else loose  # fmt: skip
-        if first in ("new", "reconnect-response-v2", "reconnect-response"):
+        first, stream = rest[0], rest[0] in _STREAMS
+        if not stream and (len(rest) > 2 or (len(rest) == 2 and rest[1] not in _TURN_ENDPOINTS)):
+            continue  # another endpoint of the conversation (sharing, files ...): no turns in it
+        target = loose if stream else chats.setdefault(first, _Chat(conversation_id=first))
+        if stream:
             records, cut = parse_lines(text, f"{name}: {label}")
             read_stream(records, target)
             if target.conversation_id and target is loose:
@@ -180,7 +183,8 @@ def read_har(data: dict, name: str) -> list[_Chat]:
 
 
 def _merge_loose(chats: dict[str, _Chat], loose: _Chat) -> list[_Chat]:
-    """Stream turns join the conversation their own record or their parent names; one conversation takes all."""
+    """Turns of streams whose URL names no conversation join the one their stream's own record names, else the
+    capture's only conversation; with several and none named, they stay a conversation of their own."""
     if not loose.responses and not loose.meta:
         return list(chats.values())
     home = chats.get(loose.conversation_id or "") or (next(iter(chats.values())) if len(chats) == 1 else None)
