@@ -179,3 +179,19 @@ def test_other_endpoints_in_a_capture_are_passed_over():
     har["log"]["entries"].append(other)
     conv = read_one(json.dumps(har).encode())
     assert [m.role for m in conv.messages] == ["user", "assistant"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('{"a": "xy\\u00...[TRUNCATED]', {"a": "xy"}),  # inside an escape
+        ('{"a": 1, "b": ...[TRUNCATED]', {"a": 1}),  # after a key
+        ('{"a": 1, "bc...[TRUNCATED]', {"a": 1}),  # inside a key
+        ('[{"a": ["x", "y...[TRUNCATED]', [{"a": ["x", "y"]}]),  # inside nested arrays
+        ('{"a": "back\\\\...[TRUNCATED]', {"a": "back\\"}),  # after an escaped backslash
+    ],
+)
+def test_a_cut_body_is_closed_where_it_stops(text, value):
+    from mnemosyne.readers.cut_json import parse_body
+
+    assert parse_body(text, "body") == (value, True)
