@@ -29,7 +29,7 @@ def test_guarantees_and_facts_beyond_the_tail(bench, lang, half):
     assert mine["conversation_tokens"] > 3 * 4000  # the facts are far outside a 4k tail
     assert mine["tokens"] >= 0.97 * 4000  # the budget is used, not left empty
     assert by_method["last-messages"]["share"] < 0.3 and by_method["drop-oldest"]["share"] < 0.3
-    # a floor against regressions, below what this smaller conversation keeps (every fact, both halves, round 9)
+    # a floor against regressions, below what this smaller conversation keeps (every fact, both halves)
     assert mine["share"] >= 0.85, mine["missing"]
     assert mine["share"] > by_method["last-messages"]["share"] + 0.4
 

@@ -13,7 +13,8 @@ import { filesOf } from "./backup_files.js";
 import { siteOfOpenTab } from "./backup_site.js";
 import { FILE_HOST_PERMISSION, downloadFileUrl, isFileHostUrl } from "./file_download.js";
 import { applyListReply, conversationKind, conversationPath, nextListPath, siteHome, sourceUrlOf } from "./backup_lists.js";
-import { LOG_EVERY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem, retryFailures } from "./backup_state.js";
+import { LOG_EVERY, PROJECTS_KEY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem,
+  retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
 import { delayMs, isRetryable, observed, policyFor, started } from "./rate_policy.js";
 
@@ -26,25 +27,48 @@ const SYNC_STATE_MAX = 500;
 const ACTIVE = new Set(["running"]);
 const HOST_DOWN = /^(HOST_|KEYRING_)/; // the archive cannot be reached: the run pauses instead of failing every item
 const FILE_WARNINGS_KEPT = 200; // files not saved (over the cap, failed) listed in the run; the counts say how many
+const PROJECT_TEXT_BUDGET = 3_000_000; // characters of project texts a run keeps (storage.local holds 10 MB in all)
 
 let looping = false;
 let chain = Promise.resolve();
+let unstored = null; // {id, reason}: the run whose state storage.local refused (it is paused, in this worker at least)
 
-// The queue and the ids seen (large: an entry per conversation) are stored apart from the rest of the run and
-// written only when they change (a listed page, a retry), not at every step.
+// The queue and the ids seen (large: an entry per conversation) and the listed projects' texts are stored apart
+// from the rest of the run and written only when they change (a listed page, a retry), not at every step.
 async function load() {
-  const stored = await api.storage.local.get([RUN_KEY, QUEUE_KEY]);
+  const stored = await api.storage.local.get([RUN_KEY, QUEUE_KEY, PROJECTS_KEY]);
   const run = stored[RUN_KEY];
   if (!run) return null;
   const queue = stored[QUEUE_KEY]?.id === run.id ? stored[QUEUE_KEY] : { queue: [], seen: {} };
-  return { ...run, queue: queue.queue, seen: queue.seen };
+  const projects = stored[PROJECTS_KEY]?.id === run.id ? stored[PROJECTS_KEY].projects : run.projects ?? {};
+  const loaded = { ...run, queue: queue.queue, seen: queue.seen, projects };
+  return unstored?.id === run.id && run.state === "running" ? { ...loaded, state: "paused", pausedReason: unstored.reason } : loaded;
 }
 
 async function store(run, before) {
-  const { queue, seen, ...rest } = run;
+  const { queue, seen, projects, ...rest } = run;
   const items = { [RUN_KEY]: { ...rest, queueLength: queue.length } };
-  if (!before || before.id !== run.id || before.queue !== queue || before.seen !== seen) items[QUEUE_KEY] = { id: run.id, queue, seen };
+  const other = !before || before.id !== run.id;
+  if (other || before.queue !== queue || before.seen !== seen) items[QUEUE_KEY] = { id: run.id, queue, seen };
+  if (other || before.projects !== projects) items[PROJECTS_KEY] = { id: run.id, projects };
   await api.storage.local.set(items);
+}
+
+/**
+ * A run storage.local cannot hold (over its quota, or any other refusal) is paused with the reason: going on
+ * would list and fetch what cannot be kept, and the heartbeat would try again for ever.
+ */
+async function pauseUnstored(run, error) {
+  const reason = `STORAGE: ${String(error?.message ?? error).slice(0, 300)}`;
+  unstored = { id: run.id, reason };
+  const { queue, seen, projects, ...rest } = run;
+  try { // the small part of the run, so pages show why it stopped (the last stored queue stays as it was)
+    await api.storage.local.set({ [RUN_KEY]: { ...rest, queueLength: queue?.length ?? 0, state: "paused", pausedReason: reason, current: null } });
+  } catch (again) {
+    console.warn(`mnemosyne: backup state not stored: ${again?.message ?? again}`);
+  }
+  await clearAlarms();
+  return { ...run, state: "paused", pausedReason: reason, current: null };
 }
 
 /** Serialised read-modify-write of the run: pause, retry and a finishing step never overwrite each other. */
@@ -52,7 +76,15 @@ function update(change) {
   const next = chain.then(async () => {
     const run = await load();
     const changed = await change(run);
-    if (changed && changed !== run) await store(changed, run);
+    if (changed && changed !== run) {
+      try {
+        await store(changed, run);
+      } catch (error) {
+        // paused as it was last stored: the listing does not move past a page whose conversations were not kept
+        return pauseUnstored(run?.id === changed.id ? run : changed, error);
+      }
+      if (unstored?.id === changed.id) unstored = null; // stored again (a resume, a cancel)
+    }
     return changed ?? run;
   });
   chain = next.catch(() => {});
@@ -90,15 +122,21 @@ async function siteTab(run) {
 }
 
 /** One request through the site tab (`backup-get` / `backup-file`): `{ok, data}` or `{ok: false, status, retryAfter, code, message}`. */
-async function tabCall(run, message) {
+async function tabCall(run, message, timeoutMs = TAB_TIMEOUT_MS) {
   const fail = (error) => ({ ok: false, status: 0, code: error.code, message: error.message });
   let timer;
   try {
     const tabId = await siteTab(run);
+    const requestId = crypto.randomUUID();
     const timeout = new Promise((resolve) => {
-      timer = setTimeout(() => resolve(fail(new MnemoError("TAB_TIMEOUT", "the site tab did not answer"))), TAB_TIMEOUT_MS);
+      timer = setTimeout(() => {
+        // the tab stops what it was reading for this request (it also stops on its own at the same deadline)
+        api.tabs.sendMessage(tabId, { type: "backup-abort", requestId }, { frameId: 0 }).catch(() => {});
+        resolve(fail(new MnemoError("TAB_TIMEOUT", "the site tab did not answer")));
+      }, timeoutMs);
     });
-    const reply = await Promise.race([api.tabs.sendMessage(tabId, message, { frameId: 0 }), timeout]);
+    const sent = { ...message, requestId, timeoutMs };
+    const reply = await Promise.race([api.tabs.sendMessage(tabId, sent, { frameId: 0 }), timeout]);
     return reply ?? fail(new MnemoError("NO_REPLY", "the site tab sent no reply"));
   } catch (error) {
     return fail(new MnemoError("NO_SITE_TAB", String(error?.message ?? error)));
@@ -143,7 +181,7 @@ async function saveFiles(run, entry, payload, policy) {
         continue;
       }
       await update((r) => (r?.id === run.id ? { ...r, rate: started(r.rate, policy, Date.now()) } : r));
-      let reply = await tabCall(run, { type: "backup-file", path: file.path, capBytes });
+      let reply = await tabCall(run, { type: "backup-file", path: file.path, capBytes }, policy.tabTimeoutMs);
       const url = reply.ok && typeof reply.data?.url === "string" ? reply.data.url : null;
       if (url && isFileHostUrl(url) && !(await api.permissions.contains(FILE_HOST_PERMISSION))) {
         // the file hosts are an optional permission the user did not grant: the file is listed, never fetched
@@ -202,7 +240,6 @@ async function knownIds(site, ids) {
   return known;
 }
 
-
 /** The project the list named, added to the payload where the readers look (Claude: the inline `project`). */
 function withProject(site, payload, project) {
   if (!project) return payload;
@@ -241,16 +278,41 @@ async function listStep(run, policy) {
     }
     return settled;
   }
-  const { listing, entries, projects, docs } = applyListReply(run.site, run.listing, reply.data);
+  const { listing, entries, projects, docs } = applyListReply(run.site, run.listing, reply.data, (id) => Object.hasOwn(run.seen, id));
   const known = entries.length ? await knownIds(run.site, entries.map((e) => e.id)) : {};
   return update((r) => {
     if (r?.id !== run.id) return r;
-    const table = { ...r.projects };
-    for (const project of projects) table[project.id] = project;
-    if (docs && table[docs.id]) table[docs.id] = { ...table[docs.id], docs: docs.docs };
+    const kept = keptProjects(r, projects, docs);
     const rate = observed(r.rate, policy, { status: 200 }, now);
-    return addListed({ ...r, listing, projects: table, rate }, entries, known);
+    const next = { ...r, listing: { ...listing, textsCut: listing.textsCut + kept.cut }, rate, projectChars: kept.chars };
+    if (kept.table) next.projects = kept.table; // (unchanged: the stored projects are not written again)
+    return addListed(next, entries, known);
   });
+}
+
+/** The run's project table with a page's projects or documents in, within PROJECT_TEXT_BUDGET characters. */
+function keptProjects(run, projects, docs) {
+  let chars = run.projectChars ?? 0;
+  let cut = 0;
+  const within = (texts) => {
+    const size = texts.reduce((sum, t) => sum + (t?.length ?? 0), 0);
+    if (chars + size > PROJECT_TEXT_BUDGET) {
+      cut += texts.filter(Boolean).length;
+      return false;
+    }
+    chars += size;
+    return true;
+  };
+  if (!projects.length && !(docs && run.projects[docs.id])) return { table: null, chars, cut };
+  const table = { ...run.projects };
+  for (const p of projects) {
+    table[p.id] = within([p.name, p.instructions, p.description]) ? p : { id: p.id, org: p.org, name: p.name?.slice(0, 100) ?? null };
+  }
+  if (docs && table[docs.id]) {
+    const texts = docs.docs.flatMap((d) => [d.filename, d.content]);
+    if (within(texts)) table[docs.id] = { ...table[docs.id], docs: docs.docs };
+  }
+  return { table, chars, cut };
 }
 
 async function fetchStep(run, entry, policy) {

@@ -1,5 +1,5 @@
-// Which site a backup started now would back up: the active tab's, else the most recently used ChatGPT or Claude
-// tab. The worker starts its run on it; the backup panel reads it before the click, to know whether the run may
+// Which site a backup started now would back up: the active tab's, else the most recently used tab of a source
+// site. The worker starts its run on it; the backup panel reads it before the click, to know whether the run may
 // need ChatGPT's file hosts (an optional permission it can ask for only inside the click).
 import { api } from "../shared/api.js";
 import { MnemoError } from "../shared/errors.js";

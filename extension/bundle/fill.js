@@ -30,7 +30,33 @@
     }
     return null;
   }
-  async function postJson(path, body) {
+  var JSON_REPLY_CAP = 64 * 1024 * 1024;
+  var NEVER = new Promise(() => {
+  });
+  async function readCapped(response, capBytes, signal = null) {
+    if (!response.body) return { blob: new Blob([]) };
+    const reader = response.body.getReader();
+    const chunks = [];
+    let total = 0;
+    let finished = false;
+    try {
+      for (; ; ) {
+        const step = await Promise.race([reader.read(), signal?.stopped ?? NEVER]);
+        if (step.stopped) return { stopped: signal.reason };
+        if (step.done) {
+          finished = true;
+          return { blob: new Blob(chunks) };
+        }
+        total += step.value.byteLength;
+        if (total > capBytes) return { over: total };
+        chunks.push(step.value);
+      }
+    } finally {
+      if (!finished) reader.cancel().catch(() => {
+      });
+    }
+  }
+  async function postJson(path, body, { signal = null } = {}) {
     const response = await pageFetch(path, {
       method: "POST",
       headers: { Accept: "application/json", "Content-Type": "application/json" },
@@ -42,7 +68,13 @@
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
     }
-    return JSON.parse(await response.text());
+    const read = await readCapped(response, JSON_REPLY_CAP, signal);
+    if (read.over || read.stopped) {
+      const error = read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped);
+      if (read.over) error.status = 413;
+      throw error;
+    }
+    return JSON.parse(await read.blob.text());
   }
 
   // sites/chatgpt.js
@@ -415,16 +447,17 @@
     title: () => document.title.replace(/\s+[-|]\s+Grok$/, "").trim() || null,
     apiPrefix: API,
     apiGet: (path) => fetchJson(path),
-    apiPost: (path, body) => postJson(path, body),
+    apiPost: (path, body, options) => postJson(path, body, options),
     streaming: "button[aria-label*='Stop']",
-    /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes. */
-    async fetchApi(id) {
+    /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes (`post`: a
+     * backup's checked POST). */
+    async fetchApi(id, { post = postJson } = {}) {
       const base = `${API}/${encodeURIComponent(id)}`;
       const tree = await fetchJson(`${base}/response-node?includeThreads=true`);
       const nodes = Array.isArray(tree?.responseNodes) ? tree.responseNodes : null;
       if (!nodes?.length) throw new MnemoError("API_SHAPE", "no responseNodes in reply");
       const ids = nodes.map((node) => node?.responseId).filter((rid) => typeof rid === "string");
-      const loaded = await postJson(`${base}/load-responses`, { responseIds: ids });
+      const loaded = await post(`${base}/load-responses`, { responseIds: ids });
       if (!Array.isArray(loaded?.responses)) throw new MnemoError("API_SHAPE", "no responses in reply");
       const conversation = { conversationId: id, title: this.title() };
       return { kind: "grok_api", payload: {
@@ -527,7 +560,7 @@
     },
     apiPrefix: API2,
     apiGet: (path) => fetchJson(path),
-    apiPost: (path, body) => postJson(path, body),
+    apiPost: (path, body, options) => postJson(path, body, options),
     streaming: "button[aria-label*='Stop']",
     /** Every entry of the thread, its pages joined; a thread cut short by an error says it has more. */
     async fetchApi(slug) {

@@ -36,7 +36,33 @@
     }
     return null;
   }
-  async function postJson(path, body) {
+  var JSON_REPLY_CAP = 64 * 1024 * 1024;
+  var NEVER = new Promise(() => {
+  });
+  async function readCapped(response, capBytes, signal = null) {
+    if (!response.body) return { blob: new Blob([]) };
+    const reader = response.body.getReader();
+    const chunks = [];
+    let total = 0;
+    let finished = false;
+    try {
+      for (; ; ) {
+        const step = await Promise.race([reader.read(), signal?.stopped ?? NEVER]);
+        if (step.stopped) return { stopped: signal.reason };
+        if (step.done) {
+          finished = true;
+          return { blob: new Blob(chunks) };
+        }
+        total += step.value.byteLength;
+        if (total > capBytes) return { over: total };
+        chunks.push(step.value);
+      }
+    } finally {
+      if (!finished) reader.cancel().catch(() => {
+      });
+    }
+  }
+  async function postJson(path, body, { signal = null } = {}) {
     const response = await pageFetch(path, {
       method: "POST",
       headers: { Accept: "application/json", "Content-Type": "application/json" },
@@ -48,7 +74,13 @@
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
     }
-    return JSON.parse(await response.text());
+    const read = await readCapped(response, JSON_REPLY_CAP, signal);
+    if (read.over || read.stopped) {
+      const error = read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped);
+      if (read.over) error.status = 413;
+      throw error;
+    }
+    return JSON.parse(await read.blob.text());
   }
 
   // sites/chatgpt.js
@@ -421,16 +453,17 @@
     title: () => document.title.replace(/\s+[-|]\s+Grok$/, "").trim() || null,
     apiPrefix: API,
     apiGet: (path) => fetchJson(path),
-    apiPost: (path, body) => postJson(path, body),
+    apiPost: (path, body, options) => postJson(path, body, options),
     streaming: "button[aria-label*='Stop']",
-    /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes. */
-    async fetchApi(id) {
+    /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes (`post`: a
+     * backup's checked POST). */
+    async fetchApi(id, { post = postJson } = {}) {
       const base = `${API}/${encodeURIComponent(id)}`;
       const tree = await fetchJson(`${base}/response-node?includeThreads=true`);
       const nodes = Array.isArray(tree?.responseNodes) ? tree.responseNodes : null;
       if (!nodes?.length) throw new MnemoError("API_SHAPE", "no responseNodes in reply");
       const ids = nodes.map((node) => node?.responseId).filter((rid) => typeof rid === "string");
-      const loaded = await postJson(`${base}/load-responses`, { responseIds: ids });
+      const loaded = await post(`${base}/load-responses`, { responseIds: ids });
       if (!Array.isArray(loaded?.responses)) throw new MnemoError("API_SHAPE", "no responses in reply");
       const conversation = { conversationId: id, title: this.title() };
       return { kind: "grok_api", payload: {
@@ -533,7 +566,7 @@
     },
     apiPrefix: API2,
     apiGet: (path) => fetchJson(path),
-    apiPost: (path, body) => postJson(path, body),
+    apiPost: (path, body, options) => postJson(path, body, options),
     streaming: "button[aria-label*='Stop']",
     /** Every entry of the thread, its pages joined; a thread cut short by an error says it has more. */
     async fetchApi(slug) {
@@ -1374,18 +1407,45 @@ button:disabled { opacity: .6; cursor: progress; }
   function failed(error, status = 0) {
     return { ok: false, status, retryAfter: error.retryAfter ?? null, code: error.code, message: String(error.message ?? error) };
   }
-  async function backupGet(site2, path, method = "GET", body = null) {
-    if (typeof path !== "string" || !path.startsWith(site2.apiPrefix) || path.includes("..") || path.includes("//")) {
-      return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+  var FILE_PATHS = {
+    chatgpt: /^\/backend-api\/(?:files\/[^/]+(?:\/[^/]+)?|estuary\/content(?:\/[^/]+)?)$/,
+    claude: /^\/api\/(?:organizations\/)?[^/]+\/files\/[^/]+\/[a-z0-9_]+$/
+  };
+  var POST_PATHS = {
+    grok: /^\/rest\/app-chat\/conversations\/[0-9a-f-]{36}\/load-responses$/i,
+    perplexity: /^\/rest\/thread\/list_ask_threads$/
+  };
+  function checkedPath(raw, allowed) {
+    if (typeof raw !== "string") return null;
+    let url;
+    let decoded;
+    try {
+      url = new URL(raw, location.origin);
+      decoded = decodeURIComponent(url.pathname);
+    } catch {
+      return null;
     }
+    if (url.origin !== location.origin || url.username || url.password) return null;
+    const segments = decoded.split("/").slice(1);
+    if (decoded.includes("\\") || segments.some((s) => s === "" || s === "." || s === "..")) return null;
+    return allowed(url.pathname) ? url.pathname + url.search : null;
+  }
+  var notAllowed = () => failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
+  async function backupGet(site2, raw, { method = "GET", body = null, requestId = null, timeoutMs = null } = {}) {
     const post = method === "POST";
     if (post && !site2.apiPost || !post && method !== "GET") return failed(new MnemoError("BAD_REQUEST", "not a request of this site"), 400);
+    const allowed = post ? (pathname) => POST_PATHS[site2.name]?.test(pathname) ?? false : (pathname) => pathname.startsWith(site2.apiPrefix);
+    const path = checkedPath(raw, allowed);
+    if (!path) return notAllowed();
+    const signal = post ? stopSignal(requestId, timeoutMs) : null;
     try {
-      return { ok: true, data: post ? await site2.apiPost(path, body) : await site2.apiGet(path) };
+      return { ok: true, data: post ? await site2.apiPost(path, body, { signal }) : await site2.apiGet(path) };
     } catch (error) {
       if (error instanceof SyntaxError) return failed(new MnemoError("API_SHAPE", "the reply is not JSON"), 200);
       const status = Number.isInteger(error.status) ? error.status : error.code === "LOGGED_OUT" ? 401 : 0;
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+    } finally {
+      signal?.done();
     }
   }
   function blobBase64(blob) {
@@ -1399,16 +1459,38 @@ button:disabled { opacity: .6; cursor: progress; }
   function tooLarge(bytes, capBytes) {
     return failed(new MnemoError("TOO_LARGE", `${bytes} bytes is over the ${capBytes}-byte cap`), 413);
   }
-  async function backupFile(site2, path, capBytes) {
-    if (typeof path !== "string" || !path.startsWith(site2.apiPrefix) || path.includes("..") || path.includes("//")) {
-      return failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
-    }
+  var downloads = /* @__PURE__ */ new Map();
+  function abortDownload(requestId) {
+    downloads.get(requestId)?.("the service worker gave up on this download");
+  }
+  function stopSignal(requestId, timeoutMs) {
+    let stop;
+    const signal = { reason: null, stopped: new Promise((resolve) => stop = resolve) };
+    const end = (reason) => {
+      signal.reason ??= reason;
+      stop({ stopped: true });
+    };
+    const timer2 = Number.isFinite(timeoutMs) && timeoutMs > 0 ? setTimeout(() => end("the download took too long"), timeoutMs) : null;
+    if (requestId) downloads.set(requestId, end);
+    signal.done = () => {
+      clearTimeout(timer2);
+      if (requestId) downloads.delete(requestId);
+    };
+    return signal;
+  }
+  async function backupFile(site2, raw, capBytes, { requestId = null, timeoutMs = null } = {}) {
+    const filePath = (pathname) => FILE_PATHS[site2.name]?.test(pathname) ?? false;
+    const path = checkedPath(raw, filePath);
+    if (!path) return notAllowed();
+    const signal = stopSignal(requestId, timeoutMs);
     try {
       let url = path;
       if (site2.name === "chatgpt") {
-        url = (await site2.apiGet(path))?.download_url;
-        if (typeof url !== "string" || !/^(https:\/\/|\/)/.test(url)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
-        if (new URL(url, location.origin).origin !== location.origin) return { ok: true, data: { url } };
+        const answered = (await site2.apiGet(path))?.download_url;
+        if (typeof answered !== "string" || !/^(https:\/\/|\/)/.test(answered)) return failed(new MnemoError("API_SHAPE", "no download_url"), 200);
+        if (new URL(answered, location.origin).origin !== location.origin) return { ok: true, data: { url: answered } };
+        url = checkedPath(answered, filePath);
+        if (!url) return failed(new MnemoError("BAD_REQUEST", "the download URL is not a file of this site"), 400);
       }
       const response = await pageFetch(url);
       if (!response.ok) {
@@ -1418,25 +1500,44 @@ button:disabled { opacity: .6; cursor: progress; }
         };
       }
       const declared = Number(response.headers.get("Content-Length"));
-      if (declared > capBytes) return tooLarge(declared, capBytes);
-      const blob = await response.blob();
-      if (blob.size > capBytes) return tooLarge(blob.size, capBytes);
+      if (declared > capBytes) {
+        response.body?.cancel().catch(() => {
+        });
+        return tooLarge(declared, capBytes);
+      }
+      const read = await readCapped(response, capBytes, signal);
+      if (read.over) return failed(new MnemoError("TOO_LARGE", `more than ${capBytes} bytes (the cap)`), 413);
+      if (read.stopped) return failed(new MnemoError("TAB_TIMEOUT", read.stopped));
+      const { blob } = read;
       return { ok: true, data: { bytes: blob.size, mime: response.headers.get("Content-Type"), data: await blobBase64(blob) } };
     } catch (error) {
       const status = Number.isInteger(error.status) ? error.status : 0;
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+    } finally {
+      signal.done();
     }
   }
-  async function backupConversation(site2, id) {
-    if (typeof id !== "string" || !id || id.length > 200 || /[/?#]/.test(id)) {
-      return failed(new MnemoError("BAD_REQUEST", "not a conversation id"), 400);
-    }
+  var CONVERSATION_ID = /^(?!\.+$)[A-Za-z0-9._-]{1,200}$/;
+  async function backupConversation(site2, id, { requestId = null, timeoutMs = null } = {}) {
+    if (typeof id !== "string" || !CONVERSATION_ID.test(id)) return failed(new MnemoError("BAD_REQUEST", "not a conversation id"), 400);
+    const signal = stopSignal(requestId, timeoutMs);
+    const post = (raw, body) => {
+      const path = site2.apiPost ? checkedPath(raw, (pathname) => POST_PATHS[site2.name]?.test(pathname) ?? false) : null;
+      if (!path) {
+        const error = new MnemoError("BAD_REQUEST", "not an API path of this site");
+        error.status = 400;
+        throw error;
+      }
+      return site2.apiPost(path, body, { signal });
+    };
     try {
-      const { kind, payload } = await site2.fetchApi(id);
+      const { kind, payload } = await site2.fetchApi(id, { post });
       return { ok: true, data: payload, kind };
     } catch (error) {
       const status = Number.isInteger(error.status) ? error.status : error.code === "API_SHAPE" ? 200 : 0;
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+    } finally {
+      signal.done();
     }
   }
 
@@ -1458,15 +1559,22 @@ button:disabled { opacity: .6; cursor: progress; }
     }
     return null;
   }
+  function savedLine(saved) {
+    const title = saved.title || t("untitled");
+    if (saved.status === "kept") {
+      const held = [title, String(saved.messages)];
+      return saved.kept_copy === "site_data" ? t("toastKeptSiteData", held) : t("toastKeptComplete", held);
+    }
+    return t("toastSaved", [title, String(saved.messages), saved.path === "api" ? t("pathApi") : t("pathDom")]);
+  }
   async function exportNow(site2, button) {
     if (button) button.disabled = true;
     try {
       toast("progress", t("toastReading"));
       const saved = await captureAndSave(site2, (step) => step === "saving" && toast("progress", t("toastSaving")));
       const extra = await afterSave(saved);
-      const how = saved.path === "api" ? t("pathApi") : t("pathDom");
-      const lines = [t("toastSaved", [saved.title || t("untitled"), String(saved.messages), how])];
-      if (saved.partial) lines.push(t("toastPartial"));
+      const lines = [savedLine(saved)];
+      if (saved.partial && saved.status !== "kept") lines.push(t("toastPartial"));
       if (extra === "downloaded") lines.push(t("toastDownloaded"));
       if (extra === "copied") lines.push(t("copied"));
       if (extra === "copy-failed") lines.push(t("copyFailed"));
@@ -1740,14 +1848,21 @@ button:disabled { opacity: .6; cursor: progress; }
       if (message?.type === "menu-export") exportNow(site2, null);
       else if (message?.type === "menu-continue") continueIn(site2, message.target);
       else if (message?.type === "backup-get") {
-        backupGet(site2, message.path, message.method, message.body).then(sendResponse);
+        backupGet(site2, message.path, {
+          method: message.method,
+          body: message.body,
+          requestId: message.requestId,
+          timeoutMs: message.timeoutMs
+        }).then(sendResponse);
         return true;
       } else if (message?.type === "backup-conversation") {
-        backupConversation(site2, message.id).then(sendResponse);
+        backupConversation(site2, message.id, { requestId: message.requestId, timeoutMs: message.timeoutMs }).then(sendResponse);
         return true;
       } else if (message?.type === "backup-file") {
-        backupFile(site2, message.path, message.capBytes).then(sendResponse);
+        backupFile(site2, message.path, message.capBytes, { requestId: message.requestId, timeoutMs: message.timeoutMs }).then(sendResponse);
         return true;
+      } else if (message?.type === "backup-abort") {
+        abortDownload(message.requestId);
       } else if (message?.type === "health") {
         health(site2).then(sendResponse, (error) => sendResponse({ site: site2.name, checks: [
           { name: "health", status: "fail", detail: String(error.message ?? error) }

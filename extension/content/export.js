@@ -34,15 +34,26 @@ async function afterSave(saved) {
   return null;
 }
 
+/** What the save did, in plain words: saved, or the archive's copy kept (and why). */
+function savedLine(saved) {
+  const title = saved.title || t("untitled");
+  if (saved.status === "kept") {
+    // the host kept its copy: a page capture never replaces one read from the site's data (a page's script
+    // can forge the page), and a partial capture never a complete copy
+    const held = [title, String(saved.messages)];
+    return saved.kept_copy === "site_data" ? t("toastKeptSiteData", held) : t("toastKeptComplete", held);
+  }
+  return t("toastSaved", [title, String(saved.messages), saved.path === "api" ? t("pathApi") : t("pathDom")]);
+}
+
 export async function exportNow(site, button) {
   if (button) button.disabled = true;
   try {
     toast("progress", t("toastReading"));
     const saved = await captureAndSave(site, (step) => step === "saving" && toast("progress", t("toastSaving")));
     const extra = await afterSave(saved);
-    const how = saved.path === "api" ? t("pathApi") : t("pathDom");
-    const lines = [t("toastSaved", [saved.title || t("untitled"), String(saved.messages), how])];
-    if (saved.partial) lines.push(t("toastPartial"));
+    const lines = [savedLine(saved)];
+    if (saved.partial && saved.status !== "kept") lines.push(t("toastPartial"));
     if (extra === "downloaded") lines.push(t("toastDownloaded"));
     if (extra === "copied") lines.push(t("copied"));
     if (extra === "copy-failed") lines.push(t("copyFailed"));

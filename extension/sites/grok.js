@@ -65,17 +65,18 @@ export const grok = {
 
   apiPrefix: API,
   apiGet: (path) => fetchJson(path),
-  apiPost: (path, body) => postJson(path, body),
+  apiPost: (path, body, options) => postJson(path, body, options),
   streaming: "button[aria-label*='Stop']",
 
-  /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes. */
-  async fetchApi(id) {
+  /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes (`post`: a
+   * backup's checked POST). */
+  async fetchApi(id, { post = postJson } = {}) {
     const base = `${API}/${encodeURIComponent(id)}`;
     const tree = await fetchJson(`${base}/response-node?includeThreads=true`);
     const nodes = Array.isArray(tree?.responseNodes) ? tree.responseNodes : null;
     if (!nodes?.length) throw new MnemoError("API_SHAPE", "no responseNodes in reply");
     const ids = nodes.map((node) => node?.responseId).filter((rid) => typeof rid === "string");
-    const loaded = await postJson(`${base}/load-responses`, { responseIds: ids });
+    const loaded = await post(`${base}/load-responses`, { responseIds: ids });
     if (!Array.isArray(loaded?.responses)) throw new MnemoError("API_SHAPE", "no responses in reply");
     const conversation = { conversationId: id, title: this.title() };
     return { kind: "grok_api", payload: { conversation, responseNodes: nodes,

@@ -97,7 +97,7 @@ export const perplexity = {
 
   apiPrefix: API,
   apiGet: (path) => fetchJson(path),
-  apiPost: (path, body) => postJson(path, body),
+  apiPost: (path, body, options) => postJson(path, body, options),
   streaming: "button[aria-label*='Stop']",
 
   /** Every entry of the thread, its pages joined; a thread cut short by an error says it has more. */

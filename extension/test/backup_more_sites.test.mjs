@@ -51,3 +51,38 @@ test("ChatGPT and Claude keep their paths and URLs", () => {
   assert.equal(sourceUrlOf("claude", { id: "u" }), "https://claude.ai/chat/u");
   assert.equal(siteHome("claude"), "https://claude.ai/");
 });
+
+test("grok.com and Perplexity lists end when they repeat themselves, within the run's caps", () => {
+  const walk = (site, replies) => {
+    const seen = new Set();
+    let listing = initialListing(site);
+    let requests = 0;
+    for (let request = nextListPath(site, listing); request; request = nextListPath(site, listing)) {
+      requests += 1;
+      assert.ok(requests < 50, "the listing does not end");
+      const result = applyListReply(site, listing, replies(request, requests), (id) => seen.has(id));
+      result.entries.forEach((e) => seen.add(e.id));
+      listing = result.listing;
+    }
+    return { requests, listing, seen };
+  };
+  // a token the list answered two pages ago (not only the last one) ends the list
+  const tokens = ["a", "b", "a"];
+  const grok = walk("grok", (path, n) => ({ conversations: [{ conversationId: `c-${n}`, title: "t".repeat(2_000) }], nextPageToken: tokens[n - 1] }));
+  assert.equal(grok.requests, 3);
+  assert.equal(grok.listing.textsCut, 3, "each 2,000-character title was cut to its limit");
+  // a new token every time, but the same conversations: the second page adds nothing new and ends the list
+  const same = walk("grok", (path, n) => ({ conversations: [{ conversationId: "c-1" }], nextPageToken: `t-${n}` }));
+  assert.equal(same.requests, 2);
+  // Perplexity: full pages and a total that never ends, but the same threads again
+  const page = Array.from({ length: 50 }, (_, n) => ({ slug: `s-${n}`, total_threads: 1e9 }));
+  const perplexity = walk("perplexity", () => page);
+  assert.equal(perplexity.requests, 2);
+  assert.equal(perplexity.seen.size, 50);
+  // the run's cap on listed conversations ends the phase and says so
+  const full = applyListReply("perplexity", { ...initialListing("perplexity"), listed: 100_000 - 10 }, page);
+  assert.equal(full.entries.length, 10);
+  assert.equal(full.listing.phase, "end");
+  assert.equal(full.listing.capped, "conversations");
+  assert.equal(nextListPath("perplexity", full.listing), null);
+});

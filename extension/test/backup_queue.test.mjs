@@ -182,3 +182,36 @@ test("a file host download stops reading at the cap, with or without a Content-L
     globalThis.fetch = realFetch;
   }
 });
+
+test("a list that repeats itself ends: the same cursor, the same page, has_more with nothing new", () => {
+  const seen = new Set();
+  const walk = (site, replies) => {
+    let listing = initialListing(site);
+    const paths = [];
+    for (let path = nextListPath(site, listing); path; path = nextListPath(site, listing)) {
+      paths.push(path);
+      assert.ok(paths.length < 50, `listing does not end: ${paths.slice(-3)}`);
+      const result = applyListReply(site, listing, replies(path), (id) => seen.has(id));
+      result.entries.forEach((e) => seen.add(e.id));
+      listing = result.listing;
+    }
+    return { paths, listing };
+  };
+  const chatgpt = walk("chatgpt", (path) => {
+    if (path.includes("snorlax")) {
+      return { items: [{ gizmo: { gizmo: { id: "g-p-x", name: "P", instructions: "i".repeat(1_000_000) } } }], cursor: "same" };
+    }
+    if (path.includes("/gizmos/g-p-x/")) return { items: [{ id: "p1" }], cursor: "1" };
+    return { items: [{ id: path.includes("archived") ? "a1" : "m1" }], total: 1e9, limit: 1 };
+  });
+  assert.equal(chatgpt.paths.filter((p) => p.includes("snorlax")).length, 2);
+  assert.equal(chatgpt.paths.filter((p) => p.includes("/gizmos/g-p-x/")).length, 2);
+  assert.equal(chatgpt.listing.textsCut, 1, "the 1 MB instructions were cut to their limit");
+  assert.deepEqual(chatgpt.listing.projects, [{ id: "g-p-x" }], "the listing keeps ids, not texts");
+  const claude = walk("claude", (path) => {
+    if (path === "/api/organizations") return [{ uuid: "org1", capabilities: ["chat"] }];
+    if (path.endsWith("/projects")) return [];
+    return { data: [{ uuid: "c1", updated_at: "u" }], has_more: true };
+  });
+  assert.equal(claude.paths.filter((p) => p.includes("chat_conversations_v2")).length, 2);
+});

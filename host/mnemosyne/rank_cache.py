@@ -93,18 +93,18 @@ class Group:
         # one struct call cuts a group into its tokens (C, not a Python loop: a third less of the load)
         return struct.unpack_from(f"{self.length}s" * self.count, self._payload, self._pos)
 
-    def ranks(self) -> array:
+    def ranks(self) -> array[int]:
         start = self._pos + self.count * self.length
         return _numbers("I", self._payload[start : start + 4 * self.count])
 
-    def letter_keys(self, i: int) -> array:
+    def letter_keys(self, i: int) -> array[int]:
         """The tokens' i-th letter keys, in token order."""
         size = self.count * self._key_size
         start = self._pos + self.count * (self.length + 4) + i * size
         return _numbers("Q" if self._key_size == 8 else "I", self._payload[start : start + size])
 
 
-def _numbers(code: str, data: memoryview) -> array:
+def _numbers(code: str, data: memoryview) -> array[int]:
     numbers = array(code)
     numbers.frombytes(data)
     if sys.byteorder != "little":

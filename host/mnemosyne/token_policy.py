@@ -9,7 +9,7 @@ on first use, and never at save time for a build that would ignore them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from .errors import MnemosyneError
@@ -49,7 +49,7 @@ def counts_for_context(
     return counts
 
 
-def import_counter():
+def import_counter() -> Callable[[Conversation], dict[str, int]]:
     """What `mnemo import` stores counts with: the engine's own message counter, in COUNTED_ENCODING."""
     from .context import count_messages
 

@@ -89,7 +89,7 @@ class Words:
         return True
 
 
-def _uint32s(data: bytes) -> array:
+def _uint32s(data: bytes) -> array[int]:
     numbers = array("I")
     assert numbers.itemsize == GRAM
     numbers.frombytes(data)
@@ -166,8 +166,10 @@ class SubsetEncoding:
             self._words.words.issuperset(runs) or self._words.hold(set(runs) - self._words.words)
         ):
             self.cover((text,))
-        return self._enc.encode_ordinary(text)
+        ids: list[int] = self._enc.encode_ordinary(text)
+        return ids
 
     def decode(self, ids: list[int]) -> str:
         """Tokens this encoder gave (it only grows, so it holds them all)."""
-        return self._enc.decode(ids)
+        text: str = self._enc.decode(ids)
+        return text

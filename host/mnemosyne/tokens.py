@@ -230,7 +230,7 @@ def _encoding_class(base: type) -> type:
       messages, the context engine's units, the counts' memo): the unit cache of a 5 MB Chinese
       conversation held 1.7 MB of copies, from counting and storing its units."""
 
-    class Encoding(base):
+    class Encoding(base):  # type: ignore[misc]  # tiktoken's class, imported when first needed
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._mergeable_ranks = None
@@ -241,7 +241,8 @@ def _encoding_class(base: type) -> type:
             )
 
         def encode_ordinary(self, text: str) -> list[int]:
-            return super().encode_ordinary(without_utf8_copy(text))
+            ids: list[int] = super().encode_ordinary(without_utf8_copy(text))
+            return ids
 
         def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 1) -> list[list[int]]:
             return [self.encode_ordinary(t) for t in text]

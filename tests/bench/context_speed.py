@@ -11,7 +11,7 @@ last three read units back from the archive where memory does not hold them, as 
 paired with its floor, one tiktoken o200k_base pass over the output it produced. A build is timed with
 Python's cycle collector held off, as `mnemo context` holds it for the whole command and a host for the
 whole request (cycles.py): the collection of what a build made runs after the output is written (20-25 ms
-for 5 MB of Chinese, once the collector is on again). Targets (issue 9): 1 MB under 0.3 s, 5 MB under 1 s.
+for 5 MB of Chinese, once the collector is on again). Targets: 1 MB under 0.3 s, 5 MB under 1 s.
 
 Run: python tests/bench/context_speed.py [--runs N] [--sizes 1,5] [--languages en,zh]
 """

@@ -210,7 +210,7 @@ def measure(arc, kind: str, queries: list[str], repeats: int) -> tuple[list[floa
     return seconds, floors, empty
 
 
-P95_TARGET_MS = 30.0  # issue 15: prefixes and very common words stay interactive, measured at p95
+P95_TARGET_MS = 30.0  # prefixes and very common words stay interactive, measured at p95
 ROWS = [  # (kind, label, median target, p95 target, repeats)
     ("ordinary", "ordinary words (0.1-2% of messages)", TARGET_MS, None, REPEATS),
     ("two-word", "two-word queries", TARGET_MS, None, REPEATS),

@@ -1,4 +1,4 @@
-"""Back up everything (issue 13), in real Chromium with the real host and archive: the ChatGPT and Claude list and
+"""Back up everything, in real Chromium with the real host and archive: the ChatGPT and Claude list and
 conversation endpoints are served offline from account-shaped data built from real fixture conversations (paging
 with total / has_more, archived chats, a project, Claude organizations and projects). The fake site counts every
 request, so the tests can prove what was (not) fetched."""

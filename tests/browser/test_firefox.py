@@ -501,7 +501,7 @@ def test_firefox_chatgpt_dom_fallback_when_api_forbidden_keeps_code_language(tmp
 
 @pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
 def test_firefox_two_id_less_chats_at_the_same_url_are_two_entries(tmp_path, env):
-    """Issue 10 item 2: a URL is never an identity. Two different chats read from https://chatgpt.com/ (no id:
+    """A URL is never an identity. Two different chats read from https://chatgpt.com/ (no id:
     logged out or temporary) are two entries, and the first is intact after the second."""
     sites = FakeSites()
     block_chatgpt_api(sites)
@@ -525,7 +525,7 @@ def test_firefox_two_id_less_chats_at_the_same_url_are_two_entries(tmp_path, env
     assert after["messages"] == before["messages"] and after["source"].get("conversation_id") is None
 
 
-# --------------------------------------------------------------- issue 10 items 1, 2 and 8 in Firefox
+# --------------------------------------------------------------- the page cannot drive the UI, URLs, errors: in Firefox
 
 
 def open_served_chatgpt(bidi: Bidi, sites: FakeSites, *, steal_roots: bool = False) -> tuple[str, FirefoxUi]:

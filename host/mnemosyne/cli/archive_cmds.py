@@ -9,11 +9,18 @@ from pathlib import Path
 
 from .progress import Progress
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..archive import Archive
+    from ..model import Conversation
+
 SHOW_FORMATS = ("markdown", "text", "html", "portable", "openai", "anthropic", "ollama")
 EXPORT_FORMATS = ("markdown", "portable", "html", "text")
 
 
-def _archive():
+def _archive() -> Archive:
     from ..archive import open_archive
 
     return open_archive()
@@ -35,7 +42,7 @@ def add_import_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def run_import(args) -> int:
+def run_import(args: argparse.Namespace) -> int:
     from ..service import import_paths
 
     def warn(line: str) -> None:
@@ -62,8 +69,8 @@ def add_list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="JSON output for scripts")
 
 
-def run_list(args) -> int:
-    items: list[dict] = []
+def run_list(args: argparse.Namespace) -> int:
+    items: list[dict[str, Any]] = []
     with _archive() as arc:
         cursor = None
         while True:
@@ -92,7 +99,7 @@ def add_search_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="JSON output for scripts")
 
 
-def run_search(args) -> int:
+def run_search(args: argparse.Namespace) -> int:
     with _archive() as arc:
         items = arc.search(args.query, limit=max(1, min(args.limit, 100)), site=args.source)
     if args.json:
@@ -119,7 +126,7 @@ def _oneline(text: str | None) -> str:
 REDACT_HELP = "replace secrets, e-mail addresses and phone numbers (title included) in what is written"
 
 
-def _maybe_redacted(conv, redact: bool):
+def _maybe_redacted(conv: Conversation, redact: bool) -> Conversation:
     if not redact:
         return conv
     from ..redact import redact_conversation
@@ -135,7 +142,7 @@ def add_show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
 
-def run_show(args) -> int:
+def run_show(args: argparse.Namespace) -> int:
     from ..writers import writer
 
     fmt = "portable" if args.json else args.format
@@ -150,7 +157,7 @@ def add_delete_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id", help="conversation id (or a unique prefix of 4+ characters)")
 
 
-def run_delete(args) -> int:
+def run_delete(args: argparse.Namespace) -> int:
     with _archive() as arc:
         conv_id = arc.resolve(args.id)
         arc.delete(conv_id)
@@ -185,7 +192,7 @@ def _since(value: str) -> str:
     return format_time(moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
 
 
-def run_export(args) -> int:
+def run_export(args: argparse.Namespace) -> int:
     from ..service.export import changed_ids, export_folder
 
     out = Path(args.folder)

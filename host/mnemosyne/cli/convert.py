@@ -91,7 +91,8 @@ class _Read:
 def _render(out: ModuleType, conv: Conversation, args: argparse.Namespace) -> str:
     if out is ollama:
         return ollama.write(conv, branch=args.branch, model=args.model)
-    return out.write(conv, branch=args.branch)
+    text: str = out.write(conv, branch=args.branch)
+    return text
 
 
 def _encode(text: str) -> bytes:

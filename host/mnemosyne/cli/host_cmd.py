@@ -13,7 +13,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from ..nativehost.server import main
 
     return main(args.caller)

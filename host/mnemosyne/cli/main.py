@@ -56,6 +56,8 @@ COMMANDS: dict[str, Command] = {
         "add_context_arguments",
         "run_context",
     ),
+    "recall": _cmd("recall_cmd", "recall passages about a query from the whole archive, within a budget"),
+    "mcp": _cmd("mcp_cmd", "serve the archive to AI tools over MCP (stdio; read-only)"),
     "targets": _cmd(
         "context_cmd", "list the tools a context can be built for", "add_targets_arguments", "run_targets"
     ),

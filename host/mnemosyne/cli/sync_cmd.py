@@ -23,7 +23,7 @@ def _origins(entry: dict[str, int]) -> str:
     return f" ({', '.join(parts)}{partial})" if parts or partial else ""
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from ..archive import sync
 
     with _archive() as arc:

@@ -61,7 +61,7 @@ def offered(
 # same conversation again (the preview, then the paste, or at another budget), and its statistics,
 # relevance and units' weights are the same each time. Two: a conversation and its redacted copy.
 MAX_CORPORA = 2
-_corpora: OrderedDict[tuple, Corpus] = OrderedDict()
+_corpora: OrderedDict[tuple[Any, ...], Corpus] = OrderedDict()
 
 
 def corpus_of(
@@ -99,7 +99,7 @@ def kept(turns: list[Turn], query: dict[str, str], skip: set[int]) -> Corpus | N
     return _kept(_key(turns, query, skip))
 
 
-def _kept(key: tuple) -> Corpus | None:
+def _kept(key: tuple[Any, ...]) -> Corpus | None:
     """The corpus kept under `key`, made the last used and ready for a new build; None when none is."""
     corpus = _corpora.get(key)
     if corpus is not None:
@@ -108,7 +108,7 @@ def _kept(key: tuple) -> Corpus | None:
     return corpus
 
 
-def _key(turns: list[Turn], query: dict[str, str], skip: set[int]) -> tuple:
+def _key(turns: list[Turn], query: dict[str, str], skip: set[int]) -> tuple[Any, ...]:
     return tuple((t.index, t.id, t.role, t.text) for t in turns), tuple(query.items()), frozenset(skip)
 
 

@@ -426,7 +426,7 @@ def _report(
     turns: list[Turn],
     p: Plan,
     redactor: Redactor | None,
-    path: list,
+    path: list[Any],
     focus: str | None,
 ) -> dict[str, Any]:
     verbatim = [t.id for t in p.verbatim]

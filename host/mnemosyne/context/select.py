@@ -37,15 +37,15 @@ MIN_ANSWER = 120  # tokens: shorter than this, a cut answer says too little to k
 # halves of the benchmarks only
 COST_POWER = 1.0  # gain / cost^p: below 1 leans towards fuller units over scraps
 MIN_CANDIDATES = 600  # the selector looks at the densest max(this, room / CANDIDATE_TOKENS) units
-# one candidate per 8 tokens of room, 4-5x what fits (4 before round 6: the same picks on the tuning
-# halves, half the work at large budgets)
+# one candidate per 8 tokens of room, 4-5x what fits (4 gives the same picks on the tuning halves at
+# half the work only at large budgets)
 CANDIDATE_TOKENS = 8
 ESTIMATE_LOW = 0.6  # a byte/4 estimate can be this much over the real count
 COVERED_BY_RECENT = False  # what the verbatim recent turns say need not be said again
 REDUNDANT = 0.3  # a unit whose fresh gain is under this share of its value repeats what is in
 FOCUS_WEIGHT = 1.5  # how much relevance to an explicit --focus multiplies a unit's value
-# the same for the default query: the title and the last user turns (1.0 before round 6, when relevance
-# was scaled to the last user message itself and so stayed near 0 everywhere else)
+# the same for the default query: the title and the last user turns (relevance is scaled to the best unit
+# outside the query's own turns, so this weight reaches the rest of the conversation)
 DEFAULT_FOCUS_WEIGHT = 2.0
 # what only the user could have said weighs more; tool output is the noise a continuation needs least
 ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}

@@ -50,7 +50,7 @@ _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspat
 class Worker:
     """The host's side of a worker process."""
 
-    def __init__(self, proc: subprocess.Popen, sock: socket.socket) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], sock: socket.socket) -> None:
         self._proc = proc
         self._sock = sock
 

@@ -112,10 +112,13 @@ def render_message(msg: Message, include: frozenset[str] = frozenset()) -> str:
 
 def instruction_texts(conv: Conversation, path: list[Message]) -> list[tuple[str, str]]:
     """(label, text) of every instruction: declared ones, then system messages on the path."""
+    from .shapes import quote_title
+
     found: list[tuple[str, str]] = []
     for ins in conv.instructions:
         if ins.text.strip():
-            label = ins.kind.replace("_", " ") + (f" ({ins.title})" if ins.title else "")
+            # a title is a name anyone can set (a project's, a document's): quoted on one line, as the title is
+            label = ins.kind.replace("_", " ") + (f" {quote_title(ins.title, 80)}" if ins.title else "")
             found.append((label, ins.text.strip()))
     for msg in path:
         if msg.role == "system":

@@ -22,6 +22,10 @@ from . import salience as S
 from .shared_work import MIN_CHARS, map_shared
 from .split_worker import Job
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 # kind, text, its terms' keys, their kinds (salience.KIND_CODE: a letter each, upper case for a term the unit is
 # the first of its text to use), the names a code block defines
 Part = tuple[str, str, tuple[str, ...], str, tuple[str, ...]]
@@ -227,12 +231,12 @@ def end_ahead(unless: str | None = None) -> None:
     _ahead, _ahead_owner, _ahead_places = None, None, {}
 
 
-def _fields(units: TextUnits) -> tuple:
+def _fields(units: TextUnits) -> tuple[Any, ...]:
     """What a helper process sends of a text's units (the rest is made from it: _from_fields)."""
     return units.parts, units.sizes, units.pipes, units.questions, units.cjk
 
 
-def _from_fields(fields: tuple) -> TextUnits:
+def _from_fields(fields: tuple[Any, ...]) -> TextUnits:
     parts, sizes, pipes, questions, cjk = fields
     return TextUnits(parts, sizes, pipes, questions, cjk, held_of(parts))
 

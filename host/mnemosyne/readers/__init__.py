@@ -100,7 +100,7 @@ def texts_ahead(payload: Any) -> tuple[str, list[str]] | None:
     conversation (context.units.split_ahead); the split is keyed by text, so a guess the reader does not
     confirm costs only that text's split, never a wrong context."""
     for name in AHEAD_READERS:
-        found = reader(name).texts_ahead(payload)
+        found: tuple[str, list[str]] | None = reader(name).texts_ahead(payload)
         if found is not None:
             return found
     return None

@@ -20,9 +20,9 @@ def _key(pointer: str) -> str:
     return pointer.rsplit("/", 1)[-1]
 
 
-def library_index(members: dict[str, Any]) -> dict[str, dict]:
+def library_index(members: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """file id -> its library entry."""
-    index: dict[str, dict] = {}
+    index: dict[str, dict[str, Any]] = {}
     for item in as_list(members.get(LIBRARY)):
         entry = as_dict(item)
         file_id = as_str(entry.get("file_id"))
@@ -43,7 +43,7 @@ def asset_names(members: dict[str, Any]) -> dict[str, str]:
     return names
 
 
-def _describe(part: AttachmentPart, entry: dict, names: dict[str, str]) -> None:
+def _describe(part: AttachmentPart, entry: dict[str, Any], names: dict[str, str]) -> None:
     """Fill the name and type the attachment lacks from what the side files say."""
     if part.name is None:
         part.name = as_str(entry.get("file_name")) or names.get(part.export_file or "")

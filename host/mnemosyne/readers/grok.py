@@ -35,16 +35,16 @@ class _Chat:
     """What is known of one conversation, gathered from whichever responses hold it."""
 
     conversation_id: str | None = None
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)  # response ids as response-node lists them
-    responses: dict[str, dict] = field(default_factory=dict)
+    responses: dict[str, dict[str, Any]] = field(default_factory=dict)
     thinking: dict[str, list[str]] = field(default_factory=dict)  # streamed tokens, by response id
     tokens: dict[str, list[str]] = field(default_factory=dict)
     kept: dict[str, list[Part]] = field(default_factory=dict)  # stream frames this reader cannot type
     warnings: Warnings = field(default_factory=Warnings)
     partial: bool = False
 
-    def add_response(self, response: dict) -> None:
+    def add_response(self, response: dict[str, Any]) -> None:
         rid = response["responseId"]
         known = self.responses.setdefault(rid, {})
         older = known.get("message")
@@ -52,7 +52,7 @@ class _Chat:
         if isinstance(older, str) and len(older) > len(as_str(known.get("message")) or ""):
             known["message"] = older  # a cut copy never replaces a longer one
 
-    def add_nodes(self, body: dict) -> None:
+    def add_nodes(self, body: dict[str, Any]) -> None:
         for node in as_list(body.get("responseNodes")) + as_list(body.get("inflightResponses")):
             response = as_response(node)
             if response is None:
@@ -68,7 +68,7 @@ class _Chat:
         self.warnings.add("GROK_CUT_SHORT", f"{what} was cut short in the capture: read as far as it goes")
 
 
-def _stream_result(record: Any) -> dict | None:
+def _stream_result(record: Any) -> dict[str, Any] | None:
     result = as_dict(record).get("result") if isinstance(record, dict) else None
     if not isinstance(result, dict):
         return None
@@ -135,7 +135,7 @@ def read_stream(records: list[Any], chat: _Chat) -> None:
             chat.responses.setdefault(rid, {"responseId": rid, "sender": "assistant"})
 
 
-def _body_text(entry: dict) -> str:
+def _body_text(entry: dict[str, Any]) -> str:
     content = as_dict(as_dict(entry.get("response")).get("content"))
     text = content.get("text")
     if not isinstance(text, str):
@@ -148,7 +148,7 @@ def _body_text(entry: dict) -> str:
     return text
 
 
-def read_har(data: dict, name: str) -> list[_Chat]:
+def read_har(data: dict[str, Any], name: str) -> list[_Chat]:
     """Each conversation a capture of grok.com holds, from every response of its API the capture kept."""
     chats: dict[str, _Chat] = {}
     loose = _Chat()  # streams whose URL names no conversation (reconnect-response-v2/{response id})
@@ -206,7 +206,7 @@ def _merge_loose(chats: dict[str, _Chat], loose: _Chat) -> list[_Chat]:
     return list(chats.values())
 
 
-def _role(response: dict, warnings: Warnings) -> Role:
+def _role(response: dict[str, Any], warnings: Warnings) -> Role:
     sender = str(response.get("sender") or "").lower()
     role = _ROLES.get(sender)
     if role is None:
@@ -217,7 +217,7 @@ def _role(response: dict, warnings: Warnings) -> Role:
     return role or "assistant"
 
 
-def _ordered(chat: _Chat) -> list[dict]:
+def _ordered(chat: _Chat) -> list[dict[str, Any]]:
     listed = [chat.responses[r] for r in chat.order if r in chat.responses]
     rest = [r for rid, r in chat.responses.items() if rid not in chat.order]
     rest.sort(key=lambda r: (str(r.get("createTime") or ""), r["responseId"]))

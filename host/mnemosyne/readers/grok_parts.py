@@ -65,7 +65,7 @@ def _asset_url(path: str) -> str:
     return path if path.startswith(("https://", "http://")) else ASSETS_URL + path.lstrip("/")
 
 
-def reasoning(response: dict) -> ReasoningPart | None:
+def reasoning(response: dict[str, Any]) -> ReasoningPart | None:
     trace = as_str(response.get("thinkingTrace"))
     if not trace:
         return None
@@ -74,7 +74,7 @@ def reasoning(response: dict) -> ReasoningPart | None:
     return ReasoningPart(text=trace, duration_sec=duration)
 
 
-def steps(response: dict, warnings: Warnings) -> list[Part]:
+def steps(response: dict[str, Any], warnings: Warnings) -> list[Part]:
     """Grok's visible search and thinking steps: their text as reasoning, anything else kept."""
     parts: list[Part] = []
     for step in as_list(response.get("steps")):
@@ -88,7 +88,7 @@ def steps(response: dict, warnings: Warnings) -> list[Part]:
     return parts
 
 
-def search_results(response: dict) -> list[Part]:
+def search_results(response: dict[str, Any]) -> list[Part]:
     """The web pages Grok read, cited ones first, each once."""
     seen: set[str] = set()
     parts: list[Part] = []
@@ -109,7 +109,7 @@ def search_results(response: dict) -> list[Part]:
     return parts
 
 
-def attachments(response: dict) -> list[Part]:
+def attachments(response: dict[str, Any]) -> list[Part]:
     """Uploaded files and images (by their file id, named from their metadata) and generated images."""
     parts: list[Part] = []
     names = {
@@ -137,7 +137,7 @@ def attachments(response: dict) -> list[Part]:
     return parts
 
 
-def opaque(response: dict, warnings: Warnings) -> list[Part]:
+def opaque(response: dict[str, Any], warnings: Warnings) -> list[Part]:
     """Content fields this reader cannot render, and fields it has never seen: kept whole, counted."""
     parts: list[Part] = []
     for key, value in response.items():
@@ -150,7 +150,7 @@ def opaque(response: dict, warnings: Warnings) -> list[Part]:
     return parts
 
 
-def response_parts(response: dict, warnings: Warnings) -> list[Part]:
+def response_parts(response: dict[str, Any], warnings: Warnings) -> list[Part]:
     """Thinking first (as the page shows it), then the answer, its sources, its files, and what is kept."""
     parts: list[Part] = []
     think = reasoning(response)
@@ -166,6 +166,6 @@ def response_parts(response: dict, warnings: Warnings) -> list[Part]:
     return parts
 
 
-def as_response(value: Any) -> dict | None:
+def as_response(value: Any) -> dict[str, Any] | None:
     """A response object of the site (it names its responseId)."""
     return value if isinstance(value, dict) and isinstance(value.get("responseId"), str) else None

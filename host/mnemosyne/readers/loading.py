@@ -8,12 +8,16 @@ import json
 import os
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..canonical import _clean
 from ..errors import InputError
 from .base import RawInput
+
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_INPUT_BYTES = 2 * 1024**3  # refuse anything past 2 GiB instead of exhausting memory
 _MAIN_MEMBER = re.compile(r"(^|/)conversations(-(\d+))?\.json$")
@@ -43,7 +47,7 @@ _IGNORED_MEMBERS = (
 def main_members(names: list[str]) -> list[str]:
     """The conversation files of an export, in order: conversations.json, then -000, -001, ... by number."""
 
-    def order(name: str) -> tuple:
+    def order(name: str) -> tuple[Any, ...]:
         match = _MAIN_MEMBER.search(name)  # always matches: only members it matched are sorted
         number = match.group(3) if match else None
         return (name.rsplit("/", 1)[0] if "/" in name else "", int(number) if number else -1, name)
@@ -61,9 +65,9 @@ def side_kind(name: str) -> str | None:
     return None
 
 
-def side_members(names: list[str], read) -> dict:
+def side_members(names: list[str], read: Callable[[str], bytes]) -> dict[str, Any]:
     """The side files of an export, parsed; one-per-item folders are gathered into one list."""
-    side: dict = {}
+    side: dict[str, Any] = {}
     for name in sorted(names):
         kind = side_kind(name)
         if kind is None:
@@ -103,7 +107,7 @@ def export_extra(name: str) -> bool:
     )
 
 
-def well_formed(name: str, value, source: bytes):
+def well_formed(name: str, value: Any, source: bytes) -> Any:
     """JSON may escape lone surrogates ("\\ud800"), which no UTF-8 store accepts: replace each with "?".
 
     Only inputs whose bytes hold a surrogate escape are walked."""
@@ -159,7 +163,7 @@ def parse_json_bytes(name: str, data: bytes) -> RawInput:
 _WS = " \t\r\n"
 
 
-def array_elements(text: str) -> tuple[list, list[bytes]] | None:
+def array_elements(text: str) -> tuple[list[Any], list[bytes]] | None:
     """A top-level JSON array parsed one element at a time: the elements, and each one's bytes as written
     (what a conversation of an export hashes into its provenance). None when the text is not an array, or
     anything about it is unusual: json.loads then parses it, or reports the error."""
@@ -274,7 +278,7 @@ def load_path(path: str | os.PathLike[str], stdin: io.BufferedReader | None = No
     return load_bytes(str(p), _read_file(p))
 
 
-def folder_inputs(folder: Path) -> list[tuple[Path, dict | None]]:
+def folder_inputs(folder: Path) -> list[tuple[Path, dict[str, Any] | None]]:
     """The files of a folder to read, each with the side files of its export (None outside one)."""
     files = sorted(f for f in folder.rglob("*") if f.is_file())
     names = {f.relative_to(folder).as_posix(): f for f in files}
@@ -289,7 +293,7 @@ def folder_inputs(folder: Path) -> list[tuple[Path, dict | None]]:
         }
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"{folder}: a side file of the export is broken ({exc})") from None
-    chosen: list[tuple[Path, dict | None]] = [(names[n], side) for n in main]
+    chosen: list[tuple[Path, dict[str, Any] | None]] = [(names[n], side) for n in main]
     chosen += [(f, None) for n, f in names.items() if n not in main and not export_extra(n)]
     return chosen
 

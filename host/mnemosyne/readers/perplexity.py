@@ -40,9 +40,9 @@ def detect(raw: RawInput) -> bool:
     return False
 
 
-def _stream_entries(records: list[Any], warnings: Warnings) -> tuple[list[dict], bool]:
+def _stream_entries(records: list[Any], warnings: Warnings) -> tuple[list[dict[str, Any]], bool]:
     """The newest frame of each answer in a stream; partial when an answer never reached COMPLETED."""
-    latest: dict[str, dict] = {}
+    latest: dict[str, dict[str, Any]] = {}
     for record in records:
         if _is_frame(record):
             latest[str(record.get("backend_uuid") or record.get("uuid") or "")] = record
@@ -54,7 +54,7 @@ def _stream_entries(records: list[Any], warnings: Warnings) -> tuple[list[dict],
     return list(latest.values()), partial
 
 
-def _attachments(entry: dict) -> list[Part]:
+def _attachments(entry: dict[str, Any]) -> list[Part]:
     parts: list[Part] = []
     for item in as_list(entry.get("attachments")):
         url = item if isinstance(item, str) else as_str(as_dict(item).get("url"))
@@ -67,7 +67,7 @@ def _attachments(entry: dict) -> list[Part]:
     return parts
 
 
-def _entry_messages(entry: dict, parent: str | None, warnings: Warnings) -> list[Message]:
+def _entry_messages(entry: dict[str, Any], parent: str | None, warnings: Warnings) -> list[Message]:
     key = str(entry.get("backend_uuid") or entry.get("uuid") or entry.get("frontend_uuid") or "")
     if not key:
         key = dump_raw([entry.get("query_str"), entry.get("entry_created_datetime")]).hex()[:32]
@@ -94,7 +94,7 @@ def _entry_messages(entry: dict, parent: str | None, warnings: Warnings) -> list
     return [user, answer] if user_parts else [answer]
 
 
-def convert(entries: list[dict], raw: bytes, ctx: ReadContext, warnings: Warnings, partial: bool,
+def convert(entries: list[dict[str, Any]], raw: bytes, ctx: ReadContext, warnings: Warnings, partial: bool,
             identity: bytes | None = None) -> Conversation:  # fmt: skip
     if not entries:
         raise InputError("the Perplexity input holds no entries")

@@ -19,7 +19,7 @@ def _squash(text: str) -> str:
     return " ".join(text.split())
 
 
-def _step_line(step: dict, warnings: Warnings) -> str | Part | None:
+def _step_line(step: dict[str, Any], warnings: Warnings) -> str | Part | None:
     """One research step as the page lists it; None for the question and the answer themselves."""
     kind = str(step.get("step_type") or "")
     content = next((v for k, v in step.items() if k.endswith("_content") and isinstance(v, dict)), {})
@@ -44,7 +44,7 @@ def _step_line(step: dict, warnings: Warnings) -> str | Part | None:
     return UnknownPart(source_type=f"perplexity.step.{kind or 'unknown'}", raw=raw_json(step))
 
 
-def _research(plan: dict, warnings: Warnings) -> list[Part]:
+def _research(plan: dict[str, Any], warnings: Warnings) -> list[Part]:
     """The plan's goals and the steps taken for them, as one reasoning part; unknown steps kept beside it."""
     lines: list[str] = []
     kept: list[Part] = []
@@ -61,7 +61,7 @@ def _research(plan: dict, warnings: Warnings) -> list[Part]:
     return ([ReasoningPart(text="\n".join(lines))] if lines else []) + kept
 
 
-def _citations(block: dict, seen: set[str]) -> list[Part]:
+def _citations(block: dict[str, Any], seen: set[str]) -> list[Part]:
     parts: list[Part] = []
     for item in as_list(block.get("web_results")):
         result = as_dict(item)
@@ -74,7 +74,7 @@ def _citations(block: dict, seen: set[str]) -> list[Part]:
     return parts
 
 
-def _answers(blocks: list[dict]) -> list[str]:
+def _answers(blocks: list[dict[str, Any]]) -> list[str]:
     """The answer's Markdown: the numbered answer blocks (ask_text_0_markdown ...) when there are any, and
     the whole answer (ask_text) only when it says more than they do together."""
     texts: list[tuple[str, str]] = []
@@ -96,7 +96,7 @@ def _answers(blocks: list[dict]) -> list[str]:
     return out
 
 
-def _answer_from_text(value: Any) -> tuple[str | None, list[dict]]:
+def _answer_from_text(value: Any) -> tuple[str | None, list[dict[str, Any]]]:
     """Older entries (and the stream's steps) carry the answer in `text`: a JSON string of the steps, whose
     FINAL step holds {"answer", "web_results"} as JSON again, or that object itself, or plain Markdown."""
     if not isinstance(value, str) or not value.strip():
@@ -115,7 +115,7 @@ def _answer_from_text(value: Any) -> tuple[str | None, list[dict]]:
     return None, []
 
 
-def answer_parts(entry: dict, warnings: Warnings) -> list[Part]:
+def answer_parts(entry: dict[str, Any], warnings: Warnings) -> list[Part]:
     parts: list[Part] = []
     seen: set[str] = set()
     blocks = [as_dict(b) for b in as_list(entry.get("blocks"))]

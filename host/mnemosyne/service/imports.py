@@ -117,9 +117,16 @@ class _Import:
     batch: list[Conversation]  # read, not handed over yet
     counted: dict[int, tuple[Conversation, dict[str, int]]]  # counted ahead, by id()
     prepared: dict[int, Prepared]  # made ahead, by id()
-    saving: deque[tuple[list[str], Future]]  # each batch handed over (its labels), oldest first
+    saving: deque[tuple[list[str], Future[Any]]]  # each batch handed over (its labels), oldest first
 
-    def __init__(self, arc, fmt, counter, on_failure, progress):
+    def __init__(
+        self,
+        arc: Archive,
+        fmt: str | None,
+        counter: Callable[[Conversation], dict[str, int]] | None,
+        on_failure: Callable[[str], None],
+        progress: Callable[..., Bar],
+    ) -> None:
         self.arc, self.fmt, self.counter = arc, fmt, counter
         self.on_failure, self.progress = on_failure, progress
         self.totals = ImportTotals()
@@ -204,13 +211,17 @@ class _Import:
         convs, counted, prepared = self.batch, self.counted, self.prepared
         self.batch, self.counted, self.prepared = [], {}, {}
         if convs:
+            own = self.counter
 
             def count(saved: Conversation) -> dict[str, int]:
                 """The counts made ahead when it is the conversation as read (not a merge)."""
                 ahead = counted.get(id(saved))
-                return ahead[1] if ahead is not None and ahead[0] is saved else self.counter(saved)
+                if ahead is not None and ahead[0] is saved:
+                    return ahead[1]
+                assert own is not None  # count is handed on only with a counter
+                return own(saved)
 
-            counter = None if self.counter is None else count
+            counter = None if own is None else count
             assert self.arc.bulk_index is not None  # import_paths saves inside Archive.bulk_import
             job = partial(save_conversations, self.arc, convs, counter, COUNTED_ENCODING, prepared=prepared)
             labels = [
@@ -232,7 +243,7 @@ class _Import:
             except MnemosyneError as exc:  # one file refused (too large): the conversation is saved
                 self.on_failure(f"an attachment file was not kept: {exc.message}")
 
-    def _saved(self, labels: list[str], future: Future) -> None:
+    def _saved(self, labels: list[str], future: Future[Any]) -> None:
         for label, result in zip(labels, future.result()):
             if isinstance(result, MnemosyneError):
                 self.fail(f"{label}: {result.message}")

@@ -37,4 +37,5 @@ def dispatch(request: Request, session: HostSession) -> dict[str, Any]:
     if ref is None:
         raise RequestError("UNKNOWN_ACTION", f"unknown action {request.action[:60]!r}", request.id)
     session.check_caller()
-    return load(ref)(request.params, session)
+    reply: dict[str, Any] = load(ref)(request.params, session)
+    return reply

@@ -3,7 +3,7 @@ user wants to do next) makes the engine prefer what bears on it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import paging
 from . import params as p
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ..session import HostSession
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     from ...context import get_target
     from ...service import context_for
 
@@ -25,7 +25,7 @@ def run(params: dict, session: HostSession) -> dict:
     focus = p.string(params, "focus", default=None, max_len=2000)
     cursor = p.string(params, "cursor", default=None, max_len=200)
 
-    def render() -> tuple[str, dict]:
+    def render() -> tuple[str, dict[str, Any]]:
         arc = session.archive()
         conv = arc.get(conv_id)
         session.prepare_context(conv)  # for the next context of it (another target, the paste), and stored

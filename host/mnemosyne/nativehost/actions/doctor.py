@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..session import HostSession
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     from ...doctor import report
 
     return report()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import paging
 from . import params as p
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ..session import HostSession
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     from ...filenames import conversation_filename
     from ...writers import writer
 
@@ -23,7 +23,7 @@ def run(params: dict, session: HostSession) -> dict:
     cursor = p.string(params, "cursor", default=None, max_len=200)
     redact = p.boolean(params, "redact", False)
 
-    def render() -> tuple[str, dict]:
+    def render() -> tuple[str, dict[str, Any]]:
         conv = session.archive().get(conv_id)
         session.prepare_context(conv)  # a conversation being read is the one Continue in is asked for next
         extra = {}

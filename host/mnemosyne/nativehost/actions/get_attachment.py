@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
 from . import params as p
@@ -32,7 +32,7 @@ def _offset(cursor: str, digest: str, size: int) -> int:
     return offset
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     from ...archive import attachments
 
     digest = p.string(params, "sha256", max_len=64).lower()

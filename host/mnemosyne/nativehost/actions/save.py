@@ -29,7 +29,7 @@ def save_item(params: dict[str, Any]) -> SaveItem:
     return SaveItem(payload, kind, url, SyncMark(list_updated, origin))
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     from ...service import save_payload
 
     item = save_item(params)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import params as p
 from .sync_state import SITES
@@ -27,7 +27,7 @@ def decode(data: object) -> bytes:
         raise p.BadRequest("data is not valid base64") from None
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     from ...archive import attachments
 
     site = p.choice(params, "site", SITES)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...errors import MnemosyneError
 from . import params as p
@@ -15,7 +15,7 @@ MAX_ITEMS = 50
 MAX_TEXT = 300  # a title or message in a result: 50 results always fit one reply frame
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     from ...service.save import SaveItem, save_batch
     from ..pathfree import without_paths
 

@@ -15,7 +15,9 @@ MAX_FAILURES = 1000  # a run's failures kept; the counts still say how many ther
 
 
 def _time(run: dict[str, Any], name: str, required: bool) -> str | None:
-    value = p.string(run, name, max_len=64) if required else p.string(run, name, default=None, max_len=64)
+    value: str | None = (
+        p.string(run, name, max_len=64) if required else p.string(run, name, default=None, max_len=64)
+    )
     if value is None:
         return None
     try:
@@ -58,7 +60,7 @@ def check_run(run: Any) -> dict[str, Any]:
     }
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     from ...archive import sync
 
     checked = check_run(params.get("run"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import params as p
 
@@ -13,7 +13,7 @@ SITES = ("chatgpt", "claude", "grok", "perplexity")
 MAX_IDS = 500
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     from ...archive import sync
 
     site = p.choice(params, "site", SITES)
