@@ -10,7 +10,7 @@ from . import params as p
 if TYPE_CHECKING:
     from ..session import HostSession
 
-SITES = ("chatgpt", "claude")
+SITES = ("chatgpt", "claude", "grok", "perplexity")
 MAX_IDS = 500
 
 
