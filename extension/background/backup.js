@@ -12,7 +12,7 @@ import { loadSettings } from "../shared/settings.js";
 import { filesOf } from "./backup_files.js";
 import { siteOfOpenTab } from "./backup_site.js";
 import { FILE_HOST_PERMISSION, downloadFileUrl, isFileHostUrl } from "./file_download.js";
-import { applyListReply, conversationKind, conversationPath, nextListPath } from "./backup_lists.js";
+import { applyListReply, conversationKind, conversationPath, nextListPath, siteHome, sourceUrlOf } from "./backup_lists.js";
 import { LOG_EVERY, PROJECTS_KEY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem,
   retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
@@ -116,7 +116,7 @@ async function siteTab(run) {
   const own = run.tabId ? await api.tabs.get(run.tabId).catch(() => null) : null;
   if (usable(own)) return own.id;
   const tabs = (await api.tabs.query({ url: SOURCE_PATTERNS })).filter(usable);
-  const tab = tabs[0] ?? (await api.tabs.create({ url: run.site === "claude" ? "https://claude.ai/" : "https://chatgpt.com/", active: false }));
+  const tab = tabs[0] ?? (await api.tabs.create({ url: siteHome(run.site), active: false }));
   await update((r) => (r?.id === run.id ? { ...r, tabId: tab.id } : r));
   return tab.id;
 }
@@ -145,7 +145,12 @@ async function tabCall(run, message, timeoutMs = TAB_TIMEOUT_MS) {
   }
 }
 
-const tabGet = (run, path) => tabCall(run, { type: "backup-get", path });
+/** A list or conversation request through the tab: a GET path, `{path, method, body}`, or `{fetchApi: id}`. */
+function tabGet(run, request) {
+  if (typeof request === "string") return tabCall(run, { type: "backup-get", path: request });
+  if (request.fetchApi) return tabCall(run, { type: "backup-conversation", id: request.fetchApi });
+  return tabCall(run, { type: "backup-get", path: request.path, method: request.method, body: request.body });
+}
 
 /**
  * Download the files a saved conversation refers to (within the user's cap) and store each with `save-attachment`,
@@ -233,11 +238,6 @@ async function knownIds(site, ids) {
     }
   }
   return known;
-}
-
-function sourceUrl(site, entry) {
-  if (site === "claude") return `https://claude.ai/chat/${entry.id}`;
-  return entry.project ? `https://chatgpt.com/g/${entry.project}/c/${entry.id}` : `https://chatgpt.com/c/${entry.id}`;
 }
 
 /** The project the list named, added to the payload where the readers look (Claude: the inline `project`). */
@@ -335,7 +335,7 @@ async function fetchStep(run, entry, policy) {
   else {
     try {
       const payload = wellFormedDeep(withProject(run.site, reply.data, entry.project ? run.projects[entry.project] : null));
-      const saved = await hostCall("save", { payload, kind, source_url: sourceUrl(run.site, entry), list_updated: entry.updated,
+      const saved = await hostCall("save", { payload, kind, source_url: sourceUrlOf(run.site, entry), list_updated: entry.updated,
         origin: "backup" }, { timeoutMs: 120_000 });
       outcome = saved.status === "kept" ? "kept" : "done";
       reason = outcome === "kept" ? (saved.reason ?? "kept") : null;

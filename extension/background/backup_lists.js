@@ -3,11 +3,18 @@
 // `applyListReply(site, listing, reply)` reads its answer into listed conversations and the next state.
 // Endpoints and paging: ../shared/docs/sites.md (ChatGPT offset/limit + total, archived, the project sidebar
 // with cursors; Claude organizations, projects, chat_conversations_v2 with has_more).
-
 //
 // A site's answers bound nothing here: a phase ends when a cursor comes back or a page lists nothing new, and a run
 // lists at most MAX_LIST_PAGES pages, MAX_LISTED conversations and MAX_PROJECTS projects, keeping each text a
 // project carries (name, instructions, documents) within TEXT_LIMITS (`listing.textsCut` counts what was cut).
+// grok.com and Perplexity list through modules of their own, held to the same bounds (`boundsFor`).
+
+import { grokBackup } from "./backup_grok.js";
+import { perplexityBackup } from "./backup_perplexity.js";
+
+// Sites whose whole backup part is one module of their own (home, list, conversation request, kind, URL)
+const SITE_BACKUPS = { grok: grokBackup, perplexity: perplexityBackup };
+
 const CHATGPT_PAGE = 100; // the list's maximum (limit=101 answers 422)
 const CLAUDE_PAGE = 50;
 const CLAUDE_QUERY = "tree=True&rendering_mode=messages&render_all_tools=true";
@@ -19,7 +26,13 @@ const TEXT_LIMITS = Object.freeze({ title: 500, name: 500, instructions: 100_000
 const MAX_CURSOR = 2_000; // characters: a longer cursor ends its phase
 const MAX_CURSOR_PAGES = 1_000; // pages of one cursor-paged list (the sidebar, a project)
 
+/** The page a backup opens when no tab of the site is open. */
+export function siteHome(site) {
+  return SITE_BACKUPS[site]?.home ?? (site === "claude" ? "https://claude.ai/" : "https://chatgpt.com/");
+}
+
 export function initialListing(site) {
+  if (SITE_BACKUPS[site]) return { ...SITE_BACKUPS[site].initialListing(), pages: 0, listed: 0, textsCut: 0 };
   return site === "claude"
     ? { phase: "orgs", orgs: [], orgIndex: 0, offset: 0, projectQueue: [], pages: 0, listed: 0, textsCut: 0 }
     : { phase: "main", offset: 0, cursor: null, cursors: [], projects: [], projectIndex: 0, pages: 0, listed: 0, textsCut: 0 };
@@ -27,8 +40,9 @@ export function initialListing(site) {
 
 const enc = encodeURIComponent;
 
-/** The next list path, or null when everything is listed. */
+/** The next list request (a GET path, or `{path, method, body}`), or null when everything is listed. */
 export function nextListPath(site, listing) {
+  if (SITE_BACKUPS[site]) return SITE_BACKUPS[site].nextListPath(listing);
   if (site === "claude") {
     const org = listing.orgs[listing.orgIndex];
     if (listing.phase === "orgs") return "/api/organizations";
@@ -52,8 +66,9 @@ export function nextListPath(site, listing) {
   return null;
 }
 
-/** The conversation's own path (the full tree) for a listed entry. */
+/** The conversation's own path (the full tree) for a listed entry, or `{fetchApi: id}`: the tab's adapter reads it. */
 export function conversationPath(site, entry) {
+  if (SITE_BACKUPS[site]) return SITE_BACKUPS[site].conversationRequest(entry);
   if (site === "claude") return `/api/organizations/${enc(entry.org)}/chat_conversations/${enc(entry.id)}?${CLAUDE_QUERY}`;
   return `/backend-api/conversation/${enc(entry.id)}`;
 }
@@ -63,6 +78,7 @@ export function conversationPath(site, entry) {
  * `messages` (the plural endpoint's shape), which the host reads as partial and never lets replace a complete copy.
  */
 export function conversationKind(site, payload) {
+  if (SITE_BACKUPS[site]) return SITE_BACKUPS[site].conversationKind(payload);
   const chatgpt = (p) => Boolean(p.mapping && typeof p.mapping === "object") || (Array.isArray(p.messages) && p.messages.length > 0);
   const ok = Boolean(payload && typeof payload === "object") && (site === "claude" ? Array.isArray(payload.chat_messages) : chatgpt(payload));
   return { kind: site === "claude" ? "claude_api" : "chatgpt_api", ok };
@@ -186,13 +202,32 @@ function applyClaude(listing, reply, known, cut) {
   return { listing: { ...listing, phase: "end" }, entries: [], projects: [] };
 }
 
+/** The conversation's page on its site, saved as the source URL. */
+export function sourceUrlOf(site, entry) {
+  if (SITE_BACKUPS[site]) return SITE_BACKUPS[site].sourceUrl(entry);
+  if (site === "claude") return `https://claude.ai/chat/${entry.id}`;
+  return entry.project ? `https://chatgpt.com/g/${entry.project}/c/${entry.id}` : `https://chatgpt.com/c/${entry.id}`;
+}
+
+/** What a site's own list reader bounds its pages with (the same rules as ChatGPT's and Claude's). */
+function boundsFor(known, cut) {
+  return {
+    known,
+    id: (value) => (text(value) && value.length <= TEXT_LIMITS.name ? value : null),
+    title: (value) => limited(value, "title", cut),
+    freshCursor,
+    nextCursor,
+  };
+}
+
 /**
  * Read one list reply: `{listing, entries: [{id, title, updated, org?, project?}], projects, docs?}`. `known(id)`
  * says whether this run listed `id` already (a page of nothing new ends its phase).
  */
 export function applyListReply(site, listing, reply, known = () => false) {
   const cut = { count: 0 };
-  const read = site === "claude" ? applyClaude(listing, reply, known, cut) : applyChatgpt(listing, reply, known, cut);
+  const read = SITE_BACKUPS[site] ? SITE_BACKUPS[site].applyListReply(listing, reply, boundsFor(known, cut))
+    : site === "claude" ? applyClaude(listing, reply, known, cut) : applyChatgpt(listing, reply, known, cut);
   const pages = (listing.pages ?? 0) + 1;
   const room = Math.max(0, MAX_LISTED - (listing.listed ?? 0));
   const entries = read.entries.slice(0, room);

@@ -22,6 +22,11 @@ export const SITE_POLICIES = Object.freeze({
     tabTimeoutMs: 120_000 }),
   claude: Object.freeze({ spacingMs: 1000, burst: 60, refillPerMinute: 20, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6,
     tabTimeoutMs: 120_000 }),
+  // no published limits: a conversation is two requests (response-node, load-responses), so twice Claude's spacing
+  grok: Object.freeze({ spacingMs: 2000, burst: 30, refillPerMinute: 20, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6,
+    tabTimeoutMs: 120_000 }),
+  perplexity: Object.freeze({ spacingMs: 1500, burst: 40, refillPerMinute: 20, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6,
+    tabTimeoutMs: 120_000 }),
 });
 
 /** The policy for a site, with test-only overrides (storage.local `backupTestPolicy`) merged in. */

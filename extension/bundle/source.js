@@ -36,6 +36,52 @@
     }
     return null;
   }
+  var JSON_REPLY_CAP = 64 * 1024 * 1024;
+  var NEVER = new Promise(() => {
+  });
+  async function readCapped(response, capBytes, signal = null) {
+    if (!response.body) return { blob: new Blob([]) };
+    const reader = response.body.getReader();
+    const chunks = [];
+    let total = 0;
+    let finished = false;
+    try {
+      for (; ; ) {
+        const step = await Promise.race([reader.read(), signal?.stopped ?? NEVER]);
+        if (step.stopped) return { stopped: signal.reason };
+        if (step.done) {
+          finished = true;
+          return { blob: new Blob(chunks) };
+        }
+        total += step.value.byteLength;
+        if (total > capBytes) return { over: total };
+        chunks.push(step.value);
+      }
+    } finally {
+      if (!finished) reader.cancel().catch(() => {
+      });
+    }
+  }
+  async function postJson(path, body, { signal = null } = {}) {
+    const response = await pageFetch(path, {
+      method: "POST",
+      headers: { Accept: "application/json", "Content-Type": "application/json" },
+      body: JSON.stringify(body)
+    });
+    if (!response.ok) {
+      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      error.status = response.status;
+      error.retryAfter = response.headers.get("Retry-After");
+      throw error;
+    }
+    const read = await readCapped(response, JSON_REPLY_CAP, signal);
+    if (read.over || read.stopped) {
+      const error = read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped);
+      if (read.over) error.status = 413;
+      throw error;
+    }
+    return JSON.parse(await read.blob.text());
+  }
 
   // sites/chatgpt.js
   var ID_PATTERN = /^\/(?:share|c|g\/[a-z0-9-]+\/c)\/([a-z0-9-]+)/i;
@@ -123,12 +169,12 @@
     const keyedTurn = turn.closest(TURN_KEY);
     if (keyedTurn && role === "user") return turn.querySelector(".whitespace-pre-wrap") || turn;
     if (keyedTurn && role === "assistant") return outermost([...keyedTurn.querySelectorAll(ANSWER_BODY)]);
-    const messages = turn.matches("[data-message-author-role]") ? [turn] : [...turn.querySelectorAll("[data-message-author-role]")];
+    const messages2 = turn.matches("[data-message-author-role]") ? [turn] : [...turn.querySelectorAll("[data-message-author-role]")];
     if (role === "user") {
-      return messages.map((m) => m.querySelector(".whitespace-pre-wrap, [data-user-message-bubble]") || m).concat(messages.length ? [] : [turn.querySelector("[data-user-message-bubble], .whitespace-pre-wrap")]);
+      return messages2.map((m) => m.querySelector(".whitespace-pre-wrap, [data-user-message-bubble]") || m).concat(messages2.length ? [] : [turn.querySelector("[data-user-message-bubble], .whitespace-pre-wrap")]);
     }
     const bodies = [...turn.querySelectorAll(".markdown, [data-message-content]")];
-    return bodies.length ? bodies.filter((b) => !bodies.some((o) => o !== b && o.contains(b))) : messages;
+    return bodies.length ? bodies.filter((b) => !bodies.some((o) => o !== b && o.contains(b))) : messages2;
   }
   function keyOf(turn) {
     const keyedTurn = turn.closest(TURN_KEY);
@@ -231,8 +277,8 @@
   function turnsInPage2() {
     const rows = [...document.querySelectorAll("[data-test-render-count]")].filter((row) => row.querySelector(`${USER}, ${ASSISTANT}`) || row.matches(`${USER}, ${ASSISTANT}`));
     if (rows.length) return outermost2(rows);
-    const messages = [...document.querySelectorAll(`${USER}, ${ASSISTANT}`)].filter((node) => !node.closest("#markdown-artifact"));
-    return outermost2(messages);
+    const messages2 = [...document.querySelectorAll(`${USER}, ${ASSISTANT}`)].filter((node) => !node.closest("#markdown-artifact"));
+    return outermost2(messages2);
   }
   function roleOf2(turn) {
     if (turn.matches(USER) || turn.querySelector(USER)) return "user";
@@ -356,8 +402,211 @@
     composer: ["rich-textarea .ql-editor", "rich-textarea [contenteditable='true']", ".ql-editor[contenteditable='true']", "[contenteditable='true']"]
   };
 
+  // sites/grok.js
+  var ID_PATTERN3 = /^\/(?:c|chat)\/([0-9a-f-]{36})/i;
+  var API = "/rest/app-chat/conversations";
+  var MESSAGE = "div[id^='response-']";
+  var USER_BUBBLE2 = "[data-testid='user-message']";
+  var ASSISTANT_BUBBLE = "[data-testid='assistant-message']";
+  var MARKDOWN = ".response-content-markdown";
+  var THINKING = "[class*='thinking-container']";
+  function outermost3(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  function roleOf3(turn) {
+    if (turn.querySelector(USER_BUBBLE2) || turn.classList.contains("items-end")) return "user";
+    if (turn.querySelector(ASSISTANT_BUBBLE) || turn.classList.contains("items-start") || turn.querySelector(MARKDOWN)) return "assistant";
+    return null;
+  }
+  function bodyOf3(turn) {
+    if (roleOf3(turn) === "user") return turn.querySelector(`${USER_BUBBLE2}, .message-bubble`) || turn;
+    const parts = outermost3([...turn.querySelectorAll(`${THINKING}, ${MARKDOWN}`)]);
+    return parts.length ? parts : [turn.querySelector(`${ASSISTANT_BUBBLE}, .message-bubble`) || turn];
+  }
+  var dom3 = {
+    firstIndex: 0,
+    turns: () => outermost3([...document.querySelectorAll(MESSAGE)]),
+    isUnrendered: (turn) => !turn.querySelector(`${USER_BUBBLE2}, ${ASSISTANT_BUBBLE}, .message-bubble, ${MARKDOWN}`) && !turn.textContent.trim(),
+    keyOf: (turn) => turn.id || null,
+    indexOf: () => null,
+    roleOf: roleOf3,
+    bodyOf: bodyOf3,
+    modelOf: () => null,
+    scrollRoot: () => {
+      const first = document.querySelector(MESSAGE);
+      for (let node = first?.parentElement; node; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) return node;
+      }
+      return document.scrollingElement;
+    },
+    attachments: {
+      files: "[data-testid='file-attachment'], [class*='file-attachment']",
+      images: `${MESSAGE}.items-end img, ${MESSAGE} [data-testid='generated-image'] img`
+    }
+  };
+  var grok = {
+    name: "grok",
+    hosts: ["grok.com"],
+    source: true,
+    conversationId: () => location.pathname.match(ID_PATTERN3)?.[1] ?? null,
+    title: () => document.title.replace(/\s+[-|]\s+Grok$/, "").trim() || null,
+    apiPrefix: API,
+    apiGet: (path) => fetchJson(path),
+    apiPost: (path, body, options) => postJson(path, body, options),
+    streaming: "button[aria-label*='Stop']",
+    /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes (`post`: a
+     * backup's checked POST). */
+    async fetchApi(id, { post = postJson } = {}) {
+      const base = `${API}/${encodeURIComponent(id)}`;
+      const tree = await fetchJson(`${base}/response-node?includeThreads=true`);
+      const nodes = Array.isArray(tree?.responseNodes) ? tree.responseNodes : null;
+      if (!nodes?.length) throw new MnemoError("API_SHAPE", "no responseNodes in reply");
+      const ids = nodes.map((node) => node?.responseId).filter((rid) => typeof rid === "string");
+      const loaded = await post(`${base}/load-responses`, { responseIds: ids });
+      if (!Array.isArray(loaded?.responses)) throw new MnemoError("API_SHAPE", "no responses in reply");
+      const conversation = { conversationId: id, title: this.title() };
+      return { kind: "grok_api", payload: {
+        conversation,
+        responseNodes: nodes,
+        inflightResponses: tree.inflightResponses ?? [],
+        responses: loaded.responses
+      } };
+    },
+    probes: {
+      api: async () => Array.isArray((await fetchJson(`${API}?pageSize=1`))?.conversations),
+      turnSelectors: [MESSAGE, USER_BUBBLE2, ASSISTANT_BUBBLE, MARKDOWN],
+      scrollRoot: [MESSAGE],
+      anchors: []
+    },
+    dom: dom3,
+    composer: [
+      "div[contenteditable='true'].tiptap",
+      ".ProseMirror[contenteditable='true']",
+      "textarea[aria-label*='Grok']",
+      "form textarea",
+      "[contenteditable='true']"
+    ],
+    /** No verified place beside grok.com's own actions: the bar floats. */
+    anchor: () => null
+  };
+
+  // sites/perplexity.js
+  var ID_PATTERN4 = /^\/search\/([A-Za-z0-9._-]+)/;
+  var API2 = "/rest/thread/";
+  var LIST = "/rest/thread/list_ask_threads?version=2.18&source=default";
+  var QUERY = "[class*='group/query']";
+  var ANSWER = "[id^='markdown-content-']";
+  var ENTRY = "[role='tabpanel']";
+  var MAX_PAGES = 50;
+  function outermost4(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  var before = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+  function messages() {
+    return outermost4([...document.querySelectorAll(`${QUERY}, ${ANSWER}`)]);
+  }
+  function roleOf4(node) {
+    if (node.matches(QUERY)) return "user";
+    if (node.matches(ANSWER)) return "assistant";
+    return null;
+  }
+  function questionOf(node, queries = [...document.querySelectorAll(QUERY)]) {
+    return queries.filter((query) => before(query, node)).pop() ?? null;
+  }
+  function entryKey(node) {
+    const queries = [...document.querySelectorAll(QUERY)];
+    const question = roleOf4(node) === "user" ? node : questionOf(node, queries);
+    const answers = [...document.querySelectorAll(ANSWER)];
+    const numbers = answers.map((answer2) => answer2.id.match(/^markdown-content-(\d+)$/)?.[1]);
+    const numbered = numbers.every(Boolean) && new Set(numbers).size === numbers.length;
+    const answer = roleOf4(node) === "assistant" ? node : answers.find((a) => before(node, a) && questionOf(a, queries) === node);
+    if (numbered && answer) return `entry-${numbers[answers.indexOf(answer)]}`;
+    return question ? `entry-q${queries.indexOf(question)}` : "entry-start";
+  }
+  function bodyOf4(node) {
+    if (roleOf4(node) === "user") return node;
+    const question = questionOf(node);
+    const blocks = [...document.querySelectorAll(`${ANSWER}, .prose`)].filter((block) => !block.closest(QUERY) && questionOf(block) === question);
+    const found = outermost4(blocks);
+    return found.length ? found : [node];
+  }
+  var dom4 = {
+    firstIndex: 0,
+    turns: messages,
+    isUnrendered: () => false,
+    keyOf: (node) => `${entryKey(node)}:${roleOf4(node) ?? "unknown"}`,
+    indexOf: () => null,
+    roleOf: roleOf4,
+    bodyOf: bodyOf4,
+    modelOf: () => null,
+    scopeOf: (node) => roleOf4(node) === "user" ? node : node.closest(ENTRY) || node,
+    owns: (message, node) => roleOf4(message) === "user" ? true : !node.closest(QUERY) && questionOf(node) === questionOf(message),
+    scrollRoot: () => {
+      const first = document.querySelector(`${QUERY}, ${ANSWER}`);
+      for (let node = first?.parentElement; node; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) return node;
+      }
+      return document.scrollingElement;
+    },
+    attachments: {
+      files: "[data-testid='file-attachment'], [data-testid='attachment-chip']",
+      images: `${QUERY} img`
+    }
+  };
+  var perplexity = {
+    name: "perplexity",
+    hosts: ["www.perplexity.ai"],
+    source: true,
+    conversationId: () => location.pathname.match(ID_PATTERN4)?.[1] ?? null,
+    title: () => {
+      const title = document.title.replace(/\s*[-|]\s*Perplexity(?: AI)?$/, "").trim();
+      return title || document.querySelector(QUERY)?.textContent.trim().replace(/\s+/g, " ").slice(0, 200) || null;
+    },
+    apiPrefix: API2,
+    apiGet: (path) => fetchJson(path),
+    apiPost: (path, body, options) => postJson(path, body, options),
+    streaming: "button[aria-label*='Stop']",
+    /** Every entry of the thread, its pages joined; a thread cut short by an error says it has more. */
+    async fetchApi(slug) {
+      const first = `${API2}${encodeURIComponent(slug)}?with_schematized_response=true&from_first=true`;
+      const page = await fetchJson(first);
+      if (!page || !Array.isArray(page.entries)) throw new MnemoError("API_SHAPE", "no entries in reply");
+      const entries = [...page.entries];
+      let { has_next_page: more, next_cursor: cursor } = page;
+      for (let n = 1; more && cursor && n < MAX_PAGES; n += 1) {
+        try {
+          const next = await fetchJson(`${first}&cursor=${encodeURIComponent(cursor)}`);
+          entries.push(...Array.isArray(next?.entries) ? next.entries : []);
+          ({ has_next_page: more, next_cursor: cursor } = next ?? {});
+        } catch {
+          break;
+        }
+      }
+      return { kind: "perplexity_api", payload: { status: page.status ?? "success", entries, has_next_page: Boolean(more) } };
+    },
+    probes: {
+      // the thread list answers only a signed-in user: one thread of it proves the API works
+      api: async () => Array.isArray(await postJson(LIST, { limit: 1, offset: 0, ascending: false, search_term: "" })),
+      turnSelectors: [QUERY, ANSWER, ENTRY],
+      scrollRoot: [ANSWER],
+      anchors: []
+    },
+    dom: dom4,
+    composer: [
+      "#ask-input",
+      "textarea#ask-input",
+      "[contenteditable='true']#ask-input",
+      "textarea[placeholder]",
+      "[contenteditable='true']"
+    ],
+    /** No verified place beside Perplexity's own actions: the bar floats. */
+    anchor: () => null
+  };
+
   // sites/index.js
-  var ADAPTERS = [chatgpt, claude, gemini];
+  var ADAPTERS = [chatgpt, claude, gemini, grok, perplexity];
   function adapterForHost(hostname) {
     return ADAPTERS.find((adapter) => adapter.hosts.includes(hostname)) ?? null;
   }
@@ -833,8 +1082,8 @@ ${text.trim()}
       let lastProgress = Date.now();
       let topSince = null;
       while (steps < MAX_STEPS) {
-        const before = { distance: axis.fromTop(), height: root.scrollHeight, turns: seen.size };
-        if (before.distance <= 1) {
+        const before2 = { distance: axis.fromTop(), height: root.scrollHeight, turns: seen.size };
+        if (before2.distance <= 1) {
           const visible = document.visibilityState !== "hidden";
           if (visible && topSince === null) topSince = Date.now();
           if (visible && Date.now() - topSince >= topSettleMs) {
@@ -850,14 +1099,14 @@ ${text.trim()}
           collect();
           steps += 1;
         }
-        if (root.scrollHeight !== before.height) topSince = null;
-        const moved = axis.fromTop() !== before.distance || root.scrollHeight !== before.height || seen.size !== before.turns;
+        if (root.scrollHeight !== before2.height) topSince = null;
+        const moved = axis.fromTop() !== before2.distance || root.scrollHeight !== before2.height || seen.size !== before2.turns;
         if (moved) lastProgress = Date.now();
-        else if (before.distance > 1 && Date.now() - lastProgress > idleMs) {
+        else if (before2.distance > 1 && Date.now() - lastProgress > idleMs) {
           timedOut = true;
           break;
         }
-        if (before.distance <= 1 && !moved && Date.now() - lastProgress > Math.max(idleMs, topSettleMs)) {
+        if (before2.distance <= 1 && !moved && Date.now() - lastProgress > Math.max(idleMs, topSettleMs)) {
           timedOut = true;
           break;
         }
@@ -1162,6 +1411,10 @@ button:disabled { opacity: .6; cursor: progress; }
     chatgpt: /^\/backend-api\/(?:files\/[^/]+(?:\/[^/]+)?|estuary\/content(?:\/[^/]+)?)$/,
     claude: /^\/api\/(?:organizations\/)?[^/]+\/files\/[^/]+\/[a-z0-9_]+$/
   };
+  var POST_PATHS = {
+    grok: /^\/rest\/app-chat\/conversations\/[0-9a-f-]{36}\/load-responses$/i,
+    perplexity: /^\/rest\/thread\/list_ask_threads$/
+  };
   function checkedPath(raw, allowed) {
     if (typeof raw !== "string") return null;
     let url;
@@ -1178,15 +1431,21 @@ button:disabled { opacity: .6; cursor: progress; }
     return allowed(url.pathname) ? url.pathname + url.search : null;
   }
   var notAllowed = () => failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
-  async function backupGet(site2, raw) {
-    const path = checkedPath(raw, (pathname) => pathname.startsWith(site2.apiPrefix));
+  async function backupGet(site2, raw, { method = "GET", body = null, requestId = null, timeoutMs = null } = {}) {
+    const post = method === "POST";
+    if (post && !site2.apiPost || !post && method !== "GET") return failed(new MnemoError("BAD_REQUEST", "not a request of this site"), 400);
+    const allowed = post ? (pathname) => POST_PATHS[site2.name]?.test(pathname) ?? false : (pathname) => pathname.startsWith(site2.apiPrefix);
+    const path = checkedPath(raw, allowed);
     if (!path) return notAllowed();
+    const signal = post ? stopSignal(requestId, timeoutMs) : null;
     try {
-      return { ok: true, data: await site2.apiGet(path) };
+      return { ok: true, data: post ? await site2.apiPost(path, body, { signal }) : await site2.apiGet(path) };
     } catch (error) {
       if (error instanceof SyntaxError) return failed(new MnemoError("API_SHAPE", "the reply is not JSON"), 200);
       const status = Number.isInteger(error.status) ? error.status : error.code === "LOGGED_OUT" ? 401 : 0;
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+    } finally {
+      signal?.done();
     }
   }
   function blobBase64(blob) {
@@ -1218,29 +1477,6 @@ button:disabled { opacity: .6; cursor: progress; }
       if (requestId) downloads.delete(requestId);
     };
     return signal;
-  }
-  async function readCapped(response, capBytes, signal) {
-    if (!response.body) return { blob: new Blob([]) };
-    const reader = response.body.getReader();
-    const chunks = [];
-    let total = 0;
-    let finished = false;
-    try {
-      for (; ; ) {
-        const step = await Promise.race([reader.read(), signal.stopped]);
-        if (step.stopped) return { stopped: signal.reason };
-        if (step.done) {
-          finished = true;
-          return { blob: new Blob(chunks) };
-        }
-        total += step.value.byteLength;
-        if (total > capBytes) return { over: total };
-        chunks.push(step.value);
-      }
-    } finally {
-      if (!finished) reader.cancel().catch(() => {
-      });
-    }
   }
   async function backupFile(site2, raw, capBytes, { requestId = null, timeoutMs = null } = {}) {
     const filePath = (pathname) => FILE_PATHS[site2.name]?.test(pathname) ?? false;
@@ -1276,6 +1512,29 @@ button:disabled { opacity: .6; cursor: progress; }
       return { ok: true, data: { bytes: blob.size, mime: response.headers.get("Content-Type"), data: await blobBase64(blob) } };
     } catch (error) {
       const status = Number.isInteger(error.status) ? error.status : 0;
+      return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+    } finally {
+      signal.done();
+    }
+  }
+  var CONVERSATION_ID = /^(?!\.+$)[A-Za-z0-9._-]{1,200}$/;
+  async function backupConversation(site2, id, { requestId = null, timeoutMs = null } = {}) {
+    if (typeof id !== "string" || !CONVERSATION_ID.test(id)) return failed(new MnemoError("BAD_REQUEST", "not a conversation id"), 400);
+    const signal = stopSignal(requestId, timeoutMs);
+    const post = (raw, body) => {
+      const path = site2.apiPost ? checkedPath(raw, (pathname) => POST_PATHS[site2.name]?.test(pathname) ?? false) : null;
+      if (!path) {
+        const error = new MnemoError("BAD_REQUEST", "not an API path of this site");
+        error.status = 400;
+        throw error;
+      }
+      return site2.apiPost(path, body, { signal });
+    };
+    try {
+      const { kind, payload } = await site2.fetchApi(id, { post });
+      return { ok: true, data: payload, kind };
+    } catch (error) {
+      const status = Number.isInteger(error.status) ? error.status : error.code === "API_SHAPE" ? 200 : 0;
       return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
     } finally {
       signal.done();
@@ -1589,7 +1848,15 @@ button:disabled { opacity: .6; cursor: progress; }
       if (message?.type === "menu-export") exportNow(site2, null);
       else if (message?.type === "menu-continue") continueIn(site2, message.target);
       else if (message?.type === "backup-get") {
-        backupGet(site2, message.path).then(sendResponse);
+        backupGet(site2, message.path, {
+          method: message.method,
+          body: message.body,
+          requestId: message.requestId,
+          timeoutMs: message.timeoutMs
+        }).then(sendResponse);
+        return true;
+      } else if (message?.type === "backup-conversation") {
+        backupConversation(site2, message.id, { requestId: message.requestId, timeoutMs: message.timeoutMs }).then(sendResponse);
         return true;
       } else if (message?.type === "backup-file") {
         backupFile(site2, message.path, message.capBytes, { requestId: message.requestId, timeoutMs: message.timeoutMs }).then(sendResponse);

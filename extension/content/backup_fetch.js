@@ -2,7 +2,7 @@
 // (`backup-get`), this tab fetches it as the site's own app would (cookies, session token, workspace header)
 // and answers the JSON, or the status and Retry-After the worker's rate policy needs.
 import { MnemoError } from "../shared/errors.js";
-import { pageFetch } from "../sites/page.js";
+import { pageFetch, readCapped } from "../sites/page.js";
 
 function failed(error, status = 0) {
   return { ok: false, status, retryAfter: error.retryAfter ?? null, code: error.code, message: String(error.message ?? error) };
@@ -13,6 +13,13 @@ function failed(error, status = 0) {
 const FILE_PATHS = {
   chatgpt: /^\/backend-api\/(?:files\/[^/]+(?:\/[^/]+)?|estuary\/content(?:\/[^/]+)?)$/,
   claude: /^\/api\/(?:organizations\/)?[^/]+\/files\/[^/]+\/[a-z0-9_]+$/,
+};
+
+// The only requests a site tab sends as a POST (docs/sites.md): Perplexity's thread list and grok.com's turns of
+// one conversation. Each reply is read through `readCapped`, as a file download is.
+const POST_PATHS = {
+  grok: /^\/rest\/app-chat\/conversations\/[0-9a-f-]{36}\/load-responses$/i,
+  perplexity: /^\/rest\/thread\/list_ask_threads$/,
 };
 
 /**
@@ -38,16 +45,25 @@ function checkedPath(raw, allowed) {
 
 const notAllowed = () => failed(new MnemoError("BAD_REQUEST", "not an API path of this site"), 400);
 
-/** Answer one `backup-get`: `{ok: true, data}` or `{ok: false, status, retryAfter, code, message}`. */
-export async function backupGet(site, raw) {
-  const path = checkedPath(raw, (pathname) => pathname.startsWith(site.apiPrefix));
+/**
+ * Answer one `backup-get`: `{ok: true, data}` or `{ok: false, status, retryAfter, code, message}`. A POST (a list
+ * the site only answers to a POST, with a JSON body) only to the site's POST_PATHS, stopped like a download.
+ */
+export async function backupGet(site, raw, { method = "GET", body = null, requestId = null, timeoutMs = null } = {}) {
+  const post = method === "POST";
+  if ((post && !site.apiPost) || (!post && method !== "GET")) return failed(new MnemoError("BAD_REQUEST", "not a request of this site"), 400);
+  const allowed = post ? (pathname) => POST_PATHS[site.name]?.test(pathname) ?? false : (pathname) => pathname.startsWith(site.apiPrefix);
+  const path = checkedPath(raw, allowed);
   if (!path) return notAllowed();
+  const signal = post ? stopSignal(requestId, timeoutMs) : null;
   try {
-    return { ok: true, data: await site.apiGet(path) };
+    return { ok: true, data: post ? await site.apiPost(path, body, { signal }) : await site.apiGet(path) };
   } catch (error) {
     if (error instanceof SyntaxError) return failed(new MnemoError("API_SHAPE", "the reply is not JSON"), 200); // no retry
     const status = Number.isInteger(error.status) ? error.status : error.code === "LOGGED_OUT" ? 401 : 0;
     return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+  } finally {
+    signal?.done();
   }
 }
 
@@ -92,34 +108,6 @@ function stopSignal(requestId, timeoutMs) {
 }
 
 /**
- * The body as a Blob, read a chunk at a time and given up as soon as it passes `capBytes` (the chunks are the
- * decoded bytes: a small gzip body that expands is stopped at the cap too) or the download is stopped:
- * `{blob}`, `{over}` or `{stopped}`. Never the whole body first (a chunked reply declares no length).
- */
-async function readCapped(response, capBytes, signal) {
-  if (!response.body) return { blob: new Blob([]) };
-  const reader = response.body.getReader();
-  const chunks = [];
-  let total = 0;
-  let finished = false;
-  try {
-    for (;;) {
-      const step = await Promise.race([reader.read(), signal.stopped]);
-      if (step.stopped) return { stopped: signal.reason };
-      if (step.done) {
-        finished = true;
-        return { blob: new Blob(chunks) };
-      }
-      total += step.value.byteLength;
-      if (total > capBytes) return { over: total };
-      chunks.push(step.value);
-    }
-  } finally {
-    if (!finished) reader.cancel().catch(() => {}); // the rest of the body is never downloaded
-  }
-}
-
-/**
  * Answer one `backup-file`: download a file the conversation refers to, within `capBytes`. ChatGPT's path answers
  * `{download_url}` first; Claude's path is the file. `{ok: true, data: {bytes, mime, data (base64)}}`, or
  * `{ok: true, data: {url}}` when the download URL is on another origin (the worker downloads it), or a failure.
@@ -156,6 +144,37 @@ export async function backupFile(site, raw, capBytes, { requestId = null, timeou
     return { ok: true, data: { bytes: blob.size, mime: response.headers.get("Content-Type"), data: await blobBase64(blob) } };
   } catch (error) {
     const status = Number.isInteger(error.status) ? error.status : 0;
+    return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
+  } finally {
+    signal.done();
+  }
+}
+
+// A conversation id as grok.com and Perplexity name them (a UUID, a slug): one path segment, never "." or ".."
+const CONVERSATION_ID = /^(?!\.+$)[A-Za-z0-9._-]{1,200}$/;
+
+/**
+ * Answer one `backup-conversation`: the conversation as the adapter reads it for Export (sites whose conversation
+ * takes more than one request: grok.com's tree and turns, Perplexity's thread pages). The adapter's POSTs go
+ * through the same checks as a `backup-get` POST (POST_PATHS, the capped reader, the worker's stop).
+ */
+export async function backupConversation(site, id, { requestId = null, timeoutMs = null } = {}) {
+  if (typeof id !== "string" || !CONVERSATION_ID.test(id)) return failed(new MnemoError("BAD_REQUEST", "not a conversation id"), 400);
+  const signal = stopSignal(requestId, timeoutMs);
+  const post = (raw, body) => {
+    const path = site.apiPost ? checkedPath(raw, (pathname) => POST_PATHS[site.name]?.test(pathname) ?? false) : null;
+    if (!path) {
+      const error = new MnemoError("BAD_REQUEST", "not an API path of this site");
+      error.status = 400;
+      throw error;
+    }
+    return site.apiPost(path, body, { signal });
+  };
+  try {
+    const { kind, payload } = await site.fetchApi(id, { post });
+    return { ok: true, data: payload, kind };
+  } catch (error) {
+    const status = Number.isInteger(error.status) ? error.status : error.code === "API_SHAPE" ? 200 : 0;
     return failed(error.code ? error : new MnemoError("NETWORK", String(error?.message ?? error)), status);
   } finally {
     signal.done();

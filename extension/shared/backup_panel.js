@@ -26,6 +26,8 @@ export function progressText(run) {
   const notSaved = (run.files?.failed ?? 0) + (run.files?.skipped ?? 0);
   if (run.files?.saved || notSaved) parts.push(t("backupFiles", [String(run.files.saved ?? 0), String(notSaved)]));
   if (run.state === "running" && run.listing?.phase !== "end") parts.push(t("backupListing", [String(run.listed ?? 0)]));
+  if (run.listing?.textsCut) parts.push(t("backupTextsCut", [String(run.listing.textsCut)])); // never cut unsaid
+  if (run.listing?.capped) parts.push(t("backupListCapped"));
   if (run.state === "running" && run.current) parts.push(t("backupCurrent", [run.current.title || run.current.id]));
   if (run.state === "running" && run.listing?.phase === "end" && left) parts.push(t("backupEta", [duration(etaSeconds(run))]));
   const waitUntil = Math.max(run.rate?.notBefore ?? 0, run.waitUntil ?? 0);

@@ -3,8 +3,10 @@
 import { chatgpt } from "./chatgpt.js";
 import { claude } from "./claude.js";
 import { gemini } from "./gemini.js";
+import { grok } from "./grok.js";
+import { perplexity } from "./perplexity.js";
 
-export const ADAPTERS = [chatgpt, claude, gemini];
+export const ADAPTERS = [chatgpt, claude, gemini, grok, perplexity];
 
 export function adapterForHost(hostname) {
   return ADAPTERS.find((adapter) => adapter.hosts.includes(hostname)) ?? null;

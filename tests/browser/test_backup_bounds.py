@@ -57,6 +57,7 @@ def test_a_sidebar_that_always_answers_the_same_cursor_ends_and_stays_small(
     done = wait_state(popup, "done", 120_000)
 
     assert (done["done"], done["failed"]) == ("6", "0"), done
+    assert "project texts cut to their limit: 1" in done["text"], done["text"]
     assert archive_ids(mnemo_cli, "chatgpt") == set(account.all_ids())
     # each list ended when it repeated itself: a second page of the same, never a third
     assert account.listed.count("/backend-api/gizmos/snorlax/sidebar") <= 2, account.listed

@@ -16,12 +16,15 @@ if TYPE_CHECKING:
     from ..archive import Archive
     from ..model import Conversation
 
+# Imports inside functions: `mnemo --help` and every other command load this module to add its arguments;
+# the archive, the service, the writers and the redaction load only when one of these commands runs.
+
 SHOW_FORMATS = ("markdown", "text", "html", "portable", "openai", "anthropic", "ollama")
 EXPORT_FORMATS = ("markdown", "portable", "html", "text")
 
 
 def _archive() -> Archive:
-    from ..archive import open_archive
+    from ..archive import open_archive  # (see the imports)
 
     return open_archive()
 
@@ -43,7 +46,7 @@ def add_import_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from ..service import import_paths
+    from ..service import import_paths  # (see the imports)
 
     def warn(line: str) -> None:
         print(f"mnemo import: {line}", file=sys.stderr)
@@ -129,7 +132,7 @@ REDACT_HELP = "replace secrets, e-mail addresses and phone numbers (title includ
 def _maybe_redacted(conv: Conversation, redact: bool) -> Conversation:
     if not redact:
         return conv
-    from ..redact import redact_conversation
+    from ..redact import redact_conversation  # (see the imports)
 
     return redact_conversation(conv)[0]
 
@@ -143,7 +146,7 @@ def add_show_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from ..writers import writer
+    from ..writers import writer  # (see the imports)
 
     fmt = "portable" if args.json else args.format
     with _archive() as arc:
@@ -179,9 +182,9 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
 
 def _since(value: str) -> str:
     """An ISO date stays a date (compared as a prefix); a time becomes the archive's UTC spelling."""
-    from datetime import date, datetime, timezone
+    from datetime import date, datetime, timezone  # (see the imports)
 
-    from ..model import format_time
+    from ..model import format_time  # (see the imports)
 
     try:
         if len(value) == 10:
@@ -193,7 +196,7 @@ def _since(value: str) -> str:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from ..service.export import changed_ids, export_folder
+    from ..service.export import changed_ids, export_folder  # (see the imports)
 
     out = Path(args.folder)
     with _archive() as arc:

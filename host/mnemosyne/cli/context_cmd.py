@@ -20,6 +20,10 @@ from ..runtime.cycles import collector_held
 if TYPE_CHECKING:
     from ..context import ContextResult
 
+# Imports inside functions: `mnemo --help` loads this module to add its arguments; the engine, the
+# tokenizer, the service and the archive load only when `mnemo context` or `mnemo targets` runs (the archive
+# only for an ID).
+
 
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -59,9 +63,9 @@ def run_context(args: argparse.Namespace) -> int:
 
 
 def _run_context(args: argparse.Namespace) -> int:
-    from .. import tokens
-    from ..context import get_target
-    from ..service import context_for, conversation_from_file
+    from .. import tokens  # (see the imports)
+    from ..context import get_target  # (see the imports)
+    from ..service import context_for, conversation_from_file  # (see the imports)
 
     tokens.one_off = True  # one build, then the process ends: its tokenizer needs only this text's ranks
 
@@ -72,9 +76,9 @@ def _run_context(args: argparse.Namespace) -> int:
     if Path(args.source).exists() or args.source == "-":
         _print(context_for(conversation_from_file(args.source, args.pick), target, **options), args.json)
         return 0
-    from ..archive import open_archive
-    from ..prepare.caches import Caches
-    from ..service.context import store_corpora, store_units
+    from ..archive import open_archive  # (see the imports)
+    from ..prepare.caches import Caches  # (see the imports)
+    from ..service.context import store_corpora, store_units  # (see the imports)
 
     caches = Caches()  # what the build makes, stored after the output for the next command
     with open_archive(create=False) as arc:
@@ -117,7 +121,7 @@ def _print(result: ContextResult, as_json: bool) -> None:
 
 
 def run_targets(args: argparse.Namespace) -> int:
-    from ..context import describe_all
+    from ..context import describe_all  # (see the imports)
 
     rows = describe_all()
     if args.json:

@@ -10,11 +10,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import mnemosyne
+
 from ..install import InstallError, launcher, locations, manifests, mcp_clients, plan, registry
 
 TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
 if TYPE_CHECKING:
     from typing import Any
+
+# Imports inside functions: `mnemo --help` loads this module to add its arguments; the tokenizer, the
+# ownership check and the doctor load only when their command runs.
 
 BROWSER_CHOICES = [*locations.BROWSERS, plan.ALL]
 
@@ -78,7 +83,7 @@ def _warm_tokenizer(dry_run: bool) -> str:
     if dry_run:
         return "would copy the tokenizer files into the cache"
     try:
-        from .. import tokens
+        from .. import tokens  # (see the imports)
 
         folder = tokens.ensure_files()
     except Exception as exc:  # the manifests are written already; say clearly what is missing
@@ -103,9 +108,7 @@ def _file_errors(args: argparse.Namespace) -> Iterator[None]:
 
 def _system_install_refusal(system: str) -> str | None:
     """Why a machine-wide install would hand other users' transcripts to code someone else controls."""
-    import mnemosyne
-
-    from ..install import ownership
+    from ..install import ownership  # (see the imports)
 
     if system == locations.WINDOWS:
         return None  # HKLM and %ProgramData% need an elevated prompt; Windows ACLs are not checked here
@@ -130,7 +133,7 @@ def _client_present(client: mcp_clients.McpClient, path: Path) -> bool:
 
 
 def run_mcp(args: argparse.Namespace, removing: bool) -> int:
-    from ..install import mcp_config
+    from ..install import mcp_config  # (see the imports)
 
     if args.system or args.user_data_dir is not None or args.browser != plan.ALL:
         raise InstallError(
@@ -170,7 +173,7 @@ def run_mcp(args: argparse.Namespace, removing: bool) -> int:
 
 def _entry_text(client: mcp_clients.McpClient, entry: dict[str, Any]) -> str:
     if client.fmt == mcp_clients.TOML:
-        from ..install.mcp_config import toml_block
+        from ..install.mcp_config import toml_block  # (see the imports)
 
         return toml_block(entry)
     return json.dumps({client.key: {mcp_clients.SERVER_NAME: entry}}, indent=2)
@@ -278,7 +281,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def run_doctor(args: argparse.Namespace) -> int:
-    from .. import doctor
+    from .. import doctor  # (see the imports)
 
     result = doctor.report()
     if args.json:

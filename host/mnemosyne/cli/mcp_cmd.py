@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..mcpserver import server
+    from ..mcpserver import server  # the MCP SDK: 1-3 s of imports no other command pays
 
     if args.list_tools:
         sys.stdout.write(server.tool_listing() + "\n")

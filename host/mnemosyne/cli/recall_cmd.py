@@ -11,7 +11,7 @@ import sys
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..recall import DEFAULT_BUDGET, DEFAULT_TARGET
+    from ..recall import DEFAULT_BUDGET, DEFAULT_TARGET  # `mnemo --help` loads no engine
 
     parser.add_argument("query", help='what to recall ("the retry policy we settled on")')
     parser.add_argument(
@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .. import tokens
     from ..archive import open_archive
-    from ..recall import recall
+    from ..recall import recall  # these wait for the command itself: `mnemo --help` loads none of them
 
     tokens.one_off = True  # one recall, then the process ends: its tokenizer needs only these texts' ranks
     with open_archive(create=False) as arc:

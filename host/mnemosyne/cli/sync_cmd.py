@@ -8,9 +8,13 @@ import sys
 
 from .archive_cmds import _archive, _oneline
 
+# Imports inside functions: `mnemo --help` loads this module to add its arguments; the archive loads when it runs.
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--site", choices=("chatgpt", "claude"), help="only this site's runs")
+    p.add_argument(
+        "--site", choices=("chatgpt", "claude", "grok", "perplexity"), help="only this site's runs"
+    )
     p.add_argument("--runs", type=int, default=5, metavar="N", help="how many recent runs (default 5)")
     p.add_argument("--json", action="store_true", help="JSON output for scripts")
 
@@ -22,7 +26,7 @@ def _origins(entry: dict[str, int]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..archive import sync
+    from ..archive import sync  # (see the imports)
 
     with _archive() as arc:
         sites = sync.saved_counts(arc.conn)

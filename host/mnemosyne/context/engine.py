@@ -38,6 +38,8 @@ SITE_NAMES = {
     "sillytavern": "SillyTavern",
     "ollama": "Ollama",
     "other": "another tool",
+    "grok": "Grok",
+    "perplexity": "Perplexity",
 }
 RECENT_SHARE = {"text": 0.2, "openai": 0.25, "anthropic": 0.25, "agents_md": 0.15}
 MIN_BUDGET = 64

@@ -29,6 +29,8 @@ READER_MODULES = (
     "anthropic",  # Messages API request/response bodies
     "openai",  # Chat Completions message lists
     "sharegpt",
+    "grok",  # grok.com response-node + load-responses, answer stream, HAR capture
+    "perplexity",  # www.perplexity.ai /rest/thread/{slug} entries, answer stream
 )
 
 # The site conversation JSONs the extension saves, whose texts a host guesses before reading them

@@ -18,6 +18,7 @@ from ..errors import InputError
 from ..ids import conversation_id
 from ..model import ArtifactPart, CaptureMethod, Conversation, Instruction, InstructionKind, Message, TextPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, parse_time
+from .chatgpt_library import apply_side_files
 from .chatgpt_markers import START as MARKER_START
 from .chatgpt_markers import resolve_markers
 from .chatgpt_parts import context_texts, message_parts, recipient_of
@@ -143,6 +144,7 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
             conversation = _convert(item, item_raw(), method, ctx, window, identity())
             if assets:
                 link_assets(conversation, assets)
+            apply_side_files(conversation, raw.members, assets)
             result: Conversation | ReadFailure = conversation
         except (InputError, TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
             error = (

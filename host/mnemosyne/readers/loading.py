@@ -22,7 +22,11 @@ if TYPE_CHECKING:
 MAX_INPUT_BYTES = 2 * 1024**3  # refuse anything past 2 GiB instead of exhausting memory
 _MAIN_MEMBER = re.compile(r"(^|/)conversations(-(\d+))?\.json$")
 _SIDE_MEMBERS = ("projects.json", "users.json", "memories.json")
+# ChatGPT's 2026 exports: the account's file library, and the .dat files' original names. Each only adds
+# names and types to attachments; a broken one is passed over rather than failing the whole export.
+_OPTIONAL_SIDE_MEMBERS = ("library_files.json", "conversation_asset_file_names.json")
 ASSETS = "assets"  # RawInput.members key: asset pointer id -> file name in the export
+ASSET_BYTES = "asset_bytes"  # RawInput.members key: reads an export file's bytes by that name
 # Newer Claude exports keep one file per project / account memory in these folders.
 _SIDE_FOLDERS = {"projects": "projects.json", "memories": "memories.json"}
 # Files an export holds beside its conversations that Mnemosyne has no use for: skipped silently.
@@ -54,7 +58,7 @@ def main_members(names: list[str]) -> list[str]:
 def side_kind(name: str) -> str | None:
     """Which side file this export member is (projects.json ...), or None."""
     parts = name.replace("\\", "/").split("/")
-    if parts[-1] in _SIDE_MEMBERS:
+    if parts[-1] in _SIDE_MEMBERS or parts[-1] in _OPTIONAL_SIDE_MEMBERS:
         return parts[-1]
     if len(parts) > 1 and parts[-2] in _SIDE_FOLDERS and parts[-1].endswith(".json"):
         return _SIDE_FOLDERS[parts[-2]]
@@ -68,7 +72,12 @@ def side_members(names: list[str], read: Callable[[str], bytes]) -> dict[str, An
         kind = side_kind(name)
         if kind is None:
             continue
-        value = json.loads(read(name).decode("utf-8-sig"))
+        try:
+            value = json.loads(read(name).decode("utf-8-sig"))
+        except (ValueError, UnicodeDecodeError):
+            if kind in _OPTIONAL_SIDE_MEMBERS:
+                continue
+            raise
         items = value if isinstance(value, list) else [value]
         side[kind] = [*side.get(kind, []), *items]
     return side
@@ -217,7 +226,7 @@ def load_zip(name: str, data: bytes) -> list[RawInput]:
         main = main_members(names)
         if not main:
             raise InputError(f"{name}: zip holds no conversations.json (is it a ChatGPT or Claude export?)")
-        side = {**side_members(names, archive.read), ASSETS: asset_files(names)}
+        side = {**side_members(names, archive.read), ASSETS: asset_files(names), ASSET_BYTES: archive.read}
         inputs = []
         for member in main:
             raw = parse_json_bytes(f"{name}:{member}", archive.read(member))
@@ -277,7 +286,11 @@ def folder_inputs(folder: Path) -> list[tuple[Path, dict[str, Any] | None]]:
     if not main:
         return [(f, None) for f in files if f.suffix.lower() in (".json", ".jsonl", ".zip")]
     try:
-        side = {**side_members(list(names), lambda n: _read_file(names[n])), ASSETS: asset_files(list(names))}
+        side = {
+            **side_members(list(names), lambda n: _read_file(names[n])),
+            ASSETS: asset_files(list(names)),
+            ASSET_BYTES: lambda n: _read_file(names[n]),
+        }
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"{folder}: a side file of the export is broken ({exc})") from None
     chosen: list[tuple[Path, dict[str, Any] | None]] = [(names[n], side) for n in main]

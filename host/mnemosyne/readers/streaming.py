@@ -19,6 +19,7 @@ from typing import IO, Any
 from ..errors import InputError
 from .base import RawInput
 from .loading import (
+    ASSET_BYTES,
     ASSETS,
     _read_file,
     asset_files,
@@ -136,7 +137,7 @@ def _from_zip(name: str, source: bytes | Path) -> Iterator[RawInput]:
         archive = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
         names = archive.namelist()
         main = main_members(names)
-        side = {**side_members(names, archive.read), ASSETS: asset_files(names)}
+        side = {**side_members(names, archive.read), ASSETS: asset_files(names), ASSET_BYTES: archive.read}
         if not main:
             raise InputError(f"{name}: zip holds no conversations.json (is it a ChatGPT or Claude export?)")
         for member in main:

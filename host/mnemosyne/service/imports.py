@@ -56,6 +56,7 @@ class ImportTotals:
     updated: int = 0
     unchanged: int = 0
     kept: int = 0  # partial inputs that did not replace a complete copy
+    files: int = 0  # attachment files an export shipped, kept in the archive
     failed: int = 0
     failures: list[str] = field(default_factory=list)  # one readable line per failed input or conversation
 
@@ -130,6 +131,7 @@ class _Import:
         self.on_failure, self.progress = on_failure, progress
         self.totals = ImportTotals()
         self.batch, self.counted, self.prepared, self.saving = [], {}, {}, deque()
+        self.filing: list[Future[int]] = []  # attachment files handed to the writer thread
         from ..archive.bulk_index import growing
 
         self.batch_sizes = growing(SAVE_BATCH, FIRST_BATCH_SHARE)
@@ -168,6 +170,7 @@ class _Import:
                     self.fail(item.describe())
                 else:
                     self.add(item)
+                    self.keep_files(item, raw.members)
                 step()
         except MnemosyneError as exc:
             where = "" if exc.message.startswith(raw.name) else f"{raw.name}: "  # the path once
@@ -185,6 +188,19 @@ class _Import:
                 self.counted[id(conv)] = (conv, self.counter(conv))
         if len(self.batch) >= self.batch_size:
             self.save()
+
+    def keep_files(self, conv: Conversation, members: dict[str, Any]) -> None:
+        """The attachment files the export ships for `conv`, read here and stored by the writer thread."""
+        from .export_files import keep_shipped_files, reader_of, shipped_files
+
+        read = reader_of(members)
+        if read is None or not conv.source.conversation_id:
+            return
+        files = shipped_files(conv, read)
+        if files:
+            assert self.arc.bulk_index is not None  # import_paths saves inside Archive.bulk_import
+            job = partial(keep_shipped_files, self.arc, conv.source.site, conv.source.conversation_id, files)
+            self.filing.append(self.arc.bulk_index.submit(job, limit=IN_FLIGHT))
 
     def save(self) -> None:
         """Hand the batch to the writer thread (waiting while IN_FLIGHT batches wait for it), and take in
@@ -221,6 +237,11 @@ class _Import:
         self.save()
         while self.saving:
             self._saved(*self.saving.popleft())
+        for future in self.filing:
+            try:
+                self.totals.files += future.result()
+            except MnemosyneError as exc:  # one file refused (too large): the conversation is saved
+                self.on_failure(f"an attachment file was not kept: {exc.message}")
 
     def _saved(self, labels: list[str], future: Future[Any]) -> None:
         for label, result in zip(labels, future.result()):

@@ -22,9 +22,11 @@ PAGE_KINDS: dict[str, tuple[str | None, CaptureMethod | None]] = {
     "claude_api": ("claude", "site_api"),
     "capture": ("capture", "page_dom"),
     "auto": (None, None),
+    "grok_api": ("grok", "site_api"),
+    "perplexity_api": ("perplexity", "site_api"),
 }
 # what a page may send: never a Mnemosyne document or another tool's file, whose ids a page could choose
-PAGE_READERS = ("chatgpt", "claude", "capture")
+PAGE_READERS = ("chatgpt", "claude", "capture", "grok", "perplexity")
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...context import get_target
 from .. import paging
 from . import params as p
 
@@ -13,8 +14,6 @@ if TYPE_CHECKING:
 
 
 def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
-    from ...context import get_target
-
     conv_id = p.conversation_id(params)
     target = get_target(p.string(params, "target", max_len=60))
     budget = p.integer(params, "budget", None, 64, 2_000_000)

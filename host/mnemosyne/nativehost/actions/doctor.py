@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...doctor import report
+
 if TYPE_CHECKING:
     from ..session import HostSession
 
 
 def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
-    from ...doctor import report
-
     return report()

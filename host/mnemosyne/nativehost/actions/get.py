@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...filenames import conversation_filename
+from ...writers import writer
 from .. import paging
 from . import params as p
 
@@ -14,9 +16,6 @@ if TYPE_CHECKING:
 
 
 def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
-    from ...filenames import conversation_filename
-    from ...writers import writer
-
     conv_id = p.conversation_id(params)
     fmt = p.choice(params, "format", FORMATS, default="portable")
     branch = p.string(params, "branch", default=None, max_len=200)
@@ -27,7 +26,7 @@ def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
         conv = session.preparation.conversation(session.archive(), conv_id)
         extra = {}
         if redact:  # copy, export and download: the same policy as context, title included
-            from ...redact import redact_conversation
+            from ...redact import redact_conversation  # (its patterns compile at import: a redacted get only)
 
             conv, redactor = redact_conversation(conv)
             extra["redactions"] = redactor.report()

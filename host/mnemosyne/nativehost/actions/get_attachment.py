@@ -6,6 +6,7 @@ import base64
 import re
 from typing import TYPE_CHECKING, Any
 
+from ...archive import attachments
 from ...errors import InputError
 from . import params as p
 
@@ -33,8 +34,6 @@ def _offset(cursor: str, digest: str, size: int) -> int:
 
 
 def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
-    from ...archive import attachments
-
     digest = p.string(params, "sha256", max_len=64).lower()
     if not _SHA256.fullmatch(digest):
         raise p.BadRequest("sha256 must be 64 hexadecimal digits")

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...archive.sync import ORIGINS, SyncMark
+from ...service import save_payload
+from ...service.save import PAGE_KINDS, SaveItem
 from . import params as p
 
 if TYPE_CHECKING:
-    from ...service.save import SaveItem
     from ..session import HostSession
 
 
 def save_item(params: dict[str, Any]) -> SaveItem:
     """The parameters of one save (the request of `save`, or one item of `save-batch`), checked."""
-    from ...archive.sync import ORIGINS, SyncMark
-    from ...service.save import PAGE_KINDS, SaveItem
 
     kind = p.choice(params, "kind", tuple(PAGE_KINDS), default="auto")
     url = p.string(params, "source_url", default=None, max_len=4096)
@@ -30,8 +30,6 @@ def save_item(params: dict[str, Any]) -> SaveItem:
 
 
 def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
-    from ...service import save_payload
-
     item = save_item(params)
     session.renders.clear()  # a kept render may be of the conversation this save changes
     return save_payload(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import MnemosyneError
+from ...service.save import SaveItem, save_batch
+from ..pathfree import without_paths
 from . import params as p
 from .save import save_item
 
@@ -16,9 +18,6 @@ MAX_TEXT = 300  # a title or message in a result: 50 results always fit one repl
 
 
 def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
-    from ...service.save import SaveItem, save_batch
-    from ..pathfree import without_paths
-
     items = params.get("items")
     if not isinstance(items, list) or not 1 <= len(items) <= MAX_ITEMS:
         raise p.BadRequest(f"items must be a list of 1 to {MAX_ITEMS} saves")

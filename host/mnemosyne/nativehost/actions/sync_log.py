@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ...archive import sync
+from ...archive.sync import COUNT_KEYS, RUN_STATES
 from . import params as p
 from .sync_state import SITES
 
@@ -36,8 +38,6 @@ def _failure(item: Any) -> dict[str, str]:
 
 
 def check_run(run: Any) -> dict[str, Any]:
-    from ...archive.sync import COUNT_KEYS, RUN_STATES
-
     if not isinstance(run, dict):
         raise p.BadRequest("run must be an object")
     counts = run.get("counts", {})
@@ -61,8 +61,6 @@ def check_run(run: Any) -> dict[str, Any]:
 
 
 def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
-    from ...archive import sync
-
     checked = check_run(params.get("run"))
     sync.log_run(session.archive().conn, checked)
     return {"recorded": True}

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...archive import sync
 from . import params as p
 
 if TYPE_CHECKING:
     from ..session import HostSession
 
-SITES = ("chatgpt", "claude")
+SITES = ("chatgpt", "claude", "grok", "perplexity")
 MAX_IDS = 500
 
 
 def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
-    from ...archive import sync
-
     site = p.choice(params, "site", SITES)
     ids = params.get("ids")
     if (

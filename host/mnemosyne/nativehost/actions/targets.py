@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...context.targets import describe_all
+
 # (target name, menu group, page the extension opens and fills; None: the context is copied)
 # Groups: "web" = a chat site's composer is filled; "agent" = a coding agent's instructions file;
 # "local" = a local model. The extension only opens fill pages on the sites it is allowed to fill.
@@ -41,7 +43,5 @@ if TYPE_CHECKING:
 
 
 def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
-    from ...context.targets import describe_all
-
     described = describe_all()
     return {"targets": described, "menu": menu_entries(described)}
