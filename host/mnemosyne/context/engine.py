@@ -20,6 +20,7 @@ from ..model import Conversation
 from . import select, shapes
 from .counting import Meter
 from .select import Plan, plan
+from .sites import SITE_NAMES
 from .targets import Target, get_target
 from .turns import Turn, instruction_texts, parse_include, path_turns
 
@@ -28,18 +29,6 @@ if TYPE_CHECKING:
     from .corpus import Corpus
     from .units import TextUnits
 
-SITE_NAMES = {
-    "chatgpt": "ChatGPT",
-    "claude": "Claude",
-    "openai": "the OpenAI API",
-    "anthropic": "the Anthropic API",
-    "sharegpt": "a ShareGPT file",
-    "openwebui": "Open WebUI",
-    "librechat": "LibreChat",
-    "sillytavern": "SillyTavern",
-    "ollama": "Ollama",
-    "other": "another tool",
-}
 RECENT_SHARE = {"text": 0.2, "openai": 0.25, "anthropic": 0.25, "agents_md": 0.15}
 MIN_BUDGET = 64
 MAX_FOCUS_CHARS = 2000
