@@ -20,6 +20,7 @@ from . import select, shapes
 from .counting import Meter
 from .memory import Fresh, Memory
 from .select import Plan, plan
+from .sites import SITE_NAMES
 from .targets import Target, get_target
 from .turns import Turn, instruction_texts, parse_include, path_turns
 
@@ -27,20 +28,6 @@ if TYPE_CHECKING:
     from ..redact import Redactor
     from .corpus import Corpus
 
-SITE_NAMES = {
-    "chatgpt": "ChatGPT",
-    "claude": "Claude",
-    "openai": "the OpenAI API",
-    "anthropic": "the Anthropic API",
-    "sharegpt": "a ShareGPT file",
-    "openwebui": "Open WebUI",
-    "librechat": "LibreChat",
-    "sillytavern": "SillyTavern",
-    "ollama": "Ollama",
-    "other": "another tool",
-    "grok": "Grok",
-    "perplexity": "Perplexity",
-}
 RECENT_SHARE = {"text": 0.2, "openai": 0.25, "anthropic": 0.25, "agents_md": 0.15}
 MIN_BUDGET = 64
 MAX_FOCUS_CHARS = 2000
