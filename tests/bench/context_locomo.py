@@ -50,7 +50,13 @@ BASELINES_OF = {"catch-up": tuple(BASELINES), "focus": tuple(FOCUS_BASELINES)}
 ENGINE = "mnemosyne"
 # The engine settings leave-one-out chooses between: name -> {"module.ATTRIBUTE": value}; the first is the
 # engine as it ships.
-SETTINGS: dict[str, dict[str, object]] = {"as shipped": {}}
+SETTINGS: dict[str, dict[str, object]] = {
+    "as shipped": {},
+    "passages without a focus": {"mnemosyne.context.retrieve.QUERY_SHARE": 0.25},
+    "recent turns yield half": {"mnemosyne.context.select.RECENT_YIELD": 0.5},
+    "previous turn 0.5": {"mnemosyne.context.retrieve.PREV_FIELD": 0.5},
+    "length norm 0.4": {"mnemosyne.context.retrieve.BM25_B": 0.4},
+}
 WINDOW = 300
 MIN_EVIDENCE_WORDS = 3
 _STOP_WORDS = (
@@ -272,6 +278,9 @@ def summary(mode: str, runs: dict[str, dict[str, Scores]], base: dict[str, Score
             + "".join(f"{s:>17.1%} " for s in bases)
             + f"{held:>17.1%} {_ratio(held, best):>17} {upper:>17.1%} {_ratio(upper, best):>17}"
         )
+    for name in runs:
+        shares = [_share(_total(runs[name], convs, (mode, b, ENGINE))) for b in BUDGETS[mode]]
+        print(f"  settings {name!r} on all six: " + " / ".join(f"{s:.1%}" for s in shares))
     picks = loo[BUDGETS[mode][0]][1]
     print("  settings chosen on the other five: " + ", ".join(f"{c}: {s}" for c, s in picks.items()))
     print(f"  settings best on all six: {best_all}")

@@ -17,7 +17,7 @@ from .. import tokens, tree
 from ..cycles import collector_held
 from ..errors import InputError, NotFoundError
 from ..model import Conversation
-from . import select, shapes
+from . import retrieve, select, shapes
 from .counting import Meter
 from .select import Plan, plan
 from .targets import Target, get_target
@@ -167,6 +167,13 @@ def _corpus(
 
     query, skip = _query(conv, turns, last_pos, focus)
     return corpus_of(turns, query, skip, conv.id, default=not focus, made=made)
+
+
+def _asked(turns: list[Turn], last_pos: int) -> str:
+    """Without --focus, what passages are retrieved for: the last user turns (not the title, whose names
+    are in every greeting)."""
+    asked = [t.text for t in turns[: last_pos + 1] if t.role == "user"][-QUERY_TURNS:]
+    return "\n".join(asked) if retrieve.QUERY_SHARE else ""
 
 
 def _query(
@@ -391,6 +398,8 @@ def _assemble(
         RECENT_SHARE[target.shape],
         counts,
         select.FOCUS_WEIGHT if focus else select.DEFAULT_FOCUS_WEIGHT,
+        focus or _asked(turns, last_pos),
+        retrieve.FOCUS_SHARE if focus else retrieve.QUERY_SHARE,
     )
     last_id = turns[last_pos].id
     for _ in range(200):
