@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .select import Coverage
 
 BM25_K1 = 1.2
-BM25_B = 0.75
+BM25_B = 0.4  # short turns are not favoured much over long ones: chat turns vary from a word to pages
 PREV_FIELD = 0.8  # the weight of the turn before a turn's terms in its passage (BM25F)
 RELATIVE_FLOOR = 0.15  # a passage scoring under this share of the best is no match
 # strength (the best passage's score over an ideal passage's: every query term once, average length)
@@ -45,14 +45,18 @@ QUERY_SHARE = 0.0  # the same for the query a build derives from the last user t
 MIN_PASSAGE = 12  # tokens: less room than this holds no passage
 MAX_MISSED = 20  # passages in a row that did not fit: the rest are no likelier to
 PINNED = 1e6  # a passage's value in the coverage: above any unit's gain (select.Coverage.drop_least)
-_SUFFIXES = (("'s", ""), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+_ENDINGS = (("'s", ""), ("ies", "y"), ("es", ""), ("s", ""))  # a plural or possessive, stripped first
+_FORMS = (("ing", ""), ("ed", ""))  # then a verb form
 
 
 def stem(term: str) -> str:
-    """A light stem: the plural, possessive, -ing and -ed forms of a word share it (a number is itself)."""
-    for suffix, tail in _SUFFIXES:
-        if term.endswith(suffix) and len(term) > len(suffix) + 3:
-            return term[: -len(suffix)] + tail
+    """A light stem: a plural or possessive, then -ing or -ed, stripped (a stem keeps 3 letters at least),
+    so "paintings", "painting" and "painted" share one; a number is itself."""
+    for suffixes in (_ENDINGS, _FORMS):
+        for suffix, tail in suffixes:
+            if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+                term = term[: -len(suffix)] + tail
+                break
     return term
 
 
@@ -70,9 +74,16 @@ class Retrieval:
 
 
 def _expanded(query: Iterable[str], df: dict[str, int]) -> dict[str, str]:
-    """Each term of the corpus sharing a stem with a query term -> that stem."""
-    stems = {stem(t) for t in query}
-    return {t: s for t in df if (s := stem(t)) in stems}
+    """Each term of the corpus sharing a stem with a query term -> that stem (its forms are made from the
+    stem and looked up: a pass over the vocabulary was most of a build's time)."""
+    out: dict[str, str] = {}
+    for s in {stem(t) for t in query}:
+        bases = [s, s + "ing", s + "ed"]
+        forms = [b + end for b in bases for end in ("", "s", "es", "'s")]
+        if s.endswith("y"):
+            forms.append(s[:-1] + "ies")
+        out.update((t, s) for t in forms if t in df and stem(t) == s)
+    return out
 
 
 def retrieve(corpus: Corpus, query: Iterable[str], exclude: Iterable[int] = ()) -> Retrieval:

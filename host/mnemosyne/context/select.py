@@ -58,7 +58,7 @@ QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
 # already chosen from a turn scales the next one's gain by this, so a long answer does not fill the
 # digest while other turns' facts go; a turn's first unit is not discounted.
 TURN_DECAY = 0.8
-RECENT_YIELD = 1.0  # the share of the recent turns' room a query that matched fully gives to passages
+RECENT_YIELD = 0.5  # the share of the recent turns' room a query that matched fully gives to passages
 
 
 def _densest(values: list[float], limit: int) -> list[int]:
