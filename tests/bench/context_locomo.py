@@ -54,7 +54,7 @@ SETTINGS: dict[str, dict[str, object]] = {
     "as shipped": {},
     "passages without a focus": {"mnemosyne.context.retrieve.QUERY_SHARE": 0.25},
     "recent turns yield all": {"mnemosyne.context.select.RECENT_YIELD": 1.0},
-    "previous turn 0.5": {"mnemosyne.context.retrieve.PREV_FIELD": 0.5},
+    "previous turn 0.8": {"mnemosyne.context.retrieve.PREV_FIELD": 0.8},
     "length norm 0.75": {"mnemosyne.context.retrieve.BM25_B": 0.75},
 }
 WINDOW = 300

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 BM25_K1 = 1.2
 BM25_B = 0.4  # short turns are not favoured much over long ones: chat turns vary from a word to pages
-PREV_FIELD = 0.8  # the weight of the turn before a turn's terms in its passage (BM25F)
+PREV_FIELD = 0.5  # the weight of the turn before a turn's terms in its passage (BM25F)
 RELATIVE_FLOOR = 0.15  # a passage scoring under this share of the best is no match
 # strength (the best passage's score over an ideal passage's: every query term once, average length)
 STRONG = 0.45  # at or above it, passages may take all the room they are offered
