@@ -16,7 +16,7 @@ from .. import tokens, tree
 from ..errors import InputError, NotFoundError
 from ..model import Conversation
 from ..runtime.cycles import collector_held
-from . import select, shapes
+from . import retrieve, select, shapes
 from .counting import Meter
 from .memory import Fresh, Memory
 from .select import Plan, plan
@@ -153,6 +153,13 @@ def _corpus(
     keep it from an earlier build)."""
     query, skip = _query(conv, turns, last_pos, focus)
     return memory.corpus_of(turns, query, skip, conv.id, default=not focus)
+
+
+def _asked(turns: list[Turn], last_pos: int) -> str:
+    """Without --focus, what passages are retrieved for: the last user turns (not the title, whose names
+    are in every greeting)."""
+    asked = [t.text for t in turns[: last_pos + 1] if t.role == "user"][-QUERY_TURNS:]
+    return "\n".join(asked) if retrieve.QUERY_SHARE else ""
 
 
 def _query(
@@ -386,6 +393,8 @@ def _assemble(
         RECENT_SHARE[target.shape],
         counts,
         select.FOCUS_WEIGHT if focus else select.DEFAULT_FOCUS_WEIGHT,
+        focus or _asked(turns, last_pos),
+        retrieve.FOCUS_SHARE if focus else retrieve.QUERY_SHARE,
     )
     last_id = turns[last_pos].id
     for _ in range(200):
