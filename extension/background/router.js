@@ -98,6 +98,17 @@ const HANDLERS = {
       return kinds.has(PAGE) ? context : openPreview(context);
     },
   },
+  "open-page": {
+    // the saved toast's Open / Show in library: a content script cannot open extension pages itself
+    from: [SOURCE_TAB],
+    async run(msg, sender, kinds) {
+      const id = text(msg.conversation_id, "conversation_id");
+      await requireGrant(kinds, sender, id);
+      const page = msg.page === "library" ? "library/library.html" : "view/view.html";
+      const tab = await api.tabs.create({ url: api.runtime.getURL(`${page}?id=${encodeURIComponent(id)}`), index: sender.tab.index + 1 });
+      return { tabId: tab.id };
+    },
+  },
   "context-preview": { from: [PAGE], run: (msg) => contextPreview(msg) },
   "context-rebuild": { from: [PAGE], run: (msg) => rebuildContext(msg) },
   list: {

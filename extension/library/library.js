@@ -7,6 +7,8 @@ import { api, t } from "../shared/api.js";
 import { el, formatDate, localize, siteIcon, snippetNodes } from "../shared/dom.js";
 import { mountBackupPanel } from "../shared/backup_panel.js";
 import { describeError, request } from "../shared/messages.js";
+import { countText } from "../shared/plural.js";
+import { hostMissing, setupNotice } from "../shared/setup.js";
 import { clearSelection, initSelection, selectBox, toggle } from "./selection.js";
 
 const PAGE_SIZE = 100;
@@ -19,6 +21,7 @@ let nextCursor = null;
 let loading = false;
 let choicesLoaded = false; // the project and model lists come with the first page of the session
 let generation = 0; // a reply for an older query or filter set is dropped
+let shownId = new URLSearchParams(location.search).get("id"); // "Show in library" from a chat page: that row gets focus
 
 function say(text, kind = "") {
   status.textContent = text;
@@ -30,7 +33,7 @@ function openConversation(id) {
 }
 
 function row(entry) {
-  const meta = [entry.site, entry.model, formatDate(entry.updated_at ?? entry.saved_at), t("messageCount", [String(entry.message_count ?? 0)])];
+  const meta = [entry.site, entry.model, formatDate(entry.updated_at ?? entry.saved_at), countText("message", entry.message_count ?? 0)];
   return el("li", {
     className: "row",
     tabindex: "0",
@@ -87,6 +90,17 @@ function showEmpty(text) {
   list.replaceChildren(el("li", { className: "empty", dataset: { mnemosyne: "empty" }, text }));
 }
 
+/** An error in the status line; a missing host replaces the list with the set-up notice (said once, not twice). */
+function showError(error) {
+  if (hostMissing(error)) {
+    say("");
+    list.replaceChildren(el("li", { className: "empty" }, [setupNotice()]));
+    return;
+  }
+  say(describeError(error), "error");
+  if (!list.children.length) showEmpty(describeError(error));
+}
+
 async function loadPage() {
   if (loading || (!nextCursor && list.children.length)) return;
   loading = true;
@@ -101,13 +115,18 @@ async function loadPage() {
     }
     list.append(...data.items.map(row));
     nextCursor = data.next_cursor ?? null;
-    if (!list.children.length) showEmpty(filtered() ? t("libraryNoneInFilter") : t("emptyArchive"));
-    else say(nextCursor ? t("libraryShown", [String(list.children.length)]) : t("libraryAllShown", [String(list.children.length)]));
-  } catch (error) {
-    if (mine === generation) {
-      say(describeError(error), "error");
-      if (!list.children.length) showEmpty(describeError(error));
+    const asked = shownId && [...list.children].find((node) => node.dataset.conversationId === shownId);
+    if (asked) {
+      shownId = null;
+      asked.focus();
+      asked.scrollIntoView({ block: "center" });
     }
+    if (!list.children.length) {
+      say("");
+      showEmpty(filtered() ? t("libraryNoneInFilter") : t("emptyArchive"));
+    } else say(nextCursor ? t("libraryShown", [String(list.children.length)]) : countText("conversation", list.children.length));
+  } catch (error) {
+    if (mine === generation) showError(error);
   } finally {
     loading = false;
     if (mine === generation) fillViewport();
@@ -150,9 +169,9 @@ async function showSearch(query) {
     if (Object.hasOwn(COMPARE, sort)) items.sort(COMPARE[sort]);
     list.replaceChildren(...items.map(row));
     if (!items.length) showEmpty(t("noResults"));
-    say(items.length ? t("resultCount", [String(items.length)]) : "");
+    say(items.length ? countText("match", items.length) : "");
   } catch (error) {
-    if (mine === generation) say(describeError(error), "error");
+    if (mine === generation) showError(error);
   }
 }
 
@@ -222,4 +241,4 @@ mountBackupPanel($("backup"));
 initSelection(say);
 $("sort").value = "newest";
 refresh();
-search.focus();
+if (!shownId) search.focus();

@@ -3,6 +3,7 @@
 import { t } from "../shared/api.js";
 import { el, localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
+import { hostMissing, setupNotice } from "../shared/setup.js";
 import { DEFAULT_SETTINGS, loadSettings, saveSettings } from "../shared/settings.js";
 import { fillTargetSelect } from "../shared/target_options.js";
 
@@ -59,7 +60,8 @@ async function runHealth() {
       el("ul", {}, doctor.checks.map((check) => statusRow(check.name, check.status, check.detail, check.fix))),
     );
   } catch (error) {
-    hostBox.replaceChildren(el("p", { className: "status error", text: describeError(error) }));
+    hostBox.replaceChildren(hostMissing(error) ? setupNotice({ onReady: runHealth })
+      : el("p", { className: "status error", text: describeError(error) }));
   }
 }
 

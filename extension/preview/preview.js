@@ -7,6 +7,7 @@ import { t } from "../shared/api.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
+import { hostMissing, setupNotice } from "../shared/setup.js";
 
 const handle = new URLSearchParams(location.search).get("handle");
 const $ = (elementId) => document.getElementById(elementId);
@@ -75,4 +76,7 @@ $("preview-go").addEventListener("click", () => confirmContext().catch((error) =
   say(describeError(error), "error");
 }));
 $("preview-cancel").addEventListener("click", () => window.close());
-show().catch((error) => say(describeError(error), "error"));
+show().catch((error) => {
+  if (!hostMissing(error)) return say(describeError(error), "error");
+  $("status").after(setupNotice());
+});

@@ -3,6 +3,8 @@
 import { t } from "../shared/api.js";
 import { formatDate, localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
+import { countText } from "../shared/plural.js";
+import { hostMissing, setupNotice } from "../shared/setup.js";
 import { showBranches } from "../shared/branches.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { loadSettings } from "../shared/settings.js";
@@ -97,7 +99,7 @@ async function load() {
   $("title").textContent = conversation.title || t("untitled");
   branches = showBranches($("messages"), conversation, (path) => {
     $("meta").textContent = [conversation.source?.site, formatDate(conversation.updated_at ?? conversation.created_at),
-      t("messageCount", [String(path.length)]), conversation.provenance?.partial ? t("partialCapture") : ""]
+      countText("message", path.length), conversation.provenance?.partial ? t("partialCapture") : ""]
       .filter(Boolean).join(" · ");
   });
   say("");
@@ -111,4 +113,8 @@ $("preview-go").addEventListener("click", guard(confirmContinue));
 $("preview-cancel").addEventListener("click", () => { $("preview").hidden = true; pendingContext = null; });
 $("delete").addEventListener("click", guard(remove));
 fillTargets().catch(() => {});
-load().catch((error) => say(describeError(error), "error"));
+load().catch((error) => {
+  if (!hostMissing(error)) return say(describeError(error), "error");
+  say("");
+  $("messages").replaceChildren(setupNotice());
+});

@@ -1,0 +1,167 @@
+"""Every extension surface in real Chromium, light and dark, with and without the host: body text reads at
+14-16 px (Chromium's extension-page stylesheet shrinks an unset body to 75 %), the popup fits Chrome's 600 px
+cap with search first, the library's filters sit in one row at 1280 px, and without the host each surface shows
+the README's set-up commands with "Check again" and no raw code. Screenshots of each go to the folder named by
+MNEMOSYNE_SCREENSHOTS (default /tmp/mnemosyne-screenshots), never into the repository."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+
+import pytest
+from ext_fakesite import chatgpt_api_fixture
+from test_view_render import tide_with_extras
+
+from support.cli import mnemo
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path(os.environ.get("MNEMOSYNE_SCREENSHOTS", "/tmp/mnemosyne-screenshots"))
+SETUP_COMMANDS = "pip install .\nmnemo install --browser all"
+BODY = """() => ({font: parseFloat(getComputedStyle(document.body).fontSize),
+  background: getComputedStyle(document.body).backgroundColor,
+  text: document.body.innerText})"""
+
+
+def shoot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def import_many(tmp_path, env, count: int) -> list[str]:
+    """`count` conversations (the Tide one with rich extras, then copies of the ChatGPT fixture) through
+    `mnemo import`; their archive ids, newest first."""
+    first = tide_with_extras()
+    others = []
+    for i in range(count - 1):
+        api = copy.deepcopy(chatgpt_api_fixture())
+        api["title"] = f"Saved conversation {i + 1}"
+        api["conversation_id"] = f"6925e174-6714-832f-8946-{i:012d}"
+        api["id"] = api["conversation_id"]
+        api["update_time"] = float(api.get("update_time") or 1.7e9) - (i + 1) * 3600
+        others.append(api)
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([first, *others]), encoding="utf-8")
+    mnemo(env, "import", str(path))
+    listed = json.loads(mnemo(env, "list", "--limit", "0", "--json").stdout)
+    assert len(listed) == count, [item["title"] for item in listed]
+    return [item["id"] for item in listed]
+
+
+def kept_context(page, conversation_id: str) -> str:
+    """A context built from an extension page (as the view's Continue does): the handle the preview opens."""
+    return page.evaluate(
+        "(id) => chrome.runtime.sendMessage({type: 'context', conversation_id: id, target: 'claude'})"
+        ".then((reply) => reply.data.handle)",
+        conversation_id,
+    )
+
+
+def test_every_surface_reads_at_body_size_light_and_dark(browser, env, tmp_path, ext_url):
+    ids = import_many(tmp_path, env, 14)
+    tide = next(i for i in ids if i)  # any: the view renders whichever is newest
+    page = browser.new_page()
+    page.goto(ext_url(f"view/view.html?id={tide}"))
+    page.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=30_000)
+    handle = kept_context(page, tide)
+    surfaces = [
+        ("popup", "popup/popup.html", (400, 800), "[data-mnemosyne='conversation']"),
+        ("library", "library/library.html", (1280, 800), "[data-mnemosyne='conversation']"),
+        (
+            "view",
+            f"view/view.html?id={tide}",
+            (1280, 800),
+            "[data-mnemosyne='transcript'][data-state='ready']",
+        ),
+        ("options", "options/options.html", (1280, 800), "#target option"),
+        (
+            "preview",
+            f"preview/preview.html?handle={handle}",
+            (600, 680),
+            "[data-mnemosyne='preview'][data-state='ready']",
+        ),
+    ]
+    backgrounds = {}
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        for name, path, (width, height), ready in surfaces:
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(ext_url(path))
+            page.locator(ready).first.wait_for(state="attached", timeout=30_000)
+            body = page.evaluate(BODY)
+            assert 14 <= body["font"] <= 16, (name, scheme, body["font"])
+            backgrounds[(name, scheme)] = body["background"]
+            if name == "popup":
+                popup_fits(page)
+            if name == "library":
+                filters_in_one_row(page)
+            if name == "view":
+                # the transcript's own text, not only the body, is at reading size
+                size = page.evaluate(
+                    "parseFloat(getComputedStyle(document.querySelector('.message .markdown')).fontSize)"
+                )
+                assert 15 <= size <= 17, size
+            shoot(page, f"{name}-{scheme}")
+    for name, *_ in surfaces:
+        assert backgrounds[(name, "light")] != backgrounds[(name, "dark")], name
+
+
+def popup_fits(page) -> None:
+    """Chrome cuts a popup at 600 px: the page is at most that tall, its list scrolls inside, search comes first."""
+    layout = page.evaluate(
+        """() => {
+          const items = document.getElementById('items');
+          const search = document.getElementById('search').getBoundingClientRect();
+          const first = document.querySelector('[data-mnemosyne=conversation]').getBoundingClientRect();
+          const backup = document.getElementById('backup').getBoundingClientRect();
+          return {height: document.documentElement.scrollHeight, body: document.body.getBoundingClientRect().height,
+            listScrolls: items.scrollHeight > items.clientHeight, searchAbove: search.bottom <= first.top,
+            backupBottom: backup.bottom};
+        }"""
+    )
+    assert layout["body"] <= 600 and layout["backupBottom"] <= 600, layout
+    assert layout["listScrolls"] and layout["searchAbove"], layout
+
+
+def filters_in_one_row(page) -> None:
+    tops = page.evaluate(
+        "[...document.querySelectorAll('#filters > label:not([hidden])')].map((l) => Math.round(l.getBoundingClientRect().top))"
+    )
+    assert len(tops) >= 6 and max(tops) - min(tops) <= 4, tops
+
+
+def test_without_the_host_every_page_shows_the_setup_path(browser_without_host, ext_url):
+    page = browser_without_host.new_page()
+    surfaces = [
+        ("popup", "popup/popup.html", (400, 600)),
+        ("library", "library/library.html", (1280, 800)),
+        ("view", "view/view.html?id=k3v9qz2mx8ta", (1280, 800)),
+        ("options", "options/options.html", (1280, 800)),
+    ]
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        for name, path, (width, height) in surfaces:
+            page.set_viewport_size({"width": width, "height": height})
+            page.goto(ext_url(path))
+            if name == "options":
+                page.click("[data-mnemosyne='health']")
+            setup = page.locator("[data-mnemosyne='setup']")
+            setup.wait_for(timeout=30_000)
+            assert setup.count() == 1, name  # said once, not twice
+            commands = page.locator("[data-mnemosyne='setup-commands']").inner_text()
+            assert commands.strip() == SETUP_COMMANDS, (name, commands)
+            body = page.evaluate(BODY)
+            assert 14 <= body["font"] <= 16, (name, body["font"])
+            for wrong in ("HOST_NOT_FOUND", "pip install mnemosyne", "try again:", "Loading"):
+                assert wrong not in body["text"], (name, wrong)
+            shoot(page, f"{name}-{scheme}-no-host")
+        # "Check again" asks the host and says, in words, that it is still missing
+        page.click("[data-mnemosyne='setup-check']")
+        result = page.locator("[data-mnemosyne='setup-result']")
+        page.wait_for_function(
+            "() => /Still not found/.test(document.querySelector('[data-mnemosyne=setup-result]').textContent)"
+        )
+        assert "Still not found" in result.inner_text()
