@@ -97,9 +97,10 @@ async function load() {
   const conversation = JSON.parse(data.text);
   document.title = conversation.title || t("untitled");
   $("title").textContent = conversation.title || t("untitled");
-  branches = showBranches($("messages"), conversation, (path) => {
+  // the count is the archive's (every message it keeps, as the library says), not the branch's on screen
+  branches = showBranches($("messages"), conversation, () => {
     $("meta").textContent = [conversation.source?.site, formatDate(conversation.updated_at ?? conversation.created_at),
-      countText("message", path.length), conversation.provenance?.partial ? t("partialCapture") : ""]
+      countText("message", conversation.messages.length), conversation.provenance?.partial ? t("partialCapture") : ""]
       .filter(Boolean).join(" · ");
   });
   say("");

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from ext_fakesite import chatgpt_api_fixture
-from test_view_render import tide_with_extras
+from test_view_render import EDITS, FIXTURES, FORKED, tide_with_extras
 
 from support.cli import mnemo
 
@@ -165,3 +165,46 @@ def test_without_the_host_every_page_shows_the_setup_path(browser_without_host, 
             "() => /Still not found/.test(document.querySelector('[data-mnemosyne=setup-result]').textContent)"
         )
         assert "Still not found" in result.inner_text()
+
+
+def test_branch_switch_keeps_the_place_and_the_focus(browser, tmp_path, env, ext_url):
+    api = json.loads((FIXTURES / "chatgpt_api" / "elinvoss" / FORKED).read_text(encoding="utf-8"))
+    path = tmp_path / "forked.json"
+    path.write_text(json.dumps(api), encoding="utf-8")
+    mnemo(env, "import", str(path))
+    conversation_id = json.loads(mnemo(env, "list", "--json").stdout)[0]["id"]
+    view = browser.new_page()
+    view.set_viewport_size({"width": 1280, "height": 500})
+    view.goto(ext_url(f"view/view.html?id={conversation_id}"))
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
+    fork = view.locator(".message.role-user", has_text=EDITS[1]).locator("[data-mnemosyne='branch-switch']")
+    fork.evaluate("(node) => node.scrollIntoView({block: 'center'})")
+    # the messages near the screen lay out at their real size in the next frames (content-visibility): then measure
+    view.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    for button in (fork.locator(".branch-prev"), fork.locator(".branch-next")):
+        box = button.bounding_box()
+        assert box["width"] >= 24 and box["height"] >= 24, box
+    before = view.evaluate("({y: scrollY})")
+    top = fork.bounding_box()["y"]
+    assert before["y"] > 100, before  # the fork is well down the page
+    fork.locator(".branch-next").focus()
+    view.keyboard.press("Enter")
+    view.wait_for_function(
+        "(gone) => ![...document.querySelectorAll('.message.role-user')].some((m) => m.textContent.includes(gone))",
+        arg=EDITS[1],
+    )
+    switched = view.locator(
+        ".message.role-user", has=view.locator(".branch-position", has_text="1 of 2")
+    ).locator("[data-mnemosyne='branch-switch']")
+    after = view.evaluate(
+        "({y: scrollY, focused: document.activeElement?.className,"
+        " inSwitch: Boolean(document.activeElement?.closest('[data-mnemosyne=branch-switch]'))})"
+    )
+    # the reader stays at the fork: the switched message is on screen, not the top of the transcript
+    shown_at = switched.bounding_box()["y"]
+    assert after["y"] > 100 and -40 <= shown_at < 500, (before, after, top, shown_at)
+    assert after["focused"] == "branch-next" and after["inSwitch"], after
+    # the keyboard goes on from there: Enter again switches back, still in place
+    view.keyboard.press("Enter")
+    fork.wait_for()
+    assert -40 <= fork.bounding_box()["y"] < 500
