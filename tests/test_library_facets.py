@@ -163,13 +163,15 @@ def test_the_host_lists_with_filters_orders_and_choices(tmp_path, fixtures):
                 host.data("save", payload=conversation, kind="auto")
         every = host.data("list", facets=True)
         assert {f["value"] for f in every["facets"]["model"]} == {i["model"] for i in every["items"]} - {None}
+        assert every["total"] == len(every["items"])  # the whole archive, whatever the filters
+        assert host.data("list", facets=True, has_code=True)["total"] == every["total"]
         coded = host.data("list", has_code=True)["items"]
         assert coded and all(i["has_code"] for i in coded)
         assert len(coded) < len(every["items"])
         first = host.data("list", order="title", limit=1)
         second = host.data("list", order="title", limit=1, cursor=first["next_cursor"])
         assert (first["items"][0]["title"] or "").casefold() <= (second["items"][0]["title"] or "").casefold()
-        assert "facets" not in first
+        assert "facets" not in first and "total" not in first
         wrong = host.call("list", order="length", cursor=first["next_cursor"])
         assert wrong["error"]["code"] == "BAD_CURSOR"
         assert host.call("list", has_code="yes")["error"]["code"] == "BAD_REQUEST"

@@ -1160,6 +1160,7 @@ button.primary:hover { background: var(--accent-hover); }
     return error?.code === "HOST_NOT_FOUND";
   }
   function setupNotice({ onReady = () => location.reload() } = {}) {
+    document.querySelector("[data-mnemosyne='setup']")?.remove();
     const result = el("p", { className: "setup-result", role: "status", dataset: { mnemosyne: "setup-result" } });
     const copy = el("button", { type: "button", dataset: { mnemosyne: "setup-copy" } }, [icon("copy"), t("setupCopy")]);
     const check = el(

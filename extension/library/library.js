@@ -7,9 +7,10 @@ import { api, t } from "../shared/api.js";
 import { el, formatDate, localize, siteIcon, snippetNodes } from "../shared/dom.js";
 import { mountBackupPanel } from "../shared/backup_panel.js";
 import { describeError, request } from "../shared/messages.js";
+import { modelName, projectName } from "../shared/names.js";
 import { countText } from "../shared/plural.js";
 import { hostMissing, setupNotice } from "../shared/setup.js";
-import { clearSelection, initSelection, selectBox, toggle } from "./selection.js";
+import { clearSelection, initSelection, selectAllShown, selectBox, toggle } from "./selection.js";
 
 const PAGE_SIZE = 100;
 const SEARCH_LIMIT = 100;
@@ -21,6 +22,7 @@ let nextCursor = null;
 let loading = false;
 let choicesLoaded = false; // the project and model lists come with the first page of the session
 let generation = 0; // a reply for an older query or filter set is dropped
+let total = null; // conversations in the whole archive (the host's list with facets)
 let shownId = new URLSearchParams(location.search).get("id"); // "Show in library" from a chat page: that row gets focus
 
 function say(text, kind = "") {
@@ -32,8 +34,11 @@ function openConversation(id) {
   api.tabs.create({ url: api.runtime.getURL(`view/view.html?id=${encodeURIComponent(id)}`) });
 }
 
+const SITE_NAMES = { chatgpt: "ChatGPT", claude: "Claude", gemini: "Gemini" };
+const projectLabel = (short) => t("projectShort", [short]);
+
 function row(entry) {
-  const meta = [entry.site, entry.model, formatDate(entry.updated_at ?? entry.saved_at), countText("message", entry.message_count ?? 0)];
+  const meta = [SITE_NAMES[entry.site] ?? entry.site, entry.model ? modelName(entry.model) : null, formatDate(entry.updated_at ?? entry.saved_at), countText("message", entry.message_count ?? 0)];
   return el("li", {
     className: "row",
     tabindex: "0",
@@ -79,8 +84,9 @@ function fillChoices(facets) {
   for (const [id, values] of [["project", facets?.project], ["model", facets?.model]]) {
     const select = $(id);
     const chosen = select.value;
+    const named = id === "model" ? modelName : (value) => projectName(value, projectLabel);
     select.replaceChildren(select.options[0], ...(values ?? []).map(({ value, count }) =>
-      el("option", { value, text: `${value} (${count})` })));
+      el("option", { value, title: value, text: `${named(value)} (${count})` })));
     select.value = chosen;
     select.closest("label").hidden = !values?.length;
   }
@@ -113,6 +119,7 @@ async function loadPage() {
       fillChoices(data.facets);
       choicesLoaded = true;
     }
+    if (Number.isInteger(data.total)) total = data.total;
     list.append(...data.items.map(row));
     nextCursor = data.next_cursor ?? null;
     const asked = shownId && [...list.children].find((node) => node.dataset.conversationId === shownId);
@@ -124,7 +131,11 @@ async function loadPage() {
     if (!list.children.length) {
       say("");
       showEmpty(filtered() ? t("libraryNoneInFilter") : t("emptyArchive"));
-    } else say(nextCursor ? t("libraryShown", [String(list.children.length)]) : countText("conversation", list.children.length));
+    } else if (nextCursor) {
+      // the total is the archive's: said beside the shown count only when no filter narrows the list
+      say(total !== null && !filtered() ? t("libraryShownOfTotal", [String(list.children.length), String(total)])
+        : t("libraryShown", [String(list.children.length)]));
+    } else say(countText("conversation", list.children.length));
   } catch (error) {
     if (mine === generation) showError(error);
   } finally {
@@ -222,6 +233,7 @@ search.addEventListener("input", () => {
   debounce = setTimeout(refresh, 150);
 });
 $("filters").addEventListener("change", refresh);
+$("select-all").addEventListener("change", (event) => selectAllShown(event.target.checked));
 $("filters").addEventListener("submit", (event) => event.preventDefault());
 document.addEventListener("keydown", onKey);
 new IntersectionObserver((entries) => {

@@ -44,9 +44,14 @@ async function rebuild() {
   $("focus-rebuild").disabled = true;
   $("preview").dataset.state = "rebuilding";
   say(t("buildingContext"));
+  const was = context?.report?.tokens ?? "?";
   try {
     render(await request("context-rebuild", { handle, focus: $("focus").value }));
-    say("");
+    // visible feedback: the new count beside the old, and the preview flashes once
+    say(t("previewRebuilt", [String(context.report?.tokens ?? "?"), String(was)]), "ok");
+    $("preview-body").classList.remove("rebuilt");
+    void $("preview-body").offsetWidth; // restart the flash on a second rebuild
+    $("preview-body").classList.add("rebuilt");
   } finally {
     $("preview-go").disabled = false;
     $("focus-rebuild").disabled = false;

@@ -46,6 +46,9 @@ function fileReason(warning) {
   return warning.bytes ? t("backupFileTooLargeBytes", [(warning.bytes / 1_000_000).toFixed(1)]) : t("backupFileTooLarge");
 }
 
+/** The page already shows the set-up notice (its list could not load): the panel does not add a second. */
+const pageHasNotice = () => Boolean(document.querySelector("[data-mnemosyne='setup']"));
+
 /** A link that opens a chat site in a new tab (the popup closes; the tab is where a backup reads). */
 function siteLink(url, name) {
   return el("a", { href: url, target: "_blank", rel: "noopener noreferrer", text: name });
@@ -107,7 +110,7 @@ export function mountBackupPanel(container) {
       await request(type);
       await refresh();
     } catch (error) {
-      if (hostMissing(error)) notice.replaceChildren(setupNotice());
+      if (hostMissing(error) && !pageHasNotice()) notice.replaceChildren(setupNotice());
       else if (error?.code === "NO_SOURCE_TAB") followSite();
       progress.textContent = describeError(error);
       progress.classList.add("error");
@@ -123,7 +126,7 @@ export function mountBackupPanel(container) {
     retry.hidden = !run?.failures?.length;
     guide.hidden = Boolean(active);
     if (run?.state === "paused" && /^HOST_NOT_FOUND$/.test(run.pausedReason ?? "")) {
-      if (!notice.childElementCount) notice.replaceChildren(setupNotice());
+      if (!pageHasNotice()) notice.replaceChildren(setupNotice());
     } else notice.replaceChildren();
     if (!run) {
       progress.textContent = "";

@@ -18,9 +18,11 @@ export function hostMissing(error) {
 /**
  * The set-up notice: what is missing in plain words, the commands with a Copy button, and "Check again".
  * `onReady` runs once the host answers (a page reloads its data; default: reload the page). Built with
- * createElement + textContent only, so it also works inside the injected UI's closed shadow roots.
+ * createElement + textContent only, so it also works inside the injected UI's closed shadow roots. A page shows
+ * one notice: building one removes the page's earlier one.
  */
 export function setupNotice({ onReady = () => location.reload() } = {}) {
+  document.querySelector("[data-mnemosyne='setup']")?.remove(); // one notice a page: the newest
   const result = el("p", { className: "setup-result", role: "status", dataset: { mnemosyne: "setup-result" } });
   const copy = el("button", { type: "button", dataset: { mnemosyne: "setup-copy" } }, [icon("copy"), t("setupCopy")]);
   const check = el("button", { type: "button", className: "primary", dataset: { mnemosyne: "setup-check" } },

@@ -98,6 +98,9 @@ def test_every_surface_reads_at_body_size_light_and_dark(browser, env, tmp_path,
                 popup_fits(page)
             if name == "library":
                 filters_in_one_row(page)
+                library_reads_plainly(page)
+            if name == "preview":
+                preview_puts_the_decision_first(page)
             if name == "view":
                 # the transcript's own text, not only the body, is at reading size
                 size = page.evaluate(
@@ -124,6 +127,42 @@ def popup_fits(page) -> None:
     )
     assert layout["body"] <= 600 and layout["backupBottom"] <= 600, layout
     assert layout["listScrolls"] and layout["searchAbove"], layout
+
+
+def library_reads_plainly(page) -> None:
+    """Model names people know, the archive's total, select-all, and snippets without Markdown marks."""
+    models = page.locator("#model option").all_inner_texts()
+    assert "GPT-5 Thinking (14)" in models, models
+    assert page.locator("#model option[value='gpt-5-thinking']").get_attribute("title") == "gpt-5-thinking"
+    page.check("[data-mnemosyne='select-all']")
+    assert page.locator("[data-mnemosyne='select']:checked").count() == 14
+    assert page.locator("#selection-count").inner_text().startswith("14")
+    page.uncheck("[data-mnemosyne='select-all']")
+    assert page.locator("[data-mnemosyne='select']:checked").count() == 0
+    page.fill("#search", "worked example")
+    snippet = page.locator(".row-snippet").first
+    snippet.wait_for(timeout=15_000)
+    text = snippet.inner_text()
+    assert not any(mark in text for mark in ("**", "##", "|")), text
+    page.fill("#search", "")
+    page.locator("#status", has_text="14 conversations").wait_for(timeout=15_000)
+
+
+def preview_puts_the_decision_first(page) -> None:
+    """A token meter, the conversation before the wrapper's instructions, one primary button, the tool's name."""
+    assert page.title() == "Continue in Claude (web)"
+    meter = page.locator("[data-mnemosyne='preview-meter']")
+    assert 0 < float(meter.get_attribute("value")) <= float(meter.get_attribute("max"))
+    shown = page.locator("[data-mnemosyne='preview-text']").inner_text()
+    assert "BEGIN TRANSCRIPT" not in shown and "Tide" in shown, shown[:300]
+    wrapper = page.locator("[data-mnemosyne='preview-wrapper']")
+    assert not wrapper.evaluate("(d) => d.open") and "BEGIN TRANSCRIPT" in wrapper.text_content()
+    assert page.locator("button.primary:visible").count() == 1
+    page.fill("[data-mnemosyne='preview-focus']", "the annealing temperatures")
+    page.click("[data-mnemosyne='preview-rebuild']")
+    status = page.locator("[data-mnemosyne='preview-status'].ok")
+    status.wait_for(timeout=30_000)
+    assert status.inner_text().startswith("Rebuilt:"), status.inner_text()
 
 
 def filters_in_one_row(page) -> None:

@@ -367,6 +367,10 @@ class Archive(ArchiveWrites):
             found[name] = [{"value": value, "count": count} for value, count in rows]
         return found
 
+    def conversation_count(self) -> int:
+        """How many conversations the archive holds (the library's total)."""
+        return int(self.conn.execute("SELECT count(*) FROM conversations").fetchone()[0])
+
     def all_ids(self) -> builtins.list[str]:
         return [
             r[0] for r in self.conn.execute("SELECT id FROM conversations ORDER BY sort_key DESC, id DESC")
