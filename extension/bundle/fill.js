@@ -485,6 +485,8 @@ button.primary:hover { background: var(--accent-hover); }
 .setup pre code { font: 13px/1.5 var(--mono); background: none; padding: 0; }
 .setup .setup-actions { display: flex; gap: 8px; flex-wrap: wrap; }
 .setup .setup-result:empty { display: none; }
+.sweep-cover { position: fixed; display: flex; align-items: center; justify-content: center; background: var(--bg);
+  color: var(--muted); pointer-events: auto; }
 .menu { position: fixed; min-width: 280px; max-width: min(360px, calc(100vw - 16px)); background: var(--bg); color: var(--text);
   border: 1px solid var(--line); border-radius: 14px; box-shadow: var(--shadow); padding: 6px; pointer-events: auto; }
 .menu button { display: flex; flex-direction: column; align-items: flex-start; gap: 0; width: 100%; text-align: start;

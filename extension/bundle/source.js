@@ -931,59 +931,6 @@ ${text.trim()}
     };
   }
 
-  // content/capture.js
-  function sourceUrl() {
-    return `${location.origin}${location.pathname}`;
-  }
-  function capturePayload(site2, swept) {
-    const title = site2.title();
-    return {
-      format: "mnemosyne.capture",
-      version: 1,
-      site: site2.name,
-      url: sourceUrl(),
-      conversation_id: site2.conversationId(),
-      title: title ? wellFormed(title) : null,
-      captured_at: (/* @__PURE__ */ new Date()).toISOString(),
-      complete: swept.complete,
-      turns: swept.turns,
-      warnings: swept.warnings ?? []
-    };
-  }
-  async function capture(site2, { allowApi = true, allowDom = true } = {}) {
-    const id = site2.conversationId();
-    let apiError = null;
-    if (id && allowApi) {
-      try {
-        const { kind, payload } = await site2.fetchApi(id);
-        return { kind, payload: wellFormedDeep(payload), source_url: sourceUrl(), path: "api" };
-      } catch (error) {
-        apiError = error;
-      }
-    }
-    if (!allowDom) throw apiError ?? new MnemoError("NOTHING_FOUND", t("errorNoTurns"));
-    const swept = await sweep(site2.dom);
-    if (!swept.turns.length) {
-      throw new MnemoError("NOTHING_FOUND", apiError ? `${apiError.message}; ${t("errorNoTurns")}` : t("errorNoTurns"));
-    }
-    return {
-      kind: "capture",
-      payload: capturePayload(site2, swept),
-      source_url: sourceUrl(),
-      path: "dom",
-      apiError,
-      diagnostics: swept.diagnostics
-    };
-  }
-  async function captureAndSave(site2, onStep = () => {
-  }, options = {}) {
-    onStep("reading");
-    const captured = await capture(site2, options);
-    onStep("saving");
-    const saved = await request("save", { kind: captured.kind, payload: captured.payload, source_url: captured.source_url });
-    return { ...saved, path: captured.path };
-  }
-
   // content/ui_style.js
   var UI_CSS = `
 :host { all: initial; color-scheme: light;
@@ -1028,6 +975,8 @@ button.primary:hover { background: var(--accent-hover); }
 .setup pre code { font: 13px/1.5 var(--mono); background: none; padding: 0; }
 .setup .setup-actions { display: flex; gap: 8px; flex-wrap: wrap; }
 .setup .setup-result:empty { display: none; }
+.sweep-cover { position: fixed; display: flex; align-items: center; justify-content: center; background: var(--bg);
+  color: var(--muted); pointer-events: auto; }
 .menu { position: fixed; min-width: 280px; max-width: min(360px, calc(100vw - 16px)); background: var(--bg); color: var(--text);
   border: 1px solid var(--line); border-radius: 14px; box-shadow: var(--shadow); padding: 6px; pointer-events: auto; }
 .menu button { display: flex; flex-direction: column; align-items: flex-start; gap: 0; width: 100%; text-align: start;
@@ -1106,6 +1055,87 @@ button.primary:hover { background: var(--accent-hover); }
       if (event.isTrusted) handler(event);
     });
     return node;
+  }
+
+  // content/sweep_cover.js
+  function coverWhileReading(element2) {
+    const rect = element2?.getBoundingClientRect?.();
+    if (!rect) return () => {
+    };
+    const top = Math.max(0, rect.top);
+    const left = Math.max(0, rect.left);
+    const cover = el(
+      "div",
+      { className: "sweep-cover", role: "status", dataset: { mnemosyne: "sweep-cover" } },
+      [el("span", { text: t("toastReading") })]
+    );
+    Object.assign(cover.style, {
+      top: `${top}px`,
+      left: `${left}px`,
+      width: `${Math.max(0, Math.min(rect.right, innerWidth) - left)}px`,
+      height: `${Math.max(0, Math.min(rect.bottom, innerHeight) - top)}px`
+    });
+    overlay().layer.prepend(cover);
+    return () => cover.remove();
+  }
+
+  // content/capture.js
+  function sourceUrl() {
+    return `${location.origin}${location.pathname}`;
+  }
+  function capturePayload(site2, swept) {
+    const title = site2.title();
+    return {
+      format: "mnemosyne.capture",
+      version: 1,
+      site: site2.name,
+      url: sourceUrl(),
+      conversation_id: site2.conversationId(),
+      title: title ? wellFormed(title) : null,
+      captured_at: (/* @__PURE__ */ new Date()).toISOString(),
+      complete: swept.complete,
+      turns: swept.turns,
+      warnings: swept.warnings ?? []
+    };
+  }
+  async function capture(site2, { allowApi = true, allowDom = true } = {}) {
+    const id = site2.conversationId();
+    let apiError = null;
+    if (id && allowApi) {
+      try {
+        const { kind, payload } = await site2.fetchApi(id);
+        return { kind, payload: wellFormedDeep(payload), source_url: sourceUrl(), path: "api" };
+      } catch (error) {
+        apiError = error;
+      }
+    }
+    if (!allowDom) throw apiError ?? new MnemoError("NOTHING_FOUND", t("errorNoTurns"));
+    const uncover = coverWhileReading(site2.dom.scrollRoot());
+    let swept;
+    try {
+      swept = await sweep(site2.dom);
+    } finally {
+      uncover();
+    }
+    if (!swept.turns.length) {
+      throw new MnemoError("NOTHING_FOUND", apiError ? `${apiError.message}; ${t("errorNoTurns")}` : t("errorNoTurns"));
+    }
+    return {
+      kind: "capture",
+      payload: capturePayload(site2, swept),
+      source_url: sourceUrl(),
+      path: "dom",
+      apiError,
+      diagnostics: swept.diagnostics
+    };
+  }
+  async function captureAndSave(site2, onStep = () => {
+  }, options = {}) {
+    onStep("reading");
+    const captured = await capture(site2, options);
+    onStep("saving");
+    const saved = await request("save", { kind: captured.kind, payload: captured.payload, source_url: captured.source_url });
+    return { ...saved, path: captured.path };
   }
 
   // shared/icons.js

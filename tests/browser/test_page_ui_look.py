@@ -124,3 +124,36 @@ def test_the_continue_menu_works_from_the_keyboard(browser, sites):
     assert window.title() == f"Continue in {menu[1]['label']}"
     labels = " ".join(entry["label"] for entry in menu)
     assert "num_ctx" not in labels and "llama3.1" not in labels
+
+
+def test_reading_the_page_covers_the_thread_and_puts_its_scroll_back(browser, sites):
+    """The DOM fallback scrolls a virtualised thread through every turn: a panel of ours covers the thread while
+    it does (the reader does not watch it scroll), and the scroll is where the reader left it afterwards."""
+    from test_sweep_virtualised import timeline_page
+
+    url = sites.chatgpt_conversation(
+        "6f1c0000-aaaa-4000-8000-00000000a001", timeline_page(), None, api_status=500
+    )
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(url)
+    page.wait_for_selector("html[data-virtualised='12']")
+    scroller = "document.querySelector('[data-app-action-timeline-scroll]')"
+    root = page.evaluate(
+        f"(() => {{ const r = {scroller}.getBoundingClientRect(); return [r.top, r.bottom]; }})()"
+    )
+    ui = ClosedUi(page)
+    ui.click("[data-mnemosyne='export']")
+    covered = None
+    while covered is None and not ui.get("[data-mnemosyne='toast'][data-state='success']"):
+        if ui.get("[data-mnemosyne='sweep-cover']"):
+            covered = (box_of(ui, "[data-mnemosyne='sweep-cover']"), page.evaluate(f"{scroller}.scrollTop"))
+        else:
+            page.wait_for_timeout(20)  # a poll while the sweep starts
+    assert covered, "the sweep ran without the cover"
+    cover, _ = covered
+    assert cover["top"] <= max(root[0], 0) + 1 and cover["bottom"] >= min(root[1], 800) - 1, (cover, root)
+    done = ui.wait("[data-mnemosyne='toast'][data-state='success']", timeout=60)
+    assert done["data"]["path"] == "dom"
+    assert ui.get("[data-mnemosyne='sweep-cover']") is None
+    assert page.evaluate(f"{scroller}.scrollTop") == 0  # back at the newest turn, where the reader was
