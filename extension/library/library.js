@@ -7,7 +7,7 @@ import { api, t } from "../shared/api.js";
 import { el, formatDate, localize, siteIcon, snippetNodes } from "../shared/dom.js";
 import { mountBackupPanel } from "../shared/backup_panel.js";
 import { describeError, request } from "../shared/messages.js";
-import { modelName, projectName } from "../shared/names.js";
+import { modelName, projectName, siteName } from "../shared/names.js";
 import { countText } from "../shared/plural.js";
 import { hostMissing, setupNotice } from "../shared/setup.js";
 import { clearSelection, initSelection, selectAllShown, selectBox, toggle } from "./selection.js";
@@ -34,11 +34,10 @@ function openConversation(id) {
   api.tabs.create({ url: api.runtime.getURL(`view/view.html?id=${encodeURIComponent(id)}`) });
 }
 
-const SITE_NAMES = { chatgpt: "ChatGPT", claude: "Claude", gemini: "Gemini" };
 const projectLabel = (short) => t("projectShort", [short]);
 
 function row(entry) {
-  const meta = [SITE_NAMES[entry.site] ?? entry.site, entry.model ? modelName(entry.model) : null, formatDate(entry.updated_at ?? entry.saved_at), countText("message", entry.message_count ?? 0)];
+  const meta = [entry.site ? siteName(entry.site) : null, entry.model ? modelName(entry.model) : null, formatDate(entry.updated_at ?? entry.saved_at), countText("message", entry.message_count ?? 0)];
   return el("li", {
     className: "row",
     tabindex: "0",

@@ -32,3 +32,10 @@ export function projectName(value, projectLabel) {
   const id = raw.match(/^(?:g-p-|g-)?([0-9a-f]{6})[0-9a-f]{10,}/i) ?? raw.match(/^([0-9a-f]{6})[0-9a-f]{2}-[0-9a-f]{4}-/i);
   return id ? projectLabel(id[1]) : raw;
 }
+
+const SITES = { chatgpt: "ChatGPT", claude: "Claude", gemini: "Gemini" };
+
+/** A site's name as its makers write it ("chatgpt" -> "ChatGPT"). */
+export function siteName(site) {
+  return SITES[site] ?? String(site ?? "");
+}

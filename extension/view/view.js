@@ -3,6 +3,7 @@
 import { t } from "../shared/api.js";
 import { formatDate, localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
+import { siteName } from "../shared/names.js";
 import { countText } from "../shared/plural.js";
 import { hostMissing, setupNotice } from "../shared/setup.js";
 import { showBranches } from "../shared/branches.js";
@@ -99,7 +100,7 @@ async function load() {
   $("title").textContent = conversation.title || t("untitled");
   // the count is the archive's (every message it keeps, as the library says), not the branch's on screen
   branches = showBranches($("messages"), conversation, () => {
-    $("meta").textContent = [conversation.source?.site, formatDate(conversation.updated_at ?? conversation.created_at),
+    $("meta").textContent = [conversation.source?.site ? siteName(conversation.source.site) : null, formatDate(conversation.updated_at ?? conversation.created_at),
       countText("message", conversation.messages.length), conversation.provenance?.partial ? t("partialCapture") : ""]
       .filter(Boolean).join(" · ");
   });

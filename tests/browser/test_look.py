@@ -12,7 +12,9 @@ import os
 from pathlib import Path
 
 import pytest
+from closed_ui import ClosedUi
 from ext_fakesite import chatgpt_api_fixture
+from test_export import chatgpt_page
 from test_view_render import EDITS, FIXTURES, FORKED, tide_with_extras
 
 from support.cli import mnemo
@@ -172,7 +174,7 @@ def filters_in_one_row(page) -> None:
     assert len(tops) >= 6 and max(tops) - min(tops) <= 4, tops
 
 
-def test_without_the_host_every_page_shows_the_setup_path(browser_without_host, ext_url):
+def test_without_the_host_every_page_shows_the_setup_path(browser_without_host, sites, ext_url):
     page = browser_without_host.new_page()
     surfaces = [
         ("popup", "popup/popup.html", (400, 600)),
@@ -204,6 +206,14 @@ def test_without_the_host_every_page_shows_the_setup_path(browser_without_host, 
             "() => /Still not found/.test(document.querySelector('[data-mnemosyne=setup-result]').textContent)"
         )
         assert "Still not found" in result.inner_text()
+    # the chat page's toast: the same notice (shared/setup.js), inside the injected UI
+    api = chatgpt_api_fixture()
+    chat = browser_without_host.new_page()
+    chat.set_viewport_size({"width": 1280, "height": 800})
+    chat.goto(sites.chatgpt_conversation(api["conversation_id"], chatgpt_page(), api))
+    toast = ClosedUi(chat).export()
+    assert toast["state"] == "error" and SETUP_COMMANDS in toast["text"], toast
+    shoot(chat, "chat-page-no-host-dark")
 
 
 def test_branch_switch_keeps_the_place_and_the_focus(browser, tmp_path, env, ext_url):
@@ -247,3 +257,33 @@ def test_branch_switch_keeps_the_place_and_the_focus(browser, tmp_path, env, ext
     view.keyboard.press("Enter")
     fork.wait_for()
     assert -40 <= fork.bounding_box()["y"] < 500
+
+
+def test_view_folds_steps_labels_code_and_counts_as_the_library(browser, env, tmp_path, ext_url):
+    tide = import_many(tmp_path, env, 1)[0]
+    view = browser.new_page()
+    view.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    view.goto(ext_url(f"view/view.html?id={tide}"))
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=30_000)
+    # the reasoning is a folded line of the turn, not a message with its own header
+    steps = view.locator(".message.step")
+    assert steps.count() >= 1
+    assert steps.first.locator("details").evaluate("(d) => !d.open")
+    assert steps.first.locator("header strong").count() == 0
+    assert "Thought" in " ".join(steps.all_inner_texts())
+    # a code block: its language and a Copy button that copies the code as written
+    head = view.locator(".markdown .code-head").first
+    assert head.locator(".code-language").inner_text() == "python"
+    head.locator("[data-mnemosyne='copy-code']").click()
+    copied = view.evaluate("navigator.clipboard.readText()")
+    shown = view.locator(".markdown .code-head + pre").first.inner_text()
+    assert copied.strip() == shown.strip() and "def" in copied
+    assert head.locator("[data-mnemosyne='copy-code']").inner_text() == "Copied"
+    # the same count as the library's row
+    count = view.locator("#meta").inner_text().split(" · ")[2]
+    library = browser.new_page()
+    library.goto(ext_url("library/library.html"))
+    row = library.locator(f"[data-conversation-id='{tide}'] .row-meta")
+    row.wait_for(timeout=30_000)
+    assert count in row.inner_text().split(" · "), (count, row.inner_text())
+    assert view.locator("#meta").inner_text().startswith("ChatGPT · ")

@@ -8,6 +8,7 @@ import pytest
 from closed_ui import ClosedUi
 from ext_fakesite import chatgpt_api_fixture
 from test_export import chatgpt_page
+from test_look import shoot
 
 pytestmark = pytest.mark.browser
 
@@ -60,6 +61,7 @@ def test_saved_toast_speaks_plainly_offers_actions_and_clears_the_composer(brows
     assert ui.get(f"{TOAST} [data-mnemosyne='toast-open']") and ui.get(
         f"{TOAST} [data-mnemosyne='toast-library']"
     )
+    shoot(page, "chat-page-saved-toast-dark")
 
     # the same conversation again: said as already saved
     again = ui.export()
@@ -96,6 +98,7 @@ def test_the_bar_has_icons_and_follows_the_sites_theme(browser, sites):
     page.wait_for_function(f"{host} === 'light'")
     light = style_of(ui, "[data-mnemosyne='export']", "backgroundColor")
     assert light != dark, (light, dark)
+    shoot(page, "chat-page-bar-light")
 
 
 def test_the_continue_menu_works_from_the_keyboard(browser, sites):
@@ -114,6 +117,7 @@ def test_the_continue_menu_works_from_the_keyboard(browser, sites):
 
     ui.click("[data-mnemosyne='continue']")
     ui.wait("[data-mnemosyne='continue-menu']")
+    shoot(page, "chat-page-continue-menu-dark")
     # the first entry has the focus: ↑ wraps to the last, ↓ ↓ ↑ ends on the second, Enter picks it
     for key in ("ArrowUp", "ArrowDown", "ArrowDown", "ArrowDown", "ArrowUp"):
         page.keyboard.press(key)
@@ -152,6 +156,7 @@ def test_reading_the_page_covers_the_thread_and_puts_its_scroll_back(browser, si
             page.wait_for_timeout(20)  # a poll while the sweep starts
     assert covered, "the sweep ran without the cover"
     cover, _ = covered
+    shoot(page, "chat-page-reading-cover-dark")
     assert cover["top"] <= max(root[0], 0) + 1 and cover["bottom"] >= min(root[1], 800) - 1, (cover, root)
     done = ui.wait("[data-mnemosyne='toast'][data-state='success']", timeout=60)
     assert done["data"]["path"] == "dom"
