@@ -150,7 +150,14 @@ export function showBranches(container, conversation, onChange = () => {}) {
     render(from);
     const after = container.children[from];
     if (!after) return;
-    scrollBy(0, after.getBoundingClientRect().top - top);
+    // and again over the next two frames: the messages above, off screen, may settle their size only then
+    // (content-visibility: Firefox lays them out again after the switch)
+    const keep = () => {
+      const shift = after.getBoundingClientRect().top - top;
+      if (Math.abs(shift) >= 1) scrollBy(0, shift);
+    };
+    keep();
+    requestAnimationFrame(() => { keep(); requestAnimationFrame(keep); });
     if (arrow) after.querySelector(`.branch-switch .${arrow.split(" ")[0]}`)?.focus({ preventScroll: true });
   }
 

@@ -74,8 +74,8 @@ def test_firefox_branch_switch_keeps_the_place_and_the_focus(tmp_path, env):
                 context,
                 f"(() => {{ const s = {fork}.querySelector('[data-mnemosyne=branch-switch]');"
                 " s.scrollIntoView({block: 'center'}); const next = s.querySelector('.branch-next');"
-                " const box = next.getBoundingClientRect(); next.focus(); next.click();"
-                " return JSON.stringify({y: scrollY, w: box.width, h: box.height}); })()",
+                " next.focus(); const box = next.getBoundingClientRect(); const top = s.getBoundingClientRect().top;"
+                " next.click(); return JSON.stringify({y: scrollY, w: box.width, h: box.height, top}); })()",
             )["value"]
         )
         assert before["y"] > 100 and before["w"] >= 24 and before["h"] >= 24, before
@@ -87,7 +87,5 @@ def test_firefox_branch_switch_keeps_the_place_and_the_focus(tmp_path, env):
                 " ? JSON.stringify({y: scrollY, cls: a.className, top: s.getBoundingClientRect().top}) : ''; })()",
             )
         )
-        assert after["cls"] == "branch-next" and after["y"] > 100 and -40 <= after["top"] < 500, (
-            before,
-            after,
-        )
+        assert after["cls"] == "branch-next" and after["y"] > 100, (before, after)
+        assert abs(after["top"] - before["top"]) <= 2, (before, after)  # drawn where its sibling was
