@@ -4,6 +4,7 @@ orders and cursors, on the real fixture conversations (ChatGPT and Claude export
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -161,6 +162,24 @@ def test_the_host_lists_with_filters_orders_and_choices(tmp_path, fixtures):
             data = json.loads(path.read_text(encoding="utf-8"))
             for conversation in data if isinstance(data, list) else [data]:
                 host.data("save", payload=conversation, kind="auto")
+        untitled = json.loads(tide.read_text(encoding="utf-8"))
+        untitled.update(title=None, conversation_id="untitled-0001", id="untitled-0001")
+        host.data("save", payload=untitled, kind="auto")
+        first_user = next(
+            node["message"]["content"]["parts"][0]
+            for node in sorted(
+                (n for n in untitled["mapping"].values() if n.get("message")),
+                key=lambda n: n["message"].get("create_time") or 0,
+            )
+            if node["message"]["author"]["role"] == "user" and node["message"]["content"].get("parts")
+        )
+        for _ in range(100):  # its search rows are written just after the save's reply
+            listed = {i["title"]: i for i in host.data("list", limit=100)["items"]}
+            if listed[None]["first_words"]:
+                break
+            time.sleep(0.1)
+        assert listed[None]["first_words"] == " ".join(first_user.split())[:80]  # what tells it apart
+        assert "first_words" not in listed[json.loads(tide.read_text(encoding="utf-8"))["title"]]
         every = host.data("list", facets=True)
         assert {f["value"] for f in every["facets"]["model"]} == {i["model"] for i in every["items"]} - {None}
         assert every["total"] == len(every["items"])  # the whole archive, whatever the filters

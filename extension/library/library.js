@@ -4,7 +4,7 @@
 // the host's ranked `search` (snippets with the hit marked, site filter by the host; the date range and
 // a date sort applied here to those results). All text goes in through textContent (shared/dom.js).
 import { api, t } from "../shared/api.js";
-import { el, formatDate, localize, siteIcon, snippetNodes } from "../shared/dom.js";
+import { el, formatDate, localize, siteIcon, snippetNodes, titleNode } from "../shared/dom.js";
 import { mountBackupPanel } from "../shared/backup_panel.js";
 import { describeError, request } from "../shared/messages.js";
 import { modelName, projectName, siteName } from "../shared/names.js";
@@ -48,7 +48,7 @@ function row(entry) {
     selectBox(entry.id),
     siteIcon(entry.site),
     el("span", { className: "row-body" }, [
-      el("span", { className: "row-title", text: entry.title || t("untitled") }),
+      titleNode(entry, "row-title"),
       el("span", { className: "row-meta", text: meta.filter(Boolean).join(" · ") }),
       entry.snippet ? el("span", { className: "row-snippet" }, snippetNodes(entry.snippet)) : null,
     ]),

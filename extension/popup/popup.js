@@ -3,7 +3,7 @@
 // saved). Without the host it shows the set-up notice (shared/setup.js). All text goes in through
 // textContent (shared/dom.js).
 import { api, t } from "../shared/api.js";
-import { el, formatDate, localize, siteIcon, snippetNodes } from "../shared/dom.js";
+import { el, formatDate, localize, siteIcon, snippetNodes, titleNode } from "../shared/dom.js";
 import { icon } from "../shared/icons.js";
 import { describeError, request } from "../shared/messages.js";
 import { countText } from "../shared/plural.js";
@@ -35,7 +35,7 @@ function item(entry, snippet) {
   }, [
     siteIcon(entry.site),
     el("span", { className: "item-body" }, [
-      el("span", { className: "item-title", text: entry.title || t("untitled") }),
+      titleNode(entry, "item-title"),
       el("span", { className: "item-meta", text: meta.filter(Boolean).join(" · ") }),
       snippet ? el("span", { className: "item-snippet" }, snippetNodes(snippet)) : null,
     ]),

@@ -30,6 +30,17 @@ export function formatDate(iso) {
   return dateFormat.format(date);
 }
 
+/** A list entry's title; an untitled one shows the start of its first message (the host's `first_words`), marked
+ *  as such, so untitled conversations can be told apart. */
+export function titleNode(entry, className) {
+  if (entry.title) return el("span", { className, text: entry.title });
+  if (entry.first_words) {
+    return el("span", { className: `${className} derived-title`, title: t("untitledFirstWords"), dataset: { derived: "true" },
+      text: entry.first_words });
+  }
+  return el("span", { className, text: t("untitled") });
+}
+
 /**
  * A snippet's Markdown as the plain words a reader sees: no emphasis marks, heading hashes, table pipes,
  * code fences, list bullets or link brackets (the words and the link text stay).

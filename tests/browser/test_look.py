@@ -40,7 +40,7 @@ def import_many(tmp_path, env, count: int) -> list[str]:
     others = []
     for i in range(count - 1):
         api = copy.deepcopy(chatgpt_api_fixture())
-        api["title"] = f"Saved conversation {i + 1}"
+        api["title"] = f"Saved conversation {i + 1}" if i else None  # one untitled, as many imports are
         api["conversation_id"] = f"6925e174-6714-832f-8946-{i:012d}"
         api["id"] = api["conversation_id"]
         api["update_time"] = float(api.get("update_time") or 1.7e9) - (i + 1) * 3600
@@ -136,6 +136,11 @@ def library_reads_plainly(page) -> None:
     models = page.locator("#model option").all_inner_texts()
     assert "GPT-5 Thinking (14)" in models, models
     assert page.locator("#model option[value='gpt-5-thinking']").get_attribute("title") == "gpt-5-thinking"
+    # the untitled one reads as the start of its first message
+    derived = page.locator(".row-title[data-derived='true']")
+    assert derived.count() == 1 and derived.inner_text().startswith("what was the tide"), (
+        derived.all_inner_texts()
+    )
     page.check("[data-mnemosyne='select-all']")
     assert page.locator("[data-mnemosyne='select']:checked").count() == 14
     assert page.locator("#selection-count").inner_text().startswith("14")
