@@ -131,7 +131,8 @@ def test_a_cursor_of_another_order_is_refused(mnemo_home, fixtures):
 def test_m006_fills_the_facets_of_conversations_saved_before_it(mnemo_home, fixtures, tmp_path, monkeypatch):
     with open_archive() as arc:
         _import(arc, fixtures)
-        want = {i["id"]: i for i in _walk(arc, limit=100)}
+        # (first_words comes from the messages' search rows, which this copy of the conversations rows leaves out)
+        want = {i["id"]: {k: v for k, v in i.items() if k != "first_words"} for i in _walk(arc, limit=100)}
         rows = arc.conn.execute(
             "SELECT id, site, source_id, title, url, created_at, updated_at, saved_at, message_count,"
             " active_leaf, content_sha256, document, sort_key FROM conversations"
@@ -147,7 +148,12 @@ def test_m006_fills_the_facets_of_conversations_saved_before_it(mnemo_home, fixt
     conn.close()
     with open_archive() as arc:
         assert arc.stats()["migrations"][-len(MIGRATIONS) + 5 :][0] == "m006_conversation_facets"
-        got = {i["id"]: {**i, "saved_at": want[i["id"]]["saved_at"]} for i in _walk(arc, limit=100)}
+        got = {
+            i["id"]: {
+                k: v for k, v in {**i, "saved_at": want[i["id"]]["saved_at"]}.items() if k != "first_words"
+            }
+            for i in _walk(arc, limit=100)
+        }
         assert got == want
         assert [i["id"] for i in _walk(arc, order="length")] == [
             i["id"] for i in sorted(want.values(), key=lambda i: (i["length"], i["id"]), reverse=True)
