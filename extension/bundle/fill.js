@@ -493,18 +493,7 @@ button.primary:hover { background: var(--accent-hover); }
   border: 0; border-radius: 8px; background: transparent; color: var(--text); padding: 8px 10px; }
 .menu button:hover, .menu button:focus { background: var(--hover); outline: none; }
 .menu button:focus-visible { box-shadow: inset 0 0 0 2px var(--accent); }
-.menu .label { font-weight: 500; }
-.menu .hint { font-size: 12px; color: var(--muted); font-weight: 400; }
 .menu hr { border: 0; border-top: 1px solid var(--line); margin: 4px 6px; }
-.panel { position: fixed; right: 16px; top: 72px; width: min(520px, calc(100vw - 32px)); max-height: calc(100vh - 120px);
-  overflow: auto; background: var(--bg); color: var(--text); border: 1px solid var(--line); border-radius: 12px; padding: 12px;
-  box-shadow: var(--shadow); pointer-events: auto; }
-.panel h2 { font-size: 15px; font-weight: 600; margin: 0 0 6px; }
-.panel p { margin: 4px 0; }
-.panel ul { margin: 4px 0; padding-inline-start: 18px; color: var(--muted); }
-.panel pre { white-space: pre-wrap; max-height: 220px; overflow: auto; background: var(--surface); padding: 8px; border-radius: 8px;
-  font: 12px/1.4 var(--mono); }
-.panel .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }
 `;
 
   // content/shadow_ui.js

@@ -153,6 +153,12 @@ def library_reads_plainly(page) -> None:
     assert not any(mark in text for mark in ("**", "##", "|")), text
     page.fill("#search", "")
     page.locator("#status", has_text="14 conversations").wait_for(timeout=15_000)
+    # an empty filter result says so once: no "Loading…" left above it
+    page.select_option("[data-mnemosyne='filter-site']", "claude")
+    page.locator("[data-mnemosyne='empty']").wait_for(timeout=15_000)
+    assert page.locator("#status").inner_text() == "", page.locator("#status").inner_text()
+    page.select_option("[data-mnemosyne='filter-site']", "")
+    page.locator("#status", has_text="14 conversations").wait_for(timeout=15_000)
 
 
 def preview_puts_the_decision_first(page) -> None:
