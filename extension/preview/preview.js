@@ -26,7 +26,9 @@ function render(built) {
 
 async function show() {
   localize();
+  say(t("buildingContext")); // the window opens as the host starts building: said until the context is here
   const built = await request("context-preview", { handle });
+  say("");
   document.title = t("previewTitle", [built.label]);
   $("title").textContent = t("previewTitle", [built.label]);
   $("preview").dataset.target = built.target;
