@@ -409,7 +409,8 @@
     HTTP_403: () => t("errorSignedOut"),
     HTTP_429: () => t("errorSlowDown"),
     NETWORK: () => t("errorNetwork"),
-    TOO_LARGE: () => t("errorTooLarge")
+    TOO_LARGE: () => t("errorTooLarge"),
+    API_SHAPE: () => t("errorApiShape")
   };
   function reasonText(code) {
     return Object.hasOwn(PLAIN, code ?? "") ? PLAIN[code]() : t("errorUnknownReason");

@@ -140,7 +140,7 @@ export function mountBackupPanel(container) {
       reason: run.pausedReason ?? "" });
     progress.classList.toggle("error", run.state === "paused" && Boolean(run.pausedReason) && run.pausedReason !== "user");
     progress.textContent = progressText(run);
-    failures.replaceChildren(...run.failures.slice(-FAILURES_SHOWN).map((f) => el("li", { dataset: { id: f.id } }, [
+    failures.replaceChildren(...run.failures.slice(-FAILURES_SHOWN).map((f) => el("li", { dataset: { id: f.id, reason: f.reason ?? "" } }, [
       el("span", { text: t("backupFailure", [f.title || f.id, reasonText(f.reason)]) }),
       el("button", { type: "button", className: "link", text: t("backupRetryOne"), dataset: { mnemosyne: "backup-retry-one" },
         on: { click: () => request("backup-retry", { ids: [f.id] }).then(refresh, (error) => { progress.textContent = describeError(error); }) } }),

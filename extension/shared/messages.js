@@ -34,6 +34,7 @@ const PLAIN = {
   HTTP_429: () => t("errorSlowDown"),
   NETWORK: () => t("errorNetwork"),
   TOO_LARGE: () => t("errorTooLarge"),
+  API_SHAPE: () => t("errorApiShape"),
 };
 
 /** A short phrase for a code (a backup's pause or failure reason); an unknown code reads as "something went wrong". */

@@ -346,7 +346,8 @@ def test_backup_survives_a_stopped_worker_a_429_and_a_broken_conversation(browse
 
     assert (done["done"], done["failed"], done["left"]) == ("59", "1", "0"), done
     failures = popup.locator("[data-mnemosyne='backup-failures'] li")
-    assert failures.count() == 1 and "API_SHAPE" in failures.first.text_content()
+    assert failures.count() == 1 and failures.first.get_attribute("data-reason") == "API_SHAPE"
+    assert "does not read yet" in failures.first.text_content()  # said in words, the code in data-reason
     fetched = account.conversation_fetches()
     duplicates = {cid for cid in fetched if fetched.count(cid) > 1}
     assert len(duplicates) <= 1, f"re-fetched after the restart: {duplicates}"  # at most the one in flight
