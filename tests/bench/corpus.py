@@ -277,3 +277,24 @@ def write_split_export(folder: Path, conversations, file_bytes: int = 24_000_000
             fh.write(b"]")
         number += 1
     return count, largest
+
+
+SPLIT_COUNT = 6_900  # about 234 MB of fixture variants (34 KB on average), the size of a large real export
+
+
+def template_conversations(count: int = SPLIT_COUNT, seed: int = 5):
+    """`count` official-export conversations made from the fixture templates (import_bench.variant: their
+    structure, branches, tool calls, quotes, canvas and images, with new ids, times and text), one at a time,
+    with the conversation times every official export has (templates taken from the site API lack them)."""
+    import import_bench
+
+    rng = random.Random(seed)
+    maker = TextMaker(seed)
+    pool = import_bench.templates()
+    for n in range(count):
+        conv = import_bench.variant(pool[n % len(pool)], maker, rng)
+        if conv.get("create_time") is None:
+            conv["create_time"] = 1_700_000_000.0 + n * 3600
+        if conv.get("update_time") is None:
+            conv["update_time"] = conv["create_time"] + 60
+        yield conv
