@@ -279,7 +279,7 @@ def write_split_export(folder: Path, conversations, file_bytes: int = 24_000_000
     return count, largest
 
 
-SPLIT_COUNT = 6_900  # about 234 MB of fixture variants (34 KB on average), the size of a large real export
+SPLIT_COUNT = 6_980  # about 234 MB of fixture variants (34 KB on average), the size of a large real export
 
 
 def template_conversations(count: int = SPLIT_COUNT, seed: int = 5):
