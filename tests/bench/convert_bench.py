@@ -12,7 +12,8 @@ linked as conversations.json in a folder of its own), its CPU summed and its pea
 runs on the mixed export only (on the split one it takes minutes and gigabytes).
 
 Measured quiet (as the machine is) and loaded (LOAD_PROCS busy processes started by this script, one per
-other core), each phase alone with `--quiet` or `--loaded`; `--rounds N`, `--exports mixed,split`.
+other core), each phase alone with `--quiet` or `--loaded`; `--rounds N`, `--exports mixed,split`,
+`--peers obsivault,convoviz`.
 """
 
 from __future__ import annotations
@@ -118,15 +119,16 @@ def tool_commands(
             ]
         ],
     }
+    chosen = option("--peers", ",".join(PEERS), str).split(",")
     obsivault = PEER_VENVS / "obsivault" / "bin" / "obsivault"
-    if obsivault.exists():
+    if obsivault.exists() and "obsivault" in chosen:
         sources = [given] if kind == "mixed" else [_linked(f, links) for f in files]
         commands["obsivault"] = [
             [str(obsivault), "convert", str(src), str(out), "--provider", "chatgpt", "--force"]
             for src in sources
         ]
     convoviz = PEER_VENVS / "convoviz" / "bin" / "convoviz"
-    if convoviz.exists() and kind == "mixed":
+    if convoviz.exists() and kind == "mixed" and "convoviz" in chosen:
         commands["convoviz"] = [
             [str(convoviz), "--input", str(given), "--output", str(out), "--outputs", "markdown", "-I"]
         ]

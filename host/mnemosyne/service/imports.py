@@ -25,7 +25,7 @@ SAVE_BATCH = 100  # conversations per transaction: one commit, one fsync (synchr
 # A batch also ends once its documents reach this many bytes: an import holds up to three batches (one
 # read, one waiting, one saving), each as conversations, documents and index text, so a count alone let
 # its memory follow how much text 100 conversations carry (100 long ones: 100 MB of documents).
-SAVE_BYTES = 4 * 1024 * 1024
+SAVE_BYTES = 2 * 1024 * 1024
 # The first batch is this share of SAVE_BATCH and each next one twice the last, up to SAVE_BATCH: the
 # writer thread (the slowest part) starts on the first 12 conversations, not after 100 are read.
 FIRST_BATCH_SHARE = 8
