@@ -87,7 +87,7 @@ _BOM = b"\xef\xbb\xbf"
 
 
 class _Window:
-    """A large file read a window of bytes at a time: the bytes not yet parsed (from `pos`), grown when an
+    """A file read a window of bytes at a time: the bytes not yet parsed (from `pos`), grown when an
     element runs past the end, so a 234 MB export is never held whole, as bytes or as a string."""
 
     def __init__(self, name: str, stream: IO[bytes]):
