@@ -30,6 +30,8 @@ Site = Literal[
     "sillytavern",
     "ollama",
     "other",
+    "gemini",
+    "deepseek",
 ]
 CaptureMethod = Literal["site_api", "page_dom", "official_export", "other_tool", "manual"]
 AttachmentKind = Literal["image", "file", "audio", "video"]

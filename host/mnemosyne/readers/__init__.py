@@ -29,6 +29,8 @@ READER_MODULES = (
     "anthropic",  # Messages API request/response bodies
     "openai",  # Chat Completions message lists
     "sharegpt",
+    "gemini",  # batchexecute hNvQHb responses (site API)
+    "deepseek",  # chat/history_messages JSON (site API)
 )
 
 # The site conversation JSONs the extension saves, whose texts a host guesses before reading them

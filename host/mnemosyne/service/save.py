@@ -21,9 +21,11 @@ PAGE_KINDS: dict[str, tuple[str | None, CaptureMethod | None]] = {
     "claude_api": ("claude", "site_api"),
     "capture": ("capture", "page_dom"),
     "auto": (None, None),
+    "gemini_api": ("gemini", "site_api"),
+    "deepseek_api": ("deepseek", "site_api"),
 }
 # what a page may send: never a Mnemosyne document or another tool's file, whose ids a page could choose
-PAGE_READERS = ("chatgpt", "claude", "capture")
+PAGE_READERS = ("chatgpt", "claude", "capture", "gemini", "deepseek")
 
 
 @dataclass
@@ -96,7 +98,7 @@ def read_payload(
         fmt = detect(raw).NAME
         if fmt not in PAGE_READERS:
             raise InputError(
-                f"save takes the ChatGPT or Claude conversation JSON or a page capture, not {fmt} input"
+                f"save takes a site's conversation JSON or a page capture, not {fmt} input"
             )
     first = next(iter(read_raw(raw, read_ctx, fmt)), None)
     if first is None:
