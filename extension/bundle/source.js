@@ -349,17 +349,356 @@
   };
 
   // sites/gemini.js
+  var ID_PATTERN3 = /\/app\/([0-9a-f]{8,})(?:[/?#]|$)|\/gem\/[^/]+\/([0-9a-f]{8,})(?:[/?#]|$)/i;
+  var RPC_READ = "hNvQHb";
+  var RPC_PATH = "/_/BardChatUi/data/batchexecute";
+  var TURNS_A_PAGE = 10;
+  var MAX_PAGES = 500;
+  var CONTAINER = ".conversation-container";
+  var USER2 = "user-query";
+  var ANSWER = "model-response";
+  var REPORT = "deep-research-immersive-panel";
+  var SCROLL_ROOTS2 = ["#chat-history", "infinite-scroller[data-test-id='chat-history-container']", "infinite-scroller"];
+  var requestNumber = Math.floor(Math.random() * 9e3) + 1e3;
+  function tokens() {
+    const found = {};
+    for (const script of document.querySelectorAll("script:not([src])")) {
+      const text = script.textContent;
+      if (!text.includes("SNlM0e") && !text.includes("cfb2h")) continue;
+      for (const [key, name] of [["at", "SNlM0e"], ["bl", "cfb2h"], ["fsid", "FdrFJe"]]) {
+        const match = text.match(new RegExp(`"${name}":"((?:[^"\\\\]|\\\\.)*)"`));
+        if (match && !found[key]) found[key] = JSON.parse(`"${match[1]}"`);
+      }
+    }
+    return found;
+  }
+  function replyOf(text) {
+    for (const line of text.split("\n")) {
+      if (!line.startsWith("[")) continue;
+      let rows;
+      try {
+        rows = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      for (const row of Array.isArray(rows) ? rows : []) {
+        if (!Array.isArray(row) || row[0] !== "wrb.fr" || row[1] !== RPC_READ) continue;
+        if (typeof row[2] !== "string") throw new MnemoError("API_SHAPE", `Gemini answered ${RPC_READ} with an error`);
+        return JSON.parse(row[2]);
+      }
+    }
+    throw new MnemoError("API_SHAPE", `no ${RPC_READ} reply`);
+  }
+  async function readPage(conversation, pageToken, pageTokens) {
+    const args = [conversation, TURNS_A_PAGE, pageToken, 1, [0], [4], null, 1];
+    const query = new URLSearchParams({
+      rpcids: RPC_READ,
+      "source-path": location.pathname,
+      hl: document.documentElement.lang || "en",
+      _reqid: String(requestNumber += 1e5),
+      rt: "c"
+    });
+    if (pageTokens.bl) query.set("bl", pageTokens.bl);
+    if (pageTokens.fsid) query.set("f.sid", pageTokens.fsid);
+    const body = new URLSearchParams({ "f.req": JSON.stringify([[[RPC_READ, JSON.stringify(args), null, "generic"]]]), at: pageTokens.at });
+    const response = await pageFetch(`${RPC_PATH}?${query}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded;charset=UTF-8", "X-Same-Domain": "1" },
+      body: `${body}&`
+    });
+    if (!response.ok) {
+      const error = new MnemoError(`HTTP_${response.status}`, `${RPC_PATH} answered ${response.status}`);
+      error.status = response.status;
+      error.retryAfter = response.headers.get("Retry-After");
+      throw error;
+    }
+    return response.text();
+  }
+  async function readConversation(conversation) {
+    const pageTokens = tokens();
+    if (!pageTokens.at) throw new MnemoError("LOGGED_OUT", "no Gemini session token on the page");
+    const responses = [];
+    let pageToken = null;
+    for (let n = 0; n < MAX_PAGES; n += 1) {
+      const text = await readPage(conversation, pageToken, pageTokens);
+      const reply = replyOf(text);
+      if (!Array.isArray(reply?.[0])) throw new MnemoError("API_SHAPE", "no turns in the Gemini reply");
+      responses.push(text);
+      pageToken = typeof reply[1] === "string" && reply[1] && reply[0].length ? reply[1] : null;
+      if (!pageToken) return responses;
+    }
+    throw new MnemoError("API_SHAPE", "the Gemini conversation never ended its pages");
+  }
+  function title() {
+    const node = document.querySelector("[data-test-id='conversation-title'], .conversation-title-container .conversation-title, [data-test-id='conversation'].selected .conversation-title, .conversation.selected .conversation-title");
+    const text = node?.textContent.trim();
+    if (text) return text;
+    const fromTitle = document.title.replace(/\s*[-|]\s*(Google )?Gemini$/, "").trim();
+    return fromTitle && !/^(Google )?Gemini$/.test(fromTitle) ? fromTitle : null;
+  }
+  function outermost3(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  function turnsInPage3() {
+    const found = [];
+    for (const container of outermost3([...document.querySelectorAll(CONTAINER)])) {
+      const messages = outermost3([...container.querySelectorAll(`${USER2}, ${ANSWER}`)]);
+      found.push(...messages.length ? messages : [container]);
+    }
+    found.push(...document.querySelectorAll(REPORT));
+    return found;
+  }
+  function roleOf3(turn) {
+    if (turn.matches(USER2)) return "user";
+    if (turn.matches(`${ANSWER}, ${REPORT}`)) return "assistant";
+    return null;
+  }
+  function keyOf2(turn) {
+    if (turn.matches(REPORT)) {
+      const content = turn.querySelector("message-content[id]");
+      return `report:${content?.id || "panel"}`;
+    }
+    const container = turn.closest(CONTAINER);
+    const id = container?.id || turn.querySelector("message-content[id]")?.id;
+    if (!id) return null;
+    return turn.matches(CONTAINER) ? `${id}:turn` : `${id}:${roleOf3(turn)}`;
+  }
+  function bodyOf3(turn) {
+    if (roleOf3(turn) === "user") {
+      const lines = turn.querySelectorAll(".query-text");
+      return lines.length ? outermost3([...lines]) : turn.querySelector("user-query-content") || turn;
+    }
+    const bodies = outermost3([...turn.querySelectorAll("message-content")]);
+    return bodies.length ? bodies : [...turn.querySelectorAll(".markdown")];
+  }
+  var dom3 = {
+    firstIndex: 0,
+    turns: turnsInPage3,
+    isUnrendered: (turn) => turn.matches(CONTAINER),
+    keyOf: keyOf2,
+    indexOf: () => null,
+    roleOf: roleOf3,
+    bodyOf: bodyOf3,
+    modelOf: () => null,
+    // the page names the model in its picker only, not per answer
+    scrollRoot: () => {
+      for (const selector of SCROLL_ROOTS2) {
+        const node = document.querySelector(selector);
+        if (node && node.scrollHeight > node.clientHeight) return node;
+      }
+      return document.querySelector(SCROLL_ROOTS2[0]) || document.scrollingElement;
+    },
+    attachments: {
+      files: "user-query [data-test-id='file-name'], user-query .file-preview-container .file-name",
+      images: "user-query img.preview-image, user-query .file-preview-container img, model-response generated-image img, model-response single-image img"
+    }
+  };
+  var COMPOSER3 = [
+    "rich-textarea .ql-editor[contenteditable='true']",
+    "rich-textarea [contenteditable='true']",
+    ".ql-editor[contenteditable='true']",
+    "[contenteditable='true']"
+  ];
   var gemini = {
     name: "gemini",
     hosts: ["gemini.google.com"],
+    source: true,
+    conversationId: () => {
+      const match = location.pathname.match(ID_PATTERN3);
+      return match ? match[1] || match[2] : null;
+    },
+    title,
+    async fetchApi(id) {
+      const conversation = `c_${id}`;
+      const responses = await readConversation(conversation);
+      return { kind: "gemini_api", payload: {
+        format: "batchexecute",
+        rpcid: RPC_READ,
+        conversation_id: conversation,
+        title: title(),
+        responses
+      } };
+    },
+    streaming: "button[aria-label='Stop response'], [data-test-id='stop-button'], model-response .processing-state-streaming",
+    probes: {
+      api: async () => Boolean(tokens().at),
+      turnSelectors: [CONTAINER, USER2, ANSWER, "message-content"],
+      scrollRoot: SCROLL_ROOTS2,
+      anchors: ["top-bar-actions .right-section", "top-bar-actions", "[data-test-id='chat-app'] .top-bar-actions"]
+    },
+    dom: dom3,
+    composer: COMPOSER3,
+    anchor() {
+      for (const selector of this.probes.anchors) {
+        const node = document.querySelector(selector);
+        if (node) return { node, place: "prepend" };
+      }
+      return null;
+    }
+  };
+
+  // sites/deepseek.js
+  var ID_PATTERN4 = /\/chat\/s\/([0-9a-f-]{36})(?:[/?#]|$)/i;
+  var ROW = "[data-virtual-list-item-key]";
+  var MESSAGE = ".ds-message";
+  var ANSWER_BODY2 = ".ds-markdown";
+  function userToken() {
+    let stored = null;
+    try {
+      stored = localStorage.getItem("userToken");
+    } catch {
+      return null;
+    }
+    if (!stored) return null;
+    try {
+      const parsed = JSON.parse(stored);
+      const value = typeof parsed === "string" ? parsed : parsed?.value;
+      return typeof value === "string" && value ? value : null;
+    } catch {
+      return stored;
+    }
+  }
+  function outermost4(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  function turnsInPage4() {
+    const rows = [...document.querySelectorAll(ROW)];
+    const inRows = rows.flatMap((row) => outermost4([...row.querySelectorAll(MESSAGE)]));
+    return inRows.length ? inRows : outermost4([...document.querySelectorAll(MESSAGE)]);
+  }
+  function roleOf4(turn) {
+    return turn.querySelector(ANSWER_BODY2) || turn.matches(ANSWER_BODY2) ? "assistant" : "user";
+  }
+  function bodyOf4(turn) {
+    if (roleOf4(turn) === "user") return turn;
+    return outermost4([...turn.querySelectorAll(ANSWER_BODY2)]);
+  }
+  var dom4 = {
+    firstIndex: 0,
+    turns: turnsInPage4,
+    isUnrendered: () => false,
+    keyOf: (turn) => {
+      const key = turn.closest(ROW)?.getAttribute("data-virtual-list-item-key");
+      return key ? `item-${key}` : null;
+    },
+    indexOf: () => null,
+    // row keys are message ids, which skip numbers when a reply is regenerated
+    roleOf: roleOf4,
+    bodyOf: bodyOf4,
+    modelOf: () => null,
+    scrollRoot: () => {
+      const first = document.querySelector(MESSAGE);
+      for (let node = first?.parentElement; node; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) return node;
+      }
+      return document.querySelector(".ds-scroll-area") || document.scrollingElement;
+    },
+    attachments: {
+      files: `${MESSAGE} [class*='file-name'], ${MESSAGE} [class*='fileName']`,
+      images: `${MESSAGE} img`
+    }
+  };
+  var COMPOSER4 = ["textarea#chat-input", "textarea[placeholder*='DeepSeek']", "textarea[name='search']", "textarea"];
+  var deepseek = {
+    name: "deepseek",
+    hosts: ["chat.deepseek.com"],
+    source: true,
+    conversationId: () => location.pathname.match(ID_PATTERN4)?.[1] ?? null,
+    title: () => document.title.replace(/\s+[-|]\s+DeepSeek.*$/, "").trim() || null,
+    /** GET one /api/v0/ path with the page's token. */
+    apiGet(path) {
+      const token2 = userToken();
+      if (!token2) return Promise.reject(new MnemoError("LOGGED_OUT", "no DeepSeek session token"));
+      return fetchJson(path, { Authorization: `Bearer ${token2}` });
+    },
+    async fetchApi(id) {
+      const reply = await this.apiGet(`/api/v0/chat/history_messages?chat_session_id=${encodeURIComponent(id)}`);
+      if (reply?.code !== 0 || !Array.isArray(reply?.data?.biz_data?.chat_messages)) {
+        throw new MnemoError("API_SHAPE", "no data.biz_data.chat_messages in reply");
+      }
+      return { kind: "deepseek_api", payload: reply };
+    },
+    apiPrefix: "/api/v0/",
+    // the composer's send button turns into a stop button while a reply streams
+    streaming: "div[role='button'][aria-label='Stop'], .ds-markdown--streaming",
+    probes: {
+      api: async () => Boolean(userToken()),
+      turnSelectors: [ROW, MESSAGE, ANSWER_BODY2],
+      scrollRoot: [".ds-scroll-area", ".ds-virtual-list"],
+      anchors: [".the-header"]
+    },
+    dom: dom4,
+    composer: COMPOSER4,
+    anchor() {
+      const headers2 = [...document.querySelectorAll(".the-header")];
+      const shown = headers2.find((node) => node.getClientRects().length > 0) || headers2[0];
+      return shown ? { node: shown, place: "append" } : null;
+    }
+  };
+
+  // sites/grok.js
+  var grok = {
+    name: "grok",
+    hosts: ["grok.com"],
     source: false,
-    composer: ["rich-textarea .ql-editor", "rich-textarea [contenteditable='true']", ".ql-editor[contenteditable='true']", "[contenteditable='true']"]
+    composer: [
+      "div.tiptap.ProseMirror[contenteditable='true']",
+      "textarea[aria-label='Ask Grok anything']",
+      "[contenteditable='true'][role='textbox']",
+      "textarea"
+    ]
+  };
+
+  // sites/perplexity.js
+  var perplexity = {
+    name: "perplexity",
+    hosts: ["www.perplexity.ai"],
+    source: false,
+    composer: [
+      "#ask-input[contenteditable='true']",
+      "[data-ask-input-container] [contenteditable='true']",
+      "textarea[placeholder*='Ask']",
+      "textarea"
+    ]
+  };
+
+  // sites/mistral.js
+  var mistral = {
+    name: "mistral",
+    hosts: ["chat.mistral.ai"],
+    source: false,
+    composer: [
+      ".chat-input-card .ProseMirror[contenteditable='true']",
+      ".ProseMirror[contenteditable='true']",
+      "textarea[name='message.text']",
+      "[contenteditable='true']"
+    ]
+  };
+
+  // sites/qwen.js
+  var qwen = {
+    name: "qwen",
+    hosts: ["chat.qwen.ai"],
+    source: false,
+    composer: ["textarea.message-input-textarea", "textarea#chat-input", "textarea[placeholder]:not(.inputarea)"]
   };
 
   // sites/index.js
-  var ADAPTERS = [chatgpt, claude, gemini];
+  var ADAPTERS = [chatgpt, claude, gemini, deepseek, grok, perplexity, mistral, qwen];
   function adapterForHost(hostname) {
     return ADAPTERS.find((adapter) => adapter.hosts.includes(hostname)) ?? null;
+  }
+  function httpsHost(url) {
+    try {
+      const parsed = new URL(url);
+      return parsed.protocol === "https:" ? parsed.hostname : null;
+    } catch {
+      return null;
+    }
+  }
+  function fillSiteOf(url) {
+    return adapterForHost(httpsHost(url))?.name ?? null;
   }
   var SOURCE_PATTERNS = ADAPTERS.filter((a) => a.source).flatMap((a) => a.hosts.map((h) => `https://${h}/*`));
 
@@ -451,7 +790,7 @@
   }
 
   // content/markdown.js
-  var SKIP = "button, svg, script, style, noscript, template, textarea, input, select, .sr-only, [data-mnemosyne], [role='toolbar'], [data-testid='copy-turn-action-button'], .katex-html";
+  var SKIP = "button, svg, script, style, noscript, template, textarea, input, select, .sr-only, .cdk-visually-hidden, [data-mnemosyne], [role='toolbar'], [data-testid='copy-turn-action-button'], .katex-html";
   var TEXT_NODE = 3;
   var ELEMENT_NODE = 1;
   var OPAQUE = /* @__PURE__ */ new Set(["IFRAME", "CANVAS", "VIDEO", "AUDIO", "OBJECT", "EMBED"]);
@@ -530,7 +869,11 @@ $$${source}$$
     const indent = "   ".repeat(ctx.depth);
     const items = [];
     for (const item of node.children) {
-      if (item.tagName !== "LI") continue;
+      if (item.tagName !== "LI") {
+        const text = convert(item, { ...ctx, depth: ctx.depth + 1 }).trim().replace(/\n{2,}/g, "\n");
+        if (text) items.push(text.split("\n").map((line) => `${indent}   ${line}`).join("\n"));
+        continue;
+      }
       const marker = ordered ? `${index++}.` : "-";
       const body = convert(item, { ...ctx, depth: ctx.depth + 1 }).trim().replace(/\n{2,}/g, "\n");
       const [first, ...rest] = body.split("\n");
@@ -543,6 +886,14 @@ $$${source}$$
   }
   function element(node, ctx) {
     if (node.matches(SKIP) || node.getAttribute("aria-hidden") === "true") return "";
+    if (node.matches(".math-inline[data-math], .math-block[data-math]")) {
+      const source = node.getAttribute("data-math").trim();
+      return node.matches(".math-block") ? `
+
+$$${source}$$
+
+` : `$${source}$`;
+    }
     if (node.matches(".katex, .katex-display")) return node.matches(".katex-display") ? tex(node.querySelector(".katex") || node) : tex(node);
     if (node.tagName === "MATH") return tex(node);
     if (OPAQUE.has(node.tagName)) return opaque(node, ctx);
@@ -550,6 +901,17 @@ $$${source}$$
     if (node.classList.contains("whitespace-pre-wrap")) {
       const token2 = `\0${ctx.blocks.length}\0`;
       ctx.blocks.push(node.textContent.trim());
+      return `
+
+${token2}
+
+`;
+    }
+    if (tag === "CODE-BLOCK" && node.querySelector("pre")) {
+      const label = node.querySelector(".code-block-decoration > span")?.textContent.trim() || "";
+      const pre = node.querySelector("pre");
+      const token2 = `\0${ctx.blocks.length}\0`;
+      ctx.blocks.push(fence(codeText(pre), languageOf(pre) || (/^[A-Za-z0-9#+.\-_ ]{1,24}$/.test(label) ? label.toLowerCase() : "")));
       return `
 
 ${token2}
@@ -919,14 +1281,14 @@ ${text.trim()}
     return `${location.origin}${location.pathname}`;
   }
   function capturePayload(site2, swept) {
-    const title = site2.title();
+    const title2 = site2.title();
     return {
       format: "mnemosyne.capture",
       version: 1,
       site: site2.name,
       url: sourceUrl(),
       conversation_id: site2.conversationId(),
-      title: title ? wellFormed(title) : null,
+      title: title2 ? wellFormed(title2) : null,
       captured_at: (/* @__PURE__ */ new Date()).toISOString(),
       complete: swept.complete,
       turns: swept.turns,
@@ -1132,6 +1494,7 @@ button:disabled { opacity: .6; cursor: progress; }
       toastError(error);
       return;
     }
+    entries = entries.filter((entry) => !entry.fill_url || fillSiteOf(entry.fill_url) !== site2.name);
     const rect = button.getBoundingClientRect();
     const items = entries.flatMap((entry, i) => [
       i > 0 && entry.group !== entries[i - 1].group ? el("hr", { role: "separator" }) : null,

@@ -9,6 +9,7 @@ import { el } from "../shared/element.js";
 import { MnemoError } from "../shared/errors.js";
 import { request } from "../shared/messages.js";
 import { loadSettings } from "../shared/settings.js";
+import { fillSiteOf } from "../sites/index.js";
 import { captureAndSave } from "./capture.js";
 import { onTrusted, overlay } from "./shadow_ui.js";
 import { toast, toastError } from "./toast.js";
@@ -100,6 +101,8 @@ export async function openContinueMenu(site, button) {
     toastError(error);
     return;
   }
+  // every target but this site: continuing a conversation where it already is would only copy it back
+  entries = entries.filter((entry) => !entry.fill_url || fillSiteOf(entry.fill_url) !== site.name);
   const rect = button.getBoundingClientRect();
   // the host's groups (web sites filled, agent files and local models copied) are separated by a rule
   const items = entries.flatMap((entry, i) => [
