@@ -360,7 +360,7 @@
       const text = script.textContent;
       if (!text.includes("SNlM0e") && !text.includes("cfb2h")) continue;
       for (const [key, name] of [["at", "SNlM0e"], ["bl", "cfb2h"], ["fsid", "FdrFJe"]]) {
-        const match = text.match(new RegExp(`"${name}":"((?:[^"\\\\]|\\\\.)*)"`));
+        const match = text.match(new RegExp(`"${name}"\\s*:\\s*"((?:[^"\\\\]|\\\\.)*)"`));
         if (match && !found[key]) found[key] = JSON.parse(`"${match[1]}"`);
       }
     }

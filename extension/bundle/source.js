@@ -366,7 +366,7 @@
       const text = script.textContent;
       if (!text.includes("SNlM0e") && !text.includes("cfb2h")) continue;
       for (const [key, name] of [["at", "SNlM0e"], ["bl", "cfb2h"], ["fsid", "FdrFJe"]]) {
-        const match = text.match(new RegExp(`"${name}":"((?:[^"\\\\]|\\\\.)*)"`));
+        const match = text.match(new RegExp(`"${name}"\\s*:\\s*"((?:[^"\\\\]|\\\\.)*)"`));
         if (match && !found[key]) found[key] = JSON.parse(`"${match[1]}"`);
       }
     }
@@ -796,6 +796,7 @@
   var OPAQUE = /* @__PURE__ */ new Set(["IFRAME", "CANVAS", "VIDEO", "AUDIO", "OBJECT", "EMBED"]);
   var LAID_OUT = /(?:^|\s)(?:inline-)?(?:flex|grid)(?:\s|$)/;
   var BLOCK = /* @__PURE__ */ new Set(["DIV", "SECTION", "ARTICLE", "MAIN", "HEADER", "FOOTER", "ASIDE", "FIGURE", "FIGCAPTION", "DETAILS", "SUMMARY"]);
+  var LANGUAGE = /^[A-Za-z0-9#+.\-_ ]{1,24}$/;
   function languageOf(pre) {
     const code = pre.querySelector("code[class*='language-']");
     const fromClass = code && [...code.classList].find((c) => c.startsWith("language-"));
@@ -805,7 +806,7 @@
     for (const label of pre.querySelectorAll("div.sticky span, div > div:first-child")) {
       if (label.querySelector("code, .cm-content, pre")) continue;
       const text = label.textContent.trim();
-      if (/^[A-Za-z0-9#+.\-_ ]{1,24}$/.test(text) && !label.closest("button")) return text.toLowerCase();
+      if (LANGUAGE.test(text) && !label.closest("button")) return text.toLowerCase();
     }
     return "";
   }
@@ -907,11 +908,11 @@ ${token2}
 
 `;
     }
-    if (tag === "CODE-BLOCK" && node.querySelector("pre")) {
-      const label = node.querySelector(".code-block-decoration > span")?.textContent.trim() || "";
+    if (node.matches("code-block, .md-code-block") && node.querySelector("pre")) {
       const pre = node.querySelector("pre");
+      const label = [...node.querySelectorAll(".code-block-decoration > span, .md-code-block-banner span")].find((span) => !span.closest("button, pre") && LANGUAGE.test(span.textContent.trim()));
       const token2 = `\0${ctx.blocks.length}\0`;
-      ctx.blocks.push(fence(codeText(pre), languageOf(pre) || (/^[A-Za-z0-9#+.\-_ ]{1,24}$/.test(label) ? label.toLowerCase() : "")));
+      ctx.blocks.push(fence(codeText(pre), languageOf(pre) || (label ? label.textContent.trim().toLowerCase() : "")));
       return `
 
 ${token2}

@@ -11,6 +11,8 @@ const OPAQUE = new Set(["IFRAME", "CANVAS", "VIDEO", "AUDIO", "OBJECT", "EMBED"]
 const LAID_OUT = /(?:^|\s)(?:inline-)?(?:flex|grid)(?:\s|$)/;
 const BLOCK = new Set(["DIV", "SECTION", "ARTICLE", "MAIN", "HEADER", "FOOTER", "ASIDE", "FIGURE", "FIGCAPTION", "DETAILS", "SUMMARY"]);
 
+const LANGUAGE = /^[A-Za-z0-9#+.\-_ ]{1,24}$/;
+
 function languageOf(pre) {
   const code = pre.querySelector("code[class*='language-']");
   const fromClass = code && [...code.classList].find((c) => c.startsWith("language-"));
@@ -21,7 +23,7 @@ function languageOf(pre) {
   for (const label of pre.querySelectorAll("div.sticky span, div > div:first-child")) {
     if (label.querySelector("code, .cm-content, pre")) continue;
     const text = label.textContent.trim();
-    if (/^[A-Za-z0-9#+.\-_ ]{1,24}$/.test(text) && !label.closest("button")) return text.toLowerCase();
+    if (LANGUAGE.test(text) && !label.closest("button")) return text.toLowerCase();
   }
   return "";
 }
@@ -118,12 +120,13 @@ function element(node, ctx) {
     ctx.blocks.push(node.textContent.trim());
     return `\n\n${token}\n\n`;
   }
-  if (tag === "CODE-BLOCK" && node.querySelector("pre")) {
-    // Gemini names the language in the block's header, outside its <pre>
-    const label = node.querySelector(".code-block-decoration > span")?.textContent.trim() || "";
+  if (node.matches("code-block, .md-code-block") && node.querySelector("pre")) {
+    // Gemini and DeepSeek name the language in the block's header, outside its <pre>
     const pre = node.querySelector("pre");
+    const label = [...node.querySelectorAll(".code-block-decoration > span, .md-code-block-banner span")]
+      .find((span) => !span.closest("button, pre") && LANGUAGE.test(span.textContent.trim()));
     const token = `\u0000${ctx.blocks.length}\u0000`;
-    ctx.blocks.push(fence(codeText(pre), languageOf(pre) || (/^[A-Za-z0-9#+.\-_ ]{1,24}$/.test(label) ? label.toLowerCase() : "")));
+    ctx.blocks.push(fence(codeText(pre), languageOf(pre) || (label ? label.textContent.trim().toLowerCase() : "")));
     return `\n\n${token}\n\n`;
   }
   switch (tag) {
