@@ -453,9 +453,13 @@
       return `report:${content?.id || "panel"}`;
     }
     const container = turn.closest(CONTAINER);
-    const id = container?.id || turn.querySelector("message-content[id]")?.id;
-    if (!id) return null;
-    return turn.matches(CONTAINER) ? `${id}:turn` : `${id}:${roleOf3(turn)}`;
+    const fromContent = turn.querySelector("message-content[id^='message-content-id-r_']")?.id.slice("message-content-id-".length);
+    const response = container?.id ? `r_${container.id.replace(/^r_/, "")}` : fromContent;
+    if (!response) return null;
+    if (turn.matches(CONTAINER)) return `${response}:turn`;
+    if (roleOf3(turn) === "user") return `${response}:prompt`;
+    const draft = [...turn.querySelectorAll("[jslog*='rc_']")].map((node) => node.getAttribute("jslog").match(/rc_[0-9a-f]+/i)?.[0]).find(Boolean);
+    return draft || `${response}:answer`;
   }
   function bodyOf3(turn) {
     if (roleOf3(turn) === "user") {
@@ -571,10 +575,8 @@
     firstIndex: 0,
     turns: turnsInPage4,
     isUnrendered: () => false,
-    keyOf: (turn) => {
-      const key = turn.closest(ROW)?.getAttribute("data-virtual-list-item-key");
-      return key ? `item-${key}` : null;
-    },
+    // a row's key is its message's id in history_messages: a page capture merges into an API copy
+    keyOf: (turn) => turn.closest(ROW)?.getAttribute("data-virtual-list-item-key") || null,
     indexOf: () => null,
     // row keys are message ids, which skip numbers when a reply is regenerated
     roleOf: roleOf4,

@@ -52,10 +52,8 @@ const dom = {
   firstIndex: 0,
   turns: turnsInPage,
   isUnrendered: () => false,
-  keyOf: (turn) => {
-    const key = turn.closest(ROW)?.getAttribute("data-virtual-list-item-key");
-    return key ? `item-${key}` : null;
-  },
+  // a row's key is its message's id in history_messages: a page capture merges into an API copy
+  keyOf: (turn) => turn.closest(ROW)?.getAttribute("data-virtual-list-item-key") || null,
   indexOf: () => null, // row keys are message ids, which skip numbers when a reply is regenerated
   roleOf,
   bodyOf,

@@ -120,15 +120,22 @@ function roleOf(turn) {
   return null;
 }
 
+/** The ids the site's API gives: `r_…:prompt` for a prompt, the shown draft's `rc_…` for an answer (named in the
+ * answer's jslog metadata; `r_…:answer` when the page does not say), so a page capture merges into an API copy. */
 function keyOf(turn) {
   if (turn.matches(REPORT)) {
     const content = turn.querySelector("message-content[id]");
     return `report:${content?.id || "panel"}`;
   }
   const container = turn.closest(CONTAINER);
-  const id = container?.id || turn.querySelector("message-content[id]")?.id;
-  if (!id) return null;
-  return turn.matches(CONTAINER) ? `${id}:turn` : `${id}:${roleOf(turn)}`;
+  const fromContent = turn.querySelector("message-content[id^='message-content-id-r_']")?.id.slice("message-content-id-".length);
+  const response = container?.id ? `r_${container.id.replace(/^r_/, "")}` : fromContent;
+  if (!response) return null;
+  if (turn.matches(CONTAINER)) return `${response}:turn`;
+  if (roleOf(turn) === "user") return `${response}:prompt`;
+  const draft = [...turn.querySelectorAll("[jslog*='rc_']")].map((node) => node.getAttribute("jslog").match(/rc_[0-9a-f]+/i)?.[0])
+    .find(Boolean);
+  return draft || `${response}:answer`;
 }
 
 function bodyOf(turn) {
