@@ -182,6 +182,10 @@ def damaged() -> dict[str, object]:
     wrong = copy.deepcopy(base)
     wrong["data"]["biz_data"]["chat_messages"] = [1, 2]
     out["messages not objects"] = wrong
+    wrong = copy.deepcopy(base)
+    wrong["data"]["biz_data"]["chat_messages"] = []
+    wrong["data"]["biz_data"]["cache_valid"] = True
+    out["no messages"] = wrong
     return out
 
 

@@ -613,6 +613,7 @@
       if (reply?.code !== 0 || !Array.isArray(reply?.data?.biz_data?.chat_messages)) {
         throw new MnemoError("API_SHAPE", "no data.biz_data.chat_messages in reply");
       }
+      if (!reply.data.biz_data.chat_messages.length) throw new MnemoError("API_SHAPE", "history_messages holds no message");
       return { kind: "deepseek_api", payload: reply };
     },
     apiPrefix: "/api/v0/",

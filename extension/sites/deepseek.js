@@ -93,6 +93,8 @@ export const deepseek = {
     if (reply?.code !== 0 || !Array.isArray(reply?.data?.biz_data?.chat_messages)) {
       throw new MnemoError("API_SHAPE", "no data.biz_data.chat_messages in reply");
     }
+    // the page may keep a conversation in its own cache and be answered an empty list: read the page instead
+    if (!reply.data.biz_data.chat_messages.length) throw new MnemoError("API_SHAPE", "history_messages holds no message");
     return { kind: "deepseek_api", payload: reply };
   },
 

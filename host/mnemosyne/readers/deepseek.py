@@ -73,6 +73,10 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     listed = biz.get("chat_messages")
     if not isinstance(listed, list):
         raise InputError(f"{raw.name}: chat_messages is a {type(listed).__name__}, not a list of messages")
+    if not listed:  # the site answers an empty list when the page holds the conversation in its own cache
+        raise InputError(
+            f"{raw.name}: the history holds no message (cache_valid: {biz.get('cache_valid')!r})"
+        )
     yield convert(biz["chat_session"], listed, raw.raw, ctx)
 
 
