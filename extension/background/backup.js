@@ -12,7 +12,7 @@ import { loadSettings } from "../shared/settings.js";
 import { filesOf } from "./backup_files.js";
 import { siteOfOpenTab } from "./backup_site.js";
 import { FILE_HOST_PERMISSION, downloadFileUrl, isFileHostUrl } from "./file_download.js";
-import { applyListReply, conversationKind, conversationPath, nextListPath } from "./backup_lists.js";
+import { OTHER_SITES, applyListReply, conversationKind, conversationPath, nextListPath } from "./backup_lists.js";
 import { LOG_EVERY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem, retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
 import { delayMs, isRetryable, observed, policyFor, started } from "./rate_policy.js";
@@ -78,13 +78,18 @@ async function clearAlarms() {
   await api.alarms.clear(HEARTBEAT_ALARM);
 }
 
+function homeOf(site) {
+  if (OTHER_SITES[site]) return OTHER_SITES[site].home;
+  return site === "claude" ? "https://claude.ai/" : "https://chatgpt.com/";
+}
+
 /** The tab whose content script makes the run's requests: the run's own, else any tab of the site, else a new one. */
 async function siteTab(run) {
   const usable = (tab) => tab && sourceSiteOf(tab.url) === run.site;
   const own = run.tabId ? await api.tabs.get(run.tabId).catch(() => null) : null;
   if (usable(own)) return own.id;
   const tabs = (await api.tabs.query({ url: SOURCE_PATTERNS })).filter(usable);
-  const tab = tabs[0] ?? (await api.tabs.create({ url: run.site === "claude" ? "https://claude.ai/" : "https://chatgpt.com/", active: false }));
+  const tab = tabs[0] ?? (await api.tabs.create({ url: homeOf(run.site), active: false }));
   await update((r) => (r?.id === run.id ? { ...r, tabId: tab.id } : r));
   return tab.id;
 }
@@ -198,12 +203,14 @@ async function knownIds(site, ids) {
 }
 
 function sourceUrl(site, entry) {
+  if (OTHER_SITES[site]) return OTHER_SITES[site].sourceUrl(entry);
   if (site === "claude") return `https://claude.ai/chat/${entry.id}`;
   return entry.project ? `https://chatgpt.com/g/${entry.project}/c/${entry.id}` : `https://chatgpt.com/c/${entry.id}`;
 }
 
 /** The project the list named, added to the payload where the readers look (Claude: the inline `project`). */
-function withProject(site, payload, project) {
+function withProject(site, payload, project, entry) {
+  if (OTHER_SITES[site]) return OTHER_SITES[site].withEntry(payload, entry);
   if (!project) return payload;
   if (site === "claude") {
     const listed = { uuid: project.id, name: project.name, prompt_template: project.instructions, description: project.description,
@@ -271,7 +278,7 @@ async function fetchStep(run, entry, policy) {
   if (!ok) reason = "API_SHAPE";
   else {
     try {
-      const payload = wellFormedDeep(withProject(run.site, reply.data, entry.project ? run.projects[entry.project] : null));
+      const payload = wellFormedDeep(withProject(run.site, reply.data, entry.project ? run.projects[entry.project] : null, entry));
       const saved = await hostCall("save", { payload, kind, source_url: sourceUrl(run.site, entry), list_updated: entry.updated,
         origin: "backup" }, { timeoutMs: 120_000 });
       outcome = saved.status === "kept" ? "kept" : "done";

@@ -2,13 +2,20 @@
 // `nextListPath(site, listing)` is the next list request (a same-origin path the site tab fetches), and
 // `applyListReply(site, listing, reply)` reads its answer into listed conversations and the next state.
 // Endpoints and paging: ../shared/docs/sites.md (ChatGPT offset/limit + total, archived, the project sidebar
-// with cursors; Claude organizations, projects, chat_conversations_v2 with has_more).
+// with cursors; Claude organizations, projects, chat_conversations_v2 with has_more). Sites added later list
+// in a module of their own (backup_list_<site>.js), registered in OTHER_SITES.
+import { deepseekBackup } from "./backup_list_deepseek.js";
+import { geminiBackup } from "./backup_list_gemini.js";
+
+/** Listing, paths and save kind of the sites beyond ChatGPT and Claude, one module each. */
+export const OTHER_SITES = { gemini: geminiBackup, deepseek: deepseekBackup };
 
 const CHATGPT_PAGE = 100; // the list's maximum (limit=101 answers 422)
 const CLAUDE_PAGE = 50;
 const CLAUDE_QUERY = "tree=True&rendering_mode=messages&render_all_tools=true";
 
 export function initialListing(site) {
+  if (OTHER_SITES[site]) return OTHER_SITES[site].initial();
   return site === "claude"
     ? { phase: "orgs", orgs: [], orgIndex: 0, offset: 0, projectQueue: [] }
     : { phase: "main", offset: 0, cursor: null, projects: [], projectIndex: 0 };
@@ -18,6 +25,7 @@ const enc = encodeURIComponent;
 
 /** The next list path, or null when everything is listed. */
 export function nextListPath(site, listing) {
+  if (OTHER_SITES[site]) return OTHER_SITES[site].nextPath(listing);
   if (site === "claude") {
     const org = listing.orgs[listing.orgIndex];
     if (listing.phase === "orgs") return "/api/organizations";
@@ -43,6 +51,7 @@ export function nextListPath(site, listing) {
 
 /** The conversation's own path (the full tree) for a listed entry. */
 export function conversationPath(site, entry) {
+  if (OTHER_SITES[site]) return OTHER_SITES[site].conversationPath(entry);
   if (site === "claude") return `/api/organizations/${enc(entry.org)}/chat_conversations/${enc(entry.id)}?${CLAUDE_QUERY}`;
   return `/backend-api/conversation/${enc(entry.id)}`;
 }
@@ -52,6 +61,7 @@ export function conversationPath(site, entry) {
  * `messages` (the plural endpoint's shape), which the host reads as partial and never lets replace a complete copy.
  */
 export function conversationKind(site, payload) {
+  if (OTHER_SITES[site]) return OTHER_SITES[site].kind(payload);
   const chatgpt = (p) => Boolean(p.mapping && typeof p.mapping === "object") || (Array.isArray(p.messages) && p.messages.length > 0);
   const ok = Boolean(payload && typeof payload === "object") && (site === "claude" ? Array.isArray(payload.chat_messages) : chatgpt(payload));
   return { kind: site === "claude" ? "claude_api" : "chatgpt_api", ok };
@@ -142,5 +152,6 @@ function applyClaude(listing, reply) {
 
 /** Read one list reply: `{listing, entries: [{id, title, updated, org?, project?}], projects, docs?}`. */
 export function applyListReply(site, listing, reply) {
+  if (OTHER_SITES[site]) return OTHER_SITES[site].apply(listing, reply);
   return site === "claude" ? applyClaude(listing, reply) : applyChatgpt(listing, reply);
 }

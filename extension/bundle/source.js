@@ -351,6 +351,8 @@
   // sites/gemini.js
   var ID_PATTERN3 = /\/app\/([0-9a-f]{8,})(?:[/?#]|$)|\/gem\/[^/]+\/([0-9a-f]{8,})(?:[/?#]|$)/i;
   var RPC_READ = "hNvQHb";
+  var RPC_LIST = "MaZiqc";
+  var LIST_PAGE = 100;
   var RPC_PATH = "/_/BardChatUi/data/batchexecute";
   var TURNS_A_PAGE = 10;
   var MAX_PAGES = 500;
@@ -372,7 +374,7 @@
     }
     return found;
   }
-  function replyOf(text) {
+  function replyOf(text, rpc = RPC_READ) {
     for (const line of text.split("\n")) {
       if (!line.startsWith("[")) continue;
       let rows;
@@ -382,25 +384,24 @@
         continue;
       }
       for (const row of Array.isArray(rows) ? rows : []) {
-        if (!Array.isArray(row) || row[0] !== "wrb.fr" || row[1] !== RPC_READ) continue;
-        if (typeof row[2] !== "string") throw new MnemoError("API_SHAPE", `Gemini answered ${RPC_READ} with an error`);
+        if (!Array.isArray(row) || row[0] !== "wrb.fr" || row[1] !== rpc) continue;
+        if (typeof row[2] !== "string") throw new MnemoError("API_SHAPE", `Gemini answered ${rpc} with an error`);
         return JSON.parse(row[2]);
       }
     }
-    throw new MnemoError("API_SHAPE", `no ${RPC_READ} reply`);
+    throw new MnemoError("API_SHAPE", `no ${rpc} reply`);
   }
-  async function readPage(conversation, pageToken, pageTokens) {
-    const args = [conversation, TURNS_A_PAGE, pageToken, 1, [0], [4], null, 1];
+  async function post(rpc, args, pageTokens, sourcePath = location.pathname) {
     const query = new URLSearchParams({
-      rpcids: RPC_READ,
-      "source-path": location.pathname,
+      rpcids: rpc,
+      "source-path": sourcePath,
       hl: document.documentElement.lang || "en",
       _reqid: String(requestNumber += 1e5),
       rt: "c"
     });
     if (pageTokens.bl) query.set("bl", pageTokens.bl);
     if (pageTokens.fsid) query.set("f.sid", pageTokens.fsid);
-    const body = new URLSearchParams({ "f.req": JSON.stringify([[[RPC_READ, JSON.stringify(args), null, "generic"]]]), at: pageTokens.at });
+    const body = new URLSearchParams({ "f.req": JSON.stringify([[[rpc, JSON.stringify(args), null, "generic"]]]), at: pageTokens.at });
     const response = await pageFetch(`${RPC_PATH}?${query}`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded;charset=UTF-8", "X-Same-Domain": "1" },
@@ -414,13 +415,17 @@
     }
     return response.text();
   }
-  async function readConversation(conversation) {
+  function sessionTokens() {
     const pageTokens = tokens();
     if (!pageTokens.at) throw new MnemoError("LOGGED_OUT", "no Gemini session token on the page");
+    return pageTokens;
+  }
+  async function readConversation(conversation, sourcePath) {
+    const pageTokens = sessionTokens();
     const responses = [];
     let pageToken = null;
     for (let n = 0; n < MAX_PAGES; n += 1) {
-      const text = await readPage(conversation, pageToken, pageTokens);
+      const text = await post(RPC_READ, [conversation, TURNS_A_PAGE, pageToken, 1, [0], [4], null, 1], pageTokens, sourcePath);
       const reply = replyOf(text);
       if (!Array.isArray(reply?.[0])) throw new MnemoError("API_SHAPE", "no turns in the Gemini reply");
       responses.push(text);
@@ -428,6 +433,9 @@
       if (!pageToken) return responses;
     }
     throw new MnemoError("API_SHAPE", "the Gemini conversation never ended its pages");
+  }
+  function readPayload(conversation, responses, shownTitle) {
+    return { format: "batchexecute", rpcid: RPC_READ, conversation_id: conversation, title: shownTitle, responses };
   }
   function title() {
     const node = document.querySelector("[data-test-id='conversation-title'], .conversation-title-container .conversation-title, [data-test-id='conversation'].selected .conversation-title, .conversation.selected .conversation-title");
@@ -514,15 +522,27 @@
     title,
     async fetchApi(id) {
       const conversation = `c_${id}`;
-      const responses = await readConversation(conversation);
-      return { kind: "gemini_api", payload: {
-        format: "batchexecute",
-        rpcid: RPC_READ,
-        conversation_id: conversation,
-        title: title(),
-        responses
-      } };
+      return { kind: "gemini_api", payload: readPayload(conversation, await readConversation(conversation), title()) };
     },
+    /**
+     * The backup's reads, as paths the worker names (background/backup_list_gemini.js): `?rpcids=MaZiqc&flag=&cursor=`
+     * answers a page of the chat list (its parsed reply), `?rpcids=hNvQHb&conversation=c_…` one conversation as
+     * Export sends it. Both are POSTs with the page's tokens.
+     */
+    async apiGet(path) {
+      const params = new URL(path, location.origin).searchParams;
+      if (params.get("rpcids") === RPC_LIST) {
+        const args = [LIST_PAGE, params.get("cursor") || null, [Number(params.get("flag")) === 1 ? 1 : 0, null, 1]];
+        return replyOf(await post(RPC_LIST, args, sessionTokens(), "/app"), RPC_LIST);
+      }
+      const conversation = params.get("conversation");
+      if (params.get("rpcids") === RPC_READ && /^c_[0-9a-f]+$/i.test(conversation ?? "")) {
+        const responses = await readConversation(conversation, `/app/${conversation.slice(2)}`);
+        return readPayload(conversation, responses, null);
+      }
+      throw new MnemoError("BAD_REQUEST", "not a Gemini read the backup knows");
+    },
+    apiPrefix: RPC_PATH,
     streaming: "button[aria-label='Stop response'], [data-test-id='stop-button'], model-response .processing-state-streaming",
     probes: {
       api: async () => Boolean(tokens().at),

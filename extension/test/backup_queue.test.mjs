@@ -4,6 +4,9 @@ import assert from "node:assert/strict";
 import { applyListReply, conversationKind, conversationPath, initialListing, nextListPath } from "../background/backup_lists.js";
 import { addListed, counts, etaSeconds, finishItem, logRecord, newRun, nextItem, retryFailures } from "../background/backup_state.js";
 import { policyFor } from "../background/rate_policy.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FIXTURES } from "./dom_env.mjs";
 
 /** Walk a site's listing against a table of path -> reply, as the worker does; returns paths asked and entries. */
 function listAll(site, replies) {
@@ -181,4 +184,53 @@ test("a file host download stops reading at the cap, with or without a Content-L
   } finally {
     globalThis.fetch = realFetch;
   }
+});
+
+/** The parsed MaZiqc reply of the real list page (tests/fixtures/more_sites/gemini), as the adapter answers it. */
+function geminiListReply() {
+  const text = readFileSync(join(FIXTURES, "more_sites", "gemini", "blackiya__MaZiqc_sample_gemini_titles.txt"), "utf8");
+  const rows = JSON.parse(text.split("\n").find((line) => line.startsWith("[[\"wrb.fr\"")));
+  return JSON.parse(rows[0][2]);
+}
+
+test("Gemini: pinned chats then the rest, each paged by the list's token; the real page's 13 chats", () => {
+  const real = geminiListReply();
+  const replies = (path) => {
+    const params = new URL(path, "https://gemini.google.com").searchParams;
+    assert.equal(params.get("rpcids"), "MaZiqc");
+    if (params.get("flag") === "1") return [null, null, []]; // no pinned chat
+    if (!params.get("cursor")) return real; // its token names a next page
+    assert.equal(params.get("cursor"), real[1]);
+    return [null, null, [["c_0000000000000001", "An older chat", null, null, null, [1700000000, 5]]]];
+  };
+  const { paths, entries } = listAll("gemini", replies);
+  assert.equal(paths.length, 3);
+  assert.equal(entries.length, 14);
+  assert.deepEqual(entries[0], { id: "c_9cf87bbddf79d497", title: "Hadith Authenticity and Narrator Discrepancies", updated: "1768841280.788813000" });
+  assert.equal(entries.at(-1).updated, "1700000000.000000005");
+  assert.equal(conversationPath("gemini", entries[0]), "/_/BardChatUi/data/batchexecute?rpcids=hNvQHb&conversation=c_9cf87bbddf79d497");
+  assert.deepEqual(conversationKind("gemini", { format: "batchexecute", responses: [")]}'"] }), { kind: "gemini_api", ok: true });
+  assert.equal(conversationKind("gemini", { format: "batchexecute", responses: [] }).ok, false);
+});
+
+test("DeepSeek: sessions paged by the last one's updated_at until has_more is false", () => {
+  const session = (n, updated) => ({ id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`, title: `chat ${n}`, updated_at: updated });
+  const replies = (path) => {
+    assert.ok(path.startsWith("/api/v0/chat_session/fetch_page?lte_cursor.pinned=false"));
+    if (!path.includes("updated_at")) return { code: 0, data: { biz_data: { chat_sessions: [session(1, 300.5), session(2, 200.25)], has_more: true } } };
+    assert.ok(path.endsWith("&lte_cursor.updated_at=200.25"));
+    return { code: 0, data: { biz_data: { chat_sessions: [session(2, 200.25), session(3, 100)], has_more: false } } };
+  };
+  const { paths, entries } = listAll("deepseek", replies);
+  assert.equal(paths.length, 2);
+  assert.deepEqual(entries.map((e) => e.title), ["chat 1", "chat 2", "chat 2", "chat 3"]); // the queue keeps each id once
+  assert.equal(conversationPath("deepseek", entries[0]), `/api/v0/chat/history_messages?chat_session_id=${entries[0].id}`);
+  assert.equal(conversationKind("deepseek", { code: 0, data: { biz_data: { chat_messages: [] } } }).ok, false);
+});
+
+test("the queue lists a DeepSeek chat the cursor repeats once", () => {
+  const run = newRun({ id: "r", site: "deepseek", tabId: 1, policy: policyFor("deepseek"), now: 0 });
+  const entry = { id: "s1", title: "t", updated: "1" };
+  const once = addListed(addListed(run, [entry], {}), [entry], {});
+  assert.equal(once.queue.length, 1);
 });

@@ -9,7 +9,7 @@ from . import params as p
 if TYPE_CHECKING:
     from ..session import HostSession
 
-SITES = ("chatgpt", "claude")
+SITES = ("chatgpt", "claude", "gemini", "deepseek")
 MAX_IDS = 500
 
 
