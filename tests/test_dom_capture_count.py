@@ -105,7 +105,8 @@ def claude_regions(tag, a):
 
 
 def gemini_regions(tag, a):
-    return {"user-query": "user", "model-response": "assistant"}.get(tag)
+    # a Deep Research report open in its side panel is one more answer
+    return {"user-query": "user", "model-response": "assistant", "deep-research-immersive-panel": "assistant"}.get(tag)
 
 
 def deepseek_regions(tag, a):
@@ -139,6 +140,8 @@ PAGES = [
     ("gemini", "more_sites/gemini/covai__gemini-chat.html", gemini_regions),
     ("gemini", "more_sites/gemini/nuncaeslupus__gemini__real-capture.html", gemini_regions),
     ("gemini", "more_sites/gemini/nuncaeslupus__gemini__table-2026-07.html", gemini_regions),
+    ("gemini", "more_sites/gemini/nuncaeslupus__gemini__deep-research-2026-07.html", gemini_regions),
+    ("gemini", "more_sites/gemini/sho7650__gemini__deep-research.html", gemini_regions),
     ("deepseek", "more_sites/deepseek/covai__deepseek-chat.html", deepseek_regions),
 ]
 PAGE_URLS = {

@@ -480,6 +480,7 @@
       const lines = turn.querySelectorAll(".query-text");
       return lines.length ? outermost3([...lines]) : turn.querySelector("user-query-content") || turn;
     }
+    if (turn.matches(REPORT)) return turn;
     const bodies = outermost3([...turn.querySelectorAll("message-content")]);
     return bodies.length ? bodies : [...turn.querySelectorAll(".markdown")];
   }

@@ -154,6 +154,8 @@ function bodyOf(turn) {
     const lines = turn.querySelectorAll(".query-text");
     return lines.length ? outermost([...lines]) : turn.querySelector("user-query-content") || turn;
   }
+  // a report's panel: the whole of it, its sources lists and thinking steps sit beside the report's text
+  if (turn.matches(REPORT)) return turn;
   const bodies = outermost([...turn.querySelectorAll("message-content")]);
   return bodies.length ? bodies : [...turn.querySelectorAll(".markdown")];
 }
