@@ -356,6 +356,7 @@
   var RPC_PATH = "/_/BardChatUi/data/batchexecute";
   var TURNS_A_PAGE = 10;
   var MAX_PAGES = 500;
+  var BACKUP_PAGE_GAP_MS = 1500;
   var CONTAINER = ".conversation-container";
   var USER2 = "user-query";
   var ANSWER = "model-response";
@@ -420,7 +421,7 @@
     if (!pageTokens.at) throw new MnemoError("LOGGED_OUT", "no Gemini session token on the page");
     return pageTokens;
   }
-  async function readConversation(conversation, sourcePath) {
+  async function readConversation(conversation, sourcePath, gapMs = 0) {
     const pageTokens = sessionTokens();
     const responses = [];
     let pageToken = null;
@@ -431,6 +432,7 @@
       responses.push(text);
       pageToken = typeof reply[1] === "string" && reply[1] && reply[0].length ? reply[1] : null;
       if (!pageToken) return responses;
+      if (gapMs) await new Promise((resolve) => setTimeout(resolve, gapMs));
     }
     throw new MnemoError("API_SHAPE", "the Gemini conversation never ended its pages");
   }
@@ -538,7 +540,7 @@
       }
       const conversation = params.get("conversation");
       if (params.get("rpcids") === RPC_READ && /^c_[0-9a-f]+$/i.test(conversation ?? "")) {
-        const responses = await readConversation(conversation, `/app/${conversation.slice(2)}`);
+        const responses = await readConversation(conversation, `/app/${conversation.slice(2)}`, BACKUP_PAGE_GAP_MS);
         return readPayload(conversation, responses, null);
       }
       throw new MnemoError("BAD_REQUEST", "not a Gemini read the backup knows");

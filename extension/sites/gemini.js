@@ -14,6 +14,7 @@ const LIST_PAGE = 100;
 const RPC_PATH = "/_/BardChatUi/data/batchexecute";
 const TURNS_A_PAGE = 10;
 const MAX_PAGES = 500;
+const BACKUP_PAGE_GAP_MS = 1500; // between the pages of one long chat in a backup (the policy's own spacing is 2 s)
 const CONTAINER = ".conversation-container";
 const USER = "user-query";
 const ANSWER = "model-response";
@@ -81,8 +82,9 @@ function sessionTokens() {
   return pageTokens;
 }
 
-/** Every page of one conversation: the response texts, oldest request first. */
-async function readConversation(conversation, sourcePath) {
+/** Every page of one conversation: the response texts, oldest request first. `gapMs` paces the pages of a long
+ * chat in a backup, where the rate policy counts the whole read as one request. */
+async function readConversation(conversation, sourcePath, gapMs = 0) {
   const pageTokens = sessionTokens();
   const responses = [];
   let pageToken = null;
@@ -93,6 +95,7 @@ async function readConversation(conversation, sourcePath) {
     responses.push(text);
     pageToken = typeof reply[1] === "string" && reply[1] && reply[0].length ? reply[1] : null;
     if (!pageToken) return responses;
+    if (gapMs) await new Promise((resolve) => setTimeout(resolve, gapMs));
   }
   throw new MnemoError("API_SHAPE", "the Gemini conversation never ended its pages");
 }
@@ -214,7 +217,7 @@ export const gemini = {
     }
     const conversation = params.get("conversation");
     if (params.get("rpcids") === RPC_READ && /^c_[0-9a-f]+$/i.test(conversation ?? "")) {
-      const responses = await readConversation(conversation, `/app/${conversation.slice(2)}`);
+      const responses = await readConversation(conversation, `/app/${conversation.slice(2)}`, BACKUP_PAGE_GAP_MS);
       return readPayload(conversation, responses, null);
     }
     throw new MnemoError("BAD_REQUEST", "not a Gemini read the backup knows");
