@@ -124,3 +124,33 @@ def test_deepseek_export_reads_the_page_when_the_api_fails(browser, sites, mnemo
     assert_every_shown_message_saved(deepseek_shown(), conversation)
     answer = message_texts(conversation)[1][1]
     assert "```elixir" in answer and "| Country |" in answer and "$e^{i\\pi} + 1 = 0$" in answer
+
+
+def test_a_gemini_tab_can_save_only_gemini(browser, sites, mnemo_cli):
+    from gemini_deepseek_sites import deepseek_history, gemini_api_pages
+    from test_security import content_script_world
+
+    page = browser.new_page()
+    url = serve_gemini(sites)
+    page.goto(url)
+    send = content_script_world(page)
+    deepseek_url = "https://chat.deepseek.com/a/chat/s/d213f7b1-0aa7-47a2-a6cf-3b4910a66b3a"
+    gemini_payload = {
+        "format": "batchexecute",
+        "rpcid": "hNvQHb",
+        "conversation_id": f"c_{GEMINI_ID}",
+        "title": None,
+        "responses": gemini_api_pages(),
+    }
+    forged = [
+        {"type": "save", "kind": "deepseek_api", "payload": deepseek_history(), "source_url": url},
+        {"type": "save", "kind": "gemini_api", "payload": gemini_payload, "source_url": deepseek_url},
+        {"type": "save", "kind": "deepseek_api", "payload": deepseek_history(), "source_url": deepseek_url},
+    ]
+    for message in forged:
+        reply = send(message)
+        assert reply["ok"] is False and reply["error"]["code"] == "FORBIDDEN", (message["kind"], reply)
+    assert mnemo_cli("list", "--json").stdout.strip() == "[]"
+    reply = send({"type": "save", "kind": "gemini_api", "payload": gemini_payload, "source_url": url})
+    assert reply["ok"] is True, reply
+    assert [item["site"] for item in json.loads(mnemo_cli("list", "--json").stdout)] == ["gemini"]
