@@ -157,6 +157,7 @@ def damaged_copies() -> dict[str, object]:
         "reply is a number": f")]}}'\n\n9\n{json.dumps(as_number)}\n",
         "turns are an object": f")]}}'\n\n9\n{json.dumps(turns_object)}\n",
         "site error row": f")]}}'\n\n9\n{json.dumps(error_row)}\n",
+        "nested too deeply": ")]}'\n\n9\n" + "[" * 100_000 + "]" * 100_000 + "\n",
         "responses a string": "not a list",
         "response a number": [5],
     }

@@ -44,6 +44,8 @@ def chunks(text: str, name: str = "response") -> list[Any]:
             raise InputError(
                 f"{name}: batchexecute chunk {len(found) + 1} is cut short or broken ({exc})"
             ) from None
+        except RecursionError:
+            raise InputError(f"{name}: batchexecute chunk {len(found) + 1} is nested too deeply") from None
         found.append(value)
 
 
