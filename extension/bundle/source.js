@@ -1533,7 +1533,10 @@ button:disabled { opacity: .6; cursor: progress; }
       }, [entry.label]), "click", () => continueIn(site2, entry.target))
     ]);
     const menu = el("div", { className: "menu", role: "menu", dataset: { mnemosyne: "continue-menu" } }, items);
-    menu.style.top = `${Math.min(rect.bottom + 4, innerHeight - 240)}px`;
+    const top = Math.max(8, Math.min(rect.bottom + 4, innerHeight - 240));
+    menu.style.top = `${top}px`;
+    menu.style.maxHeight = `${Math.max(120, innerHeight - top - 8)}px`;
+    menu.style.overflowY = "auto";
     menu.style.left = `${Math.max(8, Math.min(rect.left, innerWidth - 280))}px`;
     overlay().layer.append(menu);
     menu.querySelector("button")?.focus();

@@ -113,7 +113,11 @@ export async function openContinueMenu(site, button) {
     }, [entry.label]), "click", () => continueIn(site, entry.target)),
   ]);
   const menu = el("div", { className: "menu", role: "menu", dataset: { mnemosyne: "continue-menu" } }, items);
-  menu.style.top = `${Math.min(rect.bottom + 4, innerHeight - 240)}px`;
+  const top = Math.max(8, Math.min(rect.bottom + 4, innerHeight - 240));
+  menu.style.top = `${top}px`;
+  // eight sites and the copied targets are taller than a small window: the menu scrolls instead of running off it
+  menu.style.maxHeight = `${Math.max(120, innerHeight - top - 8)}px`;
+  menu.style.overflowY = "auto";
   menu.style.left = `${Math.max(8, Math.min(rect.left, innerWidth - 280))}px`;
   overlay().layer.append(menu);
   menu.querySelector("button")?.focus();
