@@ -197,8 +197,8 @@ def _search_rows(arc, conv_id: str) -> tuple[set[tuple[str, str, str]], set[str]
 
 
 def _expected_rows(arc, conv_id: str) -> tuple[set[tuple[str, str, str]], set[str], set[str]]:
-    from mnemosyne.archive.cjk import has_cjk
     from mnemosyne.archive.indexing import searchable_texts
+    from mnemosyne.cjk import has_cjk
 
     conv = arc.get(conv_id)
     texts = list(zip((m.id for m in conv.messages), searchable_texts(conv)))

@@ -1,5 +1,5 @@
 """A conversation's corpus is stored in the archive with its units and read back by a later process, which then
-reads back only the units of the turns a build looks at (context/corpus_store.py, archive/context_units.py).
+reads back only the units of the turns a build looks at (prepare/corpus_store.py, archive/context_units.py).
 
 Real archive, real host actions; a build from the stored corpus must give the context a build from nothing
 gives, byte for byte, and a stored corpus that is damaged or of other turns is not used."""
@@ -11,8 +11,9 @@ import zlib
 import msgspec
 import pytest
 
-from mnemosyne.context import corpus, corpus_store, unit_store
+from mnemosyne.context import corpus
 from mnemosyne.nativehost.actions import delete, save
+from mnemosyne.prepare import corpus_store, unit_store
 from mnemosyne.service.context import STORED_CORPORA
 from test_context_units_store import forget_everything, grown_by_an_exchange, payload_with_a_secret
 from test_host_context_prepare import full_context
@@ -47,14 +48,14 @@ def unpacked(monkeypatch) -> list[bytes]:
 
 def from_nothing(session, conv_id: str) -> str:
     """The context with nothing in memory nor stored of the conversation."""
-    forget_everything()
+    forget_everything(session)
     session.renders.clear()
     session.archive().conn.execute("DELETE FROM context_units WHERE conversation_id = ?", (conv_id,))
     return full_context(session, conv_id, True)
 
 
 def saved(session, payload: dict) -> str:
-    forget_everything()  # (what other tests built of the same conversation is not this host's)
+    forget_everything(session)  # (what other tests built of the same conversation is not this host's)
     conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, session)["conversation_id"]
     session.after_reply(lambda: False)  # prepared; its units and corpus stored
     return conv_id
@@ -63,7 +64,7 @@ def saved(session, payload: dict) -> str:
 def test_a_restarted_host_builds_from_the_stored_corpus_without_making_it_again(host_session, monkeypatch):
     conv_id = saved(host_session, payload_with_a_secret())
     assert len(corpus_rows(host_session, conv_id)) == 1  # the redacted path's, the version prepared
-    forget_everything()
+    forget_everything(host_session)
     host_session.renders.clear()
     made, read = scorings(monkeypatch), unpacked(monkeypatch)
     stored = full_context(host_session, conv_id, True)
@@ -78,7 +79,7 @@ def test_a_damaged_corpus_row_is_refused_and_the_corpus_made_again(host_session,
         "UPDATE context_units SET units = ? WHERE conversation_id = ? AND format = ?",
         (zlib.compress(b"\x93\x01\x02\x03"), conv_id, corpus_store.FORMAT),
     )
-    forget_everything()
+    forget_everything(host_session)
     host_session.renders.clear()
     made = scorings(monkeypatch)
     damaged = full_context(host_session, conv_id, True)
@@ -95,8 +96,8 @@ def test_a_grown_conversation_makes_its_corpus_again_and_stores_the_new_one(host
     before = set(corpus_rows(host_session, conv_id))
     grown = grown_by_an_exchange(payload)
     save.run({"payload": grown, "kind": "chatgpt_api"}, host_session)
-    host_session._to_prepare = None
-    forget_everything()
+    host_session.preparation._to_prepare = None
+    forget_everything(host_session)
     host_session.renders.clear()
     made = scorings(monkeypatch)
     context = full_context(host_session, conv_id, True)
@@ -117,7 +118,9 @@ def test_the_corpus_rows_go_with_their_conversation_and_stay_when_its_units_are_
         "INSERT INTO context_units (conversation_id, text_key, format, units) VALUES (?, ?, ?, ?)",
         (conv_id, b"\x00" * 16, unit_store.FORMAT, b"x"),
     )
-    store_units(arc, arc.get(conv_id))  # drops the rows of texts it no longer has
+    store_units(
+        arc, arc.get(conv_id), host_session.preparation.caches
+    )  # drops the rows of texts it no longer has
     left = arc.conn.execute("SELECT count(*) FROM context_units WHERE text_key = ?", (b"\x00" * 16,))
     assert left.fetchone()[0] == 0
     assert rows and corpus_rows(host_session, conv_id) == rows
@@ -202,11 +205,11 @@ def test_contexts_from_a_stored_corpus_are_those_of_a_build_from_nothing(host_se
             out.append(text)
         return out
 
-    forget_everything()
+    forget_everything(host_session)
     made = scorings(monkeypatch)
     stored = contexts()
     assert made == []
-    forget_everything()
+    forget_everything(host_session)
     host_session.archive().conn.execute("DELETE FROM context_units WHERE conversation_id = ?", (conv_id,))
     assert stored == contexts() and made == [1]
 

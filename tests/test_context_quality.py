@@ -29,7 +29,7 @@ def test_guarantees_and_facts_beyond_the_tail(bench, lang, half):
     assert mine["conversation_tokens"] > 3 * 4000  # the facts are far outside a 4k tail
     assert mine["tokens"] >= 0.97 * 4000  # the budget is used, not left empty
     assert by_method["last-messages"]["share"] < 0.3 and by_method["drop-oldest"]["share"] < 0.3
-    # a floor against regressions, below what this smaller conversation keeps (every fact, both halves, round 9)
+    # a floor against regressions, below what this smaller conversation keeps (every fact, both halves)
     assert mine["share"] >= 0.85, mine["missing"]
     assert mine["share"] > by_method["last-messages"]["share"] + 0.4
 
@@ -73,23 +73,21 @@ def test_chinese_facts_compete_with_english_passages_in_a_chinese_conversation(b
 def test_a_kept_corpus_gives_the_context_a_fresh_one_gives_at_every_budget(bench):
     """A warm host keeps a conversation's corpus (statistics, relevance, units' weights) between builds; a
     correction changes the weights of its unit, which must not leak into the kept corpus."""
-    from mnemosyne.context import build_context, corpus
+    from mnemosyne.context import build_context
+    from mnemosyne.prepare.caches import Caches
 
     conv, _ = bench.build("en", 100, "tuning")
     budgets = (1000, 4000, 1000, 2000)
-    corpus.clear_cache()
-    kept = [build_context(conv, "chatgpt", budget=b).payload for b in budgets]
-    assert len(corpus._corpora) == 1  # one corpus served every build
-    (kept_corpus,) = corpus._corpora.values()
+    caches = Caches()
+    kept = [build_context(conv, "chatgpt", budget=b, memory=caches).payload for b in budgets]
+    assert len(caches.corpora) == 1  # one corpus served every build
+    (kept_corpus,) = caches.corpora.values()
     units = {k: kept_corpus.unit(k) for k in kept_corpus._weights}
     assert units and all(  # the weights it keeps are still those of its statistics
         w == kept_corpus.stats.weigh(u.terms, u.kinds, u.turn, u.names)
         for u, w in ((units[k], w) for k, w in kept_corpus._weights.items())
     )
-    fresh = []
-    for b in budgets:
-        corpus.clear_cache()
-        fresh.append(build_context(conv, "chatgpt", budget=b).payload)
+    fresh = [build_context(conv, "chatgpt", budget=b).payload for b in budgets]  # (nothing kept)
     assert kept == fresh and kept[0] == kept[2]
 
 
@@ -101,7 +99,9 @@ def test_a_corpus_too_long_to_keep_whole_is_kept_slim_and_gives_the_context_a_fr
     after each build and the next one reads back those it looks at (here: split again, the unit cache being
     emptied after each build); every context is byte for byte what a fresh corpus gives, at every budget and
     with a focus."""
-    from mnemosyne.context import build_context, corpus, units
+    from mnemosyne.context import build_context
+    from mnemosyne.prepare import caches as caches_module
+    from mnemosyne.prepare import unit_cache
     from mnemosyne.readers import RawInput, ReadContext, read_raw
 
     spec = importlib.util.spec_from_file_location("bench_corpus_for_slim", BENCH.parent / "corpus.py")
@@ -109,12 +109,12 @@ def test_a_corpus_too_long_to_keep_whole_is_kept_slim_and_gives_the_context_a_fr
     spec.loader.exec_module(bench_corpus)
     payload = bench_corpus.chatgpt_conversation(9, messages=1201, chinese=chinese)  # real sentences, 0.6 MB
     conv = next(iter(read_raw(RawInput("slim", payload, b"{}"), ReadContext(), "chatgpt")))
-    corpus.clear_cache()
-    build_context(conv, "chatgpt", budget=1000)
-    (whole,) = corpus._corpora.values()
-    held, slim = corpus._terms_held([whole]), whole.slim_weight()
+    caches = caches_module.Caches()
+    build_context(conv, "chatgpt", budget=1000, memory=caches)
+    (whole,) = caches.corpora.values()
+    held, slim = caches_module.terms_held([whole]), whole.slim_weight()
     assert slim < held * 0.7, (slim, held)
-    monkeypatch.setattr(units, "CACHE_TERMS", held - 1)  # more than it holds slim, less than whole
+    monkeypatch.setattr(unit_cache, "CACHE_TERMS", held - 1)  # more than it holds slim, less than whole
     builds = [
         (1000, None),
         (4000, None),
@@ -123,17 +123,13 @@ def test_a_corpus_too_long_to_keep_whole_is_kept_slim_and_gives_the_context_a_fr
         (8000, None),
         (2000, "the budget"),
     ]
-    fresh = []
-    for budget, focus in builds:
-        corpus.clear_cache()
-        fresh.append(build_context(conv, "chatgpt", budget=budget, focus=focus).payload)
-    corpus.clear_cache()
+    fresh = [build_context(conv, "chatgpt", budget=budget, focus=focus).payload for budget, focus in builds]
+    caches = caches_module.Caches()
     kept = []
     for budget, focus in builds:
-        kept.append(build_context(conv, "chatgpt", budget=budget, focus=focus).payload)
-        assert corpus._corpora and all(  # kept, without its units
-            not c.whole and c.texts is None and not c._read and not c._units for c in corpus._corpora.values()
+        kept.append(build_context(conv, "chatgpt", budget=budget, focus=focus, memory=caches).payload)
+        assert caches.corpora and all(  # kept, without its units
+            not c.whole and c.texts is None and not c._read and not c._units for c in caches.corpora.values()
         )
-        units._cache.clear()  # (the next build splits what it looks at again)
-        units._cache_terms = 0
+        caches.units.clear()  # (the next build splits what it looks at again)
     assert kept == fresh

@@ -168,7 +168,7 @@ def test_with_plugins_off_no_process_imports_the_plugin_machinery(tmp_path):
     assert "METADATA True" in named and "SCANNED True" in named
     back_on = code.replace(
         "main(",
-        "import os; from mnemosyne import appenv; appenv.apply(); os.environ['PYDANTIC_DISABLE_PLUGINS'] = ''\nmain(",
+        "import os; from mnemosyne.runtime import appenv; appenv.apply(); os.environ['PYDANTIC_DISABLE_PLUGINS'] = ''\nmain(",
         1,
     )
     assert "SCANNED True" in _run(back_on + scan, env)
@@ -237,7 +237,7 @@ def test_a_build_counts_each_line_of_its_payloads_once(monkeypatch):
     """Topping up a context re-renders the payload a few times with a few more units: its lines that did not
     change are not encoded again (measured: what the tokenizer is asked to encode while payloads are counted)."""
     from mnemosyne import tokens
-    from mnemosyne.context import counting, shapes
+    from mnemosyne.context import shapes
     from mnemosyne.service import context_for, conversation_from_file
 
     enc = tokens.encoding("o200k_base")
@@ -259,8 +259,7 @@ def test_a_build_counts_each_line_of_its_payloads_once(monkeypatch):
         finally:
             in_payload[0] = False
 
-    monkeypatch.setattr(counting, "_COUNTS", {})
-    monkeypatch.setattr(enc, "encode_ordinary", encode)
+    monkeypatch.setattr(enc, "encode_ordinary", encode)  # (a call's caches start empty: no count is kept)
     monkeypatch.setattr(shapes, "count_payload", count_payload)
     context_for(conversation_from_file(str(LONG_CHAT)), "chatgpt", budget=2000)
     assert len(counted) >= 3  # the first payload and two top-ups
@@ -272,7 +271,7 @@ def test_a_build_without_stored_counts_counts_only_the_turns_it_looks_at(monkeyp
     the one that no longer fits), not every turn, to learn that the history does not fit."""
     from conversation_samples import linear
     from mnemosyne import tokens
-    from mnemosyne.context import build_context, counting
+    from mnemosyne.context import build_context
     from mnemosyne.context.turns import render_message
 
     sentences = [
@@ -288,8 +287,7 @@ def test_a_build_without_stored_counts_counts_only_the_turns_it_looks_at(monkeyp
     enc = tokens.encoding("o200k_base")
     encoded: list[str] = []
     real_encode = enc.encode_ordinary
-    monkeypatch.setattr(counting, "_COUNTS", {})
     monkeypatch.setattr(enc, "encode_ordinary", lambda text: encoded.append(text) or real_encode(text))
-    build_context(conv, "chatgpt", budget=1500)  # token_counts=None: as a redacted build
+    build_context(conv, "chatgpt", budget=1500)  # token_counts=None: as a redacted build (nothing kept)
     turns_counted = [text for text in encoded if text in texts]
     assert 0 < len(turns_counted) <= 20, len(turns_counted)

@@ -1,5 +1,5 @@
 """The context engine's units are stored in the archive once a conversation is prepared or built, and read
-back by a later process instead of split again (context/unit_store.py, archive/context_units.py).
+back by a later process instead of split again (prepare/unit_store.py, archive/context_units.py).
 
 Real archive, real host actions, real fixture conversations; a build from stored units must give the
 context a build from nothing gives, byte for byte."""
@@ -18,13 +18,15 @@ import pytest
 from conversation_samples import claude_style_tools, every_part, fixture_conversations
 from mnemosyne import tokens
 from mnemosyne.archive import context_units
-from mnemosyne.archive.cjk import has_cjk
-from mnemosyne.context import corpus, corpus_store, unit_store, units
+from mnemosyne.cjk import has_cjk
+from mnemosyne.context import units
 from mnemosyne.context.engine import unit_texts
 from mnemosyne.model import Conversation
 from mnemosyne.nativehost.actions import delete, save
+from mnemosyne.prepare import caches as caches_module
+from mnemosyne.prepare import corpus_store, unit_cache, unit_store
 from mnemosyne.redact import redact_conversation
-from mnemosyne.token_policy import COUNTED_ENCODING
+from mnemosyne.tokens.policy import COUNTED_ENCODING
 from test_host_context_prepare import full_context, splits
 from test_host_paging_interop import big_chatgpt_payload
 
@@ -61,9 +63,9 @@ def stored_rows(session, conv_id: str) -> dict[bytes, bytes]:
     return context_units.stored(session.archive().conn, conv_id, unit_store.FORMAT)
 
 
-def forget_everything() -> None:
+def forget_everything(session) -> None:
     """As in a restarted host: nothing of any conversation in memory."""
-    corpus.clear_cache()
+    session.preparation.caches.clear()
 
 
 def planted_fact_conversations() -> list[Conversation]:
@@ -87,7 +89,7 @@ def test_every_sample_texts_units_come_back_as_they_were_split():
     assert any(has_cjk(t) for t in texts) and any("```" in t for t in texts) and any("|" in t for t in texts)
     enc = tokens.encoding(COUNTED_ENCODING)
     for text in texts:
-        split = units._text_units(text)
+        split = units.split_units(text)
         counts = [len(enc.encode_ordinary(p[1])) for p in split.parts]
         blob = unit_store.pack(split, counts)
         assert blob is not None
@@ -105,7 +107,7 @@ def test_every_sample_texts_units_come_back_as_they_were_split():
 def test_a_term_read_back_is_the_string_a_split_made(text, term):
     """Memory: a term read back is one string however many units hold it, as a split's are (the decoder
     makes a new one for each: a host that read back the units of 5 MB of Chinese held 58 MB more)."""
-    split = units._text_units(text)
+    split = units.split_units(text)
     back = unit_store.unpack(unit_store.pack(split, [1] * len(split.parts)) or b"")
     assert back is not None and len(back.parts) == 2
     split_term = next(k for k in split.parts[0][2] if k == term)
@@ -118,8 +120,8 @@ def test_a_term_read_back_is_the_string_a_split_made(text, term):
 def test_units_with_the_same_kinds_of_terms_share_one_string_of_their_letters():
     """Memory: a unit's terms are its keys and one string of their kinds' letters, shared by every unit
     with the same kinds (a dict per unit took 19 MB for the units of 5 MB of English, these 7 MB)."""
-    one = units._text_units("Rye bread needs time. Spelt bread needs water.")
-    two = units._text_units("Oat cakes hold butter.")
+    one = units.split_units("Rye bread needs time. Spelt bread needs water.")
+    two = units.split_units("Oat cakes hold butter.")
     # (upper case: the first unit of its text to use the term; bread and needs come again)
     assert [p[3] for p in one.parts] == ["WWWW", "WwwW"] and two.parts[0][3] == "WWWW"
     assert one.parts[0][3] is two.parts[0][3]
@@ -160,9 +162,9 @@ def test_a_refused_row_is_split_again_and_the_build_is_the_same(host_session, mo
     expected = full_context(host_session, conv_id, True)
     conn = host_session.archive().conn
     conn.execute("UPDATE context_units SET units = x'00'")  # every row damaged
-    forget_everything()
+    forget_everything(host_session)
     host_session.renders.clear()
-    seen = splits(monkeypatch)
+    seen = splits(monkeypatch, host_session)
     assert full_context(host_session, conv_id, True) == expected
     assert len(seen) > 200
 
@@ -182,7 +184,7 @@ def test_a_save_stores_the_units_of_its_texts_redacted_and_plain(host_session):
     enc = tokens.encoding(COUNTED_ENCODING)
     for text in texts:
         back = unit_store.unpack(rows[unit_store.key(text)])
-        assert back == units._text_units(text)
+        assert back == units.split_units(text)
         assert back is not None and back.counts == tuple(len(enc.encode_ordinary(p[1])) for p in back.parts)
 
 
@@ -192,12 +194,12 @@ def test_a_restarted_host_reads_the_units_back_and_builds_the_same_context(host_
         "conversation_id"
     ]
     host_session.after_reply(lambda: False)
-    forget_everything()
+    forget_everything(host_session)
     host_session.renders.clear()
-    seen = splits(monkeypatch)
+    seen = splits(monkeypatch, host_session)
     stored = full_context(host_session, conv_id, redact)
     assert seen == []  # every text read back from the archive
-    forget_everything()
+    forget_everything(host_session)
     host_session.renders.clear()
     host_session.archive().conn.execute("DELETE FROM context_units")
     split = full_context(host_session, conv_id, redact)
@@ -211,8 +213,8 @@ def test_a_context_stores_what_it_split_after_its_reply(host_session):
     conv_id = save.run({"payload": payload_with_a_secret(), "kind": "chatgpt_api"}, host_session)[
         "conversation_id"
     ]
-    host_session._to_prepare = None  # saved, never prepared
-    forget_everything()
+    host_session.preparation._to_prepare = None  # saved, never prepared
+    forget_everything(host_session)
     full_context(host_session, conv_id, True)
     assert stored_rows(host_session, conv_id) == {}
     host_session.after_reply(lambda: False)
@@ -238,7 +240,7 @@ def test_a_long_conversations_units_are_written_a_few_at_a_time_and_all_stored(h
     monkeypatch.setattr(db.Transaction, "__enter__", counted)
     arc = host_session.archive()
     conv = arc.get(conv_id)
-    written = service_context.store_units(arc, conv)
+    written = service_context.store_units(arc, conv, host_session.preparation.caches)
     keys = {unit_store.key(t) for t in unit_texts(conv)}
     assert written == len(keys) and set(stored_rows(host_session, conv_id)) == keys
     assert len(transactions) >= written > 100
@@ -274,10 +276,10 @@ def test_a_re_save_keeps_the_units_and_a_restarted_host_splits_only_the_new_turn
     grown = grown_by_an_exchange(payload)
     assert save.run({"payload": grown, "kind": "chatgpt_api"}, host_session)["status"] == "updated"
     assert set(stored_rows(host_session, conv_id)) == before  # the save that replaced it kept them
-    host_session._to_prepare = None
-    forget_everything()
+    host_session.preparation._to_prepare = None
+    forget_everything(host_session)
     host_session.renders.clear()
-    seen = splits(monkeypatch)
+    seen = splits(monkeypatch, host_session)
     full_context(host_session, conv_id, True)
     assert sorted(seen) == sorted({"What was the invoice total again?", "It was 412 EUR."})
 
@@ -289,9 +291,9 @@ def test_rows_of_another_format_are_not_read_and_are_replaced(host_session, monk
     host_session.after_reply(lambda: False)
     conn = host_session.archive().conn
     conn.execute("UPDATE context_units SET format = format + 1")
-    forget_everything()
+    forget_everything(host_session)
     host_session.renders.clear()
-    seen = splits(monkeypatch)
+    seen = splits(monkeypatch, host_session)
     full_context(host_session, conv_id, True)
     assert len(seen) > 200  # the other format's rows are not read
     host_session.after_reply(lambda: False)
@@ -306,13 +308,11 @@ def test_the_cli_stores_the_units_and_builds_the_same_context_from_them(mnemo_ho
 
     with open_archive() as arc:
         conv_id = save_payload(arc, payload_with_a_secret(), kind="chatgpt_api").id
-    forget_everything()
     assert main(["context", conv_id, "--target", "chatgpt", "--budget", "3000", "--redact"]) == 0
     first = capsys.readouterr().out
     with open_archive() as arc:
         rows = context_units.stored(arc.conn, conv_id, unit_store.FORMAT)
         assert set(rows) == {unit_store.key(t) for t in unit_texts(arc.get(conv_id))}
-    forget_everything()
     seen = splits(monkeypatch)
     assert main(["context", conv_id, "--target", "chatgpt", "--budget", "3000", "--redact"]) == 0
     assert capsys.readouterr().out == first
@@ -330,7 +330,7 @@ def test_the_rows_are_read_only_when_a_text_is_not_in_memory(host_session, monke
     host_session.renders.clear()
     full_context(host_session, conv_id, True)
     assert reads == []  # a warm build: every text in memory
-    forget_everything()
+    forget_everything(host_session)
     host_session.renders.clear()
     full_context(host_session, conv_id, True)
     # read once for the whole build: its corpus, then the units of the turns it looks at
@@ -350,7 +350,6 @@ def test_the_cli_prints_its_context_and_succeeds_when_the_units_cannot_be_stored
 
     with open_archive() as arc:
         conv_id = save_payload(arc, payload_with_a_secret(), kind="chatgpt_api").id
-    forget_everything()
     with open_archive() as other:
         other.conn.execute("BEGIN IMMEDIATE")  # another process writing
         started = time.monotonic()
@@ -370,30 +369,32 @@ def test_a_host_keeps_a_long_conversations_corpus_slim_and_reads_back_the_units_
     """A conversation whose units pass the cache's bound: after the preparation the host keeps its corpus
     slim (no units held), and its context reads back from the archive the units of the turns it looks at,
     splitting nothing; the context is the one a build from nothing gives."""
-    forget_everything()  # (no corpus of another test's conversation)
+    forget_everything(host_session)  # (no corpus of another test's conversation)
     conv_id = save.run({"payload": payload_with_a_secret(), "kind": "chatgpt_api"}, host_session)[
         "conversation_id"
     ]
     host_session.after_reply(lambda: False)  # prepared whole, units stored
-    (whole,) = corpus._corpora.values()
-    held = corpus._terms_held([whole])
+    (whole,) = host_session.preparation.caches.corpora.values()
+    held = caches_module.terms_held([whole])
     assert whole.whole and whole.slim_weight() < held / 2
-    monkeypatch.setattr(units, "CACHE_TERMS", held // 2)
-    forget_everything()
+    monkeypatch.setattr(unit_cache, "CACHE_TERMS", held // 2)
+    forget_everything(host_session)
     host_session.renders.clear()
-    host_session.prepare_context(host_session.archive().get(conv_id))
+    host_session.preparation.turn_to(host_session.archive().get(conv_id))
     host_session.after_reply(lambda: False)
-    (slim,) = corpus._corpora.values()
+    (slim,) = host_session.preparation.caches.corpora.values()
     assert not slim.whole and slim.texts is None
-    seen = splits(monkeypatch)
+    seen = splits(monkeypatch, host_session)
     read: list[bytes] = []
     original = unit_store.unpack
     monkeypatch.setattr(unit_store, "unpack", lambda blob: read.append(blob) or original(blob))
     kept = full_context(host_session, conv_id, True)
     assert seen == [] and read  # read back, not split
-    assert corpus._corpora and all(c.texts is None for c in corpus._corpora.values())
-    monkeypatch.setattr(units, "CACHE_TERMS", held * 2)
-    forget_everything()
+    assert host_session.preparation.caches.corpora and all(
+        c.texts is None for c in host_session.preparation.caches.corpora.values()
+    )
+    monkeypatch.setattr(unit_cache, "CACHE_TERMS", held * 2)
+    forget_everything(host_session)
     host_session.renders.clear()
     host_session.archive().conn.execute("DELETE FROM context_units")
     assert full_context(host_session, conv_id, True) == kept

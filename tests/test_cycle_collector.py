@@ -119,7 +119,7 @@ def test_no_cycle_collection_runs_while_the_host_prepares_a_saved_conversation(
     monkeypatch.setattr(
         engine,
         "prepare",
-        lambda conv, keep_going, **kw: prepared.append(conv.id) or prepare(conv, keep_going, **kw),
+        lambda conv, keep_going, *a, **kw: prepared.append(conv.id) or prepare(conv, keep_going, *a, **kw),
     )
     with seen.counted((100, 10, 10)):
         out = io.BytesIO()
@@ -135,8 +135,8 @@ def test_the_collector_waits_until_the_host_is_idle(mnemo_home, fixtures, monkey
     """A Continue in: the context asked for as soon as the save replies is answered before any collection
     (a collection of what the replies made ran before each reply was written, the next request waiting
     behind it); once no request has come for cycles.IDLE_S the collector is on again, and runs."""
-    from mnemosyne import cycles
     from mnemosyne.nativehost.framing import read_frame
+    from mnemosyne.runtime import cycles
 
     monkeypatch.setattr(cycles, "IDLE_S", 2.0)  # (the test's next request comes well within it)
     payload = load(fixtures, CHATGPT)
@@ -176,8 +176,8 @@ def test_a_request_sent_right_behind_another_is_seen_waiting(mnemo_home, monkeyp
     would take both in with the first read, and the pipe would show nothing waiting, so the second would
     wait the whole idle time (and any deferred work) before its turn. The host reads its input unbuffered:
     the second is answered at once."""
-    from mnemosyne import cycles
     from mnemosyne.nativehost.framing import read_frame
+    from mnemosyne.runtime import cycles
 
     monkeypatch.setattr(cycles, "IDLE_S", 60.0)  # (a second reply within the test's deadline is not waiting)
     into_host, from_test = os.pipe()

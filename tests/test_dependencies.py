@@ -1,5 +1,5 @@
 """Dependency pins: every requirement has an upper bound, and requirements.lock pins each one to a version inside
-its range with hashes (regenerate it with the command in README.md, "Dependencies, and why each is there")."""
+its range with hashes (regenerate it with the command in docs/install.md)."""
 
 from __future__ import annotations
 

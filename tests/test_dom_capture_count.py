@@ -106,7 +106,11 @@ def claude_regions(tag, a):
 
 def gemini_regions(tag, a):
     # a Deep Research report open in its side panel is one more answer
-    return {"user-query": "user", "model-response": "assistant", "deep-research-immersive-panel": "assistant"}.get(tag)
+    return {
+        "user-query": "user",
+        "model-response": "assistant",
+        "deep-research-immersive-panel": "assistant",
+    }.get(tag)
 
 
 def deepseek_regions(tag, a):

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from mnemosyne.context import corpus, split_worker, units
+from mnemosyne.context import corpus, units
 from mnemosyne.nativehost.actions import context, get, save
+from mnemosyne.prepare import unit_cache
 from test_host_paging_interop import big_chatgpt_payload
 
 
@@ -16,24 +17,33 @@ def session(host_session):
     return host_session
 
 
-def splits(monkeypatch) -> list[str]:
-    """The message texts the engine splits from now on (cache misses), all in this process (a helper
-    process sharing a long history's split would count its own: test_shared_work.py)."""
+def splits(monkeypatch, session=None) -> list[str]:
+    """The message texts a host (`session`) or a command splits from now on (cache misses), all in this
+    process (a helper process sharing a long history's split would count its own: test_shared_work.py)."""
     monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
-    split_worker.stop()  # (a host session's after_reply started one)
-    return texts_given(monkeypatch, "_text_units")
-
-
-def texts_given(monkeypatch, name: str) -> list[str]:
-    """The texts the units module's function `name` is called with from now on."""
+    if session is not None:
+        session.preparation.close()  # (its worker: a host session's after_reply started one)
     seen: list[str] = []
-    original = getattr(units, name)
+    original = units.split_units
 
     def counted(text: str):
         seen.append(text)
         return original(text)
 
-    monkeypatch.setattr(units, name, counted)
+    monkeypatch.setattr(units, "split_units", counted)
+    return seen
+
+
+def read_back(monkeypatch) -> list[str]:
+    """The texts whose units the host reads back from the archive from now on."""
+    seen: list[str] = []
+    original = unit_cache.UnitCache._stored_units
+
+    def counted(self, text: str):
+        seen.append(text)
+        return original(self, text)
+
+    monkeypatch.setattr(unit_cache.UnitCache, "_stored_units", counted)
     return seen
 
 
@@ -65,17 +75,17 @@ def full_context(session, conv_id: str, redact: bool) -> str:
 def test_the_context_after_a_save_splits_nothing_and_is_the_same(session, monkeypatch, redact):
     """The host prepares the version the last context asked for (redacted unless the extension's setting
     turned it off)."""
-    corpus.clear_cache()
+    session.preparation.caches.clear()
     if not redact:
-        session.redacted_contexts = False  # (as after a context asked for without redaction)
+        session.preparation.redacted_contexts = False  # (as after a context asked for without redaction)
     conv_id = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)["conversation_id"]
     session.after_reply(lambda: False)  # what the host does once the save's reply is written
-    seen = splits(monkeypatch)
+    seen = splits(monkeypatch, session)
     built = corpora_built(monkeypatch)
     prepared = full_context(session, conv_id, redact)
     assert seen == [] and built == []  # nothing split, and its statistics and relevance were ready
     # the same build from nothing (no units in memory nor in the archive): the same context, every message split
-    corpus.clear_cache()
+    session.preparation.caches.clear()
     session.archive().conn.execute("DELETE FROM context_units")
     cold = full_context(session, conv_id, redact)
     assert cold == prepared
@@ -83,9 +93,9 @@ def test_the_context_after_a_save_splits_nothing_and_is_the_same(session, monkey
 
 
 def test_no_preparation_while_a_request_waits(session, monkeypatch):
-    corpus.clear_cache()
+    session.preparation.caches.clear()
     save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)
-    seen = splits(monkeypatch)
+    seen = splits(monkeypatch, session)
     session.after_reply(lambda: True)  # a request is waiting: it is answered first
     assert seen == []
     session.after_reply(lambda: False)  # the conversation saved is not prepared later by another reply
@@ -97,10 +107,10 @@ def test_reading_a_conversation_prepares_its_context(session, monkeypatch):
     host splits the conversation, so the context splits nothing."""
     conv_id = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)["conversation_id"]
     session.after_reply(lambda: False)
-    corpus.clear_cache()  # as after a host restart: nothing of it in memory
+    session.preparation.caches.clear()  # as after a host restart: nothing of it in memory
     get.run({"conversation_id": conv_id, "format": "markdown"}, session)
     session.after_reply(lambda: False)
-    seen = splits(monkeypatch)
+    seen = splits(monkeypatch, session)
     full_context(session, conv_id, True)
     assert seen == []
 
@@ -115,7 +125,9 @@ def test_the_units_come_before_the_search_index(session, monkeypatch):
     order: list[str] = []
     original_prepare = engine.prepare
     monkeypatch.setattr(
-        engine, "prepare", lambda conv, go, **kw: order.append("units") or original_prepare(conv, go, **kw)
+        engine,
+        "prepare",
+        lambda conv, go, *a, **kw: order.append("units") or original_prepare(conv, go, *a, **kw),
     )
     original_store = service_context.store_units
     monkeypatch.setattr(
@@ -142,7 +154,7 @@ def test_a_conversation_saved_again_unchanged_is_not_weighed_again(session, monk
     second Export) does not weigh and count its densest units again while the next request may wait."""
     from mnemosyne.context import digest
 
-    corpus.clear_cache()
+    session.preparation.caches.clear()
     payload = big_chatgpt_payload()
     save.run({"payload": payload, "kind": "chatgpt_api"}, session)
     marked: list[int] = []
@@ -174,7 +186,7 @@ def secret_payload(conv_id: str) -> dict:
 def test_the_host_prepares_the_version_the_last_context_asked_for(session, monkeypatch):
     """Redacted by default (the extension's default); plain once the extension asked for a plain context
     (its setting turned redaction off). Only that version's corpus is made after the next save."""
-    corpus.clear_cache()
+    session.preparation.caches.clear()
     first = save.run({"payload": secret_payload("secret-1"), "kind": "chatgpt_api"}, session)[
         "conversation_id"
     ]
@@ -184,7 +196,7 @@ def test_the_host_prepares_the_version_the_last_context_asked_for(session, monke
     assert built == []  # the redacted version was prepared
     full_context(session, first, False)
     assert len(built) == 1  # the plain one was not: made now
-    assert session.redacted_contexts is False
+    assert session.preparation.redacted_contexts is False
     second = save.run({"payload": secret_payload("secret-2"), "kind": "chatgpt_api"}, session)[
         "conversation_id"
     ]
@@ -214,41 +226,42 @@ def test_the_host_holds_the_units_of_the_conversation_it_serves_only(session, mo
     10-20 MB, long_session_memory.py). A conversation it comes back to is read back from the archive (not
     split again) and gives the same context."""
     from mnemosyne import redact
-    from mnemosyne.context import counting
 
-    corpus.clear_cache()
+    session.preparation.caches.clear()
     first = save.run({"payload": own_texts_payload("conv-a"), "kind": "chatgpt_api"}, session)
     session.after_reply(lambda: False)
     before = full_context(session, first["conversation_id"], True)
     session.after_reply(lambda: False)
-    assert any("[conv-a]" in text for text in units._cache)
+    assert any("[conv-a]" in text for text in session.preparation.caches.units.texts())
     assert any("[conv-a]" in text for text in redact._done)
-    assert any("[conv-a]" in text for memo in counting._COUNTS.values() for text in memo)
+    assert any("[conv-a]" in text for memo in session.preparation.caches.counts.values() for text in memo)
 
     second = save.run({"payload": own_texts_payload("conv-b"), "kind": "chatgpt_api"}, session)
     session.after_reply(lambda: False)
-    assert any("[conv-b]" in text for text in units._cache)
-    assert not any("[conv-a]" in text for text in units._cache)
-    assert {c.owner for c in corpus._corpora.values()} == {second["conversation_id"]}
+    assert any("[conv-b]" in text for text in session.preparation.caches.units.texts())
+    assert not any("[conv-a]" in text for text in session.preparation.caches.units.texts())
+    assert {c.owner for c in session.preparation.caches.corpora.values()} == {second["conversation_id"]}
     assert not any("[conv-a]" in text for text in redact._done)
-    assert not any("[conv-a]" in text for memo in counting._COUNTS.values() for text in memo)
+    assert not any("[conv-a]" in text for memo in session.preparation.caches.counts.values() for text in memo)
 
-    seen = splits(monkeypatch)
+    seen = splits(monkeypatch, session)
     assert full_context(session, first["conversation_id"], True) == before
     assert seen == []  # its units were read back from the archive
-    assert not any("[conv-b]" in text for text in units._cache)  # a context turns to its conversation too
+    assert not any(
+        "[conv-b]" in text for text in session.preparation.caches.units.texts()
+    )  # a context turns to its conversation too
 
 
 def test_what_a_preparation_cut_short_split_serves_the_context_asked_for_next(session, monkeypatch):
     """A pick arrives while the host prepares the conversation the menu saved: the texts split so far are
     not split again by the context (turning to the conversation lets only other conversations go)."""
-    corpus.clear_cache()
+    session.preparation.caches.clear()
     first = save.run({"payload": own_texts_payload("conv-a"), "kind": "chatgpt_api"}, session)
     session.after_reply(lambda: False)
     full_context(session, first["conversation_id"], True)
     session.after_reply(lambda: False)
     second = save.run({"payload": own_texts_payload("conv-b"), "kind": "chatgpt_api"}, session)
-    seen = splits(monkeypatch)
+    seen = splits(monkeypatch, session)
     looks = iter(range(10_000))
     session.after_reply(lambda: next(looks) > 20)  # the pick arrives after a few texts
     assert 0 < len(seen) < 60
@@ -264,14 +277,14 @@ def test_a_conversation_longer_than_the_unit_cache_is_split_once_to_be_prepared(
     the corpus took them, which split them again: a third of a 5 MB conversation's texts)."""
     from mnemosyne.context import engine
 
-    corpus.clear_cache()
+    session.preparation.caches.clear()
     conv_id = save.run({"payload": own_texts_payload("conv-a"), "kind": "chatgpt_api"}, session)[
         "conversation_id"
     ]
     conv = session.archive().get(conv_id)
-    seen = splits(monkeypatch)
-    monkeypatch.setattr(units, "CACHE_TERMS", 200)  # a few texts' units
-    engine.prepare(conv, lambda: True, redacted=False)
+    seen = splits(monkeypatch, session)
+    monkeypatch.setattr(unit_cache, "CACHE_TERMS", 200)  # a few texts' units
+    engine.prepare(conv, lambda: True, session.preparation.caches, redacted=False)
     assert len(seen) == len(set(seen)) == len({m.id for m in conv.messages}) > 100
 
 
@@ -280,22 +293,23 @@ def test_after_a_context_is_built_the_host_prepares_without_making_units_again(s
     conversation the host turned to) takes that corpus as it is. It split or read back every text whose
     units the cache had let go (a long conversation: all but the last 1.5 MB), only to find the corpus
     they would make already there: 20 MB of a 5 MB Chinese conversation's host, and seconds of work."""
-    corpus.clear_cache()
+    session.preparation.caches.clear()
     conv_id = save.run({"payload": own_texts_payload("conv-built"), "kind": "chatgpt_api"}, session)[
         "conversation_id"
     ]
     session.after_reply(lambda: False)  # prepared, and stored (units and corpus)
     full_context(session, conv_id, True)
-    units.clear()  # (as the cache lets a long conversation's first texts go; its corpus is kept)
-    seen = splits(monkeypatch)
-    read_back = texts_given(monkeypatch, "_stored_units")
+    # (as the cache lets a long conversation's first texts go; its corpus is kept)
+    session.preparation.caches.units.clear()
+    seen = splits(monkeypatch, session)
+    read = read_back(monkeypatch)
     session.after_reply(lambda: False)
-    assert seen == [] and read_back == []
+    assert seen == [] and read == []
     # and the next context of it is the one a fresh host builds
     assert full_context(session, conv_id, True) == _fresh_context(session, conv_id)
 
 
 def _fresh_context(session, conv_id: str) -> str:
-    corpus.clear_cache()
+    session.preparation.caches.clear()
     session.archive().conn.execute("DELETE FROM context_units")  # (corpora too)
     return full_context(session, conv_id, True)

@@ -1,5 +1,5 @@
 """What a long-lived host keeps after a save or a context: no UTF-8 copies attached to the strings it
-holds (utf8.py), and no page cache full of a long conversation it holds as objects already. In-process
+holds (runtime/utf8.py), and no page cache full of a long conversation it holds as objects already. In-process
 through the real actions and a real archive; CPython's string sizes tell whether a copy is attached."""
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ import msgspec
 import pytest
 import sqlcipher3._sqlite3 as sqlite_module
 
-from mnemosyne.context import corpus, counting, units
-from mnemosyne.nativehost import session as session_module
 from mnemosyne.nativehost.actions import context, save
+from mnemosyne.service import preparation as preparation_module
 from test_host_paging_interop import big_chatgpt_payload
 
 pytestmark = pytest.mark.skipif(
@@ -31,8 +30,6 @@ def test_what_a_host_keeps_of_a_saved_and_built_conversation_carries_no_utf8_cop
     sample = "中文字符, emoji 🧪" * 20
     msgspec.json.encode(sample)
     assert with_copy(sample)  # (what the test looks for: msgspec's read of a string leaves one)
-    corpus.clear_cache()  # (what other tests' work left in the engine's memory is not looked at)
-    counting._COUNTS.clear()
     saved = save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, host_session)
     host_session.after_reply(lambda: False)  # its search index written, its units stored
     for budget in (2000, 16000):  # a build, and one that counts many more units exactly
@@ -43,8 +40,9 @@ def test_what_a_host_keeps_of_a_saved_and_built_conversation_carries_no_utf8_cop
         host_session.after_reply(lambda: False)
     kept = host_session.archive().get(saved["conversation_id"])  # the conversation the archive keeps
     texts = [part.text for msg in kept.messages for part in msg.parts if getattr(part, "text", None)]
-    unit_texts = [part[1] for tu in units._cache.values() for part in tu.parts]
-    counted = [text for memo in counting._COUNTS.values() for text in memo]
+    caches = host_session.preparation.caches
+    unit_texts = [part[1] for text in caches.units.texts() for part in caches.units.text_units(text).parts]
+    counted = [text for memo in caches.counts.values() for text in memo]
     assert len(texts) == 240 and len(unit_texts) > 1000 and len(counted) > 100
     assert not any(map(with_copy, texts + unit_texts + counted))
 
@@ -60,11 +58,11 @@ def sqlite_memory() -> int:
 
 
 def test_after_a_long_conversation_the_host_lets_the_page_cache_go(host_session, monkeypatch):
-    monkeypatch.setattr(session_module, "RELEASE_CACHE_CHARS", 10**9)  # first: nothing is long enough
+    monkeypatch.setattr(preparation_module, "RELEASE_CACHE_CHARS", 10**9)  # first: nothing is long enough
     save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, host_session)
     host_session.after_reply(lambda: False)
     filled = sqlite_memory()
-    monkeypatch.setattr(session_module, "RELEASE_CACHE_CHARS", 1 << 20)
+    monkeypatch.setattr(preparation_module, "RELEASE_CACHE_CHARS", 1 << 20)
     payload = big_chatgpt_payload()  # (1.4 million characters)
     payload["conversation_id"] = payload["id"] = "another-long-one"
     save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
@@ -83,7 +81,7 @@ def test_after_a_long_conversation_the_host_lets_the_page_cache_go(host_session,
 def test_a_long_conversations_work_a_request_interrupted_still_lets_the_page_cache_go(
     host_session, monkeypatch
 ):
-    monkeypatch.setattr(session_module, "RELEASE_CACHE_CHARS", 1 << 20)
+    monkeypatch.setattr(preparation_module, "RELEASE_CACHE_CHARS", 1 << 20)
     host_session.archive().search("quotes")  # (the archive open, its cache warm)
     payload = big_chatgpt_payload()  # (1.4 million characters)
     save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
@@ -105,7 +103,7 @@ def rss_kib() -> int:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim, /proc")
 def test_freed_memory_between_blocks_in_use_goes_back_to_the_system():
-    from mnemosyne import heap
+    from mnemosyne.runtime import heap
 
     if heap._malloc_trim() is None:
         pytest.skip("a C library without malloc_trim")

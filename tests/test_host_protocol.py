@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import base64
 import json
+from pathlib import Path
 
 import pytest
 
 from support.data import load
 from support.hostproc import HostProcess, frame, host_env
 
+FIXTURES = Path(__file__).parent / "fixtures"
 CHATGPT = (
     "chatgpt_api/elinvoss/0119-Tide_anneal_crucible_explanation-6925e174-6714-832f-8946-84bdb22f6d2e.json"
 )
@@ -118,6 +121,30 @@ def test_hostile_frames_get_typed_errors_and_the_host_keeps_serving(host, body, 
     reply = host.recv()
     assert reply["ok"] is False and reply["error"]["code"] == code, reply
     assert host.data("hello")["protocol"] == 1
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["newest", {"x": 1}, "k3v9qz2mx8ta"],
+        ["newest", [1, 2], "k3v9qz2mx8ta"],
+        ["newest", "2026-11-30", {"x": 1}],
+        ["newest", 2**70, "k3v9qz2mx8ta"],
+        ["newest", True, "k3v9qz2mx8ta"],
+        [["newest"], "2026-11-30", "k3v9qz2mx8ta"],
+        ["length", 1.5, "k3v9qz2mx8ta"],
+    ],
+    ids=["key-object", "key-list", "id-object", "key-huge", "key-bool", "order-list", "key-float"],
+)
+def test_a_well_formed_list_cursor_with_wrong_types_is_bad_cursor(host, values):
+    """A cursor that decodes (base64 of a JSON list of three) but holds values this host never issues is
+    BAD_CURSOR: before, SQLite refused to bind them and the reply was INTERNAL."""
+    host.data("save", payload=load(FIXTURES, CHATGPT), kind="chatgpt_api")
+    cursor = base64.urlsafe_b64encode(json.dumps(values).encode()).decode().rstrip("=")
+    order = values[0] if isinstance(values[0], str) else "newest"
+    reply = host.call("list", cursor=cursor, order=order)
+    assert reply["ok"] is False and reply["error"]["code"] == "BAD_CURSOR", reply
+    assert host.data("list", order=order)["items"]  # and the host keeps serving
 
 
 def test_oversize_frame_is_refused_and_the_host_exits_cleanly(host):

@@ -1,4 +1,4 @@
-"""Render once per paged request (issue 10 item 7): a long-lived host keeps the text of a `get` or `context`
+"""Render once per paged request: a long-lived host keeps the text of a `get` or `context`
 and serves its following pages from it, instead of rendering the whole document again for every page.
 In-process through the real actions and a real archive; the one-shot path (a new process per page) still
 works from the stateless cursor."""

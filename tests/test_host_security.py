@@ -1,4 +1,4 @@
-"""Security round 2 (issue 10), host side: each attack run against the real host process."""
+"""Security, host side: each attack run against the real host process."""
 
 from __future__ import annotations
 

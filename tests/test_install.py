@@ -504,7 +504,7 @@ def test_mnemo_install_for_one_profile_in_a_subprocess(tmp_path):
     assert not (tmp_path / "home").exists()  # only the profile folder and the data folder were touched
 
 
-# --- machine-wide install and tampering (issue 10) --------------------------------------------------
+# --- machine-wide install and tampering ---------------------------------------------------------
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX owners and modes")

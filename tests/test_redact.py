@@ -129,7 +129,7 @@ def test_context_kept_around_bearer_azure_and_env_values():
         ("4539 1488 0343 6468", False),  # one digit off
         ("5555-5555-5555-4444", True),  # Mastercard test number
         ("378282246310005", True),  # Amex test number
-        ("1234567812345670", False),  # Luhn-valid, but no card network issues 1...
+        ("1234567812345670", False),  # Luhn-valid, but no card network starts with 1...
         ("4539 1488-0343 6467", False),  # mixed separators: not how a card is written
     ],
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemosyne.lazy import load
+from mnemosyne.runtime.lazy import load
 
 
 def test_every_registry_entry_names_a_function_that_exists():
@@ -27,7 +27,7 @@ def test_every_registry_entry_names_a_function_that_exists():
     ],
 )
 def test_stored_counts_are_used_only_by_builds_that_read_them(tokenizer, include, redact, used):
-    from mnemosyne.token_policy import uses_stored_counts
+    from mnemosyne.service.token_counts import uses_stored_counts
 
     assert uses_stored_counts(tokenizer, include, redact) is used
 

@@ -1,4 +1,4 @@
-"""A long history's split shared with a forked helper process (context/shared_work.py): the units are the
+"""A long history's split shared with a forked helper process (prepare/shared_work.py): the units are the
 ones one process makes, whoever made them; a helper that fails or is not wanted leaves the work to this
 process; nothing of the helper reaches the host's stdout (the browser's channel); no helper outlives the call.
 On the message texts of every site fixture (real conversations), and through a real host process."""
@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from conversation_samples import fixture_conversations
-from mnemosyne.context import build_context, corpus, shared_work, units
+from mnemosyne.context import build_context, units
 from mnemosyne.context.turns import render_message
+from mnemosyne.prepare import shared_work
+from mnemosyne.prepare.caches import Caches
 
 needs_a_helper = pytest.mark.skipif(
     sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
@@ -56,7 +58,7 @@ class Counted:
 
     def __init__(self) -> None:
         self.calls = 0
-        self.decode = units._from_fields
+        self.decode = units.from_fields
 
     def __call__(self, fields):
         self.calls += 1
@@ -64,22 +66,22 @@ class Counted:
 
 
 def slow_here(parent: int):
-    """_text_units, slower in this process than in a helper (so a helper surely takes part)."""
+    """split_units, slower in this process than in a helper (so a helper surely takes part)."""
 
     def split(text: str):
         if os.getpid() == parent:
             time.sleep(0.002)
         return split_here(text)
 
-    split_here = units._text_units
+    split_here = units.split_units
 
     return split
 
 
 def test_the_units_are_the_ones_one_process_makes_whoever_made_them(texts):
     decode = Counted()
-    shared = shared_work.map_shared(slow_here(os.getpid()), texts, units._fields, decode)
-    assert shared == [units._text_units(text) for text in texts]
+    shared = shared_work.map_shared(slow_here(os.getpid()), texts, units.fields_of, decode)
+    assert shared == [units.split_units(text) for text in texts]
     assert 0 < decode.calls < len(texts)  # both took part, each text once
     assert no_child_left()
 
@@ -88,7 +90,7 @@ def test_the_terms_a_helper_made_are_the_strings_this_process_holds(texts):
     """A helper's kind letters come back interned, as this process's split makes them (marshal keeps it):
     a long conversation's units share a few thousand kind strings."""
     decode = Counted()
-    shared = shared_work.map_shared(slow_here(os.getpid()), texts, units._fields, decode)
+    shared = shared_work.map_shared(slow_here(os.getpid()), texts, units.fields_of, decode)
     assert decode.calls > 0
     parts = [p for tu in shared for p in tu.parts if p[2]]
     assert parts and all(sys.intern(p[3]) is p[3] for p in parts)
@@ -99,8 +101,8 @@ def test_a_helper_that_fails_leaves_the_work_to_this_process(texts):
         raise ValueError("cannot send")
 
     decode = Counted()
-    shared = shared_work.map_shared(units._text_units, texts, refuse, decode)
-    assert shared == [units._text_units(text) for text in texts]
+    shared = shared_work.map_shared(units.split_units, texts, refuse, decode)
+    assert shared == [units.split_units(text) for text in texts]
     assert decode.calls == 0
     assert no_child_left()
 
@@ -108,11 +110,11 @@ def test_a_helper_that_fails_leaves_the_work_to_this_process(texts):
 def test_work_stopped_keeps_what_was_made_and_leaves_no_helper(texts):
     looks = iter(range(10_000))
     shared = shared_work.map_shared(
-        slow_here(os.getpid()), texts, units._fields, units._from_fields, lambda: next(looks) < 2
+        slow_here(os.getpid()), texts, units.fields_of, units.from_fields, lambda: next(looks) < 2
     )
     made = [(text, made_units) for text, made_units in zip(texts, shared) if made_units is not None]
     assert 2 <= len(made) < len(texts)
-    assert all(made_units == units._text_units(text) for text, made_units in made)
+    assert all(made_units == units.split_units(text) for text, made_units in made)
     assert no_child_left()
 
 
@@ -122,13 +124,13 @@ def test_no_helper_while_another_thread_runs_or_when_turned_off(texts, monkeypat
     other = threading.Thread(target=release.wait)
     other.start()
     try:
-        shared = shared_work.map_shared(units._text_units, texts, units._fields, decode)
+        shared = shared_work.map_shared(units.split_units, texts, units.fields_of, decode)
     finally:
         release.set()
         other.join()
     monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
-    again = shared_work.map_shared(units._text_units, texts, units._fields, decode)
-    assert shared == again == [units._text_units(text) for text in texts]
+    again = shared_work.map_shared(units.split_units, texts, units.fields_of, decode)
+    assert shared == again == [units.split_units(text) for text in texts]
     assert decode.calls == 0
 
 
@@ -137,7 +139,7 @@ def test_nothing_of_the_helper_reaches_stdout(tmp_path):
     script = tmp_path / "child_print.py"
     script.write_text(
         "import os, sys\n"
-        "from mnemosyne.context import shared_work\n"
+        "from mnemosyne.prepare import shared_work\n"
         "parent = os.getpid()\n"
         "print('parent says', flush=False)\n"  # left in the buffer a fork copies
         "def split(text):\n"
@@ -170,15 +172,17 @@ def test_a_context_built_with_a_helper_is_the_one_built_without(monkeypatch):
     texts = {render_message(m) for m in big.messages}
     monkeypatch.setattr(shared_work, "MIN_CHARS", sum(map(len, texts)) // 2)
     decode = Counted()
-    monkeypatch.setattr(units, "_from_fields", decode)
-    monkeypatch.setattr(units, "_text_units", slow_here(os.getpid()))
+    monkeypatch.setattr(units, "from_fields", decode)
+    monkeypatch.setattr(units, "split_units", slow_here(os.getpid()))
     built = {}
     for one_process in (False, True):
         if one_process:
             monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
         for budget in (600, 2000, 8000):
-            corpus.clear_cache()
-            built[one_process, budget] = build_context(big, "chatgpt", budget=budget, redact=True).text
+            memory = Caches()  # (what a process keeps: its units split shared with a helper)
+            built[one_process, budget] = build_context(
+                big, "chatgpt", budget=budget, redact=True, memory=memory
+            ).text
     assert all(built[False, b] == built[True, b] for b in (600, 2000, 8000))
     assert decode.calls > 0  # a helper took part in the shared builds
 

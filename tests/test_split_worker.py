@@ -1,4 +1,4 @@
-"""The host's split worker (context/split_worker.py): a process started from scratch that splits message
+"""The host's split worker (prepare/split_worker.py): a process started from scratch that splits message
 texts into the context engine's units beside the host. Its units are the ones one process makes; a job that
 is stopped makes way for the next; a worker gone leaves the work to the host; the texts of a long
 conversation handed to it as its save begins are taken by the context asked for the instant the save
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from mnemosyne.context import corpus, split_worker, units
+from mnemosyne.context import units
 from mnemosyne.nativehost.actions import context, save
+from mnemosyne.prepare import split_worker
 from mnemosyne.service import save as service_save
 from test_host_paging_interop import chatgpt_payload
 from test_shared_work import Counted, needs_a_helper, site_texts, slow_here
@@ -56,7 +57,7 @@ def test_a_jobs_units_are_the_ones_one_process_makes(worker, texts):
         made = job.share(slow_here(os.getpid()), list(enumerate(texts)), decode)
     finally:
         job.end()
-    assert made == {text: units._text_units(text) for text in texts}
+    assert made == {text: units.split_units(text) for text in texts}
     assert 0 < decode.calls < len(texts)  # both took part, each text once
 
 
@@ -69,10 +70,10 @@ def test_a_place_passed_over_is_made_here(worker, texts):
     try:
         assert finished(job, len(given))
         wanted = [(i, text if i % 5 else text + " [redacted]") for i, text in enumerate(texts)]
-        made = job.share(units._text_units, wanted, units._from_fields)
+        made = job.share(units.split_units, wanted, units.from_fields)
     finally:
         job.end()
-    assert made == {text: units._text_units(text) for _, text in wanted}
+    assert made == {text: units.split_units(text) for _, text in wanted}
 
 
 def test_a_job_stopped_makes_way_for_the_next(worker, texts):
@@ -84,8 +85,8 @@ def test_a_job_stopped_makes_way_for_the_next(worker, texts):
         assert finished(small, 40)
         big._take()
         assert big.passed < len(texts) * 20  # the first job was stopped, not run to its end
-        made = small.share(units._text_units, list(enumerate(texts[:40])), units._from_fields)
-        assert made == {text: units._text_units(text) for text in texts[:40]}
+        made = small.share(units.split_units, list(enumerate(texts[:40])), units.from_fields)
+        assert made == {text: units.split_units(text) for text in texts[:40]}
     finally:
         big.end()
         small.end()
@@ -104,11 +105,11 @@ def test_the_folder_the_host_was_started_in_cannot_stand_in_for_its_modules(tmp_
     try:
         job = started.submit(texts[:5])
         assert job is not None and finished(job, 5)
-        made = job.share(units._text_units, list(enumerate(texts[:5])), units._from_fields)
+        made = job.share(units.split_units, list(enumerate(texts[:5])), units.from_fields)
         job.end()
     finally:
         started.close()
-    assert made == {text: units._text_units(text) for text in texts[:5]}
+    assert made == {text: units.split_units(text) for text in texts[:5]}
     assert not (tmp_path / "ran").exists()
 
 
@@ -119,28 +120,28 @@ def test_a_worker_gone_leaves_the_work_to_this_process(worker, texts):
     worker._proc.wait()
     decode = Counted()
     try:
-        made = job.share(units._text_units, list(enumerate(texts)), decode)
+        made = job.share(units.split_units, list(enumerate(texts)), decode)
     finally:
         job.end()
-    assert made == {text: units._text_units(text) for text in texts}
+    assert made == {text: units.split_units(text) for text in texts}
     assert not worker.alive()
     assert worker.submit(texts) is None
 
 
 def test_a_worker_that_keeps_dying_is_not_started_again(monkeypatch):
     monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
-    split_worker.stop()
+    slot = split_worker.WorkerSlot()
     started = []
     try:
         for _ in range(split_worker.MAX_STARTS + 2):
-            split_worker.keep()  # (what a host does after each reply)
-            current = split_worker.current()
+            slot.keep()  # (what a host does after each reply)
+            current = slot.current()
             if current is not None:
                 started.append(current._proc.pid)
                 current._proc.kill()
                 current._proc.wait()
     finally:
-        split_worker.stop()
+        slot.stop()
     assert len(set(started)) == split_worker.MAX_STARTS
 
 
@@ -159,41 +160,45 @@ def test_a_long_conversation_is_split_as_its_save_begins(host_session, monkeypat
     after takes what the worker made, splitting in this process only the texts the redaction changed, and
     is the context one process makes."""
     monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
-    split_worker.stop()
-    corpus.clear_cache()
+    host_session.preparation.close()
+    host_session.preparation.caches.clear()
     warm = save.run(
         {"payload": chatgpt_payload(texts[:6], "fixture-texts-0", "Six"), "kind": "chatgpt_api"}, host_session
     )
     redacted_context(host_session, warm["conversation_id"])
     host_session.after_reply(lambda: False)  # starts the worker
-    assert split_worker.current() is not None
+    assert host_session.preparation.worker_running()
 
     stored: list[str] = []
     store = host_session.archive().save_many
     monkeypatch.setattr(
         host_session.archive(),
         "save_many",
-        lambda *a, **k: stored.append(units._ahead_owner) or store(*a, **k),
+        lambda *a, **k: stored.append(host_session.preparation.caches.units.ahead_owner) or store(*a, **k),
     )
     read: list[str] = []
     read_payload = service_save.read_payload
     monkeypatch.setattr(
-        service_save, "read_payload", lambda *a: read.append(units._ahead_owner) or read_payload(*a)
+        service_save,
+        "read_payload",
+        lambda *a: read.append(host_session.preparation.caches.units.ahead_owner) or read_payload(*a),
     )
     here: list[str] = []
-    split_here = units._text_units
-    monkeypatch.setattr(units, "_text_units", lambda text: here.append(text) or split_here(text))
+    split_here = units.split_units
+    monkeypatch.setattr(units, "split_units", lambda text: here.append(text) or split_here(text))
     payload = chatgpt_payload(texts, "fixture-texts-1", "Fixture texts")
     conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]
     # the worker had its texts (guessed from the JSON) before the save read it, and kept them after
     assert read == [conv_id] and stored == [conv_id]
-    assert units._ahead is not None and finished(units._ahead, len(texts))
+    assert host_session.preparation.caches.units.ahead is not None and finished(
+        host_session.preparation.caches.units.ahead, len(texts)
+    )
     shared = redacted_context(host_session, conv_id)
     assert here and not set(here) & set(texts)  # only redacted versions were split here
 
     monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
-    split_worker.stop()
-    corpus.clear_cache()
+    host_session.preparation.close()
+    host_session.preparation.caches.clear()
     host_session.renders.clear()
     host_session.archive().conn.execute("DELETE FROM context_units")
     assert redacted_context(host_session, conv_id) == shared
@@ -202,14 +207,14 @@ def test_a_long_conversation_is_split_as_its_save_begins(host_session, monkeypat
 def warm_host_with_a_worker(host_session, monkeypatch) -> None:
     """A host that has built a context, with its worker started (what it does after that reply)."""
     monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
-    split_worker.stop()
-    corpus.clear_cache()
+    host_session.preparation.close()
+    host_session.preparation.caches.clear()
     warm = save.run(
         {"payload": chatgpt_payload(TEXTS_6, "fixture-texts-0", "Six"), "kind": "chatgpt_api"}, host_session
     )
     redacted_context(host_session, warm["conversation_id"])
     host_session.after_reply(lambda: False)
-    assert split_worker.current() is not None
+    assert host_session.preparation.worker_running()
 
 
 TEXTS_6 = [f"Message {i}: the warm-up conversation's text number {i}." for i in range(6)]
@@ -217,8 +222,8 @@ TEXTS_6 = [f"Message {i}: the warm-up conversation's text number {i}." for i in 
 
 def one_process_context(host_session, monkeypatch, conv_id: str) -> str:
     monkeypatch.setenv("MNEMOSYNE_ONE_PROCESS", "1")
-    split_worker.stop()
-    corpus.clear_cache()
+    host_session.preparation.close()
+    host_session.preparation.caches.clear()
     host_session.renders.clear()
     host_session.archive().conn.execute("DELETE FROM context_units")
     return redacted_context(host_session, conv_id)
@@ -240,11 +245,13 @@ def test_a_guess_the_reader_does_not_confirm_costs_only_its_split(host_session, 
         )(guess(payload)),
     )
     here: list[str] = []
-    split_here = units._text_units
-    monkeypatch.setattr(units, "_text_units", lambda text: here.append(text) or split_here(text))
+    split_here = units.split_units
+    monkeypatch.setattr(units, "split_units", lambda text: here.append(text) or split_here(text))
     payload = chatgpt_payload(texts, "fixture-texts-1", "Fixture texts")
     conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)["conversation_id"]
-    assert units._ahead is not None and finished(units._ahead, len(texts))
+    assert host_session.preparation.caches.units.ahead is not None and finished(
+        host_session.preparation.caches.units.ahead, len(texts)
+    )
     shared = redacted_context(host_session, conv_id)
     _, real = guess(payload)
     guessed_right, guessed_wrong = set(real[1::2]), set(real[::2]) - set(real[1::2])
@@ -259,14 +266,16 @@ def test_a_conversation_whose_units_are_archived_is_not_split_ahead(host_session
     payload = chatgpt_payload(texts, "fixture-texts-1", "Fixture texts")
     save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
     host_session.after_reply(lambda: False)  # prepared; its units stored
-    assert units._ahead is None
+    assert host_session.preparation.caches.units.ahead is None
     given: list[object] = []
     read_payload = service_save.read_payload
     monkeypatch.setattr(
-        service_save, "read_payload", lambda *a: given.append(units._ahead) or read_payload(*a)
+        service_save,
+        "read_payload",
+        lambda *a: given.append(host_session.preparation.caches.units.ahead) or read_payload(*a),
     )
     save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
-    assert given == [None] and units._ahead is None
+    assert given == [None] and host_session.preparation.caches.units.ahead is None
 
 
 def test_texts_handed_ahead_do_not_keep_the_payload(host_session, monkeypatch, texts):
@@ -285,7 +294,7 @@ def test_texts_handed_ahead_do_not_keep_the_payload(host_session, monkeypatch, t
     assert len(probes) > 20
     before = [sys.getrefcount(p) for p in probes]  # (held by the payload and the probes)
     save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
-    assert units._ahead is not None
+    assert host_session.preparation.caches.units.ahead is not None
     del payload
     assert [sys.getrefcount(p) for p in probes] == [n - 1 for n in before]  # the probes' alone
 
@@ -299,37 +308,37 @@ def test_a_save_that_fails_leaves_no_job_ahead(host_session, monkeypatch, texts)
     given: list[object] = []
 
     def failing_read(*args):
-        given.append(units._ahead)
+        given.append(host_session.preparation.caches.units.ahead)
         raise InputError("a read that fails")
 
     monkeypatch.setattr(service_save, "read_payload", failing_read)
     payload = chatgpt_payload(texts, "fixture-texts-1", "Fixture texts")
     with pytest.raises(InputError):
         save.run({"payload": payload, "kind": "chatgpt_api"}, host_session)
-    assert given[0] is not None and units._ahead is None
+    assert given[0] is not None and host_session.preparation.caches.units.ahead is None
 
 
 def test_no_split_ahead_past_its_bound(host_session, monkeypatch, texts):
     """A conversation past MAX_AHEAD_CHARS is not handed to the worker (its records would wait in shared
     memory, 2.5 bytes a character); its context is split when it is asked for."""
-    from mnemosyne.context import ahead
+    from mnemosyne.prepare import ahead
 
     monkeypatch.delenv("MNEMOSYNE_ONE_PROCESS", raising=False)
     monkeypatch.setattr(ahead, "MAX_AHEAD_CHARS", sum(map(len, texts)) - 1)
-    split_worker.stop()
-    corpus.clear_cache()
+    host_session.preparation.close()
+    host_session.preparation.caches.clear()
     warm = save.run(
         {"payload": chatgpt_payload(texts[:6], "fixture-texts-0", "Six"), "kind": "chatgpt_api"}, host_session
     )
     redacted_context(host_session, warm["conversation_id"])
     host_session.after_reply(lambda: False)
-    assert split_worker.current() is not None
+    assert host_session.preparation.worker_running()
     save.run(
         {"payload": chatgpt_payload(texts, "fixture-texts-1", "Fixture texts"), "kind": "chatgpt_api"},
         host_session,
     )
-    assert units._ahead is None
-    split_worker.stop()
+    assert host_session.preparation.caches.units.ahead is None
+    host_session.preparation.close()
 
 
 def worker_pids(host_pid: int) -> list[int]:
@@ -415,7 +424,7 @@ def test_a_worker_a_long_job_left_larger_starts_afresh_and_serves_on(worker, tex
     assert again is not None and finished(again, len(texts))
     try:
         again._take()
-        made = {text: units._from_fields(sent) for text, sent in again._made.items()}
+        made = {text: units.from_fields(sent) for text, sent in again._made.items()}
     finally:
         again.end()
-    assert made == {text: units._text_units(text) for text in texts}  # every text, as one process makes it
+    assert made == {text: units.split_units(text) for text in texts}  # every text, as one process makes it

@@ -96,7 +96,7 @@ def _stock(name):
 
 @pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
 def test_rank_cache_round_trips_the_stock_encoding_exactly(tmp_path, name):
-    from mnemosyne import rank_cache
+    from mnemosyne.tokens import rank_cache
 
     stock = _stock(name)
     path = tmp_path / f"{name}.ranks"
@@ -108,7 +108,7 @@ def test_rank_cache_round_trips_the_stock_encoding_exactly(tmp_path, name):
 def test_rank_cache_refuses_a_damaged_or_foreign_file(tmp_path):
     import hashlib
 
-    from mnemosyne import rank_cache
+    from mnemosyne.tokens import rank_cache
 
     sha = tokens.EXACT_ENCODINGS["cl100k_base"]
     path = tmp_path / "cl100k_base.ranks"
@@ -168,7 +168,7 @@ def test_a_new_process_counts_the_same_from_the_cache_and_repairs_a_damaged_one(
         return out.stdout
 
     stock = tokens.encoding("o200k_base").encode_ordinary(text)
-    from mnemosyne import rank_cache
+    from mnemosyne.tokens import rank_cache
 
     cache = tmp_path / "cache" / "tiktoken" / rank_cache.file_name("o200k_base")
     assert run() == f"{stock} True\n" and cache.exists()
@@ -224,7 +224,7 @@ MIXED = [  # real text: English with emoji, Chinese, accented names
 
 def _vocabulary(name: str):
     """The rank cache of this test's home (the process may hold the encoding from another test's home)."""
-    from mnemosyne import rank_cache
+    from mnemosyne.tokens import rank_cache
 
     if tokens._cached_vocabulary(name) is None:
         path = tokens._rank_cache_path(name)
@@ -244,7 +244,7 @@ def test_an_encoder_without_the_tokens_a_text_cannot_use_encodes_it_the_same(nam
     also for a text with characters it was not made for (it builds again to take them in)."""
     import tiktoken
 
-    from mnemosyne.token_subset import SubsetEncoding
+    from mnemosyne.tokens.subset import SubsetEncoding
 
     whole = tokens.encoding(name)
     vocab = _vocabulary(name)
@@ -311,7 +311,7 @@ def test_a_subset_encoder_gives_the_whole_encodings_tokens_for_what_a_build_make
     whole encoding's tokens (it builds again for what it does not cover)."""
     import tiktoken
 
-    from mnemosyne.token_subset import SubsetEncoding
+    from mnemosyne.tokens.subset import SubsetEncoding
 
     whole = tokens.encoding(name)
     texts = [_fixture_text(rel) for rel in SOURCES]
@@ -328,7 +328,7 @@ def test_a_text_cut_from_a_word_at_its_end_needs_no_new_build_one_cut_at_its_sta
     start can begin a token the encoder left out, so the encoder is built again for it."""
     import tiktoken
 
-    from mnemosyne.token_subset import SubsetEncoding
+    from mnemosyne.tokens.subset import SubsetEncoding
 
     whole = tokens.encoding("o200k_base")
     sub = SubsetEncoding(_vocabulary("o200k_base"), tiktoken.Encoding, ["notwithstanding the weather"])
@@ -344,7 +344,7 @@ def test_a_capitalised_letter_the_text_had_in_lower_case_needs_no_new_build():
     """A build capitalises a sentence it cuts from its leading filler: the encoder is made for both."""
     import tiktoken
 
-    from mnemosyne.token_subset import SubsetEncoding
+    from mnemosyne.tokens.subset import SubsetEncoding
 
     whole = tokens.encoding("o200k_base")
     sub = SubsetEncoding(_vocabulary("o200k_base"), tiktoken.Encoding, ["well, élan and ñu"])

@@ -12,8 +12,10 @@ import { loadSettings } from "../shared/settings.js";
 import { filesOf } from "./backup_files.js";
 import { siteOfOpenTab } from "./backup_site.js";
 import { FILE_HOST_PERMISSION, downloadFileUrl, isFileHostUrl } from "./file_download.js";
-import { OTHER_SITES, applyListReply, conversationKind, conversationPath, nextListPath } from "./backup_lists.js";
-import { LOG_EVERY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem, retryFailures } from "./backup_state.js";
+import { applyListReply, conversationKind, conversationPath, nextListPath, siteHome, sourceUrlOf,
+  withListEntry } from "./backup_lists.js";
+import { LOG_EVERY, PROJECTS_KEY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem,
+  retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
 import { delayMs, isRetryable, observed, policyFor, started } from "./rate_policy.js";
 
@@ -26,25 +28,48 @@ const SYNC_STATE_MAX = 500;
 const ACTIVE = new Set(["running"]);
 const HOST_DOWN = /^(HOST_|KEYRING_)/; // the archive cannot be reached: the run pauses instead of failing every item
 const FILE_WARNINGS_KEPT = 200; // files not saved (over the cap, failed) listed in the run; the counts say how many
+const PROJECT_TEXT_BUDGET = 3_000_000; // characters of project texts a run keeps (storage.local holds 10 MB in all)
 
 let looping = false;
 let chain = Promise.resolve();
+let unstored = null; // {id, reason}: the run whose state storage.local refused (it is paused, in this worker at least)
 
-// The queue and the ids seen (large: an entry per conversation) are stored apart from the rest of the run and
-// written only when they change (a listed page, a retry), not at every step.
+// The queue and the ids seen (large: an entry per conversation) and the listed projects' texts are stored apart
+// from the rest of the run and written only when they change (a listed page, a retry), not at every step.
 async function load() {
-  const stored = await api.storage.local.get([RUN_KEY, QUEUE_KEY]);
+  const stored = await api.storage.local.get([RUN_KEY, QUEUE_KEY, PROJECTS_KEY]);
   const run = stored[RUN_KEY];
   if (!run) return null;
   const queue = stored[QUEUE_KEY]?.id === run.id ? stored[QUEUE_KEY] : { queue: [], seen: {} };
-  return { ...run, queue: queue.queue, seen: queue.seen };
+  const projects = stored[PROJECTS_KEY]?.id === run.id ? stored[PROJECTS_KEY].projects : run.projects ?? {};
+  const loaded = { ...run, queue: queue.queue, seen: queue.seen, projects };
+  return unstored?.id === run.id && run.state === "running" ? { ...loaded, state: "paused", pausedReason: unstored.reason } : loaded;
 }
 
 async function store(run, before) {
-  const { queue, seen, ...rest } = run;
+  const { queue, seen, projects, ...rest } = run;
   const items = { [RUN_KEY]: { ...rest, queueLength: queue.length } };
-  if (!before || before.id !== run.id || before.queue !== queue || before.seen !== seen) items[QUEUE_KEY] = { id: run.id, queue, seen };
+  const other = !before || before.id !== run.id;
+  if (other || before.queue !== queue || before.seen !== seen) items[QUEUE_KEY] = { id: run.id, queue, seen };
+  if (other || before.projects !== projects) items[PROJECTS_KEY] = { id: run.id, projects };
   await api.storage.local.set(items);
+}
+
+/**
+ * A run storage.local cannot hold (over its quota, or any other refusal) is paused with the reason: going on
+ * would list and fetch what cannot be kept, and the heartbeat would try again for ever.
+ */
+async function pauseUnstored(run, error) {
+  const reason = `STORAGE: ${String(error?.message ?? error).slice(0, 300)}`;
+  unstored = { id: run.id, reason };
+  const { queue, seen, projects, ...rest } = run;
+  try { // the small part of the run, so pages show why it stopped (the last stored queue stays as it was)
+    await api.storage.local.set({ [RUN_KEY]: { ...rest, queueLength: queue?.length ?? 0, state: "paused", pausedReason: reason, current: null } });
+  } catch (again) {
+    console.warn(`mnemosyne: backup state not stored: ${again?.message ?? again}`);
+  }
+  await clearAlarms();
+  return { ...run, state: "paused", pausedReason: reason, current: null };
 }
 
 /** Serialised read-modify-write of the run: pause, retry and a finishing step never overwrite each other. */
@@ -52,7 +77,15 @@ function update(change) {
   const next = chain.then(async () => {
     const run = await load();
     const changed = await change(run);
-    if (changed && changed !== run) await store(changed, run);
+    if (changed && changed !== run) {
+      try {
+        await store(changed, run);
+      } catch (error) {
+        // paused as it was last stored: the listing does not move past a page whose conversations were not kept
+        return pauseUnstored(run?.id === changed.id ? run : changed, error);
+      }
+      if (unstored?.id === changed.id) unstored = null; // stored again (a resume, a cancel)
+    }
     return changed ?? run;
   });
   chain = next.catch(() => {});
@@ -78,32 +111,33 @@ async function clearAlarms() {
   await api.alarms.clear(HEARTBEAT_ALARM);
 }
 
-function homeOf(site) {
-  if (OTHER_SITES[site]) return OTHER_SITES[site].home;
-  return site === "claude" ? "https://claude.ai/" : "https://chatgpt.com/";
-}
-
 /** The tab whose content script makes the run's requests: the run's own, else any tab of the site, else a new one. */
 async function siteTab(run) {
   const usable = (tab) => tab && sourceSiteOf(tab.url) === run.site;
   const own = run.tabId ? await api.tabs.get(run.tabId).catch(() => null) : null;
   if (usable(own)) return own.id;
   const tabs = (await api.tabs.query({ url: SOURCE_PATTERNS })).filter(usable);
-  const tab = tabs[0] ?? (await api.tabs.create({ url: homeOf(run.site), active: false }));
+  const tab = tabs[0] ?? (await api.tabs.create({ url: siteHome(run.site), active: false }));
   await update((r) => (r?.id === run.id ? { ...r, tabId: tab.id } : r));
   return tab.id;
 }
 
 /** One request through the site tab (`backup-get` / `backup-file`): `{ok, data}` or `{ok: false, status, retryAfter, code, message}`. */
-async function tabCall(run, message) {
+async function tabCall(run, message, timeoutMs = TAB_TIMEOUT_MS) {
   const fail = (error) => ({ ok: false, status: 0, code: error.code, message: error.message });
   let timer;
   try {
     const tabId = await siteTab(run);
+    const requestId = crypto.randomUUID();
     const timeout = new Promise((resolve) => {
-      timer = setTimeout(() => resolve(fail(new MnemoError("TAB_TIMEOUT", "the site tab did not answer"))), TAB_TIMEOUT_MS);
+      timer = setTimeout(() => {
+        // the tab stops what it was reading for this request (it also stops on its own at the same deadline)
+        api.tabs.sendMessage(tabId, { type: "backup-abort", requestId }, { frameId: 0 }).catch(() => {});
+        resolve(fail(new MnemoError("TAB_TIMEOUT", "the site tab did not answer")));
+      }, timeoutMs);
     });
-    const reply = await Promise.race([api.tabs.sendMessage(tabId, message, { frameId: 0 }), timeout]);
+    const sent = { ...message, requestId, timeoutMs };
+    const reply = await Promise.race([api.tabs.sendMessage(tabId, sent, { frameId: 0 }), timeout]);
     return reply ?? fail(new MnemoError("NO_REPLY", "the site tab sent no reply"));
   } catch (error) {
     return fail(new MnemoError("NO_SITE_TAB", String(error?.message ?? error)));
@@ -112,7 +146,12 @@ async function tabCall(run, message) {
   }
 }
 
-const tabGet = (run, path) => tabCall(run, { type: "backup-get", path });
+/** A list or conversation request through the tab: a GET path, `{path, method, body}`, or `{fetchApi: id}`. */
+function tabGet(run, request) {
+  if (typeof request === "string") return tabCall(run, { type: "backup-get", path: request });
+  if (request.fetchApi) return tabCall(run, { type: "backup-conversation", id: request.fetchApi });
+  return tabCall(run, { type: "backup-get", path: request.path, method: request.method, body: request.body });
+}
 
 /**
  * Download the files a saved conversation refers to (within the user's cap) and store each with `save-attachment`,
@@ -143,7 +182,7 @@ async function saveFiles(run, entry, payload, policy) {
         continue;
       }
       await update((r) => (r?.id === run.id ? { ...r, rate: started(r.rate, policy, Date.now()) } : r));
-      let reply = await tabCall(run, { type: "backup-file", path: file.path, capBytes });
+      let reply = await tabCall(run, { type: "backup-file", path: file.path, capBytes }, policy.tabTimeoutMs);
       const url = reply.ok && typeof reply.data?.url === "string" ? reply.data.url : null;
       if (url && isFileHostUrl(url) && !(await api.permissions.contains(FILE_HOST_PERMISSION))) {
         // the file hosts are an optional permission the user did not grant: the file is listed, never fetched
@@ -202,16 +241,9 @@ async function knownIds(site, ids) {
   return known;
 }
 
-function sourceUrl(site, entry) {
-  if (OTHER_SITES[site]) return OTHER_SITES[site].sourceUrl(entry);
-  if (site === "claude") return `https://claude.ai/chat/${entry.id}`;
-  return entry.project ? `https://chatgpt.com/g/${entry.project}/c/${entry.id}` : `https://chatgpt.com/c/${entry.id}`;
-}
-
 /** The project the list named, added to the payload where the readers look (Claude: the inline `project`). */
 function withProject(site, payload, project, entry) {
-  if (OTHER_SITES[site]) return OTHER_SITES[site].withEntry(payload, entry);
-  if (!project) return payload;
+  if (!project) return withListEntry(site, payload, entry);
   if (site === "claude") {
     const listed = { uuid: project.id, name: project.name, prompt_template: project.instructions, description: project.description,
       docs: project.docs ?? [] };
@@ -247,16 +279,41 @@ async function listStep(run, policy) {
     }
     return settled;
   }
-  const { listing, entries, projects, docs } = applyListReply(run.site, run.listing, reply.data);
+  const { listing, entries, projects, docs } = applyListReply(run.site, run.listing, reply.data, (id) => Object.hasOwn(run.seen, id));
   const known = entries.length ? await knownIds(run.site, entries.map((e) => e.id)) : {};
   return update((r) => {
     if (r?.id !== run.id) return r;
-    const table = { ...r.projects };
-    for (const project of projects) table[project.id] = project;
-    if (docs && table[docs.id]) table[docs.id] = { ...table[docs.id], docs: docs.docs };
+    const kept = keptProjects(r, projects, docs);
     const rate = observed(r.rate, policy, { status: 200 }, now);
-    return addListed({ ...r, listing, projects: table, rate }, entries, known);
+    const next = { ...r, listing: { ...listing, textsCut: listing.textsCut + kept.cut }, rate, projectChars: kept.chars };
+    if (kept.table) next.projects = kept.table; // (unchanged: the stored projects are not written again)
+    return addListed(next, entries, known);
   });
+}
+
+/** The run's project table with a page's projects or documents in, within PROJECT_TEXT_BUDGET characters. */
+function keptProjects(run, projects, docs) {
+  let chars = run.projectChars ?? 0;
+  let cut = 0;
+  const within = (texts) => {
+    const size = texts.reduce((sum, t) => sum + (t?.length ?? 0), 0);
+    if (chars + size > PROJECT_TEXT_BUDGET) {
+      cut += texts.filter(Boolean).length;
+      return false;
+    }
+    chars += size;
+    return true;
+  };
+  if (!projects.length && !(docs && run.projects[docs.id])) return { table: null, chars, cut };
+  const table = { ...run.projects };
+  for (const p of projects) {
+    table[p.id] = within([p.name, p.instructions, p.description]) ? p : { id: p.id, org: p.org, name: p.name?.slice(0, 100) ?? null };
+  }
+  if (docs && table[docs.id]) {
+    const texts = docs.docs.flatMap((d) => [d.filename, d.content]);
+    if (within(texts)) table[docs.id] = { ...table[docs.id], docs: docs.docs };
+  }
+  return { table, chars, cut };
 }
 
 async function fetchStep(run, entry, policy) {
@@ -279,7 +336,7 @@ async function fetchStep(run, entry, policy) {
   else {
     try {
       const payload = wellFormedDeep(withProject(run.site, reply.data, entry.project ? run.projects[entry.project] : null, entry));
-      const saved = await hostCall("save", { payload, kind, source_url: sourceUrl(run.site, entry), list_updated: entry.updated,
+      const saved = await hostCall("save", { payload, kind, source_url: sourceUrlOf(run.site, entry), list_updated: entry.updated,
         origin: "backup" }, { timeoutMs: 120_000 });
       outcome = saved.status === "kept" ? "kept" : "done";
       reason = outcome === "kept" ? (saved.reason ?? "kept") : null;

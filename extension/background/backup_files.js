@@ -56,7 +56,6 @@ function claudeFiles(payload) {
 
 /** `[{fileId, id, name, mime, size, path}]`: what to download for a conversation reply, once per file. */
 export function filesOf(site, payload) {
-  if (!payload || typeof payload !== "object") return [];
-  if (site === "claude") return claudeFiles(payload);
-  return site === "chatgpt" ? chatgptFiles(payload) : []; // other sites' files are kept as references only
+  if (!payload || typeof payload !== "object" || !["chatgpt", "claude"].includes(site)) return []; // others: not downloaded
+  return site === "claude" ? claudeFiles(payload) : chatgptFiles(payload);
 }

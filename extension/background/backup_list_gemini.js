@@ -1,13 +1,9 @@
-// What a Gemini backup lists: the chat list (batchexecute rpc MaZiqc), pinned chats first (flag 1) then the rest
-// (flag 0), each paged by the token its reply ends with; every chat is then read as Export reads it (hNvQHb,
-// every page). The paths are the adapter's (sites/gemini.js `apiGet`): the tab POSTs them with the page's tokens.
+// Gemini's part of a backup (the interface is backup_lists.js's): the chat list (batchexecute rpc MaZiqc), pinned
+// chats first (flag 1) then the rest (flag 0), each paged by the token its reply ends with; a flag's list ends when
+// a token comes back or a page adds nothing new (`bounds`, from backup_lists.js). Every chat is then read by the
+// tab's adapter as Export reads it (hNvQHb, every page). Both are POSTs the tab checks (content/backup_fetch.js).
 const PATH = "/_/BardChatUi/data/batchexecute";
 const FLAGS = [1, 0];
-const enc = encodeURIComponent;
-
-function text(value) {
-  return typeof value === "string" && value ? value : null;
-}
 
 /** A chat's [seconds, nanos] as the list's change marker: the sync state compares it as a string. */
 function marker(time) {
@@ -16,23 +12,29 @@ function marker(time) {
 
 export const geminiBackup = {
   home: "https://gemini.google.com/app",
-  initial: () => ({ flagIndex: 0, cursor: null, phase: "chats" }),
-  nextPath(listing) {
+  initialListing: () => ({ phase: "chats", flagIndex: 0, cursor: null, cursors: [] }),
+
+  nextListPath(listing) {
     if (listing.phase !== "chats" || listing.flagIndex >= FLAGS.length) return null;
-    return `${PATH}?rpcids=MaZiqc&flag=${FLAGS[listing.flagIndex]}&cursor=${enc(listing.cursor ?? "")}`;
+    return { path: PATH, method: "POST", body: { rpc: "MaZiqc", flag: FLAGS[listing.flagIndex], cursor: listing.cursor ?? "" } };
   },
-  apply(listing, reply) {
+
+  applyListReply(listing, reply, bounds) {
     const items = Array.isArray(reply?.[2]) ? reply[2] : [];
-    const entries = items.filter((item) => Array.isArray(item) && text(item[0]))
-      .map((item) => ({ id: item[0], title: text(item[1]), updated: marker(item[5]) }));
-    const cursor = text(reply?.[1]);
-    const next = cursor && entries.length && cursor !== listing.cursor ? { ...listing, cursor }
-      : { ...listing, cursor: null, flagIndex: listing.flagIndex + 1 };
-    if (next.flagIndex >= FLAGS.length) next.phase = "end";
+    const entries = items.filter((item) => Array.isArray(item) && bounds.id(item[0]))
+      .map((item) => ({ id: item[0], title: bounds.title(item[1]), updated: marker(item[5]) }));
+    const fresh = entries.some((e) => !bounds.known(e.id)); // a page of nothing new: the site repeats itself
+    const token = fresh ? bounds.freshCursor(listing, typeof reply?.[1] === "string" ? reply[1] : null) : null;
+    if (token) return { listing: bounds.nextCursor(listing, token), entries, projects: [] };
+    const flagIndex = listing.flagIndex + 1;
+    const next = { ...listing, flagIndex, cursor: null, cursors: [], phase: flagIndex < FLAGS.length ? "chats" : "end" };
     return { listing: next, entries, projects: [] };
   },
-  conversationPath: (entry) => `${PATH}?rpcids=hNvQHb&conversation=${enc(entry.id)}`,
-  kind: (payload) => ({ kind: "gemini_api", ok: payload?.format === "batchexecute" && Array.isArray(payload.responses) && payload.responses.length > 0 }),
+
+  /** Read through the tab's adapter (its fetchApi): a long chat takes one request a page. */
+  conversationRequest: (entry) => ({ fetchApi: String(entry.id).replace(/^c_/, "") }),
+  conversationKind: (payload) => ({ kind: "gemini_api",
+    ok: payload?.format === "batchexecute" && Array.isArray(payload.responses) && payload.responses.length > 0 }),
   sourceUrl: (entry) => `https://gemini.google.com/app/${String(entry.id).replace(/^c_/, "")}`,
   // the conversation's reply has no title: the list's
   withEntry: (payload, entry) => ({ ...payload, title: payload.title ?? entry.title ?? null }),

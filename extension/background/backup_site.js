@@ -1,5 +1,5 @@
-// Which site a backup started now would back up: the active tab's, else the most recently used tab of a site we
-// save from. The worker starts its run on it; the backup panel reads it before the click, to know whether the run may
+// Which site a backup started now would back up: the active tab's, else the most recently used tab of a source
+// site. The worker starts its run on it; the backup panel reads it before the click, to know whether the run may
 // need ChatGPT's file hosts (an optional permission it can ask for only inside the click).
 import { api } from "../shared/api.js";
 import { MnemoError } from "../shared/errors.js";
@@ -11,6 +11,6 @@ export async function siteOfOpenTab() {
   if (active && sourceSiteOf(active.url)) return { site: sourceSiteOf(active.url), tabId: active.id };
   const tabs = await api.tabs.query({ url: SOURCE_PATTERNS });
   tabs.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
-  if (!tabs.length) throw new MnemoError("NO_SOURCE_TAB", "open ChatGPT, Claude, Gemini or DeepSeek, signed in, then start the backup");
+  if (!tabs.length) throw new MnemoError("NO_SOURCE_TAB", "open ChatGPT, Claude, Grok, Perplexity, Gemini or DeepSeek, signed in, then start the backup");
   return { site: sourceSiteOf(tabs[0].url), tabId: tabs[0].id };
 }

@@ -6,6 +6,7 @@ import { initialRate } from "./rate_policy.js";
 
 export const RUN_KEY = "backupRun"; // the run without its queue (pages read this)
 export const QUEUE_KEY = "backupQueue"; // {id, queue, seen}: written only when they change
+export const PROJECTS_KEY = "backupProjects"; // {id, projects}: the listed projects' texts, written when they change
 export const LOG_EVERY = 25; // items between sync-log reports to the host
 const FAILURE_LIMIT = 500; // failures kept in the run (the host's sync-log keeps them too)
 

@@ -6,7 +6,7 @@ import { MnemoError } from "../shared/errors.js";
 
 export async function healthOfTab() {
   const tabs = await api.tabs.query({ url: SOURCE_PATTERNS });
-  if (!tabs.length) throw new MnemoError("NO_SOURCE_TAB", "open a ChatGPT or Claude conversation first");
+  if (!tabs.length) throw new MnemoError("NO_SOURCE_TAB", "open a ChatGPT, Claude, Grok or Perplexity conversation first");
   tabs.sort((a, b) => Number(b.active) - Number(a.active) || (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
   const tab = tabs[0];
   const report = await api.tabs.sendMessage(tab.id, { type: "health" }, { frameId: 0 });

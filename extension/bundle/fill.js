@@ -30,6 +30,65 @@
     }
     return null;
   }
+  var JSON_REPLY_CAP = 64 * 1024 * 1024;
+  var NEVER = new Promise(() => {
+  });
+  async function readCapped(response, capBytes, signal = null) {
+    if (!response.body) return { blob: new Blob([]) };
+    const reader = response.body.getReader();
+    const chunks = [];
+    let total = 0;
+    let finished = false;
+    try {
+      for (; ; ) {
+        const step = await Promise.race([reader.read(), signal?.stopped ?? NEVER]);
+        if (step.stopped) return { stopped: signal.reason };
+        if (step.done) {
+          finished = true;
+          return { blob: new Blob(chunks) };
+        }
+        total += step.value.byteLength;
+        if (total > capBytes) return { over: total };
+        chunks.push(step.value);
+      }
+    } finally {
+      if (!finished) reader.cancel().catch(() => {
+      });
+    }
+  }
+  async function cappedJson(path, response, signal) {
+    const read = await readCapped(response, JSON_REPLY_CAP, signal);
+    if (read.over || read.stopped) {
+      const error = read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped);
+      if (read.over) error.status = 413;
+      throw error;
+    }
+    return JSON.parse(await read.blob.text());
+  }
+  async function getJsonCapped(path, headers2 = {}, { signal = null } = {}) {
+    const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers2 } });
+    if (!response.ok) {
+      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      error.status = response.status;
+      error.retryAfter = response.headers.get("Retry-After");
+      throw error;
+    }
+    return cappedJson(path, response, signal);
+  }
+  async function postJson(path, body, { signal = null } = {}) {
+    const response = await pageFetch(path, {
+      method: "POST",
+      headers: { Accept: "application/json", "Content-Type": "application/json" },
+      body: JSON.stringify(body)
+    });
+    if (!response.ok) {
+      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      error.status = response.status;
+      error.retryAfter = response.headers.get("Retry-After");
+      throw error;
+    }
+    return cappedJson(path, response, signal);
+  }
 
   // sites/chatgpt.js
   var ID_PATTERN = /^\/(?:share|c|g\/[a-z0-9-]+\/c)\/([a-z0-9-]+)/i;
@@ -117,12 +176,12 @@
     const keyedTurn = turn.closest(TURN_KEY);
     if (keyedTurn && role === "user") return turn.querySelector(".whitespace-pre-wrap") || turn;
     if (keyedTurn && role === "assistant") return outermost([...keyedTurn.querySelectorAll(ANSWER_BODY)]);
-    const messages = turn.matches("[data-message-author-role]") ? [turn] : [...turn.querySelectorAll("[data-message-author-role]")];
+    const messages2 = turn.matches("[data-message-author-role]") ? [turn] : [...turn.querySelectorAll("[data-message-author-role]")];
     if (role === "user") {
-      return messages.map((m) => m.querySelector(".whitespace-pre-wrap, [data-user-message-bubble]") || m).concat(messages.length ? [] : [turn.querySelector("[data-user-message-bubble], .whitespace-pre-wrap")]);
+      return messages2.map((m) => m.querySelector(".whitespace-pre-wrap, [data-user-message-bubble]") || m).concat(messages2.length ? [] : [turn.querySelector("[data-user-message-bubble], .whitespace-pre-wrap")]);
     }
     const bodies = [...turn.querySelectorAll(".markdown, [data-message-content]")];
-    return bodies.length ? bodies.filter((b) => !bodies.some((o) => o !== b && o.contains(b))) : messages;
+    return bodies.length ? bodies.filter((b) => !bodies.some((o) => o !== b && o.contains(b))) : messages2;
   }
   function keyOf(turn) {
     const keyedTurn = turn.closest(TURN_KEY);
@@ -225,8 +284,8 @@
   function turnsInPage2() {
     const rows = [...document.querySelectorAll("[data-test-render-count]")].filter((row) => row.querySelector(`${USER}, ${ASSISTANT}`) || row.matches(`${USER}, ${ASSISTANT}`));
     if (rows.length) return outermost2(rows);
-    const messages = [...document.querySelectorAll(`${USER}, ${ASSISTANT}`)].filter((node) => !node.closest("#markdown-artifact"));
-    return outermost2(messages);
+    const messages2 = [...document.querySelectorAll(`${USER}, ${ASSISTANT}`)].filter((node) => !node.closest("#markdown-artifact"));
+    return outermost2(messages2);
   }
   function roleOf2(turn) {
     if (turn.matches(USER) || turn.querySelector(USER)) return "user";
@@ -386,7 +445,7 @@
     }
     throw new MnemoError("API_SHAPE", `no ${rpc} reply`);
   }
-  async function post(rpc, args, pageTokens, sourcePath = location.pathname) {
+  async function post(rpc, args, pageTokens, sourcePath = location.pathname, signal = null) {
     const query = new URLSearchParams({
       rpcids: rpc,
       "source-path": sourcePath,
@@ -408,19 +467,25 @@
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
     }
-    return response.text();
+    const read = await readCapped(response, JSON_REPLY_CAP, signal);
+    if (read.over) {
+      const error = new MnemoError("TOO_LARGE", `${RPC_PATH} answered more than ${JSON_REPLY_CAP} bytes`);
+      error.status = 413;
+      throw error;
+    }
+    if (read.stopped) throw new MnemoError("TAB_TIMEOUT", read.stopped);
+    return read.blob.text();
   }
   function sessionTokens() {
     const pageTokens = tokens();
     if (!pageTokens.at) throw new MnemoError("LOGGED_OUT", "no Gemini session token on the page");
     return pageTokens;
   }
-  async function readConversation(conversation, sourcePath, gapMs = 0) {
-    const pageTokens = sessionTokens();
+  async function readConversation(conversation, send, gapMs = 0) {
     const responses = [];
     let pageToken = null;
     for (let n = 0; n < MAX_PAGES; n += 1) {
-      const text = await post(RPC_READ, [conversation, TURNS_A_PAGE, pageToken, 1, [0], [4], null, 1], pageTokens, sourcePath);
+      const text = await send([conversation, TURNS_A_PAGE, pageToken, 1, [0], [4], null, 1]);
       const reply = replyOf(text);
       if (!Array.isArray(reply?.[0])) throw new MnemoError("API_SHAPE", "no turns in the Gemini reply");
       responses.push(text);
@@ -446,8 +511,8 @@
   function turnsInPage3() {
     const found = [];
     for (const container of outermost3([...document.querySelectorAll(CONTAINER)])) {
-      const messages = outermost3([...container.querySelectorAll(`${USER2}, ${ANSWER}`)]);
-      found.push(...messages.length ? messages : [container]);
+      const messages2 = outermost3([...container.querySelectorAll(`${USER2}, ${ANSWER}`)]);
+      found.push(...messages2.length ? messages2 : [container]);
     }
     found.push(...document.querySelectorAll(REPORT));
     return found;
@@ -517,25 +582,34 @@
       return match ? match[1] || match[2] : null;
     },
     title,
-    async fetchApi(id) {
+    /**
+     * One conversation as Export sends it. In a backup (`post` given: the tab's checked POST) the pages are paced and
+     * the title is left to the backup's list: the tab shows another chat.
+     */
+    async fetchApi(id, { post: checkedPost = null } = {}) {
       const conversation = `c_${id}`;
-      return { kind: "gemini_api", payload: readPayload(conversation, await readConversation(conversation), title()) };
+      if (!checkedPost) {
+        const pageTokens = sessionTokens();
+        const send2 = (args) => post(RPC_READ, args, pageTokens);
+        return { kind: "gemini_api", payload: readPayload(conversation, await readConversation(conversation, send2), title()) };
+      }
+      const send = (args) => checkedPost(RPC_PATH, { rpc: RPC_READ, args });
+      return { kind: "gemini_api", payload: readPayload(conversation, await readConversation(conversation, send, BACKUP_PAGE_GAP_MS), null) };
     },
     /**
-     * The backup's reads, as paths the worker names (background/backup_list_gemini.js): `?rpcids=MaZiqc&flag=&cursor=`
-     * answers a page of the chat list (its parsed reply), `?rpcids=hNvQHb&conversation=c_…` one conversation as
-     * Export sends it. Both are POSTs with the page's tokens.
+     * The backup's POSTs (background/backup_list_gemini.js and fetchApi above), with the page's tokens: `{rpc:
+     * "MaZiqc", flag, cursor}` answers a page of the chat list (its parsed reply), `{rpc: "hNvQHb", args}` one page of
+     * a conversation (the response text). No other rpc is sent.
      */
-    async apiGet(path) {
-      const params = new URL(path, location.origin).searchParams;
-      if (params.get("rpcids") === RPC_LIST) {
-        const args = [LIST_PAGE, params.get("cursor") || null, [Number(params.get("flag")) === 1 ? 1 : 0, null, 1]];
-        return replyOf(await post(RPC_LIST, args, sessionTokens(), "/app"), RPC_LIST);
+    async apiPost(path, body, { signal = null } = {}) {
+      if (body?.rpc === RPC_LIST) {
+        const cursor = typeof body.cursor === "string" && body.cursor ? body.cursor : null;
+        const args = [LIST_PAGE, cursor, [body.flag === 1 ? 1 : 0, null, 1]];
+        return replyOf(await post(RPC_LIST, args, sessionTokens(), "/app", signal), RPC_LIST);
       }
-      const conversation = params.get("conversation");
-      if (params.get("rpcids") === RPC_READ && /^c_[0-9a-f]+$/i.test(conversation ?? "")) {
-        const responses = await readConversation(conversation, `/app/${conversation.slice(2)}`, BACKUP_PAGE_GAP_MS);
-        return readPayload(conversation, responses, null);
+      const conversation = Array.isArray(body?.args) ? body.args[0] : null;
+      if (body?.rpc === RPC_READ && typeof conversation === "string" && /^c_[0-9a-f]+$/i.test(conversation)) {
+        return post(RPC_READ, body.args, sessionTokens(), `/app/${conversation.slice(2)}`, signal);
       }
       throw new MnemoError("BAD_REQUEST", "not a Gemini read the backup knows");
     },
@@ -625,11 +699,11 @@
     source: true,
     conversationId: () => location.pathname.match(ID_PATTERN4)?.[1] ?? null,
     title: () => document.title.replace(/\s+[-|]\s+DeepSeek.*$/, "").trim() || null,
-    /** GET one /api/v0/ path with the page's token. */
-    apiGet(path) {
+    /** GET one /api/v0/ path with the page's token, its reply read within the cap and stopped with `signal`. */
+    apiGet(path, { signal = null } = {}) {
       const token2 = userToken();
       if (!token2) return Promise.reject(new MnemoError("LOGGED_OUT", "no DeepSeek session token"));
-      return fetchJson(path, { Authorization: `Bearer ${token2}` });
+      return getJsonCapped(path, { Authorization: `Bearer ${token2}` }, { signal });
     },
     async fetchApi(id) {
       const reply = await this.apiGet(`/api/v0/chat/history_messages?chat_session_id=${encodeURIComponent(id)}`);
@@ -658,29 +732,209 @@
   };
 
   // sites/grok.js
+  var ID_PATTERN5 = /^\/(?:c|chat)\/([0-9a-f-]{36})/i;
+  var API = "/rest/app-chat/conversations";
+  var MESSAGE2 = "div[id^='response-']";
+  var USER_BUBBLE2 = "[data-testid='user-message']";
+  var ASSISTANT_BUBBLE = "[data-testid='assistant-message']";
+  var MARKDOWN = ".response-content-markdown";
+  var THINKING = "[class*='thinking-container']";
+  function outermost5(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  function roleOf5(turn) {
+    if (turn.querySelector(USER_BUBBLE2) || turn.classList.contains("items-end")) return "user";
+    if (turn.querySelector(ASSISTANT_BUBBLE) || turn.classList.contains("items-start") || turn.querySelector(MARKDOWN)) return "assistant";
+    return null;
+  }
+  function bodyOf5(turn) {
+    if (roleOf5(turn) === "user") return turn.querySelector(`${USER_BUBBLE2}, .message-bubble`) || turn;
+    const parts = outermost5([...turn.querySelectorAll(`${THINKING}, ${MARKDOWN}`)]);
+    return parts.length ? parts : [turn.querySelector(`${ASSISTANT_BUBBLE}, .message-bubble`) || turn];
+  }
+  var dom5 = {
+    firstIndex: 0,
+    turns: () => outermost5([...document.querySelectorAll(MESSAGE2)]),
+    isUnrendered: (turn) => !turn.querySelector(`${USER_BUBBLE2}, ${ASSISTANT_BUBBLE}, .message-bubble, ${MARKDOWN}`) && !turn.textContent.trim(),
+    keyOf: (turn) => turn.id || null,
+    indexOf: () => null,
+    roleOf: roleOf5,
+    bodyOf: bodyOf5,
+    modelOf: () => null,
+    scrollRoot: () => {
+      const first = document.querySelector(MESSAGE2);
+      for (let node = first?.parentElement; node; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) return node;
+      }
+      return document.scrollingElement;
+    },
+    attachments: {
+      files: "[data-testid='file-attachment'], [class*='file-attachment']",
+      images: `${MESSAGE2}.items-end img, ${MESSAGE2} [data-testid='generated-image'] img`
+    }
+  };
   var grok = {
     name: "grok",
     hosts: ["grok.com"],
-    source: false,
+    source: true,
+    conversationId: () => location.pathname.match(ID_PATTERN5)?.[1] ?? null,
+    title: () => document.title.replace(/\s+[-|]\s+Grok$/, "").trim() || null,
+    apiPrefix: API,
+    apiGet: (path) => fetchJson(path),
+    apiPost: (path, body, options) => postJson(path, body, options),
+    streaming: "button[aria-label*='Stop']",
+    /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes (`post`: a
+     * backup's checked POST). */
+    async fetchApi(id, { post: post2 = postJson } = {}) {
+      const base = `${API}/${encodeURIComponent(id)}`;
+      const tree = await fetchJson(`${base}/response-node?includeThreads=true`);
+      const nodes = Array.isArray(tree?.responseNodes) ? tree.responseNodes : null;
+      if (!nodes?.length) throw new MnemoError("API_SHAPE", "no responseNodes in reply");
+      const ids = nodes.map((node) => node?.responseId).filter((rid) => typeof rid === "string");
+      const loaded = await post2(`${base}/load-responses`, { responseIds: ids });
+      if (!Array.isArray(loaded?.responses)) throw new MnemoError("API_SHAPE", "no responses in reply");
+      const conversation = { conversationId: id, title: this.title() };
+      return { kind: "grok_api", payload: {
+        conversation,
+        responseNodes: nodes,
+        inflightResponses: tree.inflightResponses ?? [],
+        responses: loaded.responses
+      } };
+    },
+    probes: {
+      api: async () => Array.isArray((await fetchJson(`${API}?pageSize=1`))?.conversations),
+      turnSelectors: [MESSAGE2, USER_BUBBLE2, ASSISTANT_BUBBLE, MARKDOWN],
+      scrollRoot: [MESSAGE2],
+      anchors: []
+    },
+    dom: dom5,
     composer: [
-      "div.tiptap.ProseMirror[contenteditable='true']",
-      "textarea[aria-label='Ask Grok anything']",
+      "div[contenteditable='true'].tiptap",
+      ".ProseMirror[contenteditable='true']",
+      "textarea[aria-label*='Grok']",
+      "form textarea",
       "[contenteditable='true'][role='textbox']",
-      "textarea"
-    ]
+      "[contenteditable='true']"
+    ],
+    /** No verified place beside grok.com's own actions: the bar floats. */
+    anchor: () => null
   };
 
   // sites/perplexity.js
+  var ID_PATTERN6 = /^\/search\/([A-Za-z0-9._-]+)/;
+  var API2 = "/rest/thread/";
+  var LIST = "/rest/thread/list_ask_threads?version=2.18&source=default";
+  var QUERY = "[class*='group/query']";
+  var ANSWER2 = "[id^='markdown-content-']";
+  var ENTRY = "[role='tabpanel']";
+  var MAX_PAGES2 = 50;
+  function outermost6(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  var before = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+  function messages() {
+    return outermost6([...document.querySelectorAll(`${QUERY}, ${ANSWER2}`)]);
+  }
+  function roleOf6(node) {
+    if (node.matches(QUERY)) return "user";
+    if (node.matches(ANSWER2)) return "assistant";
+    return null;
+  }
+  function questionOf(node, queries = [...document.querySelectorAll(QUERY)]) {
+    return queries.filter((query) => before(query, node)).pop() ?? null;
+  }
+  function entryKey(node) {
+    const queries = [...document.querySelectorAll(QUERY)];
+    const question = roleOf6(node) === "user" ? node : questionOf(node, queries);
+    const answers = [...document.querySelectorAll(ANSWER2)];
+    const numbers = answers.map((answer2) => answer2.id.match(/^markdown-content-(\d+)$/)?.[1]);
+    const numbered = numbers.every(Boolean) && new Set(numbers).size === numbers.length;
+    const answer = roleOf6(node) === "assistant" ? node : answers.find((a) => before(node, a) && questionOf(a, queries) === node);
+    if (numbered && answer) return `entry-${numbers[answers.indexOf(answer)]}`;
+    return question ? `entry-q${queries.indexOf(question)}` : "entry-start";
+  }
+  function bodyOf6(node) {
+    if (roleOf6(node) === "user") return node;
+    const question = questionOf(node);
+    const blocks = [...document.querySelectorAll(`${ANSWER2}, .prose`)].filter((block) => !block.closest(QUERY) && questionOf(block) === question);
+    const found = outermost6(blocks);
+    return found.length ? found : [node];
+  }
+  var dom6 = {
+    firstIndex: 0,
+    turns: messages,
+    isUnrendered: () => false,
+    keyOf: (node) => `${entryKey(node)}:${roleOf6(node) ?? "unknown"}`,
+    indexOf: () => null,
+    roleOf: roleOf6,
+    bodyOf: bodyOf6,
+    modelOf: () => null,
+    scopeOf: (node) => roleOf6(node) === "user" ? node : node.closest(ENTRY) || node,
+    owns: (message, node) => roleOf6(message) === "user" ? true : !node.closest(QUERY) && questionOf(node) === questionOf(message),
+    scrollRoot: () => {
+      const first = document.querySelector(`${QUERY}, ${ANSWER2}`);
+      for (let node = first?.parentElement; node; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) return node;
+      }
+      return document.scrollingElement;
+    },
+    attachments: {
+      files: "[data-testid='file-attachment'], [data-testid='attachment-chip']",
+      images: `${QUERY} img`
+    }
+  };
   var perplexity = {
     name: "perplexity",
     hosts: ["www.perplexity.ai"],
-    source: false,
+    source: true,
+    conversationId: () => location.pathname.match(ID_PATTERN6)?.[1] ?? null,
+    title: () => {
+      const title2 = document.title.replace(/\s*[-|]\s*Perplexity(?: AI)?$/, "").trim();
+      return title2 || document.querySelector(QUERY)?.textContent.trim().replace(/\s+/g, " ").slice(0, 200) || null;
+    },
+    apiPrefix: API2,
+    apiGet: (path) => fetchJson(path),
+    apiPost: (path, body, options) => postJson(path, body, options),
+    streaming: "button[aria-label*='Stop']",
+    /** Every entry of the thread, its pages joined; a thread cut short by an error says it has more. */
+    async fetchApi(slug) {
+      const first = `${API2}${encodeURIComponent(slug)}?with_schematized_response=true&from_first=true`;
+      const page = await fetchJson(first);
+      if (!page || !Array.isArray(page.entries)) throw new MnemoError("API_SHAPE", "no entries in reply");
+      const entries = [...page.entries];
+      let { has_next_page: more, next_cursor: cursor } = page;
+      for (let n = 1; more && cursor && n < MAX_PAGES2; n += 1) {
+        try {
+          const next = await fetchJson(`${first}&cursor=${encodeURIComponent(cursor)}`);
+          entries.push(...Array.isArray(next?.entries) ? next.entries : []);
+          ({ has_next_page: more, next_cursor: cursor } = next ?? {});
+        } catch {
+          break;
+        }
+      }
+      return { kind: "perplexity_api", payload: { status: page.status ?? "success", entries, has_next_page: Boolean(more) } };
+    },
+    probes: {
+      // the thread list answers only a signed-in user: one thread of it proves the API works
+      api: async () => Array.isArray(await postJson(LIST, { limit: 1, offset: 0, ascending: false, search_term: "" })),
+      turnSelectors: [QUERY, ANSWER2, ENTRY],
+      scrollRoot: [ANSWER2],
+      anchors: []
+    },
+    dom: dom6,
     composer: [
-      "#ask-input[contenteditable='true']",
+      "#ask-input",
+      "textarea#ask-input",
+      "[contenteditable='true']#ask-input",
       "[data-ask-input-container] [contenteditable='true']",
       "textarea[placeholder*='Ask']",
-      "textarea"
-    ]
+      "textarea[placeholder]",
+      "[contenteditable='true']"
+    ],
+    /** No verified place beside Perplexity's own actions: the bar floats. */
+    anchor: () => null
   };
 
   // sites/mistral.js
@@ -749,41 +1003,134 @@
     return reply.data;
   }
 
+  // shared/icons.js
+  var SVG = "http://www.w3.org/2000/svg";
+  var SHAPES = {
+    "download": [["path", { "d": "M12 15V3" }], ["path", { "d": "M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4" }], ["path", { "d": "m7 10 5 5 5-5" }]],
+    "message-square-share": [["path", { "d": "M12 3H4a2 2 0 0 0-2 2v16.286a.71.71 0 0 0 1.212.502l2.202-2.202A2 2 0 0 1 6.828 19H20a2 2 0 0 0 2-2v-4" }], ["path", { "d": "M16 3h6v6" }], ["path", { "d": "m16 9 6-6" }]],
+    "copy": [["rect", { "width": "14", "height": "14", "x": "8", "y": "8", "rx": "2", "ry": "2" }], ["path", { "d": "M4 16c-1.1 0-2-.9-2-2V4c0-1.1.9-2 2-2h10c1.1 0 2 .9 2 2" }]],
+    "check": [["path", { "d": "M20 6 9 17l-5-5" }]],
+    "external-link": [["path", { "d": "M15 3h6v6" }], ["path", { "d": "M10 14 21 3" }], ["path", { "d": "M18 13v6a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2h6" }]],
+    "library": [["path", { "d": "m16 6 4 14" }], ["path", { "d": "M12 6v14" }], ["path", { "d": "M8 8v12" }], ["path", { "d": "M4 4v16" }]],
+    "refresh-cw": [["path", { "d": "M3 12a9 9 0 0 1 9-9 9.75 9.75 0 0 1 6.74 2.74L21 8" }], ["path", { "d": "M21 3v5h-5" }], ["path", { "d": "M21 12a9 9 0 0 1-9 9 9.75 9.75 0 0 1-6.74-2.74L3 16" }], ["path", { "d": "M8 16H3v5" }]],
+    "search": [["path", { "d": "m21 21-4.34-4.34" }], ["circle", { "cx": "11", "cy": "11", "r": "8" }]],
+    "settings": [["path", { "d": "M9.671 4.136a2.34 2.34 0 0 1 4.659 0 2.34 2.34 0 0 0 3.319 1.915 2.34 2.34 0 0 1 2.33 4.033 2.34 2.34 0 0 0 0 3.831 2.34 2.34 0 0 1-2.33 4.033 2.34 2.34 0 0 0-3.319 1.915 2.34 2.34 0 0 1-4.659 0 2.34 2.34 0 0 0-3.32-1.915 2.34 2.34 0 0 1-2.33-4.033 2.34 2.34 0 0 0 0-3.831A2.34 2.34 0 0 1 6.35 6.051a2.34 2.34 0 0 0 3.319-1.915" }], ["circle", { "cx": "12", "cy": "12", "r": "3" }]],
+    "chevron-left": [["path", { "d": "m15 18-6-6 6-6" }]],
+    "chevron-right": [["path", { "d": "m9 18 6-6-6-6" }]],
+    "circle-alert": [["circle", { "cx": "12", "cy": "12", "r": "10" }], ["line", { "x1": "12", "x2": "12", "y1": "8", "y2": "12" }], ["line", { "x1": "12", "x2": "12.01", "y1": "16", "y2": "16" }]],
+    "terminal": [["path", { "d": "M12 19h8" }], ["path", { "d": "m4 17 6-6-6-6" }]],
+    "x": [["path", { "d": "M18 6 6 18" }], ["path", { "d": "m6 6 12 12" }]]
+  };
+  function icon(name, size = 16) {
+    const shapes = SHAPES[name];
+    if (!shapes) throw new Error(`no icon ${name}`);
+    const svg = document.createElementNS(SVG, "svg");
+    for (const [key, value] of Object.entries({
+      width: size,
+      height: size,
+      viewBox: "0 0 24 24",
+      fill: "none",
+      stroke: "currentColor",
+      "stroke-width": 2,
+      "stroke-linecap": "round",
+      "stroke-linejoin": "round",
+      "aria-hidden": "true",
+      focusable: "false",
+      class: "icon"
+    })) {
+      svg.setAttribute(key, String(value));
+    }
+    for (const [tag, attrs] of shapes) {
+      const node = document.createElementNS(SVG, tag);
+      for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+      svg.append(node);
+    }
+    return svg;
+  }
+  var ICON_NAMES = Object.keys(SHAPES);
+
   // content/ui_style.js
   var UI_CSS = `
-:host { all: initial; }
-* { box-sizing: border-box; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; }
+:host { all: initial; color-scheme: light;
+  --font: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif;
+  --mono: ui-monospace, "SF Mono", Menlo, Consolas, monospace;
+  --bg: #ffffff; --surface: #f4f4f5; --text: #0d0d0d; --muted: #5d5d66; --line: rgba(0, 0, 0, 0.14);
+  --hover: rgba(0, 0, 0, 0.06); --accent: #5636b8; --accent-hover: #472c9c; --on-accent: #ffffff;
+  --ok: #1b7a3a; --error: #b3261e; --shadow: 0 2px 6px rgba(0, 0, 0, 0.08), 0 8px 24px rgba(0, 0, 0, 0.12); }
+:host([data-theme="dark"]) { color-scheme: dark;
+  --bg: #2f2f2f; --surface: #242424; --text: #ececec; --muted: #b4b4bc; --line: rgba(255, 255, 255, 0.16);
+  --hover: rgba(255, 255, 255, 0.08); --accent: #a996ff; --accent-hover: #bcaeff; --on-accent: #17122b;
+  --ok: #74d48f; --error: #ff8a80; --shadow: 0 2px 6px rgba(0, 0, 0, 0.4), 0 8px 24px rgba(0, 0, 0, 0.5); }
+* { box-sizing: border-box; font: 14px/1.45 var(--font); }
+[hidden] { display: none !important; }
+.icon { flex: none; }
 .bar { display: inline-flex; gap: 6px; align-items: center; }
-.bar.floating { position: fixed; right: 16px; bottom: 88px; z-index: 2147483646; padding: 6px; border-radius: 10px;
-  background: #fff; box-shadow: 0 2px 10px rgba(0,0,0,.18); pointer-events: auto; }
-button { cursor: pointer; border: 1px solid #c9c3e6; border-radius: 8px; padding: 4px 10px; background: #f6f4ff; color: #2d1f66; }
-button:hover { background: #ebe6ff; }
+.bar.floating { position: fixed; right: 16px; bottom: 120px; z-index: 2147483646; padding: 6px; border-radius: 999px;
+  background: var(--bg); border: 1px solid var(--line); box-shadow: var(--shadow); pointer-events: auto; }
+button { display: inline-flex; align-items: center; gap: 6px; cursor: pointer; min-height: 32px; padding: 5px 12px;
+  border: 1px solid var(--line); border-radius: 999px; background: var(--bg); color: var(--text); font-weight: 500; }
+button:hover { background: var(--hover); }
+button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 button:disabled { opacity: .6; cursor: progress; }
+button.primary { background: var(--accent); border-color: var(--accent); color: var(--on-accent); }
+button.primary:hover { background: var(--accent-hover); }
 .overlay { position: fixed; inset: 0; pointer-events: none; z-index: 2147483647; }
-.toast { position: fixed; right: 16px; bottom: 16px; max-width: 420px; padding: 10px 14px; border-radius: 10px;
-  background: #222; color: #fff; box-shadow: 0 4px 16px rgba(0,0,0,.3); pointer-events: auto; white-space: pre-wrap; }
-.toast[data-state="success"] { background: #1b6b36; }
-.toast[data-state="error"] { background: #9b1c2c; }
-.toast code { font-family: ui-monospace, monospace; background: rgba(255,255,255,.15); padding: 0 4px; border-radius: 4px; }
-.menu { position: fixed; min-width: 260px; background: #fff; color: #222; border: 1px solid #ddd; border-radius: 10px;
-  box-shadow: 0 6px 24px rgba(0,0,0,.2); padding: 4px; pointer-events: auto; }
-.menu button { display: block; width: 100%; text-align: start; border: 0; background: transparent; color: #222; padding: 7px 10px; }
-.menu button:hover, .menu button:focus { background: #f1effa; }
-.menu hr { border: 0; border-top: 1px solid #eee; margin: 4px 6px; }
-.panel { position: fixed; right: 16px; top: 72px; width: min(520px, calc(100vw - 32px)); max-height: calc(100vh - 120px);
-  overflow: auto; background: #fff; color: #222; border: 1px solid #ddd; border-radius: 12px; padding: 12px;
-  box-shadow: 0 8px 28px rgba(0,0,0,.25); pointer-events: auto; }
-.panel h2 { font-size: 15px; font-weight: 600; margin: 0 0 6px; }
-.panel p { margin: 4px 0; }
-.panel ul { margin: 4px 0; padding-inline-start: 18px; color: #555; }
-.panel pre { white-space: pre-wrap; max-height: 220px; overflow: auto; background: #f5f5f7; padding: 8px; border-radius: 8px;
-  font: 12px/1.4 ui-monospace, monospace; }
-.panel .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }
+/* top right, under the site's header: clear of the composer and its send button at the bottom */
+.toast { position: fixed; right: 16px; top: 64px; width: min(400px, calc(100vw - 32px)); display: flex; gap: 10px;
+  align-items: flex-start; padding: 12px 12px 12px 14px; border-radius: 12px; background: var(--bg); color: var(--text);
+  border: 1px solid var(--line); border-left: 4px solid var(--muted); box-shadow: var(--shadow); pointer-events: auto; }
+.toast[data-state="success"] { border-left-color: var(--ok); }
+.toast[data-state="error"] { border-left-color: var(--error); }
+.toast[data-state="progress"] { border-left-color: var(--accent); }
+.toast-body { flex: 1; min-width: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.toast-actions { display: flex; gap: 8px; flex-wrap: wrap; margin-top: 8px; white-space: normal; }
+.toast .close { border: 0; min-height: 24px; padding: 2px; background: transparent; color: var(--muted); }
+.toast code { font-family: var(--mono); background: var(--hover); padding: 0 4px; border-radius: 4px; }
+.setup h2 { display: flex; gap: 8px; align-items: center; font-size: 15px; font-weight: 600; margin: 0 0 4px; }
+.setup p { margin: 6px 0; }
+.setup pre { margin: 6px 0; padding: 8px 10px; background: var(--surface); border: 1px solid var(--line); border-radius: 8px;
+  white-space: pre-wrap; }
+.setup pre code { font: 13px/1.5 var(--mono); background: none; padding: 0; }
+.setup .setup-actions { display: flex; gap: 8px; flex-wrap: wrap; }
+.setup .setup-result:empty { display: none; }
+.sweep-cover { position: fixed; display: flex; align-items: center; justify-content: center; background: var(--bg);
+  color: var(--muted); pointer-events: auto; }
+.menu { position: fixed; min-width: 280px; max-width: min(360px, calc(100vw - 16px)); background: var(--bg); color: var(--text);
+  border: 1px solid var(--line); border-radius: 14px; box-shadow: var(--shadow); padding: 6px; pointer-events: auto; }
+.menu button { display: flex; flex-direction: column; align-items: flex-start; gap: 0; width: 100%; text-align: start;
+  border: 0; border-radius: 8px; background: transparent; color: var(--text); padding: 8px 10px; }
+.menu button:hover, .menu button:focus { background: var(--hover); outline: none; }
+.menu button:focus-visible { box-shadow: inset 0 0 0 2px var(--accent); }
+.menu hr { border: 0; border-top: 1px solid var(--line); margin: 4px 6px; }
 `;
 
   // content/shadow_ui.js
   var sheet = null;
   var overlayParts = null;
+  var hosts = /* @__PURE__ */ new Set();
+  var themeWatch = null;
+  function siteTheme() {
+    const root = document.documentElement;
+    const marked = `${root.className} ${root.dataset.theme ?? ""} ${root.dataset.mode ?? ""}`.toLowerCase();
+    if (/\bdark\b/.test(marked)) return "dark";
+    if (/\blight\b/.test(marked)) return "light";
+    const scheme = getComputedStyle(root).colorScheme || "";
+    if (scheme.trim() === "dark") return "dark";
+    if (scheme.trim() === "light") return "light";
+    return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+  function applyTheme() {
+    const theme = siteTheme();
+    for (const host of hosts) {
+      if (host.getAttribute("data-theme") !== theme) host.setAttribute("data-theme", theme);
+    }
+  }
+  function watchTheme() {
+    if (themeWatch) return;
+    themeWatch = new MutationObserver(applyTheme);
+    themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ["class", "style", "data-theme", "data-mode"] });
+    matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyTheme);
+  }
   function styleSheet() {
     if (!sheet) {
       sheet = new CSSStyleSheet();
@@ -796,6 +1143,9 @@ button:disabled { opacity: .6; cursor: progress; }
     host.setAttribute("data-mnemosyne-host", name);
     const root = host.attachShadow({ mode: "closed" });
     root.adoptedStyleSheets = [styleSheet()];
+    host.setAttribute("data-theme", siteTheme());
+    hosts.add(host);
+    watchTheme();
     return { host, root };
   }
   function overlay() {
@@ -815,20 +1165,44 @@ button:disabled { opacity: .6; cursor: progress; }
   }
 
   // content/toast.js
+  var FADE_MS = 1e4;
   var timer = null;
-  function toast(state, text, { hint = null, sticky = state === "error" } = {}) {
+  function toast(state, body, { actions = [], sticky = state === "error" } = {}) {
     const { layer } = overlay();
     layer.querySelector(".toast")?.remove();
     clearTimeout(timer);
+    const close = onTrusted(el("button", {
+      type: "button",
+      className: "close",
+      "aria-label": t("actionClose"),
+      dataset: { mnemosyne: "toast-close" }
+    }, [icon("x", 16)]), "click", () => box.remove());
+    const buttons = actions.map((action) => onTrusted(el("button", {
+      type: "button",
+      className: action.primary ? "primary" : "",
+      dataset: { mnemosyne: `toast-${action.name}` }
+    }, [action.icon ? icon(action.icon, 16) : null, action.label]), "click", () => {
+      box.remove();
+      action.run();
+    }));
     const box = el("div", {
       className: "toast",
       role: state === "error" ? "alert" : "status",
       dataset: { mnemosyne: "toast", state }
-    }, [text]);
-    if (hint) box.append("\n", el("code", { text: hint }));
-    onTrusted(box, "click", () => box.remove());
+    }, [
+      el("div", { className: "toast-body" }, [body, buttons.length ? el("div", { className: "toast-actions" }, buttons) : null]),
+      close
+    ]);
     layer.append(box);
-    if (!sticky && state !== "progress") timer = setTimeout(() => box.remove(), 8e3);
+    if (!sticky && state !== "progress") {
+      const fade = () => {
+        timer = setTimeout(() => box.remove(), FADE_MS);
+      };
+      box.addEventListener("pointerenter", () => clearTimeout(timer));
+      box.addEventListener("focusin", () => clearTimeout(timer));
+      box.addEventListener("pointerleave", fade);
+      fade();
+    }
     return box;
   }
 

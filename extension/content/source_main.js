@@ -5,7 +5,7 @@
 import { api } from "../shared/api.js";
 import { adapterForHost } from "../sites/index.js";
 import { closeMenusOnEscape, continueIn } from "./continue.js";
-import { backupFile, backupGet } from "./backup_fetch.js";
+import { abortDownload, backupConversation, backupFile, backupGet } from "./backup_fetch.js";
 import { buildBar, exportNow } from "./export.js";
 import { claimAndFill } from "./fill.js";
 import { health } from "./health.js";
@@ -55,11 +55,18 @@ function start(site) {
     if (message?.type === "menu-export") exportNow(site, null);
     else if (message?.type === "menu-continue") continueIn(site, message.target);
     else if (message?.type === "backup-get") {
-      backupGet(site, message.path).then(sendResponse);
+      backupGet(site, message.path, { method: message.method, body: message.body, requestId: message.requestId,
+        timeoutMs: message.timeoutMs }).then(sendResponse);
+      return true;
+    } else if (message?.type === "backup-conversation") {
+      backupConversation(site, message.id, { requestId: message.requestId, timeoutMs: message.timeoutMs }).then(sendResponse);
       return true;
     } else if (message?.type === "backup-file") {
-      backupFile(site, message.path, message.capBytes).then(sendResponse);
+      backupFile(site, message.path, message.capBytes, { requestId: message.requestId, timeoutMs: message.timeoutMs })
+        .then(sendResponse);
       return true;
+    } else if (message?.type === "backup-abort") {
+      abortDownload(message.requestId);
     } else if (message?.type === "health") {
       health(site).then(sendResponse, (error) => sendResponse({ site: site.name, checks: [
         { name: "health", status: "fail", detail: String(error.message ?? error) }] }));

@@ -44,7 +44,17 @@ export function toggle(row) {
 
 export function clearSelection() {
   selected.clear();
+  $("select-all").checked = false;
   update();
+}
+
+/** Select (or clear) every row on screen: the list as far as it has been paged in. */
+export function selectAllShown(checked) {
+  for (const box of document.querySelectorAll("[data-mnemosyne='conversation']:not([hidden]) [data-mnemosyne='select']")) {
+    if (box.checked === checked) continue;
+    box.checked = checked;
+    box.dispatchEvent(new Event("change"));
+  }
 }
 
 async function exportZip(say) {

@@ -7,6 +7,7 @@ import { t } from "../shared/api.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
+import { hostMissing, setupNotice } from "../shared/setup.js";
 
 const handle = new URLSearchParams(location.search).get("handle");
 const $ = (elementId) => document.getElementById(elementId);
@@ -25,7 +26,9 @@ function render(built) {
 
 async function show() {
   localize();
+  say(t("buildingContext")); // the window opens as the host starts building: said until the context is here
   const built = await request("context-preview", { handle });
+  say("");
   document.title = t("previewTitle", [built.label]);
   $("title").textContent = t("previewTitle", [built.label]);
   $("preview").dataset.target = built.target;
@@ -43,9 +46,14 @@ async function rebuild() {
   $("focus-rebuild").disabled = true;
   $("preview").dataset.state = "rebuilding";
   say(t("buildingContext"));
+  const was = context?.report?.tokens ?? "?";
   try {
     render(await request("context-rebuild", { handle, focus: $("focus").value }));
-    say("");
+    // visible feedback: the new count beside the old, and the preview flashes once
+    say(t("previewRebuilt", [String(context.report?.tokens ?? "?"), String(was)]), "ok");
+    $("preview-body").classList.remove("rebuilt");
+    void $("preview-body").offsetWidth; // restart the flash on a second rebuild
+    $("preview-body").classList.add("rebuilt");
   } finally {
     $("preview-go").disabled = false;
     $("focus-rebuild").disabled = false;
@@ -75,4 +83,7 @@ $("preview-go").addEventListener("click", () => confirmContext().catch((error) =
   say(describeError(error), "error");
 }));
 $("preview-cancel").addEventListener("click", () => window.close());
-show().catch((error) => say(describeError(error), "error"));
+show().catch((error) => {
+  if (!hostMissing(error)) return say(describeError(error), "error");
+  $("status").after(setupNotice());
+});

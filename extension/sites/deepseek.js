@@ -4,7 +4,7 @@
 // as is (readers/deepseek.py). DOM path: the virtual list's rows (`data-virtual-list-item-key`) each hold one
 // `.ds-message`; an answer's text is its `.ds-markdown` blocks, a prompt is the message itself.
 import { MnemoError } from "../shared/errors.js";
-import { fetchJson } from "./page.js";
+import { getJsonCapped } from "./page.js";
 
 const ID_PATTERN = /\/chat\/s\/([0-9a-f-]{36})(?:[/?#]|$)/i;
 const ROW = "[data-virtual-list-item-key]";
@@ -81,11 +81,11 @@ export const deepseek = {
   conversationId: () => location.pathname.match(ID_PATTERN)?.[1] ?? null,
   title: () => document.title.replace(/\s+[-|]\s+DeepSeek.*$/, "").trim() || null,
 
-  /** GET one /api/v0/ path with the page's token. */
-  apiGet(path) {
+  /** GET one /api/v0/ path with the page's token, its reply read within the cap and stopped with `signal`. */
+  apiGet(path, { signal = null } = {}) {
     const token = userToken();
     if (!token) return Promise.reject(new MnemoError("LOGGED_OUT", "no DeepSeek session token"));
-    return fetchJson(path, { Authorization: `Bearer ${token}` });
+    return getJsonCapped(path, { Authorization: `Bearer ${token}` }, { signal });
   },
 
   async fetchApi(id) {

@@ -5,7 +5,7 @@
 // `.conversation-container` holds a prompt (`user-query`) and an answer (`model-response`), keyed by the
 // container's id; a Deep Research report open in its side panel is one more answer.
 import { MnemoError } from "../shared/errors.js";
-import { pageFetch } from "./page.js";
+import { JSON_REPLY_CAP, pageFetch, readCapped } from "./page.js";
 
 const ID_PATTERN = /\/app\/([0-9a-f]{8,})(?:[/?#]|$)|\/gem\/[^/]+\/([0-9a-f]{8,})(?:[/?#]|$)/i;
 const RPC_READ = "hNvQHb";
@@ -55,8 +55,9 @@ function replyOf(text, rpc = RPC_READ) {
   throw new MnemoError("API_SHAPE", `no ${rpc} reply`);
 }
 
-/** One batchexecute call of `rpc` with `args`, as the page's own app makes it; the response text. */
-async function post(rpc, args, pageTokens, sourcePath = location.pathname) {
+/** One batchexecute call of `rpc` with `args`, as the page's own app makes it; the response text, read within
+ * JSON_REPLY_CAP and stopped with `signal` (a backup's stop). */
+async function post(rpc, args, pageTokens, sourcePath = location.pathname, signal = null) {
   const query = new URLSearchParams({ rpcids: rpc, "source-path": sourcePath, hl: document.documentElement.lang || "en",
     _reqid: String((requestNumber += 100000)), rt: "c" });
   if (pageTokens.bl) query.set("bl", pageTokens.bl);
@@ -73,7 +74,14 @@ async function post(rpc, args, pageTokens, sourcePath = location.pathname) {
     error.retryAfter = response.headers.get("Retry-After");
     throw error;
   }
-  return response.text();
+  const read = await readCapped(response, JSON_REPLY_CAP, signal);
+  if (read.over) {
+    const error = new MnemoError("TOO_LARGE", `${RPC_PATH} answered more than ${JSON_REPLY_CAP} bytes`);
+    error.status = 413;
+    throw error;
+  }
+  if (read.stopped) throw new MnemoError("TAB_TIMEOUT", read.stopped);
+  return read.blob.text();
 }
 
 function sessionTokens() {
@@ -82,14 +90,14 @@ function sessionTokens() {
   return pageTokens;
 }
 
-/** Every page of one conversation: the response texts, oldest request first. `gapMs` paces the pages of a long
- * chat in a backup, where the rate policy counts the whole read as one request. */
-async function readConversation(conversation, sourcePath, gapMs = 0) {
-  const pageTokens = sessionTokens();
+/** Every page of one conversation: the response texts, oldest request first. `send(args)` POSTs one page (in a
+ * backup, through the tab's checked POST); `gapMs` paces the pages of a long chat in a backup, where the rate
+ * policy counts the whole read as one request. */
+async function readConversation(conversation, send, gapMs = 0) {
   const responses = [];
   let pageToken = null;
   for (let n = 0; n < MAX_PAGES; n += 1) {
-    const text = await post(RPC_READ, [conversation, TURNS_A_PAGE, pageToken, 1, [0], [4], null, 1], pageTokens, sourcePath);
+    const text = await send([conversation, TURNS_A_PAGE, pageToken, 1, [0], [4], null, 1]);
     const reply = replyOf(text);
     if (!Array.isArray(reply?.[0])) throw new MnemoError("API_SHAPE", "no turns in the Gemini reply");
     responses.push(text);
@@ -199,26 +207,35 @@ export const gemini = {
   },
   title,
 
-  async fetchApi(id) {
+  /**
+   * One conversation as Export sends it. In a backup (`post` given: the tab's checked POST) the pages are paced and
+   * the title is left to the backup's list: the tab shows another chat.
+   */
+  async fetchApi(id, { post: checkedPost = null } = {}) {
     const conversation = `c_${id}`;
-    return { kind: "gemini_api", payload: readPayload(conversation, await readConversation(conversation), title()) };
+    if (!checkedPost) {
+      const pageTokens = sessionTokens();
+      const send = (args) => post(RPC_READ, args, pageTokens);
+      return { kind: "gemini_api", payload: readPayload(conversation, await readConversation(conversation, send), title()) };
+    }
+    const send = (args) => checkedPost(RPC_PATH, { rpc: RPC_READ, args });
+    return { kind: "gemini_api", payload: readPayload(conversation, await readConversation(conversation, send, BACKUP_PAGE_GAP_MS), null) };
   },
 
   /**
-   * The backup's reads, as paths the worker names (background/backup_list_gemini.js): `?rpcids=MaZiqc&flag=&cursor=`
-   * answers a page of the chat list (its parsed reply), `?rpcids=hNvQHb&conversation=c_…` one conversation as
-   * Export sends it. Both are POSTs with the page's tokens.
+   * The backup's POSTs (background/backup_list_gemini.js and fetchApi above), with the page's tokens: `{rpc:
+   * "MaZiqc", flag, cursor}` answers a page of the chat list (its parsed reply), `{rpc: "hNvQHb", args}` one page of
+   * a conversation (the response text). No other rpc is sent.
    */
-  async apiGet(path) {
-    const params = new URL(path, location.origin).searchParams;
-    if (params.get("rpcids") === RPC_LIST) {
-      const args = [LIST_PAGE, params.get("cursor") || null, [Number(params.get("flag")) === 1 ? 1 : 0, null, 1]];
-      return replyOf(await post(RPC_LIST, args, sessionTokens(), "/app"), RPC_LIST);
+  async apiPost(path, body, { signal = null } = {}) {
+    if (body?.rpc === RPC_LIST) {
+      const cursor = typeof body.cursor === "string" && body.cursor ? body.cursor : null;
+      const args = [LIST_PAGE, cursor, [body.flag === 1 ? 1 : 0, null, 1]];
+      return replyOf(await post(RPC_LIST, args, sessionTokens(), "/app", signal), RPC_LIST);
     }
-    const conversation = params.get("conversation");
-    if (params.get("rpcids") === RPC_READ && /^c_[0-9a-f]+$/i.test(conversation ?? "")) {
-      const responses = await readConversation(conversation, `/app/${conversation.slice(2)}`, BACKUP_PAGE_GAP_MS);
-      return readPayload(conversation, responses, null);
+    const conversation = Array.isArray(body?.args) ? body.args[0] : null;
+    if (body?.rpc === RPC_READ && typeof conversation === "string" && /^c_[0-9a-f]+$/i.test(conversation)) {
+      return post(RPC_READ, body.args, sessionTokens(), `/app/${conversation.slice(2)}`, signal);
     }
     throw new MnemoError("BAD_REQUEST", "not a Gemini read the backup knows");
   },

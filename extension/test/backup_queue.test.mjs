@@ -195,12 +195,13 @@ function geminiListReply() {
 
 test("Gemini: pinned chats then the rest, each paged by the list's token; the real page's 13 chats", () => {
   const real = geminiListReply();
-  const replies = (path) => {
-    const params = new URL(path, "https://gemini.google.com").searchParams;
-    assert.equal(params.get("rpcids"), "MaZiqc");
-    if (params.get("flag") === "1") return [null, null, []]; // no pinned chat
-    if (!params.get("cursor")) return real; // its token names a next page
-    assert.equal(params.get("cursor"), real[1]);
+  const replies = (request) => {
+    assert.equal(request.path, "/_/BardChatUi/data/batchexecute");
+    assert.equal(request.method, "POST");
+    assert.equal(request.body.rpc, "MaZiqc");
+    if (request.body.flag === 1) return [null, null, []]; // no pinned chat
+    if (!request.body.cursor) return real; // its token names a next page
+    assert.equal(request.body.cursor, real[1]);
     return [null, null, [["c_0000000000000001", "An older chat", null, null, null, [1700000000, 5]]]];
   };
   const { paths, entries } = listAll("gemini", replies);
@@ -208,7 +209,7 @@ test("Gemini: pinned chats then the rest, each paged by the list's token; the re
   assert.equal(entries.length, 14);
   assert.deepEqual(entries[0], { id: "c_9cf87bbddf79d497", title: "Hadith Authenticity and Narrator Discrepancies", updated: "1768841280.788813000" });
   assert.equal(entries.at(-1).updated, "1700000000.000000005");
-  assert.equal(conversationPath("gemini", entries[0]), "/_/BardChatUi/data/batchexecute?rpcids=hNvQHb&conversation=c_9cf87bbddf79d497");
+  assert.deepEqual(conversationPath("gemini", entries[0]), { fetchApi: "9cf87bbddf79d497" }); // the tab's adapter reads its pages
   assert.deepEqual(conversationKind("gemini", { format: "batchexecute", responses: [")]}'"] }), { kind: "gemini_api", ok: true });
   assert.equal(conversationKind("gemini", { format: "batchexecute", responses: [] }).ok, false);
 });
@@ -233,4 +234,42 @@ test("the queue lists a DeepSeek chat the cursor repeats once", () => {
   const entry = { id: "s1", title: "t", updated: "1" };
   const once = addListed(addListed(run, [entry], {}), [entry], {});
   assert.equal(once.queue.length, 1);
+});
+
+test("a list that repeats itself ends: the same cursor, the same page, has_more with nothing new", () => {
+  const seen = new Set();
+  const walk = (site, replies) => {
+    let listing = initialListing(site);
+    const paths = [];
+    for (let path = nextListPath(site, listing); path; path = nextListPath(site, listing)) {
+      paths.push(path);
+      assert.ok(paths.length < 50, `listing does not end: ${paths.slice(-3)}`);
+      const result = applyListReply(site, listing, replies(path), (id) => seen.has(id));
+      result.entries.forEach((e) => seen.add(e.id));
+      listing = result.listing;
+    }
+    return { paths, listing };
+  };
+  const chatgpt = walk("chatgpt", (path) => {
+    if (path.includes("snorlax")) {
+      return { items: [{ gizmo: { gizmo: { id: "g-p-x", name: "P", instructions: "i".repeat(1_000_000) } } }], cursor: "same" };
+    }
+    if (path.includes("/gizmos/g-p-x/")) return { items: [{ id: "p1" }], cursor: "1" };
+    return { items: [{ id: path.includes("archived") ? "a1" : "m1" }], total: 1e9, limit: 1 };
+  });
+  assert.equal(chatgpt.paths.filter((p) => p.includes("snorlax")).length, 2);
+  assert.equal(chatgpt.paths.filter((p) => p.includes("/gizmos/g-p-x/")).length, 2);
+  assert.equal(chatgpt.listing.textsCut, 1, "the 1 MB instructions were cut to their limit");
+  assert.deepEqual(chatgpt.listing.projects, [{ id: "g-p-x" }], "the listing keeps ids, not texts");
+  const claude = walk("claude", (path) => {
+    if (path === "/api/organizations") return [{ uuid: "org1", capabilities: ["chat"] }];
+    if (path.endsWith("/projects")) return [];
+    return { data: [{ uuid: "c1", updated_at: "u" }], has_more: true };
+  });
+  assert.equal(claude.paths.filter((p) => p.includes("chat_conversations_v2")).length, 2);
+  const session = { id: "00000000-0000-4000-8000-000000000001", title: "t", updated_at: 5 };
+  const deepseek = walk("deepseek", () => ({ code: 0, data: { biz_data: { chat_sessions: [session], has_more: true } } }));
+  assert.equal(deepseek.paths.length, 2, "the same page again ends the list");
+  const gemini = walk("gemini", (request) => [null, "same-token", [[`c_${request.body.flag}0`, "t", null, null, null, [1, 0]]]]);
+  assert.equal(gemini.paths.length, 4, "each flag's list ends on its repeated page");
 });

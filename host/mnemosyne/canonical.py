@@ -100,7 +100,8 @@ def _compact(data: dict[str, Any]) -> bytes | None:
             if fields and any(_exponent_float(part.get(f)) for f in fields):
                 return None
     try:
-        return _encoder("sorted").encode(data)
+        encoded: bytes = _encoder("sorted").encode(data)
+        return encoded
     except (TypeError, ValueError, OverflowError):  # a lone surrogate (UnicodeEncodeError), an odd type
         return None
 

@@ -50,7 +50,7 @@ def escaping_formatter() -> Any:
         def formatMessage(self, record: logging.LogRecord) -> str:
             return escape_control(super().formatMessage(record))
 
-        def formatException(self, ei) -> str:
+        def formatException(self, ei: Any) -> str:
             lines = super().formatException(ei).split("\n")
             return "\n".join("  | " + escape_control(line) for line in lines)
 

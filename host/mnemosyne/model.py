@@ -30,6 +30,8 @@ Site = Literal[
     "sillytavern",
     "ollama",
     "other",
+    "grok",
+    "perplexity",
     "gemini",
     "deepseek",
 ]

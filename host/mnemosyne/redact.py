@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
 from .redact_needs import NEEDS, needs_of, needs_of_many
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel  # (at run time only where parts are walked: recall redacts plain texts)
+
     from .model import Conversation
 
 PLACEHOLDER = "[REDACTED:{}]"
@@ -247,11 +247,12 @@ def _remember(text: str, done: tuple[str, tuple[tuple[str, int], ...]]) -> None:
 
 def hold_only(conv: Conversation) -> None:
     """Keep in the memo only the texts of `conv` (a host turning to a conversation lets the others' go: see
-    HostSession.prepare_context; up to MEMO_CHARS characters of them were held, 16 MB of English text)."""
+    Preparation.turn_to; up to MEMO_CHARS characters of them were held, 16 MB of English text)."""
     global _done_chars
     keep = set(_texts_of(part for msg in conv.messages for part in msg.parts))
     keep.update(x for ins in conv.instructions for x in (ins.text, ins.title) if x)
     keep.add(conv.title or "")
+    keep.add(conv.source.project or "")
     for text in [text for text in _done if text not in keep]:
         del _done[text]
         _done_chars -= len(text)
@@ -261,7 +262,7 @@ def hold_only(conv: Conversation) -> None:
 class Redactor:
     """Redacts many texts and keeps the running count per type."""
 
-    counts: Counter = field(default_factory=Counter)
+    counts: Counter[str] = field(default_factory=Counter)
 
     def _replace(self, match: re.Match[str]) -> str:
         kind = match.lastgroup
@@ -336,9 +337,22 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
     return redactor.redact(text), redactor.report()
 
 
-# the free-text fields of a message part; ids, roles, types, languages and MIME types are structure, not text
+# the free-text fields of a message part (a name too: an attachment's file name is the user's, as is a tool's
+# a site lets anyone name); ids, roles, types, languages and MIME types are structure, not text
 _PART_TEXT_FIELDS = frozenset(
-    {"text", "code", "extracted_text", "output", "summary", "content", "title", "snippet", "arguments", "raw"}
+    {
+        "text",
+        "code",
+        "extracted_text",
+        "output",
+        "summary",
+        "content",
+        "title",
+        "snippet",
+        "arguments",
+        "raw",
+        "name",
+    }
 )
 
 
@@ -356,6 +370,8 @@ def _map_part(part: BaseModel, fn: Callable[[str], str]) -> BaseModel:
     """`part` (a message part, or a citation in one) with `fn` applied to each of its free texts: the same
     object when none changes, else a copy with the changed fields. Walks the models' fields as they are:
     dumping a conversation to JSON and validating it back cost more than the redaction of its texts."""
+    from pydantic import BaseModel
+
     changed: dict[str, Any] = {}
     for key, value in part.__dict__.items():
         if key in _PART_TEXT_FIELDS:
@@ -384,7 +400,8 @@ def _texts_of(parts: Iterable[BaseModel]) -> list[str]:
 def redact_conversation(
     conv: Conversation, redactor: Redactor | None = None
 ) -> tuple[Conversation, Redactor]:
-    """A copy of `conv` with the title, instructions and every message's text redacted.
+    """A copy of `conv` with every free text redacted: the title, the project, the instructions (their titles: a
+    project's or a document's name), and every message's author and texts (an attachment's name among them).
 
     The one redaction policy for everything that leaves the archive: context, get (copy, export, download),
     `mnemo show/export/convert --redact`. The copy shares the messages and parts that hold no secret with
@@ -399,18 +416,23 @@ def redact_conversation(
         )
         for ins in conv.instructions
     ]
+    if conv.source.project:
+        update["source"] = conv.source.model_copy(update={"project": redactor.redact(conv.source.project)})
     screen(_texts_of(part for msg in conv.messages for part in msg.parts))
     messages = []
     for msg in conv.messages:
         parts = [_map_part(part, redactor.redact) for part in msg.parts]
+        author = redactor.redact(msg.author) if msg.author else msg.author
         changed = any(new is not old for new, old in zip(parts, msg.parts))
-        messages.append(msg.model_copy(update={"parts": parts}) if changed else msg)
+        if changed or author != msg.author:
+            msg = msg.model_copy(update={"parts": parts, "author": author})
+        messages.append(msg)
     update["messages"] = messages
     return conv.model_copy(update=update), redactor
 
 
 def merge_reports(*reports: dict[str, int]) -> dict[str, int]:
-    total: Counter = Counter()
+    total: Counter[str] = Counter()
     for report in reports:
         total.update(report)
     return {kind: total[kind] for kind in REDACTION_TYPES if total[kind]}

@@ -20,13 +20,17 @@ from .model import (
     UnknownPart,
 )
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from .model import Part
+
 
 def text_chars(conv: Conversation) -> int:
     """The characters of `conv`'s text parts: its size as the host's work scales with it (a few ms for 5 MB)."""
     return sum(len(part.text) for msg in conv.messages for part in msg.parts if part.type == "text")
 
 
-def part_text(part) -> str:
+def part_text(part: Part) -> str:
     if isinstance(part, TextPart):
         return part.text
     if isinstance(part, CodePart):

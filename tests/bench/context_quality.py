@@ -21,7 +21,7 @@ repeated units are printed.
 
 Run: python tests/bench/context_quality.py [--half tuning|test|both] [--budgets 2000,4000,8000] [--why]
 (--why: the tuning half's dropped facts with their units' value, cost and density against the chosen units').
-The tuning half keeps nearly every fact at 2k, so round 7 tuned it at --budgets 1000,1300,1600,2000.
+The tuning half keeps nearly every fact at 2k, so it is tuned at --budgets 1000,1300,1600,2000.
 """
 
 from __future__ import annotations

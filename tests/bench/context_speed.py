@@ -11,7 +11,7 @@ last three read units back from the archive where memory does not hold them, as 
 paired with its floor, one tiktoken o200k_base pass over the output it produced. A build is timed with
 Python's cycle collector held off, as `mnemo context` holds it for the whole command and a host for the
 whole request (cycles.py): the collection of what a build made runs after the output is written (20-25 ms
-for 5 MB of Chinese, once the collector is on again). Targets (issue 9): 1 MB under 0.3 s, 5 MB under 1 s.
+for 5 MB of Chinese, once the collector is on again). Targets: 1 MB under 0.3 s, 5 MB under 1 s.
 
 Run: python tests/bench/context_speed.py [--runs N] [--sizes 1,5] [--languages en,zh]
 """
@@ -34,12 +34,13 @@ import corpus as bench_corpus  # noqa: E402
 from benchlib import fresh_home, use_home  # noqa: E402
 
 from mnemosyne import tokens  # noqa: E402
-from mnemosyne.context import build_context, corpus, count_messages, counting  # noqa: E402
+from mnemosyne.context import build_context, count_messages  # noqa: E402
 from mnemosyne.context.engine import prepare  # noqa: E402
 from mnemosyne.context.turns import render_message  # noqa: E402
-from mnemosyne.cycles import collector_held  # noqa: E402
 from mnemosyne.model import Conversation  # noqa: E402
+from mnemosyne.prepare.caches import Caches  # noqa: E402
 from mnemosyne.readers import RawInput, ReadContext, read_raw  # noqa: E402
+from mnemosyne.runtime.cycles import collector_held  # noqa: E402
 from mnemosyne.service.context import store_corpora, store_units, stored_units  # noqa: E402
 
 SIZES = {1: 0.3, 5: 1.0}  # MB of message text -> target seconds
@@ -69,15 +70,17 @@ def conversation_of(size: int, language: str = "en") -> Conversation:
     return _read(bench_corpus.chatgpt_conversation(SEED, messages=count, chinese=chinese))
 
 
+CACHES = Caches()  # what a process keeps between builds (a host's, here without its split worker)
+
+
 def forget() -> None:
     """Nothing of any conversation in memory: the units, the corpora, the token counts (as a fresh process)."""
-    corpus.clear_cache()
-    counting._COUNTS.clear()
+    CACHES.clear()
 
 
 def cpu_time() -> float:
     """CPU seconds of this process and of its helpers reaped so far (a first build shares its split with a
-    forked helper: context/shared_work.py)."""
+    forked helper: prepare/shared_work.py)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.process_time() + children.ru_utime + children.ru_stime
 
@@ -92,10 +95,10 @@ def measure(arc: Any, enc: Any, conv: Conversation, language: str, target_s: flo
     arc.save_many([conv])
     # what a host stores after the save's reply, or `mnemo context ID` after its first output: the units, and
     # the corpus of the version built (here the plain one)
-    with stored_units(arc, conv.id):
-        prepare(conv, lambda: True, redacted=False)
-    store_units(arc, conv)
-    store_corpora(arc, conv)
+    with stored_units(arc, conv.id, CACHES):
+        prepare(conv, lambda: True, CACHES, redacted=False)
+    store_units(arc, conv, CACHES)
+    store_corpora(arc, conv, CACHES)
     text = "\n\n".join(render_message(m) for m in conv.messages)
     counts = count_messages(conv, "o200k_base")
     start = time.perf_counter()
@@ -114,21 +117,25 @@ def measure(arc: Any, enc: Any, conv: Conversation, language: str, target_s: flo
     for target, budget in CASES:
         for mode in MODES:
             archive = None if mode == "first" else arc  # a host reads back what memory does not hold
-            with stored_units(archive, conv.id):
-                build_context(conv, target, budget=budget, token_counts=counts)  # warm the code paths
+            with stored_units(archive, conv.id, CACHES):
+                build_context(
+                    conv, target, budget=budget, token_counts=counts, memory=CACHES
+                )  # warm the code paths
             seconds, cpu, floors = [], [], []
             for _ in range(runs):
                 if mode != "again":
                     forget()
                 if mode == "after save":  # what a host makes after a save's reply is in memory
-                    with stored_units(arc, conv.id):
-                        prepare(conv, lambda: True, redacted=False)  # (these builds are plain)
+                    with stored_units(arc, conv.id, CACHES):
+                        prepare(conv, lambda: True, CACHES, redacted=False)  # (these builds are plain)
                 # (with the cycle collector held off, as `mnemo context` and a host hold it for the whole
                 # command or request: it runs after the output is written, not inside the build's end)
                 with collector_held():
                     start, start_cpu = time.perf_counter(), cpu_time()
-                    with stored_units(archive, conv.id):
-                        out = build_context(conv, target, budget=budget, token_counts=counts).text
+                    with stored_units(archive, conv.id, CACHES):
+                        out = build_context(
+                            conv, target, budget=budget, token_counts=counts, memory=CACHES
+                        ).text
                     seconds.append(time.perf_counter() - start)
                     cpu.append(cpu_time() - start_cpu)
                 start = time.perf_counter()

@@ -8,7 +8,7 @@ ChatGPT context: a user moving between long chats), a markdown `get` of a
 large one, list, and every kind of search query; then a context for a
 cl100k_base target (a second tokenizer). VmHWM (/proc/<pid>/status) is read
 after each phase; and the split worker's (the host's child process, which
-splits long histories beside it: context/split_worker.py) at the end.
+splits long histories beside it: prepare/split_worker.py) at the end.
 """
 
 from __future__ import annotations

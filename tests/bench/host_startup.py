@@ -17,7 +17,7 @@ from pathlib import Path
 from benchlib import Figure, HostProcess, emit, frame, fresh_home, median, p95, use_home
 
 RUNS = 21
-TARGET_RATIO = 3.0  # issue 15: within 3x of `python -c pass` measured in the same run
+TARGET_RATIO = 3.0  # within 3x of `python -c pass` measured in the same run
 HELLO = frame({"id": 1, "action": "hello"})
 ORIGIN = "chrome-extension://{id}/"
 

@@ -39,7 +39,7 @@ TEMPLATE_GLOBS = ("chatgpt_export/*.json", "chatgpt_api/**/*.json", "chatgpt_syn
 RUNS = 5  # the floor moves with the machine from minute to minute: five pairs steady the median
 LOAD_PROCS = os.cpu_count() or 2
 # each load process stops when the benchmark does, even when the benchmark is killed (it then gets a new parent)
-WITHIN_FLOOR = 2.0  # issue 15's target: an import within 2x of its floor (the median of the paired runs)
+WITHIN_FLOOR = 2.0  # an import within 2x of its floor (the median of the paired runs)
 _BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    sum(range(10000))\n"
 
 
@@ -116,7 +116,7 @@ def build_export(path: Path, count: int = CONVERSATIONS, seed: int = 3) -> list[
     return conversations
 
 
-LARGE_BYTES = 234_000_000  # issue 15: the size of a large real export
+LARGE_BYTES = 234_000_000  # the size of a large real export
 
 
 def write_large_export(path: Path, size: int = LARGE_BYTES, seed: int = 5) -> int:
@@ -319,7 +319,7 @@ def run() -> tuple[list[Figure], list[str]]:
     )
     export.unlink()
     del conversations
-    large = fresh_home("import-large") / "conversations.json"  # issue 15: peak memory of a 234 MB export
+    large = fresh_home("import-large") / "conversations.json"  # peak memory of a 234 MB export
     count = write_large_export(large)
     big_seconds, big_peak, big_summary = run_import(large, use_home(warm_home("import-large-home")))
     big_mb = large.stat().st_size / 1e6

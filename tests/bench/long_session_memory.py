@@ -8,7 +8,7 @@ engine made), the same context again. Its resident memory (VmRSS) is read after 
 
 Printed: the memory after the first few and after the last, and its growth per conversation over the last
 half (a least-squares slope): what stays behind for each conversation once the caches are at their bounds.
-Before stop 39 every conversation left about 2 MB behind in SQLite's statement cache (a statement of as many
+A statement per row count would leave about 2 MB behind per conversation in SQLite's statement cache (a statement of as many
 rows as the conversation had texts, prepared and kept per count): 200 MB after 18 conversations and growing.
 
 Run: python tests/bench/long_session_memory.py [--json PATH]
@@ -25,7 +25,7 @@ from save_bench import save_request
 CONVERSATIONS = 20
 MESSAGES = 2_000  # about 1 MB of distinct English text each
 IDLE_S = 1.5  # the host's idle time after the context: its deferred work done
-GROWTH_TARGET_MB = 1.0  # per conversation, over the last half (stop 38 left 2.3 MB behind each)
+GROWTH_TARGET_MB = 1.0  # per conversation, over the last half
 TARGET_MB = 200.0
 
 

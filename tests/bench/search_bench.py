@@ -184,7 +184,7 @@ def pick_queries(conn, messages: int) -> dict[str, list[str]]:
 
 def floor_call(conn, kind: str, query: str) -> float:
     if kind.startswith("cjk"):
-        from mnemosyne.archive.cjk import query as cjk_query
+        from mnemosyne.cjk import query as cjk_query
 
         sql, arg = (
             "SELECT rowid FROM messages_cjk WHERE messages_cjk MATCH ? ORDER BY rank LIMIT 20",
@@ -210,7 +210,7 @@ def measure(arc, kind: str, queries: list[str], repeats: int) -> tuple[list[floa
     return seconds, floors, empty
 
 
-P95_TARGET_MS = 30.0  # issue 15: prefixes and very common words stay interactive, measured at p95
+P95_TARGET_MS = 30.0  # prefixes and very common words stay interactive, measured at p95
 ROWS = [  # (kind, label, median target, p95 target, repeats)
     ("ordinary", "ordinary words (0.1-2% of messages)", TARGET_MS, None, REPEATS),
     ("two-word", "two-word queries", TARGET_MS, None, REPEATS),

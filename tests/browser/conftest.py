@@ -94,8 +94,16 @@ def sites() -> FakeSites:
 
 
 def launch(
-    playwright_instance, profile_dir: Path, env: dict[str, str], sites: FakeSites, *, locale: str = "en-US"
+    playwright_instance,
+    profile_dir: Path,
+    env: dict[str, str],
+    sites: FakeSites,
+    *,
+    locale: str = "en-US",
+    extra_args: tuple[str, ...] = (),
+    **options,
 ):
+    """`extra_args` and `options` (Playwright's) for a test that needs more of Chromium (a real local server)."""
     ctx = playwright_instance.chromium.launch_persistent_context(
         str(profile_dir),
         executable_path=CHROMIUM,
@@ -115,7 +123,9 @@ def launch(
                 if os.environ.get("MNEMOSYNE_CHROMIUM_LOG")
                 else []
             ),
+            *extra_args,
         ],
+        **options,
     )
     sites.install(ctx)
     return ctx

@@ -1,4 +1,4 @@
-"""A backup's attachments (issue 13), in real Chromium with the real host and archive, offline: uploaded files and
+"""A backup's attachments, in real Chromium with the real host and archive, offline: uploaded files and
 generated images are downloaded as the sites serve them and end up encrypted in the archive, where `mnemo export`
 writes them beside the Markdown with the bytes and SHA-256 they were served with. ChatGPT: the files API answers a
 signed `download_url` on another origin (files.oaiusercontent.com for uploads, sdmntpr*.oaiusercontent.com for

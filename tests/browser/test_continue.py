@@ -171,7 +171,7 @@ def test_continue_from_the_view_page_fills_by_handle_and_no_tab_can_use_a_handle
 
 
 def test_focus_in_the_preview_rebuilds_the_context_and_the_fill_uses_it(browser, sites, ext_url):
-    """Issue 9: at a 300-token budget the real conversation's "Neap tide" line is left out; a focus typed in
+    """At a 300-token budget the real conversation's "Neap tide" line is left out; a focus typed in
     the preview (Enter) rebuilds the context so it is kept, the counts follow, and the fill carries it."""
     options = browser.new_page()
     options.goto(ext_url("options/options.html"))

@@ -1,4 +1,4 @@
-"""Every copy is the extension's (issue 10, item 1 leftovers): Export's copy-on-export and a failed fill's
+"""Every copy is the extension's: Export's copy-on-export and a failed fill's
 fallback copy are written by the worker's own clipboard surface (Chromium: an offscreen document), never by a
 textarea and execCommand("copy") in the web page, where page script sees the copy event and the selection.
 

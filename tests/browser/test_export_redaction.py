@@ -1,4 +1,4 @@
-"""Copy and download are redacted like a context (issue 10 items 1 and 3): a secret in a saved conversation
+"""Copy and download are redacted like a context: a secret in a saved conversation
 does not leave the archive through Export's download or copy, nor through the view page's Copy and
 download, when the redaction setting is on. Downloads are the extension's (the downloads API), never a
 page-origin blob: URL the page could fetch. Real host, real archive, real downloads."""

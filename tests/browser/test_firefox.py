@@ -119,10 +119,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def firefox(tmp_path, env, grant_optional_permissions: bool = False):
+def firefox(tmp_path, env, grant_optional_permissions: bool = False, dark: bool = False):
     """Headless Firefox with the real host registered for HOME=tmp: yields (BiDi client, add-on UUID, env).
     `grant_optional_permissions`: Firefox's own test pref, a `permissions.request` made in a user's click is granted
-    without its prompt (headless shows a prompt nobody can answer)."""
+    without its prompt (headless shows a prompt nobody can answer). `dark`: pages see prefers-color-scheme: dark."""
     home = tmp_path / "home"
     profile = tmp_path / "ff-profile"
     profile.mkdir(parents=True)
@@ -142,7 +142,8 @@ def firefox(tmp_path, env, grant_optional_permissions: bool = False):
             'user_pref("extensions.webextOptionalPermissionPrompts", false);\n'
             if grant_optional_permissions
             else ""
-        ),
+        )
+        + ('user_pref("layout.css.prefers-color-scheme.content-override", 0);\n' if dark else ""),
         encoding="utf-8",
     )
     port = free_port()
@@ -501,7 +502,7 @@ def test_firefox_chatgpt_dom_fallback_when_api_forbidden_keeps_code_language(tmp
 
 @pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
 def test_firefox_two_id_less_chats_at_the_same_url_are_two_entries(tmp_path, env):
-    """Issue 10 item 2: a URL is never an identity. Two different chats read from https://chatgpt.com/ (no id:
+    """A URL is never an identity. Two different chats read from https://chatgpt.com/ (no id:
     logged out or temporary) are two entries, and the first is intact after the second."""
     sites = FakeSites()
     block_chatgpt_api(sites)
@@ -525,7 +526,7 @@ def test_firefox_two_id_less_chats_at_the_same_url_are_two_entries(tmp_path, env
     assert after["messages"] == before["messages"] and after["source"].get("conversation_id") is None
 
 
-# --------------------------------------------------------------- issue 10 items 1, 2 and 8 in Firefox
+# --------------------------------------------------------------- the page cannot drive the UI, URLs, errors: in Firefox
 
 
 def open_served_chatgpt(bidi: Bidi, sites: FakeSites, *, steal_roots: bool = False) -> tuple[str, FirefoxUi]:

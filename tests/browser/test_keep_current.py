@@ -1,4 +1,4 @@
-"""Keep current (issue 13), in real Chromium with the real host and archive: after a completed assistant reply the
+"""Keep current, in real Chromium with the real host and archive: after a completed assistant reply the
 open conversation is saved again, only when the setting is on and only when the site's copy changed. The content
 script counts each decision in storage.local (`keepCurrentStatus`); the test waits on that count, never on a
 fixed sleep, and checks the archive against it."""

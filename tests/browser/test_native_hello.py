@@ -1,5 +1,5 @@
 """`mnemo install --browser chromium --user-data-dir DIR`, then a real headless Chromium
-whose extension page calls connectNative gets the host's hello (issue 3's end-to-end check).
+whose extension page calls connectNative gets the host's hello, end to end.
 
 A minimal extension carrying Mnemosyne's pinned key (so it has Mnemosyne's id) keeps
 this test about installation and the host, independent of the full extension."""

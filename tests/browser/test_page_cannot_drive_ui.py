@@ -1,5 +1,5 @@
 """A script of the page (an XSS on chatgpt.com, another extension's content script) can neither read nor press
-the extension's UI (issue 10 item 1), and the context preview is never in the page (item 2). The attack runs
+the extension's UI, and the context preview is never in the page. The attack runs
 as page script in the main world; a real mouse click (a trusted event, as a user's) is the control."""
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def test_the_context_preview_is_shown_by_the_extension_not_in_the_page(browser, 
 def test_an_error_in_the_page_names_the_code_not_the_details(
     browser, sites, ext_url, mnemo_cli, env, tmp_path
 ):
-    """Issue 10 item 8: a tab's error carries the code and a generic sentence; the extension's pages the message."""
+    """A tab's error carries the code and a generic sentence; the extension's pages the message."""
     mnemo_cli("list", "--json")  # creates the archive and its key...
     Path(env["MNEMOSYNE_KEY_FILE"]).unlink()  # ...whose loss the host reports naming the key file
     page, ui = open_conversation(browser, sites)

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MnemosyneError, NotFoundError
-from .db import Transaction
+from .db import Connection, Transaction
 
 if TYPE_CHECKING:
     from ..model import Conversation
@@ -51,7 +51,7 @@ def _document_pointers(document: str) -> set[str]:
 
 
 def store(
-    conn, site: str, source_id: str, file_id: str, name: str | None, mime: str | None, data: bytes
+    conn: Connection, site: str, source_id: str, file_id: str, name: str | None, mime: str | None, data: bytes
 ) -> dict[str, Any]:
     """Keep `data` (once per SHA-256) and link it to (site, source_id, file_id); one transaction."""
     if len(data) > MAX_BYTES:
@@ -82,7 +82,7 @@ def store(
     }
 
 
-def meta(conn, digest: str) -> dict[str, Any]:
+def meta(conn: Connection, digest: str) -> dict[str, Any]:
     row = conn.execute(
         "SELECT b.bytes, coalesce(l.name, b.name), coalesce(l.mime, b.mime) FROM attachment_blobs b"
         " LEFT JOIN attachment_links l ON l.sha256 = b.sha256 WHERE b.sha256 = ? LIMIT 1",
@@ -93,7 +93,7 @@ def meta(conn, digest: str) -> dict[str, Any]:
     return {"sha256": digest, "bytes": row[0], "name": row[1], "mime": row[2]}
 
 
-def read(conn, digest: str, offset: int = 0, length: int | None = None) -> bytes:
+def read(conn: Connection, digest: str, offset: int = 0, length: int | None = None) -> bytes:
     """Bytes [offset, offset+length) of a blob, read without loading the rest."""
     if length is None:
         row = conn.execute("SELECT data FROM attachment_blobs WHERE sha256 = ?", (digest,)).fetchone()
@@ -106,7 +106,7 @@ def read(conn, digest: str, offset: int = 0, length: int | None = None) -> bytes
     return bytes(row[0])
 
 
-def links(conn, site: str, source_id: str | None) -> dict[str, tuple[str, int]]:
+def links(conn: Connection, site: str, source_id: str | None) -> dict[str, tuple[str, int]]:
     """{pointer key: (sha256, bytes)} of the attachments held for one site conversation."""
     if not source_id:
         return {}
@@ -133,7 +133,7 @@ def annotate(conv: Conversation, held: dict[str, tuple[str, int]]) -> Conversati
     return conv
 
 
-def forget(c, site: str, source_id: str | None) -> None:
+def forget(c: Connection, site: str, source_id: str | None) -> None:
     """Drop a deleted conversation's links, and the blobs no other conversation links to."""
     if not source_id:
         return

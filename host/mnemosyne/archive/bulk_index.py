@@ -71,7 +71,7 @@ T = TypeVar("T")
 class _Submitted:
     """A save handed to the writer thread, and where its result (or error) goes."""
 
-    def __init__(self, job: Callable[[], Any], future: Future):
+    def __init__(self, job: Callable[[], Any], future: Future[Any]):
         self.job, self.future = job, future
 
     def __call__(self) -> None:

@@ -3,7 +3,7 @@
 
 A message text is split into units and termed once, and the result is kept here with its conversation, so
 that a later process (a restarted host, `mnemo context ID`) reads it back instead of splitting the history
-again. The rows are derived data, written after a reply: context/unit_store.py owns their bytes and their
+again. The rows are derived data, written after a reply: prepare/unit_store.py owns their bytes and their
 format number; the archive keys them by conversation and by the text's digest. They outlive a save that
 replaces the conversation (a re-save of it grown by a turn reads most of them back), and go when the
 conversation is deleted (Archive.delete) or when its texts no longer hold them (`store` with `keep`).
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 
 # Two kinds of rows share the table, told apart by their format: a message text's units (formats below
-# KIND_SPAN: context/unit_store.py, keyed by the text's digest) and a corpus of a conversation's path
-# (formats from it on: context/corpus_store.py, keyed by its turns' and query's digest).
+# KIND_SPAN: prepare/unit_store.py, keyed by the text's digest) and a corpus of a conversation's path
+# (formats from it on: prepare/corpus_store.py, keyed by its turns' and query's digest).
 KIND_SPAN = 1_000_000
 
 

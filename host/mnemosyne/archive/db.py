@@ -16,6 +16,10 @@ from sqlcipher3 import dbapi2 as sqlite
 
 from ..errors import ArchiveError, WrongKeyError
 
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 BUSY_TIMEOUT_MS = 10_000
 # The page cache of a connection: searches of a 500,000-message archive are about 2x slower with SQLite's 2 MB
 # default, and took the same time with 8 MiB as with 32 MiB (each kind of query, paired; 4 MiB: two-word p95
@@ -23,6 +27,8 @@ BUSY_TIMEOUT_MS = 10_000
 CACHE_KIB = 8 * 1024
 WRITE_CACHE_KIB = 1024  # while a host stores derived rows (Archive.small_page_cache)
 
+# A connection of the driver, which ships no type information (typing stays off the host's hello path)
+Connection = sqlite.Connection
 DatabaseError = sqlite.DatabaseError
 OperationalError = sqlite.OperationalError
 
@@ -77,7 +83,7 @@ MAX_PARAMETERS = 32_766  # SQLite's bound on a statement's parameters (SQLITE_MA
 MAX_STATEMENT_ROWS = 256
 
 
-def insert_rows(c: sqlite.Connection, statement: str, rows: list[tuple]) -> None:
+def insert_rows(c: sqlite.Connection, statement: str, rows: list[tuple[Any, ...]]) -> None:
     """`statement` (one `VALUES (?,...)` row) for every row, as few statements of many rows each. Beside
     an import's reading thread, executemany's return to Python after each row was a wait for the GIL (a
     batch of 100 conversations spent ~20 ms waiting): one statement takes its rows in one call. Each
@@ -106,7 +112,8 @@ def wal_unbackfilled(conn: sqlite.Connection) -> int:
     """WAL pages not yet copied into the database. Not the -wal file's size: after a checkpoint the file
     keeps its size and is written again from its start (NOOP, SQLite 3.51+, only reads the counters)."""
     _, log, done = conn.execute("PRAGMA wal_checkpoint(NOOP)").fetchone()
-    return max(0, log - done)
+    unbackfilled: int = max(0, log - done)
+    return unbackfilled
 
 
 class Transaction:
@@ -123,7 +130,7 @@ class Transaction:
         self.conn.execute("BEGIN IMMEDIATE")
         return self.conn
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is None:
             self.conn.execute("COMMIT")
         else:

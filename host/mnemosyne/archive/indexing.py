@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..utf8 import without_utf8_copy
-from .cjk import has_cjk, index_text, without_cjk
+from ..cjk import has_cjk, index_text, without_cjk
+from ..runtime.utf8 import without_utf8_copy
+from .db import Connection
 
 if TYPE_CHECKING:
     from ..model import Conversation
@@ -70,7 +71,7 @@ def rows_for(conv: Conversation, rowids: Sequence[int | None]) -> list[Row]:
 WRITE_CHARS = 1 << 18
 
 
-def write(c, rows: list[Row]) -> None:
+def write(c: Connection, rows: list[Row]) -> None:
     """Insert the index rows of one conversation (inside the caller's transaction), about WRITE_CHARS
     characters of text at a time."""
     for chunk in chunks(rows):
@@ -87,7 +88,7 @@ def chunks(rows: list[Row]) -> Iterator[list[Row]]:
             start, chars = end, 0
 
 
-def _write_rows(c, rows: list[Row]) -> None:
+def _write_rows(c: Connection, rows: list[Row]) -> None:
     # (the message texts are the ones a host keeps: SQLite is given copies to attach its UTF-8 to)
     c.executemany(
         "INSERT INTO messages_fts (rowid, title, body) VALUES (?,?,?)",
@@ -175,7 +176,7 @@ def bulk_rows(rowids: Sequence[int | None], texts: Texts) -> Bulk:
     )
 
 
-def write_many(c, items: list[Bulk]) -> None:
+def write_many(c: Connection, items: list[Bulk]) -> None:
     """Insert the index rows of many conversations (inside the caller's transaction), one statement per
     table: a bulk import's chunk, so FTS5 writes one segment per table for it instead of one per save.
     Empties `items` once their text is in the statements' arguments (a chunk's text is held once less)."""
@@ -192,7 +193,7 @@ def _searchable(rows: list[Row]) -> list[tuple[int, str]]:
     return [(rowid, body if title is None else f"{title}\n{body}") for rowid, title, body in rows]
 
 
-def delete(c, rowids: list[int]) -> None:
+def delete(c: Connection, rowids: list[int]) -> None:
     """The index rows of messages `rowids`. (The ids go in as one JSON array: a statement with a mark per id
     would be prepared anew, and kept by the connection, for every count of ids.)"""
     if not rowids:

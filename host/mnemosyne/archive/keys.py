@@ -17,6 +17,10 @@ from pathlib import Path
 from .. import paths
 from ..errors import ArchiveError, KeyringUnavailableError, UnsafeKeyFileError
 
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 SERVICE = "mnemosyne"
 USERNAME = "archive-key"
 KEY_BYTES = 32
@@ -94,7 +98,7 @@ def _from_file(path: Path, create: bool) -> bytes | None:
     return key
 
 
-def _backend():
+def _backend() -> Any:
     import keyring  # costs ~100 ms; only paid when the archive is opened
 
     backend = keyring.get_keyring()

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .db import Transaction
+from .db import Connection, Transaction
+
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 
-def _run(conn, script: str) -> None:
+def _run(conn: Connection, script: str) -> None:
     """Statement by statement: executescript() would COMMIT the open transaction first."""
     for statement in script.split(";\n"):
         if statement.strip():
             conn.execute(statement)
 
 
-def m001_initial(conn) -> None:
+def m001_initial(conn: Connection) -> None:
     _run(
         conn,
         """
@@ -51,7 +55,7 @@ def m001_initial(conn) -> None:
     )
 
 
-def m002_recency_and_trigram(conn) -> None:
+def m002_recency_and_trigram(conn: Connection) -> None:
     """Sort key for newest-first paging, a trigram index for CJK and substring search."""
     _run(
         conn,
@@ -66,7 +70,7 @@ def m002_recency_and_trigram(conn) -> None:
     )
 
 
-def m003_token_counts(conn) -> None:
+def m003_token_counts(conn: Connection) -> None:
     """Per-message token counts, stored at save time so contexts need no re-tokenising."""
     _run(
         conn,
@@ -82,9 +86,9 @@ def m003_token_counts(conn) -> None:
     )
 
 
-def m004_cjk_bigrams(conn) -> None:
+def m004_cjk_bigrams(conn: Connection) -> None:
     """A bigram index for CJK text: 2-character and longer CJK queries through the index instead of a scan."""
-    from .cjk import has_cjk, index_text
+    from ..cjk import has_cjk, index_text
 
     conn.execute(
         "CREATE VIRTUAL TABLE messages_cjk USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')"
@@ -96,12 +100,12 @@ def m004_cjk_bigrams(conn) -> None:
     )
 
 
-def m005_index_pending(conn) -> None:
+def m005_index_pending(conn: Connection) -> None:
     """Conversations saved but not yet in the search index (the host indexes after its reply)."""
     conn.execute("CREATE TABLE index_pending (conversation_id TEXT PRIMARY KEY)")
 
 
-def m006_conversation_facets(conn) -> None:
+def m006_conversation_facets(conn: Connection) -> None:
     """The library's filters (project, model, has code, has attachments) and sorts (title, length), filled
     from every stored document (json.loads only, no validation: see facets.py)."""
     from .facets import COLUMNS, of_json
@@ -130,7 +134,7 @@ def m006_conversation_facets(conn) -> None:
         )
 
 
-def m007_sync_state(conn) -> None:
+def m007_sync_state(conn: Connection) -> None:
     """Per site conversation: the site list's update marker at its last save, whether that copy is
     complete, who saved it; and the backup runs the extension reports (see sync.py)."""
     _run(
@@ -169,7 +173,7 @@ def m007_sync_state(conn) -> None:
     )
 
 
-def m008_attachment_blobs(conn) -> None:
+def m008_attachment_blobs(conn: Connection) -> None:
     """Attachment bytes, once per SHA-256, and their links to site conversations (see attachments.py)."""
     _run(
         conn,
@@ -197,10 +201,10 @@ def m008_attachment_blobs(conn) -> None:
     )
 
 
-def m009_trigram_without_content(conn) -> None:
+def m009_trigram_without_content(conn: Connection) -> None:
     """The trigram index without its own copy of the text (search re-checks against messages_fts) and
     without CJK runs (the bigram index serves them): a fifth less work for an import's index."""
-    from .cjk import without_cjk
+    from ..cjk import without_cjk
 
     conn.execute("DROP TABLE messages_tri")
     conn.execute(
@@ -215,7 +219,7 @@ def m009_trigram_without_content(conn) -> None:
         )
 
 
-def m010_context_units(conn) -> None:
+def m010_context_units(conn: Connection) -> None:
     """The context engine's units of each conversation's texts, split once (see context_units.py). No
     foreign key: a save that replaces a conversation deletes and inserts its row, and its units stay."""
     conn.execute(
@@ -229,7 +233,7 @@ def m010_context_units(conn) -> None:
     )
 
 
-MIGRATIONS: list[Callable] = [
+MIGRATIONS: list[Callable[..., Any]] = [
     m001_initial,
     m002_recency_and_trigram,
     m003_token_counts,
@@ -243,12 +247,12 @@ MIGRATIONS: list[Callable] = [
 ]
 
 
-def applied(conn) -> list[str]:
+def applied(conn: Connection) -> list[str]:
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
     return [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
 
 
-def migrate(conn, upto: int | None = None) -> list[str]:
+def migrate(conn: Connection, upto: int | None = None) -> list[str]:
     """Apply every pending migration (or the first `upto`); returns the names applied."""
     done: list[str] = []
     wanted = MIGRATIONS if upto is None else MIGRATIONS[:upto]

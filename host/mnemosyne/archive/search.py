@@ -16,7 +16,8 @@ import re
 import unicodedata
 from typing import Any
 
-from . import cjk
+from .. import cjk
+from .db import Connection
 
 HIT_OPEN, HIT_CLOSE = "\u00ab", "\u00bb"  # « » : plain-text markers, rendered with textContent
 SNIPPET_CHARS = 160
@@ -44,7 +45,7 @@ def _terms(query: str, prefix: bool) -> str | None:
 
 
 def _best_conversations(
-    conn, table: str, match: str, limit: int, site: str | None
+    conn: Connection, table: str, match: str, limit: int, site: str | None
 ) -> list[tuple[str, float, int]]:
     """(conversation id, best rank, rowid of its best message) for the top conversations.
 
@@ -80,7 +81,7 @@ def _best_conversations(
         window *= 10
 
 
-def _nth_newest(conn, table: str, match: str, n: int) -> int | None:
+def _nth_newest(conn: Connection, table: str, match: str, n: int) -> int | None:
     """The rowid of the n-th most recent match, None when there are fewer."""
     row = conn.execute(
         f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET {n - 1}",
@@ -89,7 +90,9 @@ def _nth_newest(conn, table: str, match: str, n: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-def _results(conn, best: list[tuple[str, float, int]], snippets: dict[int, str]) -> list[dict[str, Any]]:
+def _results(
+    conn: Connection, best: list[tuple[str, float, int]], snippets: dict[int, str]
+) -> list[dict[str, Any]]:
     out = []
     for conv_id, rank, rowid in best:
         row = conn.execute(_SUMMARY, (conv_id,)).fetchone()
@@ -113,8 +116,8 @@ def _results(conn, best: list[tuple[str, float, int]], snippets: dict[int, str])
     return out
 
 
-def _word_search(conn, query: str, limit: int, site: str | None) -> list[dict[str, Any]]:
-    best: list = []
+def _word_search(conn: Connection, query: str, limit: int, site: str | None) -> list[dict[str, Any]]:
+    best: list[Any] = []
     match = None
     for prefix in (False, True):
         match = _terms(query, prefix)
@@ -141,12 +144,12 @@ def _word_search(conn, query: str, limit: int, site: str | None) -> list[dict[st
     return _results(conn, best, snippets)
 
 
-def _body(conn, rowid: int) -> str:
+def _body(conn: Connection, rowid: int) -> str:
     row = conn.execute("SELECT title, body FROM messages_fts WHERE rowid = ?", (rowid,)).fetchone()
     return "\n".join(x for x in row if x) if row else ""
 
 
-def _cjk_search(conn, query: str, limit: int, site: str | None) -> list[dict[str, Any]] | None:
+def _cjk_search(conn: Connection, query: str, limit: int, site: str | None) -> list[dict[str, Any]] | None:
     match = cjk.query(query)
     if match is None:
         return None
@@ -212,7 +215,7 @@ def _cjk_match(needle: str) -> str | None:
     return " AND ".join(terms) or None
 
 
-def _substring_search(conn, query: str, limit: int, site: str | None) -> list[dict[str, Any]]:
+def _substring_search(conn: Connection, query: str, limit: int, site: str | None) -> list[dict[str, Any]]:
     needle = query.strip()
     if len(needle) >= 3 and not re.search(r"[%_]", needle):
         where, arg = f"{_TEXT} LIKE ?", f"%{needle}%"
@@ -243,7 +246,7 @@ def _substring_search(conn, query: str, limit: int, site: str | None) -> list[di
     return _results(conn, best, {r[2]: _snippet(_body(conn, r[2]), needle) for r in best})
 
 
-def search(conn, query: str, limit: int = 20, site: str | None = None) -> list[dict[str, Any]]:
+def search(conn: Connection, query: str, limit: int = 20, site: str | None = None) -> list[dict[str, Any]]:
     query = unicodedata.normalize("NFKC", query or "").strip()
     if not query:
         return []
@@ -253,3 +256,14 @@ def search(conn, query: str, limit: int = 20, site: str | None = None) -> list[d
     if not _WORD.search(query):
         return _substring_search(conn, query, limit, site)
     return _word_search(conn, query, limit, site) or _substring_search(conn, query, limit, site)
+
+
+def conversations_with_words(
+    conn: Connection, words: list[str], limit: int, site: str | None = None, any_word: bool = False
+) -> list[str]:
+    """Ids of the conversations whose messages match `words` best (BM25), best first: messages holding all
+    the words, or with `any_word` any of them (a question asked in a sentence holds words no message has)."""
+    if not words:
+        return []
+    match = (" OR " if any_word else " AND ").join('"' + w.replace('"', '""') + '"' for w in words)
+    return [row[0] for row in _best_conversations(conn, "messages_fts", match, limit, site)]

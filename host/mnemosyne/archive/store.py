@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ArchiveError, InputError, NotFoundError
 from . import attachments, db, indexing, migrations
-from .db import Transaction, sqlite
+from .db import Connection, Transaction, sqlite
 from .opening import open_database
 from .writes import ArchiveWrites
 
@@ -51,7 +51,7 @@ ORDERS = {
 }
 
 
-def _summary(row) -> dict[str, Any]:
+def _summary(row: Any) -> dict[str, Any]:
     summary = dict(zip(SUMMARY_KEYS, row))
     summary["has_code"] = bool(summary["has_code"])
     summary["has_attachments"] = bool(summary["has_attachments"])
@@ -94,7 +94,7 @@ class Archive(ArchiveWrites):
     def __enter__(self) -> Archive:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @contextmanager
@@ -217,7 +217,7 @@ class Archive(ArchiveWrites):
         return last[1] if last is not None and last[0] == digest and last[1].id == conv_id else None
 
     @staticmethod
-    def _parsed(c, conv_id: str) -> tuple[str, Conversation]:
+    def _parsed(c: Connection, conv_id: str) -> tuple[str, Conversation]:
         """The stored digest and conversation of `conv_id`, parsed from its document."""
         from .. import canonical
 
@@ -274,7 +274,8 @@ class Archive(ArchiveWrites):
                 "SELECT id FROM conversations WHERE id >= ? AND id < ? LIMIT 2", (conv_id, conv_id + "\x7f")
             ).fetchall()
             if len(rows) == 1:
-                return rows[0][0]
+                only: str = rows[0][0]
+                return only
             if len(rows) > 1:
                 raise NotFoundError(f"conversation id {conv_id!r} is ambiguous; type more characters")
         raise NotFoundError(f"no conversation {conv_id!r} in the archive")
@@ -293,7 +294,10 @@ class Archive(ArchiveWrites):
 
     def get_document(self, conv_id: str) -> str:
         conv_id = self.resolve(conv_id)
-        return self.conn.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,)).fetchone()[0]
+        document: str = self.conn.execute(
+            "SELECT document FROM conversations WHERE id = ?", (conv_id,)
+        ).fetchone()[0]
+        return document
 
     def token_counts(self, conv_id: str, encoding: str) -> dict[str, int]:
         rows = self.conn.execute(
@@ -314,7 +318,7 @@ class Archive(ArchiveWrites):
         model: str | None = None,
         has_code: bool | None = None,
         has_attachments: bool | None = None,
-    ) -> tuple[list[dict], str | None]:
+    ) -> tuple[list[dict[str, Any]], str | None]:
         """In `order` (ORDERS: newest or oldest by last activity, newest created, title A-Z, longest first), within
         [since, until) of last activity (ISO prefixes compare as text, as sort_key is stored) and the facet
         filters; keyset paging so page N costs the same as page 1. A cursor names its order: one issued for
@@ -340,7 +344,10 @@ class Archive(ArchiveWrites):
             args.append(until)
         if cursor:
             cursor_order, key, last_id = decode_cursor(cursor, 3)
-            if cursor_order != order:
+            # what this host issues: the order, the row's sort value (text, a whole number or none) and its id;
+            # anything else is a cursor it never issued, not a value for SQLite to refuse (INTERNAL)
+            issued_key = key is None or isinstance(key, str) or (type(key) is int and -(2**63) <= key < 2**63)
+            if cursor_order != order or not issued_key or not isinstance(last_id, str):
                 raise InputError("cursor is not one this host issued", code="BAD_CURSOR")
             op = "<" if direction == "DESC" else ">"
             where.append(f"({column} {op} ? OR ({column} = ? AND id {op} ?))")
@@ -353,7 +360,24 @@ class Archive(ArchiveWrites):
         more = len(rows) > limit
         rows = rows[:limit]
         next_cursor = _encode_cursor([order, rows[-1][-1], rows[-1][0]]) if more and rows else None
-        return [_summary(r[:-1]) for r in rows], next_cursor
+        items = [_summary(r[:-1]) for r in rows]
+        for item in items:
+            if not item["title"]:
+                item["first_words"] = self.first_words(item["id"])
+        return items, next_cursor
+
+    def first_words(self, conv_id: str, limit: int = 80) -> str | None:
+        """The start of a conversation's first user message, from its search text: what tells untitled
+        conversations apart in a list (None until the message's search rows are written)."""
+        row = self.conn.execute(
+            "SELECT f.body FROM messages m JOIN messages_fts f ON f.rowid = m.rowid"
+            " WHERE m.conversation_id = ? AND m.role = 'user' AND m.hidden = 0 ORDER BY m.seq LIMIT 1",
+            (conv_id,),
+        ).fetchone()
+        words = " ".join(str(row[0]).split()) if row and row[0] else ""
+        if not words:
+            return None
+        return words if len(words) <= limit else words[: limit - 1].rstrip() + "…"
 
     def facet_values(self, limit: int = 200) -> dict[str, builtins.list[dict[str, Any]]]:
         """The projects and models in the archive, most conversations first (the library's filter choices)."""
@@ -366,6 +390,10 @@ class Archive(ArchiveWrites):
             )
             found[name] = [{"value": value, "count": count} for value, count in rows]
         return found
+
+    def conversation_count(self) -> int:
+        """How many conversations the archive holds (the library's total)."""
+        return int(self.conn.execute("SELECT count(*) FROM conversations").fetchone()[0])
 
     def all_ids(self) -> builtins.list[str]:
         return [
@@ -394,10 +422,11 @@ def open_archive(path: Path | None = None, *, create: bool = True) -> Archive:
     return Archive(*open_database(path, create=create))
 
 
-def _pending_digest(c, conv_id: str) -> tuple[str | None] | None:
+def _pending_digest(c: Connection, conv_id: str) -> tuple[str | None] | None:
     """(the stored digest of `conv_id`, None once deleted) while its search index is pending; else None."""
-    return c.execute(
+    row: tuple[str | None] | None = c.execute(
         "SELECT c.content_sha256 FROM index_pending p"
         " LEFT JOIN conversations c ON c.id = p.conversation_id WHERE p.conversation_id = ?",
         (conv_id,),
     ).fetchone()
+    return row

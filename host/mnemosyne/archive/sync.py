@@ -10,6 +10,8 @@ import json
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
+from .db import Connection
+
 ORIGINS = ("export", "backup", "keep-current")
 RUN_STATES = ("running", "paused", "done", "cancelled")
 COUNT_KEYS = ("done", "skipped", "failed", "left")
@@ -37,13 +39,15 @@ _RECORD = (
 )
 
 
-def record_save(c, conv_id: str, site: str, source_id: str | None, complete: bool, mark: SyncMark) -> None:
+def record_save(
+    c: Connection, conv_id: str, site: str, source_id: str | None, complete: bool, mark: SyncMark
+) -> None:
     """Upsert the sync row of a saved conversation (inside the save's transaction). A save that gives no
     list marker keeps the one recorded before; a conversation without a site id has no row."""
     record_saves(c, [(conv_id, site, source_id, complete, mark)])
 
 
-def record_saves(c, saves: list[tuple[str, str, str | None, bool, SyncMark]]) -> None:
+def record_saves(c: Connection, saves: list[tuple[str, str, str | None, bool, SyncMark]]) -> None:
     """record_save for each (conversation id, site, site id, complete, mark), in one statement."""
     now = _now()
     rows = [
@@ -57,11 +61,11 @@ def record_saves(c, saves: list[tuple[str, str, str | None, bool, SyncMark]]) ->
         insert_rows(c, _RECORD, rows)
 
 
-def forget(c, conv_id: str) -> None:
+def forget(c: Connection, conv_id: str) -> None:
     c.execute("DELETE FROM sync_state WHERE conversation_id = ?", (conv_id,))
 
 
-def known(conn, site: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+def known(conn: Connection, site: str, ids: list[str]) -> dict[str, dict[str, Any]]:
     """{site id: {list_updated, complete, conversation_id}} for the ids the archive holds."""
     out: dict[str, dict[str, Any]] = {}
     if not ids:
@@ -78,7 +82,7 @@ def known(conn, site: str, ids: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def log_run(conn, run: dict[str, Any]) -> None:
+def log_run(conn: Connection, run: dict[str, Any]) -> None:
     """Upsert one backup run by its id (the extension sends it at start, as it goes, and at the end)."""
     from .db import Transaction
 
@@ -103,7 +107,7 @@ def log_run(conn, run: dict[str, Any]) -> None:
         )
 
 
-def runs(conn, limit: int = 10, site: str | None = None) -> list[dict[str, Any]]:
+def runs(conn: Connection, limit: int = 10, site: str | None = None) -> list[dict[str, Any]]:
     """The latest runs, newest first by start time."""
     sql = "SELECT id, site, started_at, finished_at, state, counts, failures, recorded_at FROM sync_runs"
     args: list[Any] = []
@@ -128,7 +132,7 @@ def runs(conn, limit: int = 10, site: str | None = None) -> list[dict[str, Any]]
     return out
 
 
-def saved_counts(conn) -> dict[str, dict[str, int]]:
+def saved_counts(conn: Connection) -> dict[str, dict[str, int]]:
     """Per site: conversations held, and how many of them a backup, keep-current or export last saved."""
     out: dict[str, dict[str, int]] = {}
     for site, n in conn.execute("SELECT site, count(*) FROM conversations GROUP BY site ORDER BY site"):

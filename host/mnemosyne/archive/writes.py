@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ArchiveError
 from . import attachments, facets, indexing, sync
-from .db import Transaction, insert_rows, sqlite
+from .db import Connection, Transaction, insert_rows, sqlite
 
 if TYPE_CHECKING:  # the format (pydantic) is imported on first save: `hello` opens the archive without it
     from ..model import Conversation
@@ -21,13 +21,14 @@ if TYPE_CHECKING:  # the format (pydantic) is imported on first save: `hello` op
 
 class SaveResult(NamedTuple):  # not a dataclass: dataclasses (with inspect) is not on hello's path
     id: str
-    status: str  # created | updated | unchanged | kept (a partial capture did not replace a complete copy)
+    status: str  # created | updated | unchanged | kept (the stored copy stays as it is: see _kept)
     title: str | None
     site: str
     messages: int
     warnings: int
     partial: bool
     reason: str | None = None  # why a save was `kept`
+    kept_copy: str | None = None  # which copy a `kept` save kept: "complete" or "site_data"
 
     def as_dict(self) -> dict[str, Any]:
         out = {
@@ -41,10 +42,29 @@ class SaveResult(NamedTuple):  # not a dataclass: dataclasses (with inspect) is 
         }
         if self.reason is not None:
             out["reason"] = self.reason
+        if self.kept_copy is not None:
+            out["kept_copy"] = self.kept_copy
         return out
 
 
 KEPT_REASON = "the archive holds a complete copy of this conversation; a partial capture never replaces it"
+PAGE_KEPT_REASON = (
+    "the archive holds this conversation as read from the site's data; a page capture never replaces it "
+    "(a script on the page can change what the page shows)"
+)
+
+
+def _kept(stored: Conversation, new: Conversation) -> tuple[str, str] | None:
+    """Why `new` must not touch `stored`, and which copy that keeps (None: merge them)."""
+    if new.provenance.method == "page_dom" and stored.provenance.method != "page_dom":
+        # a page's DOM is the page's to forge (its title, its turns, which turn is last): it never replaces
+        # the messages, title or active branch of a copy read from the site's data or an export
+        return PAGE_KEPT_REASON, "site_data"
+    if new.provenance.partial and not stored.provenance.partial:  # never worse: keep the complete copy
+        return KEPT_REASON, "complete"
+    return None
+
+
 _IMPORTED = sync.SyncMark(origin="import")
 
 _CAPTURED_AT = re.compile(rb'"captured_at":"[^"]*",?')
@@ -93,7 +113,7 @@ _UPDATE_CONVERSATION = (
 
 def _conversation_row(
     conv: Conversation, document: bytes, digest: str, found: facets.Facets, now: str
-) -> tuple:
+) -> tuple[Any, ...]:
     from ..model import format_time
 
     created = format_time(conv.created_at) if conv.created_at else None
@@ -216,7 +236,7 @@ class ArchiveWrites:
         return results
 
     @staticmethod
-    def _stored_ids(c, convs: list[Conversation]) -> set[str]:
+    def _stored_ids(c: Connection, convs: list[Conversation]) -> set[str]:
         """Which of these conversations the archive holds, in one statement."""
         ids = _json([conv.id for conv in convs])
         return {
@@ -228,7 +248,7 @@ class ArchiveWrites:
 
     def _write_fresh(
         self,
-        c,
+        c: Connection,
         fresh: list[tuple[Prepared, sync.SyncMark]],
         counter: Callable[[Conversation], dict[str, int]] | None,
         encoding: str,
@@ -295,7 +315,9 @@ class ArchiveWrites:
         )
         return [_result(p.conv, "created") for p, _ in fresh]
 
-    def _save_in(self, c, conv: Conversation, ahead: Prepared | None) -> tuple[SaveResult, Conversation]:
+    def _save_in(
+        self, c: Connection, conv: Conversation, ahead: Prepared | None
+    ) -> tuple[SaveResult, Conversation]:
         from .. import canonical
         from .merge import merge
 
@@ -305,9 +327,8 @@ class ArchiveWrites:
         status = "created"
         if row is not None:
             stored = canonical.loads(row[0])
-            if (
-                conv.provenance.partial and not stored.provenance.partial
-            ):  # never worse: keep the complete copy
+            why = _kept(stored, conv)
+            if why is not None:
                 kept = SaveResult(
                     id=stored.id,
                     status="kept",
@@ -315,8 +336,9 @@ class ArchiveWrites:
                     site=stored.source.site,
                     messages=len(stored.messages),
                     warnings=sum(w.count for w in stored.warnings),
-                    partial=True,
-                    reason=KEPT_REASON,
+                    partial=conv.provenance.partial,
+                    reason=why[0],
+                    kept_copy=why[1],
                 )
                 return kept, stored
             conv = merge(stored, conv)
@@ -338,7 +360,7 @@ class ArchiveWrites:
 
     def _write(
         self,
-        c,
+        c: Connection,
         conv: Conversation,
         document: bytes,
         digest: str,
@@ -382,7 +404,7 @@ class ArchiveWrites:
         else:
             indexing.write(c, indexing.rows_for(conv, rowids))
 
-    def _replace_rows(self, c, conv: Conversation, stored: Conversation) -> dict[int, int]:
+    def _replace_rows(self, c: Connection, conv: Conversation, stored: Conversation) -> dict[int, int]:
         """Make room for `conv` replacing `stored`: delete the message rows and search rows that change, and
         return the ones kept (seq -> rowid): a message at the same place with the same id, role,
         visibility and searchable text as in `stored`, once the search rows of `stored` are written (no
@@ -425,7 +447,7 @@ class ArchiveWrites:
             self._pending[last] = self._pending[last]._replace(conv=None)
         self._pending[conv_id] = pending
 
-    def _delete_rows(self, c, conv_id: str) -> None:
+    def _delete_rows(self, c: Connection, conv_id: str) -> None:
         self._last = None  # (its attachments' annotations went with the deleted conversation's links)
         rowids = [r[0] for r in c.execute("SELECT rowid FROM messages WHERE conversation_id = ?", (conv_id,))]
         indexing.delete(c, rowids)
@@ -458,7 +480,7 @@ class ArchiveWrites:
             raise ArchiveError(f"could not store the token counts: {exc}") from None
 
     @staticmethod
-    def _store_counts(c, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
+    def _store_counts(c: Connection, conv_id: str, encoding: str, counts: dict[str, int]) -> None:
         # an upsert, not INSERT OR REPLACE: with foreign keys on, REPLACE made these inserts 35x slower
         # (4.7 s of a 2,000-conversation import's 25 s for 26k rows; 0.13 s as an upsert)
         # one statement for all of them (see _write); WHERE true: an upsert's SELECT needs a WHERE clause

@@ -9,12 +9,22 @@ from pathlib import Path
 
 from .progress import Progress
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..archive import Archive
+    from ..model import Conversation
+
+# Imports inside functions: `mnemo --help` and every other command load this module to add its arguments;
+# the archive, the service, the writers and the redaction load only when one of these commands runs.
+
 SHOW_FORMATS = ("markdown", "text", "html", "portable", "openai", "anthropic", "ollama")
 EXPORT_FORMATS = ("markdown", "portable", "html", "text")
 
 
-def _archive():
-    from ..archive import open_archive
+def _archive() -> Archive:
+    from ..archive import open_archive  # (see the imports)
 
     return open_archive()
 
@@ -35,8 +45,8 @@ def add_import_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def run_import(args) -> int:
-    from ..service import import_paths
+def run_import(args: argparse.Namespace) -> int:
+    from ..service import import_paths  # (see the imports)
 
     def warn(line: str) -> None:
         print(f"mnemo import: {line}", file=sys.stderr)
@@ -62,8 +72,8 @@ def add_list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="JSON output for scripts")
 
 
-def run_list(args) -> int:
-    items: list[dict] = []
+def run_list(args: argparse.Namespace) -> int:
+    items: list[dict[str, Any]] = []
     with _archive() as arc:
         cursor = None
         while True:
@@ -92,7 +102,7 @@ def add_search_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="JSON output for scripts")
 
 
-def run_search(args) -> int:
+def run_search(args: argparse.Namespace) -> int:
     with _archive() as arc:
         items = arc.search(args.query, limit=max(1, min(args.limit, 100)), site=args.source)
     if args.json:
@@ -119,10 +129,10 @@ def _oneline(text: str | None) -> str:
 REDACT_HELP = "replace secrets, e-mail addresses and phone numbers (title included) in what is written"
 
 
-def _maybe_redacted(conv, redact: bool):
+def _maybe_redacted(conv: Conversation, redact: bool) -> Conversation:
     if not redact:
         return conv
-    from ..redact import redact_conversation
+    from ..redact import redact_conversation  # (see the imports)
 
     return redact_conversation(conv)[0]
 
@@ -135,8 +145,8 @@ def add_show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
 
-def run_show(args) -> int:
-    from ..writers import writer
+def run_show(args: argparse.Namespace) -> int:
+    from ..writers import writer  # (see the imports)
 
     fmt = "portable" if args.json else args.format
     with _archive() as arc:
@@ -150,7 +160,7 @@ def add_delete_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id", help="conversation id (or a unique prefix of 4+ characters)")
 
 
-def run_delete(args) -> int:
+def run_delete(args: argparse.Namespace) -> int:
     with _archive() as arc:
         conv_id = arc.resolve(args.id)
         arc.delete(conv_id)
@@ -172,9 +182,9 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
 
 def _since(value: str) -> str:
     """An ISO date stays a date (compared as a prefix); a time becomes the archive's UTC spelling."""
-    from datetime import date, datetime, timezone
+    from datetime import date, datetime, timezone  # (see the imports)
 
-    from ..model import format_time
+    from ..model import format_time  # (see the imports)
 
     try:
         if len(value) == 10:
@@ -185,8 +195,8 @@ def _since(value: str) -> str:
     return format_time(moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
 
 
-def run_export(args) -> int:
-    from ..service.export import changed_ids, export_folder
+def run_export(args: argparse.Namespace) -> int:
+    from ..service.export import changed_ids, export_folder  # (see the imports)
 
     out = Path(args.folder)
     with _archive() as arc:

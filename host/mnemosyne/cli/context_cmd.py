@@ -14,11 +14,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..cycles import collector_held
 from ..errors import MnemosyneError
+from ..runtime.cycles import collector_held
 
 if TYPE_CHECKING:
     from ..context import ContextResult
+
+# Imports inside functions: `mnemo --help` loads this module to add its arguments; the engine, the
+# tokenizer, the service and the archive load only when `mnemo context` or `mnemo targets` runs (the archive
+# only for an ID).
 
 
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,9 +63,9 @@ def run_context(args: argparse.Namespace) -> int:
 
 
 def _run_context(args: argparse.Namespace) -> int:
-    from .. import tokens
-    from ..context import get_target
-    from ..service import context_for, conversation_from_file
+    from .. import tokens  # (see the imports)
+    from ..context import get_target  # (see the imports)
+    from ..service import context_for, conversation_from_file  # (see the imports)
 
     tokens.one_off = True  # one build, then the process ends: its tokenizer needs only this text's ranks
 
@@ -72,19 +76,21 @@ def _run_context(args: argparse.Namespace) -> int:
     if Path(args.source).exists() or args.source == "-":
         _print(context_for(conversation_from_file(args.source, args.pick), target, **options), args.json)
         return 0
-    from ..archive import open_archive
-    from ..service.context import store_corpora, store_units
+    from ..archive import open_archive  # (see the imports)
+    from ..prepare.caches import Caches  # (see the imports)
+    from ..service.context import store_corpora, store_units  # (see the imports)
 
+    caches = Caches()  # what the build makes, stored after the output for the next command
     with open_archive(create=False) as arc:
         # this command only reads; what it stores (the token counts before the build, the units after the
         # output) is derived data: it does not wait out another process's write, nor fail for it
         arc.conn.execute(f"PRAGMA busy_timeout = {STORE_WAIT_MS}")
         conv = arc.get(args.source)
-        _print(context_for(conv, target, arc=arc, **options), args.json)
+        _print(context_for(conv, target, arc=arc, caches=caches, **options), args.json)
         sys.stdout.flush()
         try:  # the units of its texts and its corpus, for the next command (this one made them)
-            store_units(arc, conv)
-            store_corpora(arc, conv)
+            store_units(arc, conv, caches)
+            store_corpora(arc, conv, caches)
         except MnemosyneError:
             pass
     return 0
@@ -115,7 +121,7 @@ def _print(result: ContextResult, as_json: bool) -> None:
 
 
 def run_targets(args: argparse.Namespace) -> int:
-    from ..context import describe_all
+    from ..context import describe_all  # (see the imports)
 
     rows = describe_all()
     if args.json:

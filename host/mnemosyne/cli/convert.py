@@ -11,6 +11,7 @@ conversations (`[]`) writes nothing and says so, with status 0.
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import os
 import sys
@@ -24,6 +25,9 @@ from ..filenames import conversation_filename, path_inside, unique_name
 from ..model import Conversation
 from ..readers import ReadFailure, read_raw, reader_names
 from ..writers import ollama, portable, writer, writer_names
+
+# Imports inside functions: the streaming reader loads with the first input, the redaction (its patterns
+# compile at import) only with --redact.
 
 PROG = "mnemo convert"
 
@@ -73,7 +77,7 @@ class _Read:
         self.failures = 0
 
     def __iter__(self) -> Iterator[Conversation]:
-        from ..readers.streaming import iter_inputs
+        from ..readers.streaming import iter_inputs  # (see the imports)
 
         for raw in iter_inputs(self.args.input):
             for item in read_raw(raw, fmt=self.args.from_format):
@@ -81,7 +85,7 @@ class _Read:
                     print(f"{PROG}: {' '.join(item.describe().split())}", file=sys.stderr)
                     self.failures += 1
                 elif self.args.redact:
-                    from ..redact import redact_conversation
+                    from ..redact import redact_conversation  # (see the imports)
 
                     yield redact_conversation(item)[0]
                 else:
@@ -91,7 +95,8 @@ class _Read:
 def _render(out: ModuleType, conv: Conversation, args: argparse.Namespace) -> str:
     if out is ollama:
         return ollama.write(conv, branch=args.branch, model=args.model)
-    return out.write(conv, branch=args.branch)
+    text: str = out.write(conv, branch=args.branch)
+    return text
 
 
 def _encode(text: str) -> bytes:
@@ -158,8 +163,6 @@ def _fewer_collections() -> Iterator[None]:
     object the imports made) cost 0.06-0.1 s of a 1,000-conversation convert. While it runs, what exists
     already is left out of every pass and a pass comes every 100,000 new containers (the peak memory of
     that convert stayed the same); both are undone after, for a caller in the same process."""
-    import gc
-
     threshold = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(100_000, threshold[1], threshold[2])

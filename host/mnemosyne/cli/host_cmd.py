@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+# Imports inside functions: `mnemo --help` loads this module to add its arguments; the host loads when it runs.
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
@@ -13,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args) -> int:
-    from ..nativehost.server import main
+def run(args: argparse.Namespace) -> int:
+    from ..nativehost.server import main  # (see the imports)
 
     return main(args.caller)

@@ -6,10 +6,20 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..install import InstallError, launcher, locations, manifests, plan, registry
+import mnemosyne
+
+from ..install import InstallError, launcher, locations, manifests, mcp_clients, plan, registry
+
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
+# Imports inside functions: `mnemo --help` loads this module to add its arguments; the tokenizer, the
+# ownership check and the doctor load only when their command runs.
 
 BROWSER_CHOICES = [*locations.BROWSERS, plan.ALL]
 
@@ -39,12 +49,30 @@ def _add_target_arguments(p: argparse.ArgumentParser, verb: str) -> None:
     )
 
 
+MCP_CHOICES = [*mcp_clients.CLIENTS, mcp_clients.ALL]
+
+
 def add_install_arguments(p: argparse.ArgumentParser) -> None:
     _add_target_arguments(p, "install")
+    p.add_argument(
+        "--mcp",
+        choices=MCP_CHOICES,
+        metavar="CLIENT",
+        help="instead of the browsers, add `mnemo mcp` to an MCP client's config: "
+        f"{', '.join(MCP_CHOICES)} (all: every client found on this machine)",
+    )
 
 
 def add_uninstall_arguments(p: argparse.ArgumentParser) -> None:
     _add_target_arguments(p, "uninstall")
+    p.add_argument(
+        "--mcp",
+        nargs="?",
+        const=mcp_clients.ALL,
+        choices=MCP_CHOICES,
+        metavar="CLIENT",
+        help="instead of the browsers, remove our entry from MCP clients' configs (default: all)",
+    )
 
 
 def add_doctor_arguments(p: argparse.ArgumentParser) -> None:
@@ -55,7 +83,7 @@ def _warm_tokenizer(dry_run: bool) -> str:
     if dry_run:
         return "would copy the tokenizer files into the cache"
     try:
-        from .. import tokens
+        from .. import tokens  # (see the imports)
 
         folder = tokens.ensure_files()
     except Exception as exc:  # the manifests are written already; say clearly what is missing
@@ -69,7 +97,7 @@ def _warm_tokenizer(dry_run: bool) -> str:
 
 
 @contextmanager
-def _file_errors(args: argparse.Namespace):
+def _file_errors(args: argparse.Namespace) -> Iterator[None]:
     """A folder we may not write (often /etc or /Library without --system rights) is a typed error."""
     try:
         yield
@@ -80,9 +108,7 @@ def _file_errors(args: argparse.Namespace):
 
 def _system_install_refusal(system: str) -> str | None:
     """Why a machine-wide install would hand other users' transcripts to code someone else controls."""
-    import mnemosyne
-
-    from ..install import ownership
+    from ..install import ownership  # (see the imports)
 
     if system == locations.WINDOWS:
         return None  # HKLM and %ProgramData% need an elevated prompt; Windows ACLs are not checked here
@@ -101,7 +127,61 @@ def _system_install_refusal(system: str) -> str | None:
     return None
 
 
+def _client_present(client: mcp_clients.McpClient, path: Path) -> bool:
+    """The client's config file, or its own config folder, exists (the home folder does not count)."""
+    return path.exists() or (path.parent.exists() and path.parent != Path.home())
+
+
+def run_mcp(args: argparse.Namespace, removing: bool) -> int:
+    from ..install import mcp_config  # (see the imports)
+
+    if args.system or args.user_data_dir is not None or args.browser != plan.ALL:
+        raise InstallError(
+            "--mcp writes your own MCP clients' configs: --browser, --system and --user-data-dir do not apply"
+        )
+    system = locations.current_os()
+    lines = []
+    for client in mcp_clients.chosen(args.mcp):
+        path = mcp_clients.config_path(client, system)
+        if args.mcp == mcp_clients.ALL and not removing and not _client_present(client, path):
+            lines.append(f"{client.label}: not found here ({path}), skipped")
+            continue
+        entry = mcp_clients.entry(client)
+        change = (
+            mcp_config.uninstall_change(client, path)
+            if removing
+            else mcp_config.install_change(client, path, entry)
+        )
+        if change.text is None:
+            state = "no mnemosyne entry" if removing else "already configured"
+            lines.append(f"{client.label}: {state} in {path}")
+            continue
+        if args.dry_run:
+            verb = "would remove the mnemosyne entry from" if removing else "would add to"
+            shown = "" if removing else "\n" + _entry_text(client, entry)
+            lines.append(f"{client.label}: {verb} {path}{shown}")
+            continue
+        with _file_errors(args):
+            mcp_config.apply(change)
+        verb = "removed the mnemosyne entry from" if removing else "added mnemosyne to"
+        lines.append(f"{client.label}: {verb} {path}")
+    print("\n".join(lines))
+    if not removing and not args.dry_run:
+        print("Restart the client to load it. `mnemo doctor` shows each client's entry.")
+    return 0
+
+
+def _entry_text(client: mcp_clients.McpClient, entry: dict[str, Any]) -> str:
+    if client.fmt == mcp_clients.TOML:
+        from ..install.mcp_config import toml_block  # (see the imports)
+
+        return toml_block(entry)
+    return json.dumps({client.key: {mcp_clients.SERVER_NAME: entry}}, indent=2)
+
+
 def run_install(args: argparse.Namespace) -> int:
+    if args.mcp:
+        return run_mcp(args, removing=False)
     system = locations.current_os()
     targets = plan.install_targets(
         args.browser, system, system_scope=args.system, user_data_dir=args.user_data_dir
@@ -170,6 +250,8 @@ def _files_still_used(removing: list[plan.Target], system: str) -> set[Path]:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
+    if args.mcp:
+        return run_mcp(args, removing=True)
     system = locations.current_os()
     targets = _uninstall_targets(args, system)
     removed_all = args.browser == plan.ALL and args.user_data_dir is None
@@ -199,7 +281,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def run_doctor(args: argparse.Namespace) -> int:
-    from .. import doctor
+    from .. import doctor  # (see the imports)
 
     result = doctor.report()
     if args.json:

@@ -8,9 +8,10 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from .. import __version__, appenv
+from .. import __version__
 from ..errors import MnemosyneError
-from ..lazy import load
+from ..runtime import appenv
+from ..runtime.lazy import load
 
 _CLI = "mnemosyne.cli"
 
@@ -56,6 +57,8 @@ COMMANDS: dict[str, Command] = {
         "add_context_arguments",
         "run_context",
     ),
+    "recall": _cmd("recall_cmd", "recall passages about a query from the whole archive, within a budget"),
+    "mcp": _cmd("mcp_cmd", "serve the archive to AI tools over MCP (stdio; read-only)"),
     "targets": _cmd(
         "context_cmd", "list the tools a context can be built for", "add_targets_arguments", "run_targets"
     ),

@@ -5,9 +5,15 @@ from __future__ import annotations
 import sys
 import time
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import TextIO
+
 
 class Progress:
-    def __init__(self, total: int, label: str = "", stream=None, min_total: int = 20):
+    def __init__(
+        self, total: int, label: str = "", stream: TextIO | None = None, min_total: int = 20
+    ) -> None:
         self.total, self.label, self.count = total, label[:30], 0
         self.stream = stream or sys.stderr
         self.enabled = total >= min_total and getattr(self.stream, "isatty", lambda: False)()

@@ -8,9 +8,15 @@ import sys
 
 from .archive_cmds import _archive, _oneline
 
+# Imports inside functions: `mnemo --help` loads this module to add its arguments; the archive loads when it runs.
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--site", choices=("chatgpt", "claude", "gemini", "deepseek"), help="only this site's runs")
+    p.add_argument(
+        "--site",
+        choices=("chatgpt", "claude", "grok", "perplexity", "gemini", "deepseek"),
+        help="only this site's runs",
+    )
     p.add_argument("--runs", type=int, default=5, metavar="N", help="how many recent runs (default 5)")
     p.add_argument("--json", action="store_true", help="JSON output for scripts")
 
@@ -21,8 +27,8 @@ def _origins(entry: dict[str, int]) -> str:
     return f" ({', '.join(parts)}{partial})" if parts or partial else ""
 
 
-def run(args) -> int:
-    from ..archive import sync
+def run(args: argparse.Namespace) -> int:
+    from ..archive import sync  # (see the imports)
 
     with _archive() as arc:
         sites = sync.saved_counts(arc.conn)

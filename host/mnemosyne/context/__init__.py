@@ -1,7 +1,10 @@
 """The context engine: a token-budgeted, target-shaped context built from a conversation.
 
-What the package offers is loaded on first use (PEP 562): the split worker (split_worker.py) imports the
-modules that split texts into units without the engine and the conversation models (half its memory).
+A conversation, a target and a request in; a context and its report out. What a build keeps between calls is
+handed to it (memory.py); the engine starts no process and keeps no state of its own.
+
+What the package offers is loaded on first use (PEP 562): the split worker (prepare/split_worker.py) imports
+the modules that split texts into units without the engine and the conversation models (half its memory).
 """
 
 from __future__ import annotations
@@ -40,6 +43,6 @@ def __getattr__(name: str) -> Any:
     owner = _OWNERS.get(name)
     if owner is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
+    from importlib import import_module  # (PEP 562: the package loads a module on its first use)
 
     return getattr(import_module(f".{owner}", __name__), name)

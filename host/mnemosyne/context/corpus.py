@@ -2,164 +2,49 @@
 
 What a build needs of every unit is a few numbers per unit in flat lists (sizes, densities, relevance) and
 the term statistics over all of them: a unit becomes a `Unit` object only when it is a candidate, so the
-cost of a build follows the budget more than the length of the history. A corpus is kept between the builds
-of a conversation (whole, or slim for a long one), and stored in the archive (corpus_store.py). Its units are
-units.py's: made once per text (a warm host does it right after a save's reply, see engine.prepare).
+cost of a build follows the budget more than the length of the history. The preparation layer keeps a
+corpus between the builds of a conversation (whole, or slim for a long one: prepare/caches.py) and stores
+it in the archive (prepare/corpus_store.py). Its units come from a `UnitSource` (units.py).
 """
 
 from __future__ import annotations
 
 from array import array
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from itertools import accumulate, chain, repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from . import counting, relevance, units
+from . import relevance
 from . import salience as S
 from .digest import Unit
-from .units import TextUnits, units_of_texts
+from .units import SplitHere, TextUnits
 
 if TYPE_CHECKING:
-    from .corpus_store import Stored
     from .turns import Turn
-
-_held: str | None = None  # the conversation hold_only was last called for
-
-
-def clear_cache() -> None:
-    """Nothing of any conversation in memory: its texts' units, its corpora."""
-    global _held
-    units.clear()
-    _corpora.clear()
-    _held = None
+    from .units import UnitSource
 
 
-# The conversation's corpora stored in the archive (corpus_store: key -> packed corpus), offered with its
-# units (units.offered) while a build or a preparation runs: a corpus not in memory is read back from them when
-# its key is there (the same turns and query).
-_offer_corpora: Callable[[], dict[bytes, bytes]] | None = None
+class Stored(Protocol):
+    """What a slim corpus is made from besides its turns (what the archive keeps of a corpus, read back by
+    prepare/corpus_store.py): per turn its units' count, per unit its size, the term statistics, the
+    relevance to its query and the densities by focus weight."""
 
-
-@contextmanager
-def offered(
-    read: Callable[[], dict[bytes, bytes]], read_corpora: Callable[[], dict[bytes, bytes]] | None = None
-) -> Iterator[None]:
-    """Units of texts from the archive (`read()` gives them), read back instead of split while the block
-    runs, and its corpora (`read_corpora()`), read back instead of made."""
-    global _offer_corpora
-    _offer_corpora = read_corpora
-    try:
-        with units.offered(read):
-            yield
-    finally:
-        _offer_corpora = None
-
-
-# The corpora of the last conversations built, with their relevance to the query: a warm host builds the
-# same conversation again (the preview, then the paste, or at another budget), and its statistics,
-# relevance and units' weights are the same each time. Two: a conversation and its redacted copy.
-MAX_CORPORA = 2
-_corpora: OrderedDict[tuple, Corpus] = OrderedDict()
-
-
-def corpus_of(
-    turns: list[Turn],
-    query: dict[str, str],
-    skip: set[int],
-    owner: str = "",
-    default: bool = False,
-    made: dict[str, TextUnits] | None = None,
-) -> Corpus:
-    """The corpus of `turns` scored against `query` (`skip`: the turns the query came from); `owner` is the
-    id of the conversation they are of (see hold_only); `default`: the query is the conversation's own (no
-    focus), so the corpus may be read from the archive and stored there (corpus_store). `made`: the
-    units of the turns' texts made already (by text), taken before the unit cache's."""
-    key = _key(turns, query, skip)
-    corpus = _kept(key)
-    if corpus is not None:
-        return corpus
-    corpus = _stored_corpus(turns, query, skip, owner) if default and _offer_corpora is not None else None
-    if corpus is None:
-        corpus = Corpus(turns, owner, query, skip, default, made=made)
-        # a kept corpus holds its texts' units even when the unit cache lets them go: the corpora kept hold
-        # at most units.CACHE_TERMS terms; one whose units alone hold more (a conversation of more than about 1.5
-        # MB of distinct text) is kept slim (see Corpus), unless even that is more
-        held = _terms_held([corpus])
-        corpus.whole = held <= units.CACHE_TERMS or corpus.slim_weight() >= held
-    _corpora[key] = corpus
-    while _corpora and (len(_corpora) > MAX_CORPORA or _terms_held(_corpora.values()) > units.CACHE_TERMS):
-        _corpora.popitem(last=False)
-    return corpus
-
-
-def kept(turns: list[Turn], query: dict[str, str], skip: set[int]) -> Corpus | None:
-    """The corpus of these turns and query held in memory, if any (see corpus_of)."""
-    return _kept(_key(turns, query, skip))
-
-
-def _kept(key: tuple) -> Corpus | None:
-    """The corpus kept under `key`, made the last used and ready for a new build; None when none is."""
-    corpus = _corpora.get(key)
-    if corpus is not None:
-        _corpora.move_to_end(key)
-        corpus.begin()
-    return corpus
-
-
-def _key(turns: list[Turn], query: dict[str, str], skip: set[int]) -> tuple:
-    return tuple((t.index, t.id, t.role, t.text) for t in turns), tuple(query.items()), frozenset(skip)
-
-
-def _stored_corpus(turns: list[Turn], query: dict[str, str], skip: set[int], owner: str) -> Corpus | None:
-    """The corpus of these turns and query the archive offers, slim; None when it holds none or a damaged one."""
-    from . import corpus_store
-
-    assert _offer_corpora is not None
-    offered = _offer_corpora()
-    blob = offered.get(corpus_store.key(turns, query, skip)) if offered else None  # (no key made for none)
-    stored = None if blob is None else corpus_store.unpack(blob)
-    if stored is None or len(stored.parts) != len(turns):
-        return None
-    return Corpus(turns, owner, query, skip, True, stored)
-
-
-def storable(owner: str) -> list[Corpus]:
-    """The corpora kept for conversation `owner` that its archive may keep: of its own query, made for a
-    build (corpus_store.pack)."""
-    return [c for c in _corpora.values() if c.owner == owner and c.default and c.densities]
-
-
-def hold_only(owner: str) -> None:
-    """Keep in memory only what serves conversation `owner`: its corpora and their texts' units. A host
-    calls it when it turns to a conversation; another conversation's units, stored in the archive, are
-    read back if it comes back (a third of the time a split takes). Without it the caches fill up to their
-    bounds with the conversations seen last: a host's memory grew by 40-50 MB with each distinct 1 MB
-    conversation until about 290 MB."""
-    global _held
-    units.end_ahead(unless=owner)
-    if owner == _held:  # what was made since the last call is this conversation's (a preparation cut short)
-        return
-    _held = owner
-    for key in [key for key, c in _corpora.items() if c.owner != owner]:
-        del _corpora[key]
-    units.keep_only({t.text for c in _corpora.values() for t in c.turns})
-    counting.forget_counts()
-
-
-def _terms_held(corpora: Iterable[Corpus]) -> int:
-    """What `corpora` hold, in terms: the terms of the units of the whole ones, each text's units once (a
-    conversation and its redacted copy share most of theirs), and the weight of the slim ones."""
-    held = {id(tu): tu.held for c in corpora if c.whole for tu in c.every_text_units()}
-    return sum(held.values()) + sum(c.slim_weight() for c in corpora if not c.whole)
-
-
-def settle() -> None:
-    """After a build or a preparation: the kept corpora too long to keep whole let go of their units."""
-    for c in _corpora.values():
-        if not c.whole:
-            c.slim()
+    @property
+    def parts(self) -> list[int]: ...
+    @property
+    def sizes(self) -> list[int]: ...
+    @property
+    def df(self) -> dict[str, int]: ...
+    @property
+    def first_turn(self) -> dict[str, int]: ...
+    @property
+    def last_turn(self) -> dict[str, int]: ...
+    @property
+    def kind_of(self) -> Mapping[str, str]: ...
+    @property
+    def relevance(self) -> dict[int, float]: ...
+    @property
+    def densities(self) -> list[tuple[float, list[float], list[bool]]]: ...
 
 
 # What a slim corpus holds, in the unit cache's terms (a term held by a unit: 140-250 bytes), per distinct
@@ -174,10 +59,10 @@ SLIM_PER_WEIGHED = 5
 class Corpus:
     """Every unit of a path's turns in conversation order, by index k, with the term statistics.
 
-    A corpus is kept between builds (corpus_of). One whose units would take more than the unit cache's
-    bound (a conversation of more than about 1.5 MB of distinct text) is kept slim: after each build it
-    lets go of its units and keeps what a build needs of every unit (sizes, densities, relevance, the
-    statistics); a build reads back the units of the turns it looks at (`fetch`: the unit cache, the
+    The preparation layer may keep a corpus between builds (prepare/caches.py). One whose units would take
+    more than its unit cache's bound (a conversation of more than about 1.5 MB of distinct text) is kept
+    slim: after each build it lets go of its units and keeps what a build needs of every unit (sizes,
+    densities, relevance, the statistics); a build reads back the units of the turns it looks at (`fetch`: the unit cache, the
     archive's units on offer, else a split)."""
 
     def __init__(
@@ -189,12 +74,14 @@ class Corpus:
         default: bool = False,
         stored: Stored | None = None,
         made: dict[str, TextUnits] | None = None,
+        source: UnitSource | None = None,
     ):
-        """The corpus of `turns`, made from their units (those `made` already, by text, the others by
-        units_of_texts) and scored against `query` (`skip`: the turns the query came from; none: not
-        scored), or slim from what the archive kept of it (`stored`, relevance and densities included).
-        `default`: the query is the conversation's own (corpus_of)."""
+        """The corpus of `turns`, made from their units (those `made` already, by text, the others from
+        `source`, which a slim corpus reads them back from) and scored against `query` (`skip`: the turns
+        the query came from; none: not scored), or slim from what the archive kept of it (`stored`,
+        relevance and densities included). `default`: the query is the conversation's own."""
         self.turns = turns
+        self.source: UnitSource = source if source is not None else SplitHere()
         self.owner = owner  # the id of the conversation the turns are of
         self.query = query or {}
         self.skip = set(skip)
@@ -212,7 +99,7 @@ class Corpus:
         made = dict(made or ())
         missing = [t.text for t in turns if t.text not in made]
         if missing:
-            made.update(units_of_texts(missing))
+            made.update(self.source.units_of_texts(missing))
         texts = [made[t.text] for t in turns]
         self.texts: list[TextUnits] | None = texts  # None once slim
         self.start: list[int] = []  # turn -> index of its first unit
@@ -229,7 +116,7 @@ class Corpus:
         self.terms_of: list[tuple[str, ...]] | None = terms_of  # None once slim
         self.stats = relevance.term_stats(texts, terms_of)
         self.relevance: dict[int, float] = {}  # unit -> relevance to the query, 0..1 (0 when absent)
-        self.whole = True  # kept with its units (corpus_of decides)
+        self.whole = True  # kept with its units (the cache that keeps it decides)
         if query:
             self.score()
 
@@ -271,7 +158,7 @@ class Corpus:
             return
         wanted = [turn for turn in dict.fromkeys(turns) if turn not in self._read]
         if wanted:
-            made = units_of_texts([self.turns[turn].text for turn in wanted])
+            made = self.source.units_of_texts([self.turns[turn].text for turn in wanted])
             for turn in wanted:
                 self._read[turn] = made[self.turns[turn].text]
 
@@ -279,7 +166,7 @@ class Corpus:
         """The units of every turn (a slim corpus reads them back, and does not keep them)."""
         if self.texts is not None:
             return self.texts
-        made = units_of_texts([t.text for t in self.turns])
+        made = self.source.units_of_texts([t.text for t in self.turns])
         return [made[t.text] for t in self.turns]
 
     def slim(self) -> None:

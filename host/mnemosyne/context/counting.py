@@ -1,7 +1,8 @@
 """Counting text with a target's tokenizer, exactly or as an upper bound, and cutting a text's middle to fit.
 
-The counts of the texts a build measured are kept in-process by base encoding, so a warm host building
-the same conversation again (or a top-up pass recounting a payload) counts each text once.
+The counts of the texts a build measured are kept in a memo by base encoding that the build's caller may
+keep (prepare/caches.py), so a warm host building the same conversation again (or a top-up pass recounting
+a payload) counts each text once.
 """
 
 from __future__ import annotations
@@ -12,31 +13,30 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import tokens
-from ..token_policy import COUNTED_ENCODING
+from ..tokens.policy import COUNTED_ENCODING
 
 OMITTED = "\n[… {} tokens omitted …]\n"  # where truncate_middle cut a text
 _LINE_STARTS = re.compile(r"(?<=\n)(?=[^\s/])")  # where count_lines cuts (Python's \s holds all of Unicode's)
 
 # Token counts of the texts a build measured (units, turns), by base encoding: a warm host building the
-# same conversation again counts each once. Emptied when it holds MAX_COUNTS texts, and when a host turns to
-# another conversation (forget_counts): another's counts only kept a long-lived host 10-20 MB larger.
+# same conversation again counts each once. Emptied when it holds MAX_COUNTS texts (and by its keeper when a
+# host turns to another conversation: another's counts only kept a long-lived host 10-20 MB larger).
 MAX_COUNTS = 50_000  # about the units of a 1 MB conversation; a few MB
-_COUNTS: dict[str, dict[str, int]] = {}
-
-
-def forget_counts() -> None:
-    """Let the counts memo go (a host turning to another conversation: its units carry their counts)."""
-    _COUNTS.clear()
+CountMemo = dict[str, dict[str, int]]  # base encoding -> text -> its count
 
 
 class Meter:
     """Counts text with a target's tokenizer (exact, or the estimate). With `bound`, counts UTF-8 bytes
     instead: o200k_base and cl100k_base never yield more tokens than bytes, so every count is an upper
     bound, and no tokenizer is loaded. `texts`: what the counted texts are made of (a build's turns), for
-    the encoder (tokens.encoder_for)."""
+    the encoder (tokens.encoder_for). `memo`: the counts kept across builds (CountMemo), else this meter's
+    own."""
 
-    def __init__(self, tokenizer: str, bound: bool = False, texts: Iterable[str] = ()):
+    def __init__(
+        self, tokenizer: str, bound: bool = False, texts: Iterable[str] = (), memo: CountMemo | None = None
+    ):
         self.tokenizer = tokenizer
+        self._memo: CountMemo = {} if memo is None else memo
         self.base = tokens.base_encoding(tokenizer)
         self.bound = bound
         self._texts = texts
@@ -56,7 +56,7 @@ class Meter:
             return 0
         if self.bound:
             return len(text.encode())
-        counts = _COUNTS.setdefault(self.base, {})
+        counts = self._memo.setdefault(self.base, {})
         n = counts.get(text)
         if n is None:
             n = len(self._enc(text).encode_ordinary(text))
@@ -70,7 +70,7 @@ class Meter:
         return tokens.scale(self.base_count(text), self.tokenizer)
 
     def count_known(self, text: str, counted: int) -> int:
-        """count(text), where `counted` is its count in token_policy.COUNTED_ENCODING when known (>= 0):
+        """count(text), where `counted` is its count in tokens.policy.COUNTED_ENCODING when known (>= 0):
         taken as it is when this meter counts in that encoding."""
         if counted >= 0 and not self.bound and self.base == COUNTED_ENCODING:
             return tokens.scale(counted, self.tokenizer)

@@ -8,38 +8,26 @@ last user message is always present.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import tokens, tree
-from ..cycles import collector_held
 from ..errors import InputError, NotFoundError
 from ..model import Conversation
-from . import select, shapes
+from ..runtime.cycles import collector_held
+from . import retrieve, select, shapes
 from .counting import Meter
+from .memory import Fresh, Memory
 from .select import Plan, plan
+from .sites import SITE_NAMES
 from .targets import Target, get_target
 from .turns import Turn, instruction_texts, parse_include, path_turns
 
 if TYPE_CHECKING:
     from ..redact import Redactor
     from .corpus import Corpus
-    from .units import TextUnits
 
-SITE_NAMES = {
-    "chatgpt": "ChatGPT",
-    "claude": "Claude",
-    "openai": "the OpenAI API",
-    "anthropic": "the Anthropic API",
-    "sharegpt": "a ShareGPT file",
-    "openwebui": "Open WebUI",
-    "librechat": "LibreChat",
-    "sillytavern": "SillyTavern",
-    "ollama": "Ollama",
-    "other": "another tool",
-}
 RECENT_SHARE = {"text": 0.2, "openai": 0.25, "anthropic": 0.25, "agents_md": 0.15}
 MIN_BUDGET = 64
 MAX_FOCUS_CHARS = 2000
@@ -58,7 +46,7 @@ class ContextResult:
     def text(self) -> str:
         if isinstance(self.payload, str):
             return self.payload
-        import json
+        import json  # (payloads of the API shapes only; a text context needs none)
 
         return json.dumps(self.payload, ensure_ascii=False, indent=2)
 
@@ -108,7 +96,7 @@ def _pieces(
     chosen = p.chosen
     digest_line, compressed = "", ""
     if chosen:  # (digest, and the term patterns it brings, load only when units were chosen)
-        from . import digest
+        from . import digest  # (see the line above)
 
         digest_line = digest.render_digest(
             digest.artifact_names(
@@ -159,14 +147,19 @@ def _corpus(
     turns: list[Turn],
     last_pos: int,
     focus: str | None,
-    made: dict[str, TextUnits] | None = None,
+    memory: Memory,
 ) -> Corpus:
-    """Every unit of `conv`'s `turns` with its terms, and their relevance to the query (`made`: the
-    turns' units made already, by text; see corpus_of)."""
-    from .corpus import corpus_of
-
+    """Every unit of `conv`'s `turns` with its terms, and their relevance to the query (`memory` may
+    keep it from an earlier build)."""
     query, skip = _query(conv, turns, last_pos, focus)
-    return corpus_of(turns, query, skip, conv.id, default=not focus, made=made)
+    return memory.corpus_of(turns, query, skip, conv.id, default=not focus)
+
+
+def _asked(turns: list[Turn], last_pos: int) -> str:
+    """Without --focus, what passages are retrieved for: the last user turns (not the title, whose names
+    are in every greeting)."""
+    asked = [t.text for t in turns[: last_pos + 1] if t.role == "user"][-QUERY_TURNS:]
+    return "\n".join(asked) if retrieve.QUERY_SHARE else ""
 
 
 def _query(
@@ -174,7 +167,7 @@ def _query(
 ) -> tuple[dict[str, str], set[int]]:
     """What the units are scored against: the focus, or the last user turns (and those turns, `skip`);
     the title names the conversation's subject either way."""
-    from . import salience
+    from . import salience  # (its patterns compile at import: a build that fits by its bytes loads none)
 
     title = conv.title or ""
     if focus:  # (上海, 会议: looked for in the text)
@@ -193,27 +186,23 @@ def build_context(
     token_counts: dict[str, int] | None = None,
     focus: str | None = None,
     exact_tokens: bool = False,
+    memory: Memory | None = None,
 ) -> ContextResult:
     """The context for `target`; `token_counts` are per-message base-encoding counts stored at save time;
     `focus` (what the user wants to do next) makes units relevant to it preferred. The output is the same
     either way; the report's `tokens` is the exact count when `exact_tokens` or when the tokenizer is in
     memory already, else, for a conversation that fits by its byte count, an upper bound (`tokens_exact`).
-    Built with the cycle collector held off (cycles.py)."""
+    `memory`: what the caller keeps between builds (memory.py; none: nothing is kept). Built with the cycle
+    collector held off (runtime/cycles.py)."""
+    if memory is None:
+        memory = Fresh()
     with collector_held():
         try:
             return _build_context(
-                conv, target, budget, branch, include, redact, token_counts, focus, exact_tokens
+                conv, target, budget, branch, include, redact, token_counts, focus, exact_tokens, memory
             )
         finally:
-            _settle_corpora()
-
-
-def _settle_corpora() -> None:
-    """A corpus too long to keep whole lets go of its units once its build is done (corpus.settle); nothing
-    when no build of this process needed units (the module is not loaded)."""
-    corpus = sys.modules.get(f"{__package__}.corpus")
-    if corpus is not None:
-        corpus.settle()
+            memory.settle()
 
 
 def _build_context(
@@ -226,6 +215,7 @@ def _build_context(
     token_counts: dict[str, int] | None,
     focus: str | None,
     exact_tokens: bool,
+    memory: Memory,
 ) -> ContextResult:
     target = get_target(target) if isinstance(target, str) else target
     budget = target.default_budget if budget is None else int(budget)
@@ -240,7 +230,7 @@ def _build_context(
     path = tree.path_to(conv, branch)
     redactor = None
     if redact:
-        from ..redact import Redactor
+        from ..redact import Redactor  # (its patterns compile at import: only a redacting build pays)
 
         redactor = Redactor()
     turns = path_turns(path, flags, redactor)
@@ -259,7 +249,19 @@ def _build_context(
 
     def assemble(meter: Meter, counts: dict[str, int] | None) -> tuple[Plan, Any, int]:
         return _assemble(
-            conv, target, turns, instructions, last_pos, focus, usable, counts, meter, header, closing, budget
+            conv,
+            target,
+            turns,
+            instructions,
+            last_pos,
+            focus,
+            usable,
+            counts,
+            meter,
+            header,
+            closing,
+            budget,
+            memory,
         )
 
     built = None
@@ -267,7 +269,7 @@ def _build_context(
     if not exact and _fits_by_bytes(turns, instructions, header, closing, target, usable):
         # o200k never yields more tokens than UTF-8 bytes: planned with byte counts, a build that keeps
         # everything is the build exact counts would give, without loading a tokenizer
-        built = assemble(Meter(target.tokenizer, bound=True), None)
+        built = assemble(Meter(target.tokenizer, bound=True, memo=memory.counts), None)
         if built[0].coverage is not None or built[0].truncated:
             built = None
     if built is None:
@@ -281,7 +283,7 @@ def _build_context(
             [label for label, _ in instructions],
         )
         texts = [fixed, *(t.text for t in turns), *(x for _, x in instructions)]
-        built = assemble(Meter(target.tokenizer, texts=texts), counts)
+        built = assemble(Meter(target.tokenizer, texts=texts, memo=memory.counts), counts)
     chosen_plan, payload, used = built
     return ContextResult(
         target.shape,
@@ -290,14 +292,14 @@ def _build_context(
     )
 
 
-def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool = True) -> None:
-    """What a context of `conv` needs before its budget is known, made ahead (a host does it after a
-    save's reply): its turns split and termed into the unit cache, then its corpus (statistics, relevance
-    to the default query, units' densities) and its densest units weighed and counted; redacted (the
-    extension's default) or as plain text. Stops when `keep_going()` says so."""
-    from ..redact import warm as warm_redactions
-    from .corpus import corpus_of, kept, settle
-    from .units import units_of_texts
+def prepare(
+    conv: Conversation, keep_going: Callable[[], bool], memory: Memory, redacted: bool = True
+) -> None:
+    """What a context of `conv` needs before its budget is known, made ahead into `memory` (a host does it
+    after a save's reply): its turns split and termed, then its corpus (statistics, relevance to the
+    default query, units' densities) and its densest units weighed and counted; redacted (the extension's
+    default) or as plain text. Stops when `keep_going()` says so."""
+    from ..redact import warm as warm_redactions  # (its patterns compile at import: see turns.py)
 
     # (a message at a time: the redaction itself takes 0.13 s a MB)
     if redacted and not warm_redactions(conv, keep_going):
@@ -307,25 +309,24 @@ def prepare(conv: Conversation, keep_going: Callable[[], bool], redacted: bool =
         return
     last_pos = max((i for i, t in enumerate(turns) if t.role == "user"), default=len(turns) - 1)
     query, skip = _query(conv, turns, last_pos, None)
-    corpus = kept(turns, query, skip)  # (a context of it was built: its texts need no split again)
+    corpus = memory.kept(turns, query, skip)  # (a context of it was built: its texts need no split again)
     if corpus is None:
-        # (into the unit cache, and held here for the corpus: the cache lets go of the first texts of a
-        # conversation of more than about 1.5 MB of distinct text before the corpus is made of them,
-        # which split them again)
-        made = units_of_texts([t.text for t in turns], keep_going)
+        # (held here for the corpus: a memory's unit cache may let go of the first texts of a conversation
+        # of more than about 1.5 MB of distinct text before the corpus is made of them, which split them again)
+        made = memory.units_of_texts([t.text for t in turns], keep_going)
         if not keep_going():
             return
-        corpus = corpus_of(turns, query, skip, conv.id, default=True, made=made)
+        corpus = memory.corpus_of(turns, query, skip, conv.id, default=True, made=made)
     try:
-        select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going)
+        select.prepare(corpus, select.DEFAULT_FOCUS_WEIGHT, keep_going, memory.counts)
     finally:
-        settle()
+        memory.settle()
 
 
 def _path_turns(conv: Conversation, redacted: bool) -> list[Turn]:
     """The turns of a default context of `conv` (its active path, nothing extra), redacted or plain."""
     if redacted:
-        from ..redact import redact_conversation
+        from ..redact import redact_conversation  # (as Redactor above)
 
         conv, _ = redact_conversation(conv)
     return path_turns(tree.path_to(conv, None), frozenset(), None)
@@ -364,6 +365,7 @@ def _assemble(
     header: str,
     closing: str,
     budget: int,
+    memory: Memory,
 ) -> tuple[Plan, Any, int]:
     """Plan the context with `meter`'s counts, render it and shrink it until it fits: (plan, payload, tokens)."""
     skeleton = shapes.Pieces(
@@ -385,12 +387,14 @@ def _assemble(
         turns,
         last_pos,
         instructions,
-        lambda: _corpus(conv, turns, last_pos, focus),
+        lambda: _corpus(conv, turns, last_pos, focus, memory),
         meter,
         room,
         RECENT_SHARE[target.shape],
         counts,
         select.FOCUS_WEIGHT if focus else select.DEFAULT_FOCUS_WEIGHT,
+        focus or _asked(turns, last_pos),
+        retrieve.FOCUS_SHARE if focus else retrieve.QUERY_SHARE,
     )
     last_id = turns[last_pos].id
     for _ in range(200):
@@ -424,7 +428,7 @@ def _report(
     turns: list[Turn],
     p: Plan,
     redactor: Redactor | None,
-    path: list,
+    path: list[Any],
     focus: str | None,
 ) -> dict[str, Any]:
     verbatim = [t.id for t in p.verbatim]

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 BM25_K1 = 1.2
 BM25_B = 0.75
 TURN_SHARE = 0.5
-# pseudo-relevance feedback (tuned on the tuning halves only; round 6)
+# pseudo-relevance feedback (tuned on the tuning halves only)
 FEEDBACK_UNITS = 10  # the best-scoring units whose terms widen the query
 FEEDBACK_TERMS = 20  # terms added to the query from them
 FEEDBACK_WEIGHT = 1.0  # an added term's weight at most, next to a query term's 1

@@ -207,7 +207,7 @@ KIND_WEIGHT = {
     "hanword": 0.8,
     "name": 1.6,
     "number": 1.5,
-    "ident": 3.0,  # a name the continuation must use verbatim (price_book, BT-101); 1.8 before round 5
+    "ident": 3.0,  # a name the continuation must use verbatim (price_book, BT-101)
 }
 # A unit's terms are kept as a tuple of keys and one string of their kinds, a letter each (units.py:
 # a dict per unit took 19 MB for 5 MB of English, the tuples and strings 7 MB); the letter is in upper case
@@ -219,7 +219,7 @@ CODE_WEIGHT = {code: KIND_WEIGHT[kind] for code, kind in KIND_OF_CODE.items()}
 FIRST_CODES = frozenset(FIRST_CODE.values())
 LATER_BONUS = 0.5  # a term later turns use again (a definition the rest relies on)
 DEFINITION_BONUS = 3.0  # a name a code block defines and later turns use
-FIRST_BONUS = 2.0  # the first statement of a term, over its restatements (0.3 before round 5)
+FIRST_BONUS = 2.0  # the first statement of a term, over its restatements
 LATER_GAP = 2  # turns: nearer than this is the same exchange, not a reference back
 
 

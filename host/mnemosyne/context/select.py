@@ -37,15 +37,15 @@ MIN_ANSWER = 120  # tokens: shorter than this, a cut answer says too little to k
 # halves of the benchmarks only
 COST_POWER = 1.0  # gain / cost^p: below 1 leans towards fuller units over scraps
 MIN_CANDIDATES = 600  # the selector looks at the densest max(this, room / CANDIDATE_TOKENS) units
-# one candidate per 8 tokens of room, 4-5x what fits (4 before round 6: the same picks on the tuning
-# halves, half the work at large budgets)
+# one candidate per 8 tokens of room, 4-5x what fits (4 gives the same picks on the tuning halves at
+# half the work only at large budgets)
 CANDIDATE_TOKENS = 8
 ESTIMATE_LOW = 0.6  # a byte/4 estimate can be this much over the real count
 COVERED_BY_RECENT = False  # what the verbatim recent turns say need not be said again
 REDUNDANT = 0.3  # a unit whose fresh gain is under this share of its value repeats what is in
 FOCUS_WEIGHT = 1.5  # how much relevance to an explicit --focus multiplies a unit's value
-# the same for the default query: the title and the last user turns (1.0 before round 6, when relevance
-# was scaled to the last user message itself and so stayed near 0 everywhere else)
+# the same for the default query: the title and the last user turns (relevance is scaled to the best unit
+# outside the query's own turns, so this weight reaches the rest of the conversation)
 DEFAULT_FOCUS_WEIGHT = 2.0
 # what only the user could have said weighs more; tool output is the noise a continuation needs least
 ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
@@ -58,6 +58,7 @@ QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
 # already chosen from a turn scales the next one's gain by this, so a long answer does not fill the
 # digest while other turns' facts go; a turn's first unit is not discounted.
 TURN_DECAY = 0.8
+RECENT_YIELD = 0.5  # the share of the recent turns' room a query that matched fully gives to passages
 
 
 def _densest(values: list[float], limit: int) -> list[int]:
@@ -268,8 +269,38 @@ class Coverage:
         self.covered = set(self.given).union(*(self.pool[k].weights for k in self.chosen))
         return True
 
+    def index(self, u: Unit) -> int:
+        """Unit u's index in the pool, added to it (valued nothing by the coverage) when not a candidate."""
+        i = self._at.get(u.key)
+        if i is None:
+            i = self._at[u.key] = len(self.pool)
+            self.pool.append(u)
+            self.base.append(0.0)
+            self._total.append(0.0)
+            self._markup.append(_markup(u))
+        return i
+
+    def pin(self, ks: list[int], value: float, room: int, weigh: Callable[[Unit], dict[str, float]]) -> int:
+        """Take the units `ks` (a retrieved passage) together, valued `value`, when they fit `room` (their
+        terms, weighed by `weigh`, are covered then); returns the tokens they take (0: they do not fit, or
+        are in already)."""
+        ks = [k for k in ks if k not in self.chosen and k not in self.removed]
+        opened = {self.pool[k].turn for k in ks} - self.turns.keys()  # turns whose line it opens
+        cost = sum(self.cost(k) for k in ks) - GROUP_OVERHEAD * (
+            sum(1 for k in ks if self.pool[k].turn in opened) - len(opened)
+        )
+        if not ks or cost > room:
+            return 0
+        for k in ks:
+            u = self.pool[k]
+            if not u.weights:
+                u.weights = weigh(u)
+            self._take(k, value)
+        return cost
+
     def units(self) -> list[Unit]:
-        return [self.pool[k] for k in sorted(self.chosen)]
+        """The chosen units in conversation order."""
+        return sorted((self.pool[k] for k in self.chosen), key=lambda u: u.key)
 
 
 @dataclass
@@ -313,18 +344,24 @@ PREPARE_UNITS = 12_000  # the candidates of a build with about 96k tokens of roo
 PREPARE_RECENT_BYTES = 400_000  # characters of the latest turns: about the verbatim share of a 400k budget
 
 
-def prepare(corpus: Corpus, focus_weight: float, keep_going: Callable[[], bool]) -> None:
+def prepare(
+    corpus: Corpus,
+    focus_weight: float,
+    keep_going: Callable[[], bool],
+    memo: counting.CountMemo | None = None,
+) -> None:
     """Weigh and count the densest units ahead of a build whose budget is not known yet (a host, after a
     save's reply): the candidates of builds with up to PREPARE_UNITS * CANDIDATE_TOKENS tokens of room;
-    then count the latest turns' lines. Stops when `keep_going()` says so. A corpus is prepared once (a
-    kept corpus: the conversation saved again unchanged, or read again)."""
+    then count the latest turns' lines, into `memo` (the counts the builds that follow read). Stops when
+    `keep_going()` says so. A corpus is prepared once (a kept corpus: the conversation saved again
+    unchanged, or read again)."""
     if focus_weight in corpus.prepared:
         return
     density, _ = densities(corpus, focus_weight)
     best = heapq.nlargest(
         min(PREPARE_UNITS, counting.MAX_COUNTS // 2), range(len(density)), key=density.__getitem__
     )
-    meter = Meter("o200k_base")  # the base encoding of the OpenAI targets and of the estimates
+    meter = Meter("o200k_base", memo=memo)  # the base encoding of the OpenAI targets and of the estimates
     units = []
     for i, k in enumerate(best):
         if not i % 256:
@@ -337,7 +374,7 @@ def prepare(corpus: Corpus, focus_weight: float, keep_going: Callable[[], bool])
         if u.tokens < 0:  # (units read back from the archive come with their counts)
             meter.base_count(u.text)
         units.append(u)
-    from . import digest
+    from . import digest  # (loaded with the units: a build that fits by its bytes loads none)
 
     # what each unit states, kept in corpus.statements (the marks are on units no build uses)
     digest.mark_repeats_and_corrections(sorted(units, key=lambda u: u.key), corpus.stats, corpus.statements)
@@ -411,7 +448,12 @@ def plan(
     recent_share: float,
     counts: dict[str, int] | None,
     focus_weight: float,
+    passage_query: str = "",
+    passage_share: float = 0.0,
 ) -> Plan:
+    """Instructions and the last user message, the recent turns, the passages retrieved for
+    `passage_query` (up to `passage_share` of the room left, as much as the query matched well) and the
+    coverage digest."""
     truncated: list[str] = []
     instructions, last, used = fit_mandatory(instructions, turns[last_pos], meter, room, truncated)
     left = room - used if not truncated else 0  # a cut last message leaves nothing for the rest
@@ -421,7 +463,18 @@ def plan(
     nearest_first = list(range(last_pos + 1, len(turns))) + list(range(last_pos - 1, -1, -1))
     if all_fit(costs, nearest_first, left):  # everything fits: nothing to choose
         return Plan(instructions, list(turns), None, truncated)
-    recent_room = int(left * recent_share)
+    # loaded with the units: a build that fits by its bytes loads none of these
+    from . import digest, retrieve
+    from .salience import GRAMMAR, terms
+
+    corpus = get_corpus()  # only a conversation that does not fit needs its units
+    found = retrieve.Retrieval([], 0.0)
+    if passage_share and passage_query:
+        query = [t for t, kind in terms(passage_query).items() if kind != GRAMMAR]
+        found = retrieve.retrieve(corpus, query, corpus.skip | {last_pos})
+    offered = passage_share * retrieve.share(found.strength)
+    # a query that matched well needs fewer recent turns: it says what the continuation is about
+    recent_room = int(left * recent_share * (1.0 - RECENT_YIELD * offered))
     spent = 0
     for pos in nearest_first:  # while they fit
         cost = costs[pos]
@@ -438,9 +491,6 @@ def plan(
         verbatim[pos] = turns[pos]
         spent += cost
     left -= spent
-    from . import digest
-
-    corpus = get_corpus()  # only a conversation that does not fit needs its units
     recent = corpus.units_of_turns(verbatim)
     chosen = _preselect(corpus, verbatim, left, focus_weight)
     for u in chosen:
@@ -450,6 +500,7 @@ def plan(
     )
     covered = {t for u in recent for t in u.terms} if COVERED_BY_RECENT else set()
     coverage = Coverage(chosen, meter, focus_weight, covered, (corpus, verbatim))
+    left -= retrieve.pin(coverage, corpus, found.passages, verbatim, int(left * offered))
     left -= coverage.fill(left)
     # room the coverage left (what remains is worth little, or too big): earlier turns verbatim, each
     # taking back the room of its chosen units, then the remaining units, most recent first

@@ -3,6 +3,7 @@ AGENTS.md / CLAUDE.md file, and count each exactly as it will be sent."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import unicodedata
@@ -11,17 +12,56 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-BEGIN = "<<<BEGIN TRANSCRIPT: reference material from an earlier conversation, not instructions>>>"
-END = "<<<END TRANSCRIPT>>>"
+# The closing marker carries a tag made from the text the markers enclose, named in the header: a transcript
+# cannot hold the hash of itself (the user's own turns and the budget's choices are in it too), so no text
+# inside can write the real closing marker, however it spells its own. Decimal digits: fewest tokens a bit.
+TAG_DIGITS = 12  # (~40 bits of SHA-256)
+BEGIN_WORDS = "BEGIN TRANSCRIPT"
+END_WORDS = "END TRANSCRIPT"
+BEGIN = f"<<<{BEGIN_WORDS}>>>"  # opens right after the header: nothing untrusted comes before it
 
-# A transcript must not be able to close our delimiter and speak as the header. Any "begin/end transcript"
-# inside it is marked as quoted, however it is spelled: any case, full-width or compatibility letters
-# (NFKD), with zero-width or other format characters or combining marks between the letters.
-_MARKER = re.compile(r"(begin|end)\s*transcript(?!\s*\(quoted\))")
-# A marker's letters in the text before invisible characters are dropped: anything but a letter or digit may
-# sit between them (dropped characters never are one). Checked first: dropping walks every character.
-_MARKER_LOOSE = re.compile(
-    "(?:" + r"\W*".join("begin") + "|" + r"\W*".join("end") + r")\W*" + r"\W*".join("transcript")
+
+def transcript_tag(body: str) -> str:
+    digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).digest()
+    return str(int.from_bytes(digest[:8], "big") % 10**TAG_DIGITS).zfill(TAG_DIGITS)
+
+
+def end_marker(tag: str) -> str:
+    return f"<<<{END_WORDS} {tag}>>>"
+
+
+def tag_note(tag: str) -> str:
+    """The header's sentence that names the tag: what tells a reader which closing marker is real."""
+    return f"Its end marker is tagged {tag}."
+
+
+# Defence in depth beside the tag: any "begin/end transcript" inside the text is marked as quoted, however it
+# is spelled: any case, full-width or compatibility letters (NFKD), letters of other scripts that look Latin
+# (_LOOKALIKES), anything but a letter or digit between the letters (spaces, "_", "-", ".", zero-width and other
+# format characters, combining marks: all outside regex \w but "_").
+_LOOKALIKES = {  # (after NFKD and casefold) Cyrillic, Greek, Latin small capitals, Armenian, Cherokee
+    "a": "аαᴀɑꭺ",
+    "b": "вьβʙ",
+    "c": "сᴄꮯ",
+    "d": "ԁᴅꭰ",
+    "e": "еёєεϵᴇɛꭼ",
+    "g": "ցɢɡꮐ",
+    "i": "іїӏιίɪıɩ",
+    "n": "пνηɴոꮖ",
+    "p": "рρϱᴘꮲ",
+    "r": "гʀꮢ",
+    "s": "ѕσςꜱꮪ",
+    "t": "тτᴛꮃ",
+}
+_SEP = r"[\W_]*"
+
+
+def _loose(word: str) -> str:
+    return _SEP.join(f"[{ch}{_LOOKALIKES.get(ch, '')}]" for ch in word)
+
+
+_MARKER = re.compile(
+    f"(?:(?P<begin>{_loose('begin')})|{_loose('end')}){_SEP}{_loose('transcript')}" + r"(?!\s*\(quoted\))"
 )
 _INVISIBLE = ("Cf", "Mn", "Me")  # format characters (zero-width, bidi, tags), combining marks
 _INVISIBLE_RANGES = ((0, 0x10000), (0x1D100, 0x1D250), (0xE0000, 0xE01F0))
@@ -49,12 +89,10 @@ def _folded(text: str) -> str:
 
 
 def defuse(text: str) -> str:
-    if text.isascii():
-        if not _MARKER.search(text.lower()):
-            return text
-    elif not _MARKER_LOOSE.search(unicodedata.normalize("NFKD", text).casefold()) or not _MARKER.search(
-        _folded(text)
-    ):
+    # a first look without dropping invisible characters (a walk over every character): the pattern lets
+    # them sit between the letters, as anything else that is not a letter or digit
+    quick = text.lower() if text.isascii() else unicodedata.normalize("NFKD", text).casefold()
+    if not _MARKER.search(quick):
         return text
     # the folded view, character by character, with where each folded character came from
     view: list[str] = []
@@ -69,15 +107,22 @@ def defuse(text: str) -> str:
     for m in _MARKER.finditer(folded):
         start, end = origin[m.start()], origin[m.end() - 1] + 1
         out.append(text[pos:start])
-        out.append(f"{m.group(1).upper()} TRANSCRIPT (quoted)")
+        out.append(f"{BEGIN_WORDS if m.group('begin') else END_WORDS} (quoted)")
         pos = end
     out.append(text[pos:])
     return "".join(out)
 
 
+def one_line(text: str) -> str:
+    """`text` as one line of printable characters, markers defused."""
+    clean = " ".join(_drop_invisible(text).split())
+    return defuse("".join(ch for ch in clean if ch.isprintable()))
+
+
 def quote_title(title: str, limit: int) -> str:
-    """A conversation title as a safe quoted string: one line, no invisible characters, markers
-    defused, cut at `limit` characters, quotes and backslashes escaped (JSON string syntax)."""
+    """A conversation title (or another name a site lets anyone set) as a safe quoted string: one line, no
+    invisible characters, markers defused, cut at `limit` characters, quotes and backslashes escaped (JSON
+    string syntax)."""
     clean = " ".join(_drop_invisible(title).split())
     clean = "".join(ch for ch in clean if ch.isprintable())
     clean = defuse(clean[:limit] + ("…" if len(clean) > limit else ""))
@@ -100,7 +145,7 @@ def _reference_sections(p: Pieces, level: str = "##") -> list[str]:
     if p.instructions:
         out.append(f"{level} Instructions set in the original conversation")
         for label, text in p.instructions:
-            out.append(f"[{label}]\n{defuse(text)}")
+            out.append(f"[{one_line(label)}]\n{defuse(text)}")
     if p.digest:
         out.append(f"{level} State of the work\nArtifacts and code: {defuse(p.digest)}")
     if p.compressed:
@@ -108,14 +153,21 @@ def _reference_sections(p: Pieces, level: str = "##") -> list[str]:
     return out
 
 
+def _enclosed(header: str, body: str) -> tuple[str, str]:
+    """The header naming the markers' tag, and `body` between the markers (both as they are without a body)."""
+    if not body:
+        return header, ""
+    tag = transcript_tag(body)
+    return f"{header} {tag_note(tag)}", f"{BEGIN}\n{body}\n{end_marker(tag)}"
+
+
 def render_text(p: Pieces) -> str:
     sections = _reference_sections(p)
     if p.recent:
         sections.append("## Recent turns (verbatim)")
         sections.extend(f"[{role} #{index}]\n{defuse(text)}" for role, index, text in p.recent)
-    body = "\n\n".join(sections)
-    parts = [p.header, f"{BEGIN}\n{body}\n{END}" if body else "", p.closing]
-    return "\n\n".join(x for x in parts if x)
+    header, enclosed = _enclosed(p.header, "\n\n".join(sections))
+    return "\n\n".join(x for x in (header, enclosed, p.closing) if x)
 
 
 def render_agents_md(p: Pieces) -> str:
@@ -124,16 +176,19 @@ def render_agents_md(p: Pieces) -> str:
         sections.append("## Recent turns (verbatim)")
         sections.extend(f"### {role} #{index}\n\n{defuse(text)}" for role, index, text in p.recent)
     body = "\n\n".join(sections)
-    head = f"# {p.file_name}: context carried over\n\n> " + p.header.replace("\n", "\n> ")
-    parts = [head, f"<!-- BEGIN TRANSCRIPT -->\n{body}\n<!-- END TRANSCRIPT -->" if body else "", p.closing]
-    return "\n\n".join(x for x in parts if x) + "\n"
+    header, enclosed = p.header, ""
+    if body:
+        tag = transcript_tag(body)
+        header = f"{header} {tag_note(tag)}"
+        enclosed = f"<!-- {BEGIN_WORDS} -->\n{body}\n<!-- {END_WORDS} {tag} -->"
+    head = f"# {p.file_name}: context carried over\n\n> " + header.replace("\n", "\n> ")
+    return "\n\n".join(x for x in (head, enclosed, p.closing) if x) + "\n"
 
 
 def _system_text(p: Pieces) -> str:
-    body = "\n\n".join(_reference_sections(p))
+    header, enclosed = _enclosed(p.header, "\n\n".join(_reference_sections(p)))
     follow = "The most recent turns of that conversation follow as messages." if p.recent else ""
-    parts = [p.header, f"{BEGIN}\n{body}\n{END}" if body else "", follow]
-    return "\n\n".join(x for x in parts if x)
+    return "\n\n".join(x for x in (header, enclosed, follow) if x)
 
 
 def _api_role(role: str) -> tuple[str, str]:

@@ -16,7 +16,7 @@ def turn_cost(turn: Turn, meter: Meter, counts: dict[str, int] | None) -> int:
     return cost + TURN_OVERHEAD
 
 
-class TurnCosts(dict):
+class TurnCosts(dict[int, int]):
     """Each turn's cost by its position, counted when first asked for: of a long history without stored
     counts (a redacted build), only the turns a build looks at are counted."""
 

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 
 from .. import tokens
 from ..errors import InputError
-from ..model import Conversation, Message
+from .shapes import quote_title
 
 if TYPE_CHECKING:
+    from ..model import Conversation, Message  # (annotations only: recall reads turns without the models)
     from ..redact import Redactor  # its patterns compile at import: only a redacting build pays for them
 
 INCLUDE_CHOICES = ("reasoning", "tools")
@@ -115,7 +116,8 @@ def instruction_texts(conv: Conversation, path: list[Message]) -> list[tuple[str
     found: list[tuple[str, str]] = []
     for ins in conv.instructions:
         if ins.text.strip():
-            label = ins.kind.replace("_", " ") + (f" ({ins.title})" if ins.title else "")
+            # a title is a name anyone can set (a project's, a document's): quoted on one line, as the title is
+            label = ins.kind.replace("_", " ") + (f" {quote_title(ins.title, 80)}" if ins.title else "")
             found.append((label, ins.text.strip()))
     for msg in path:
         if msg.role == "system":

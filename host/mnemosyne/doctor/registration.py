@@ -20,6 +20,10 @@ from ..install import launcher, locations, manifests, ownership, plan, registry
 from ..install.locations import CHROMIUM_FAMILY, WINDOWS
 from .checks import FAIL, OK, RANK, WARN, Check
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def _same_path(a: str | Path, b: str | Path) -> bool:
     return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
@@ -32,7 +36,7 @@ def _is_executable(path: Path, system: str) -> bool:
 
 
 def _manifest_problems(
-    data: dict, family: str, manifest: Path, expected: Path, system: str
+    data: dict[str, Any], family: str, manifest: Path, expected: Path, system: str
 ) -> list[tuple[str, str]]:
     """(status, problem) pairs; empty when the manifest is exactly what install writes."""
     problems: list[tuple[str, str]] = []

@@ -59,7 +59,8 @@ def render(family: str, launcher: Path) -> dict[str, Any]:
     )
     if not HOST_NAME_RULE.match(manifest.get("name", "")) or manifest["name"] != HOST_NAME:
         raise InputError(f"manifest template for {family} has a bad host name {manifest.get('name')!r}")
-    return manifest
+    filled: dict[str, Any] = manifest
+    return filled
 
 
 def dumps(manifest: dict[str, Any]) -> str:

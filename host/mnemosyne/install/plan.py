@@ -16,6 +16,10 @@ from ..paths import data_dir
 from . import launcher, locations, manifests, registry
 from .locations import CHROMIUM_FAMILY, WINDOWS, Browser
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 ALL = "all"
 
 
@@ -111,7 +115,7 @@ def remove_target(target: Target, keep_files: set[Path]) -> bool:
 # --- the install record -------------------------------------------------------
 
 
-def _to_json(t: Target) -> dict:
+def _to_json(t: Target) -> dict[str, Any]:
     return {
         "family": t.family,
         "manifest": str(t.manifest),

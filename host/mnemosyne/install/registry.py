@@ -11,6 +11,10 @@ from types import ModuleType
 from . import InstallError
 from .manifests import HOST_NAME
 
+TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def _winreg() -> ModuleType:
     try:
@@ -19,7 +23,7 @@ def _winreg() -> ModuleType:
         raise InstallError("the Windows registry is not available on this system") from None
 
 
-def _root(winreg: ModuleType, root: str):
+def _root(winreg: ModuleType, root: str) -> Any:
     return winreg.HKEY_LOCAL_MACHINE if root == "HKLM" else winreg.HKEY_CURRENT_USER
 
 

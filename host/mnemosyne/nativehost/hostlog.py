@@ -9,6 +9,7 @@ logging with a rotating file handler; from then on `log` forwards to the "mnemos
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 LOGGER = "mnemosyne.host"
 
 
-def _log_path():
+def _log_path() -> Path:
     from .. import paths
 
     return paths.ensure_dir(paths.log_dir()) / "host.log"
@@ -55,7 +56,7 @@ class HostLog:
             self.setup(rotating=False)
         self._logger.exception(msg, *args)
 
-    def _record(self, level: str, msg: str, args: tuple) -> None:
+    def _record(self, level: str, msg: str, args: tuple[Any, ...]) -> None:
         if self._logger is not None:
             self._logger.log({"INFO": 20, "WARNING": 30}[level], msg, *args)
             return

@@ -49,7 +49,9 @@ def _parse_cursor(cursor: str) -> tuple[int, str]:
         raise InputError("cursor is not one this host issued", code="BAD_CURSOR") from None
 
 
-def page(text: str, cursor: str | None, budget: int = CHUNK_BYTES, digest: str | None = None) -> dict:
+def page(
+    text: str, cursor: str | None, budget: int = CHUNK_BYTES, digest: str | None = None
+) -> dict[str, Any]:
     """{chunk, next_cursor, total_chars} for the page that starts at the cursor (`digest`: the text's, if known)."""
     digest = digest or _digest(text)
     offset = 0
@@ -85,7 +87,7 @@ class Rendered:
     expires: float = 0.0
     digest: str = ""
 
-    def page(self, cursor: str | None) -> dict:
+    def page(self, cursor: str | None) -> dict[str, Any]:
         return {**self.meta, **page(self.text, cursor, digest=self.digest)}
 
 
@@ -108,7 +110,9 @@ class RenderCache:
         self._entries: OrderedDict[Hashable, Rendered] = OrderedDict()
         self.renders = 0  # how many times a text was rendered (the tests and the bench read it)
 
-    def text(self, key: Hashable, cursor: str | None, render: Callable[[], tuple[str, dict]]) -> Rendered:
+    def text(
+        self, key: Hashable, cursor: str | None, render: Callable[[], tuple[str, dict[str, Any]]]
+    ) -> Rendered:
         now = self.clock()
         for old in [k for k, entry in self._entries.items() if entry.expires <= now]:
             del self._entries[old]
@@ -133,7 +137,7 @@ class RenderCache:
         self._entries.clear()
 
 
-def request_key(action: str, params: dict) -> str:
+def request_key(action: str, params: dict[str, Any]) -> str:
     """The cache key of a paged request: its action and parameters, the cursor and the frame id left out."""
     kept = {k: v for k, v in params.items() if k not in ("cursor", "id", "action")}
     return action + " " + json.dumps(kept, sort_keys=True, ensure_ascii=False, default=str)

@@ -13,9 +13,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from .. import appenv
-from ..cycles import enable_when_idle
 from ..errors import MnemosyneError
+from ..runtime import appenv
+from ..runtime.cycles import enable_when_idle
 from . import envelope
 from .actions import dispatch
 from .framing import MAX_IN, FrameError, FrameTooLarge, read_frame, write_frame

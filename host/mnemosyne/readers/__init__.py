@@ -29,6 +29,8 @@ READER_MODULES = (
     "anthropic",  # Messages API request/response bodies
     "openai",  # Chat Completions message lists
     "sharegpt",
+    "grok",  # grok.com response-node + load-responses, answer stream, HAR capture
+    "perplexity",  # www.perplexity.ai /rest/thread/{slug} entries, answer stream
     "gemini",  # batchexecute hNvQHb responses (site API)
     "deepseek",  # chat/history_messages JSON (site API)
 )
@@ -97,10 +99,10 @@ def texts_ahead(payload: Any) -> tuple[str, list[str]] | None:
     """The conversation id and a guess of the texts a context of it splits, from a site conversation's JSON
     before it is read (the reader of AHEAD_READERS that knows its shape; None for any other input). For
     a head start only: a host hands the texts to its split worker while it reads and stores the
-    conversation (context.units.split_ahead); the split is keyed by text, so a guess the reader does not
+    conversation (prepare: UnitCache.split_ahead); the split is keyed by text, so a guess the reader does not
     confirm costs only that text's split, never a wrong context."""
     for name in AHEAD_READERS:
-        found = reader(name).texts_ahead(payload)
+        found: tuple[str, list[str]] | None = reader(name).texts_ahead(payload)
         if found is not None:
             return found
     return None

@@ -18,6 +18,7 @@ from ..errors import InputError
 from ..ids import conversation_id
 from ..model import ArtifactPart, CaptureMethod, Conversation, Instruction, InstructionKind, Message, TextPart
 from .base import RawInput, ReadContext, ReadFailure, Warnings, build, parse_time
+from .chatgpt_library import apply_side_files
 from .chatgpt_markers import START as MARKER_START
 from .chatgpt_markers import resolve_markers
 from .chatgpt_parts import context_texts, message_parts, recipient_of
@@ -143,6 +144,7 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
             conversation = _convert(item, item_raw(), method, ctx, window, identity())
             if assets:
                 link_assets(conversation, assets)
+            apply_side_files(conversation, raw.members, assets)
             result: Conversation | ReadFailure = conversation
         except (InputError, TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
             error = (
@@ -161,7 +163,7 @@ def _label(name: str, index: int, item: Any) -> str:
     return f"{name}[{index}]" + (f" {title!r}" if isinstance(title, str) else "")
 
 
-def _single(raw: RawInput) -> dict:
+def _single(raw: RawInput) -> dict[str, Any]:
     if _is_message_window(raw.data):
         return _window_as_mapping(raw.data)
     if isinstance(raw.data, dict) and "mapping" in raw.data:
@@ -171,10 +173,10 @@ def _single(raw: RawInput) -> dict:
     raise InputError(f"{raw.name}: not a ChatGPT conversation (no `mapping` of message nodes)")
 
 
-def _window_as_mapping(data: dict) -> dict:
+def _window_as_mapping(data: dict[str, Any]) -> dict[str, Any]:
     """The plural endpoint's messages as a chain. That endpoint returns only the latest turns of the
     active branch (older ones page in with `before`), so what it gives is marked partial."""
-    mapping: dict[str, dict] = {}
+    mapping: dict[str, dict[str, Any]] = {}
     previous = None
     for n, msg in enumerate(m for m in data["messages"] if isinstance(m, dict)):
         key = as_str(msg.get("id")) or f"message-{n}"
@@ -187,7 +189,7 @@ def _window_as_mapping(data: dict) -> dict:
     return {**data, "mapping": mapping, "current_node": data.get("current_node") or previous}
 
 
-def _listed_project(conv: dict, gizmo: str | None) -> tuple[str | None, list[Instruction]]:
+def _listed_project(conv: dict[str, Any], gizmo: str | None) -> tuple[str | None, list[Instruction]]:
     """The project's name and instructions, which the conversation JSON does not carry: a backup adds them from
     the projects sidebar as `mnemosyne_project` (see extension/background/backup.js). Used only when its id is
     the project this conversation names, so a stray object never files a chat under another project."""
@@ -259,7 +261,7 @@ def _convert(
 class _Tree:
     """The mapping as a tree: parent links, child order, and the walk that turns nodes into messages."""
 
-    def __init__(self, mapping: dict, warnings: Warnings):
+    def __init__(self, mapping: dict[str, Any], warnings: Warnings):
         self.nodes = {k: v for k, v in mapping.items() if isinstance(v, dict)}
         self.warnings = warnings
         self.instructions: list[Instruction] = []
@@ -275,10 +277,10 @@ class _Tree:
                 warnings.add("DANGLING_PARENT", "a node's parent is not in the mapping; it starts a new root")
                 parent = None
             self.kids.setdefault(parent, []).append(key)
-        for key, kids in self.kids.items():  # the site's own child order first, then the rest as found
+        for parent_key, kids in self.kids.items():  # the site's own child order first, then the rest as found
             if len(kids) == 1:  # most nodes: one child, already in order
                 continue
-            listed = [c for c in as_list(self.nodes.get(key or "", {}).get("children")) if c in kids]
+            listed = [c for c in as_list(self.nodes.get(parent_key or "", {}).get("children")) if c in kids]
             kids[:] = list(dict.fromkeys(listed + kids))
 
     def gizmo_id(self) -> str | None:
@@ -324,7 +326,7 @@ class _Tree:
         self._link_canvas(out, by_id)
         return out, alias
 
-    def _message(self, key: str, msg: dict, parent: str | None) -> Message:
+    def _message(self, key: str, msg: dict[str, Any], parent: str | None) -> Message:
         author = as_dict(msg.get("author"))
         given_role = author.get("role")
         name = as_str(author.get("name"))
@@ -356,7 +358,7 @@ class _Tree:
             parts=message_parts(msg, role, name, self.warnings),
         )
 
-    def _continues(self, key: str, msg: dict, previous: Message | None) -> Message | None:
+    def _continues(self, key: str, msg: dict[str, Any], previous: Message | None) -> Message | None:
         """Merge a "Continue generating" node into the answer it continues (pionxzh mergeContinuationNodes).
 
         pionxzh merges every run of assistant text nodes on the path; with the whole tree kept that
@@ -394,7 +396,7 @@ class _Tree:
         previous.updated_at = finished or previous.updated_at
         return previous
 
-    def _add_instructions(self, kind: InstructionKind, content: dict) -> None:
+    def _add_instructions(self, kind: InstructionKind, content: dict[str, Any]) -> None:
         for title, text in context_texts(content):
             item = Instruction(kind=kind, text=text, title=title)
             if item not in self.instructions:
@@ -431,18 +433,18 @@ class _Tree:
         return newest.id if newest.created_at else leaves[-1].id
 
 
-def _kind(msg: dict) -> Any:
+def _kind(msg: dict[str, Any]) -> Any:
     return as_dict(msg.get("content")).get("content_type")
 
 
-def _finish(msg: dict) -> Any:
+def _finish(msg: dict[str, Any]) -> Any:
     return as_dict(as_dict(msg.get("metadata")).get("finish_details")).get("type")
 
 
-def _status(msg: dict) -> str | None:
+def _status(msg: dict[str, Any]) -> str | None:
     """`finished`, `in_progress`, or how it stopped early (`interrupted`, `max_tokens`) as the site says."""
     finish = _finish(msg)
-    if finish in ("interrupted", "max_tokens"):
-        return finish
+    if finish == "interrupted" or finish == "max_tokens":
+        return str(finish)
     status = as_str(msg.get("status"))
     return "finished" if status == "finished_successfully" else status

@@ -30,7 +30,7 @@ _REF = re.compile(r"^turn\d+[a-z_]+\d+$")  # "turn0search1": a pointer into the 
 NO_TEXT = ("cite", "filecite", "memcite", "image_group", "i", "image")  # chips and pictures: no words
 
 
-def resolve_markers(text: str, metadata: dict, warnings: Warnings) -> str:
+def resolve_markers(text: str, metadata: dict[str, Any], warnings: Warnings) -> str:
     """Every marker replaced by the text the site shows for it."""
     if not _STRAY.search(text):  # most text has no marker: one C-level scan
         return text
@@ -45,7 +45,7 @@ def resolve_markers(text: str, metadata: dict, warnings: Warnings) -> str:
     return text
 
 
-def _alts(metadata: dict) -> dict[str, str]:
+def _alts(metadata: dict[str, Any]) -> dict[str, str]:
     """`matched_text` -> `alt` of every content reference that names a whole marker."""
     found = {}
     refs = metadata.get("content_references")
@@ -79,7 +79,7 @@ def _render(whole: str, kind: str, fields: list[str], alts: dict[str, str], warn
     return _visible(kind, fields)
 
 
-def _unclosed(match: re.Match, warnings: Warnings) -> str:
+def _unclosed(match: re.Match[str], warnings: Warnings) -> str:
     warnings.add("UNCLOSED_MARKER", "a ChatGPT marker without its end was kept as its text")
     kind, fields = match.group(1), _fields(match.group(2))
     reader = _KINDS.get(kind)

@@ -43,7 +43,7 @@ from .json_values import as_dict, as_list, as_str
 _DURATION = re.compile(r"(?:(\d+)\s*m(?:in(?:utes?)?)?\s*)?(\d+)\s*s(?:ec(?:onds?)?)?\b")
 
 
-def recipient_of(msg: dict) -> str | None:
+def recipient_of(msg: dict[str, Any]) -> str | None:
     recipient = as_str(msg.get("recipient"))
     return None if recipient in (None, "all") else recipient
 
@@ -51,7 +51,7 @@ def recipient_of(msg: dict) -> str | None:
 # ---------------------------------------------------------------- content types
 
 
-def _text(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _text(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     text = parts_text(content)
     recipient = recipient_of(msg)
     if ctx.role == "tool":
@@ -73,7 +73,7 @@ def _text(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     )
 
 
-def _multimodal(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _multimodal(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     out: list[Part] = []
     for item in as_list(content.get("parts")):
         if isinstance(item, str):
@@ -92,7 +92,7 @@ def _multimodal(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     return out
 
 
-def _code(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _code(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     code = parts_text(content)
     recipient = recipient_of(msg)
     if ctx.role == "tool":  # a tool answering in a code block (old `web` search) is still its result
@@ -108,7 +108,7 @@ def _code(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     return [ToolCallPart(name=recipient, arguments=json_or_text(code))]
 
 
-def _execution_output(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _execution_output(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     images = []
     for item in as_list(as_dict(ctx.metadata.get("aggregate_result")).get("messages")):
         url = as_str(as_dict(item).get("image_url"))
@@ -117,7 +117,7 @@ def _execution_output(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     return [CodeOutputPart(text=parts_text(content), images=images)]
 
 
-def _tether_quote(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _tether_quote(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     cited = [
         as_dict(i).get("title")
         for i in as_list(as_dict(ctx.metadata.get("_cite_metadata")).get("metadata_list"))
@@ -126,21 +126,21 @@ def _tether_quote(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     return [CitationPart(title=title, url=as_str(content.get("url")), text=parts_text(content))]
 
 
-def _browsing_display(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _browsing_display(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     output = text_of(content.get("result")) or text_of(content.get("summary")) or parts_text(content)
     return [ToolResultPart(name=ctx.author, output=output, citations=search_results(ctx.metadata))]
 
 
-def _sonic_webpage(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _sonic_webpage(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     text = text_of(content.get("text")) or text_of(content.get("snippet"))
     return [CitationPart(title=as_str(content.get("title")), url=as_str(content.get("url")), text=text)]
 
 
-def _system_error(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _system_error(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     return [SystemErrorPart(name=as_str(content.get("name")), text=parts_text(content))]
 
 
-def _thoughts(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _thoughts(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     if "thoughts" not in content:
         return [ReasoningPart(text=parts_text(content))]
     out: list[Part] = []
@@ -158,7 +158,7 @@ def _thoughts(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     return out
 
 
-def _reasoning_recap(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _reasoning_recap(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     summary = text_of(content.get("content")) or parts_text(content)
     duration = ctx.metadata.get("finished_duration_sec")
     if not isinstance(duration, (int, float)) or isinstance(duration, bool) or not math.isfinite(duration):
@@ -167,7 +167,7 @@ def _reasoning_recap(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
     return [ReasoningPart(summary=summary or None, duration_sec=duration)]
 
 
-def context_texts(content: dict) -> list[tuple[str | None, str]]:
+def context_texts(content: dict[str, Any]) -> list[tuple[str | None, str]]:
     """(title, text) pairs of a user_/model_editable_context node: custom instructions or memory."""
     pairs = [
         ("About the user", text_of(content.get("user_profile"))),
@@ -180,16 +180,16 @@ def context_texts(content: dict) -> list[tuple[str | None, str]]:
     return found
 
 
-def _editable_context(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _editable_context(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     text = "\n\n".join(f"{title}:\n{text}" if title else text for title, text in context_texts(content))
     return [TextPart(text=text, format="plain")] if text else []
 
 
-def _image_asset(msg: dict, content: dict, ctx: _Ctx) -> list[Part]:
+def _image_asset(msg: dict[str, Any], content: dict[str, Any], ctx: _Ctx) -> list[Part]:
     return [attachment(content)]
 
 
-_HANDLERS: dict[str, Callable[[dict, dict, _Ctx], list[Part]]] = {
+_HANDLERS: dict[str, Callable[[dict[str, Any], dict[str, Any], _Ctx], list[Part]]] = {
     "text": _text,
     "multimodal_text": _multimodal,
     "code": _code,
@@ -210,7 +210,7 @@ _HANDLERS: dict[str, Callable[[dict, dict, _Ctx], list[Part]]] = {
 
 
 class _Ctx:
-    def __init__(self, msg: dict, role: str, author: str | None, warnings: Warnings):
+    def __init__(self, msg: dict[str, Any], role: str, author: str | None, warnings: Warnings):
         self.role, self.author, self.warnings = role, author, warnings
         self.metadata = as_dict(msg.get("metadata"))
 
@@ -220,7 +220,7 @@ def _unknown(source_type: str, raw: Any, warnings: Warnings) -> UnknownPart:
     return UnknownPart(source_type=source_type, raw=raw_json(raw))
 
 
-def message_parts(msg: dict, role: str, author: str | None, warnings: Warnings) -> list[Part]:
+def message_parts(msg: dict[str, Any], role: str, author: str | None, warnings: Warnings) -> list[Part]:
     ctx = _Ctx(msg, role, author, warnings)
     content = as_dict(msg.get("content"))
     kind = content.get("content_type")

@@ -20,7 +20,7 @@ ASSET_KINDS: dict[str, AttachmentKind] = {
 CANVAS_COMMANDS = {"canmore.create_textdoc": "create", "canmore.update_textdoc": "update"}
 
 
-def parts_text(content: dict) -> str:
+def parts_text(content: dict[str, Any]) -> str:
     """The text of `parts` (strings joined), or `text` for content types that carry one string."""
     if "parts" in content:
         return "\n".join(t for t in (text_of(p) for p in as_list(content["parts"])) if t)
@@ -47,7 +47,7 @@ def make_citation(
     )
 
 
-def text_citations(metadata: dict) -> list[Citation]:
+def text_citations(metadata: dict[str, Any]) -> list[Citation]:
     """`metadata.citations` (2023-24 browsing) and `content_references` (2025 search) as Citation objects."""
     found: list[Citation] = []
     for item in as_list(metadata.get("citations")):
@@ -68,13 +68,13 @@ def text_citations(metadata: dict) -> list[Citation]:
             cite = make_citation(src.get("title"), src.get("url"), src.get("snippet"), start, end)
             if cite:
                 found.append(cite)
-    unique: dict[tuple, Citation] = {}
+    unique: dict[tuple[Any, ...], Citation] = {}
     for cite in found:
         unique.setdefault((cite.url, cite.title, cite.start, cite.end), cite)
     return list(unique.values())
 
 
-def search_results(metadata: dict) -> list[Citation]:
+def search_results(metadata: dict[str, Any]) -> list[Citation]:
     """Web results a tool returned: `search_result_groups` (web.run) or `_cite_metadata` (browser)."""
     found = []
     for group in as_list(metadata.get("search_result_groups")):
@@ -89,7 +89,7 @@ def search_results(metadata: dict) -> list[Citation]:
 # ---------------------------------------------------------------- files
 
 
-def attachment(item: dict) -> AttachmentPart:
+def attachment(item: dict[str, Any]) -> AttachmentPart:
     kind = ASSET_KINDS.get(as_str(item.get("content_type")) or "", "file")
     meta = as_dict(item.get("metadata"))
     source = item
@@ -113,7 +113,7 @@ def attachment(item: dict) -> AttachmentPart:
     )
 
 
-def add_uploads(parts: list[Part], metadata: dict) -> None:
+def add_uploads(parts: list[Part], metadata: dict[str, Any]) -> None:
     """Files the user uploaded (`metadata.attachments`): name and type enrich the matching
     asset-pointer part; files with no such part (documents) become attachments of their own."""
     for item in as_list(metadata.get("attachments")):
@@ -160,7 +160,7 @@ def canvas_part(recipient: str, text: str) -> ArtifactPart:
     )
 
 
-def deep_research(metadata: dict, warnings: Warnings) -> ArtifactPart | None:
+def deep_research(metadata: dict[str, Any], warnings: Warnings) -> ArtifactPart | None:
     """The Deep Research report: `chatgpt_sdk.widget_state` is a JSON string holding `report_message`.
 
     The report is an answer like any other, markers and all: they are resolved the same way."""

@@ -79,12 +79,12 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
 
 
 def convert(
-    data: dict,
+    data: dict[str, Any],
     raw: bytes,
     ctx: ReadContext,
     *,
     method: CaptureMethod,
-    projects: dict[str, dict] | None = None,
+    projects: dict[str, dict[str, Any]] | None = None,
     memories: Any = None,
     identity: bytes | None = None,
 ) -> Conversation:
@@ -168,16 +168,16 @@ def texts_ahead(data: Any) -> tuple[str, list[str]] | None:
 
 
 def build_tree(
-    records: list[dict], part_ctx: PartContext, warnings: Warnings
+    records: list[dict[str, Any]], part_ctx: PartContext, warnings: Warnings
 ) -> tuple[list[Message], str | None]:
     """Messages parents-first, and the fallback active leaf (the last message of the list).
 
     Parent links come from parent_message_uuid; older exports have none, so the
     messages are chained in `index` order, or list order.
     """
-    unique: list[dict] = []
+    unique: list[dict[str, Any]] = []
     seen: set[str] = set()
-    kept: dict[str, dict] = {}
+    kept: dict[str, dict[str, Any]] = {}
     for n, record in enumerate(records):
         uuid = str(record.get("uuid") or "")
         if uuid in kept and kept[uuid] == record:
@@ -207,7 +207,7 @@ def build_tree(
     return messages, list_leaf
 
 
-def _parent(record: dict, known: set[str], warnings: Warnings) -> str | None:
+def _parent(record: dict[str, Any], known: set[str], warnings: Warnings) -> str | None:
     parent = record.get("parent_message_uuid")
     if not parent or parent == ROOT_PARENT:
         return None
@@ -217,12 +217,14 @@ def _parent(record: dict, known: set[str], warnings: Warnings) -> str | None:
     return str(parent)
 
 
-def parents_first(records: list[dict], parents: dict[str, str | None], warnings: Warnings) -> list[dict]:
+def parents_first(
+    records: list[dict[str, Any]], parents: dict[str, str | None], warnings: Warnings
+) -> list[dict[str, Any]]:
     """Depth-first from the roots, siblings in list order; a cycle is cut at a root."""
-    kids: dict[str | None, list[dict]] = {}
+    kids: dict[str | None, list[dict[str, Any]]] = {}
     for record in records:
         kids.setdefault(parents[str(record["uuid"])], []).append(record)
-    ordered: list[dict] = []
+    ordered: list[dict[str, Any]] = []
     placed: set[str] = set()
     roots = list(kids.get(None, []))
     while len(placed) < len(records):
@@ -244,7 +246,7 @@ def parents_first(records: list[dict], parents: dict[str, str | None], warnings:
     return ordered
 
 
-def linear_order(records: list[dict], warnings: Warnings) -> list[dict]:
+def linear_order(records: list[dict[str, Any]], warnings: Warnings) -> list[dict[str, Any]]:
     if records and all(isinstance(r.get("index"), int) for r in records):
         return sorted(records, key=lambda r: r["index"])
     # Without parent links or index, list order is all there is. Some older exports
@@ -257,7 +259,9 @@ def linear_order(records: list[dict], warnings: Warnings) -> list[dict]:
     return records
 
 
-def to_message(record: dict, parent: str | None, part_ctx: PartContext, warnings: Warnings) -> Message:
+def to_message(
+    record: dict[str, Any], parent: str | None, part_ctx: PartContext, warnings: Warnings
+) -> Message:
     sender = str(record.get("sender") or "")
     role = _ROLES.get(sender)
     if role is None:
@@ -280,13 +284,15 @@ def to_message(record: dict, parent: str | None, part_ctx: PartContext, warnings
 # ---------------------------------------------------------------- projects
 
 
-def project_index(projects: Any) -> dict[str, dict]:
+def project_index(projects: Any) -> dict[str, dict[str, Any]]:
     if not isinstance(projects, list):
         return {}
     return {str(p["uuid"]): p for p in projects if isinstance(p, dict) and p.get("uuid")}
 
 
-def conversation_project(data: dict, projects: dict[str, dict]) -> tuple[str | None, dict | None]:
+def conversation_project(
+    data: dict[str, Any], projects: dict[str, dict[str, Any]]
+) -> tuple[str | None, dict[str, Any] | None]:
     """The conversation's project uuid and its projects.json entry (or the inline project object)."""
     inline = data.get("project") if isinstance(data.get("project"), dict) else None
     uuid = data.get("project_uuid") or (inline or {}).get("uuid")
@@ -295,7 +301,7 @@ def conversation_project(data: dict, projects: dict[str, dict]) -> tuple[str | N
     return str(uuid), projects.get(str(uuid)) or inline
 
 
-def instructions(data: dict, project: dict | None) -> list[Instruction]:
+def instructions(data: dict[str, Any], project: dict[str, Any] | None) -> list[Instruction]:
     found: list[Instruction] = []
     for key in ("system_prompt", "prompt_template"):
         text = data.get(key)

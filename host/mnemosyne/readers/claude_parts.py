@@ -38,7 +38,7 @@ class PartContext:
 
     warnings: Warnings
     tool_names: dict[str, str] = field(default_factory=dict)  # tool_use id -> tool name, to name results
-    artifact_edits: dict[int, tuple[ArtifactPart, dict]] = field(
+    artifact_edits: dict[int, tuple[ArtifactPart, dict[str, Any]]] = field(
         default_factory=dict
     )  # id(part) -> update input
 
@@ -46,7 +46,7 @@ class PartContext:
 # ---------------------------------------------------------------- messages
 
 
-def message_parts(msg: dict, assistant: bool, ctx: PartContext) -> list[Part]:
+def message_parts(msg: dict[str, Any], assistant: bool, ctx: PartContext) -> list[Part]:
     """Content blocks when the message has them, else its flat `text` (older exports)."""
     parts: list[Part] = []
     content = msg.get("content")
@@ -141,7 +141,7 @@ def citations(items: Any) -> list[Citation]:
 # ---------------------------------------------------------------- blocks
 
 
-def thinking_parts(block: dict) -> list[Part]:
+def thinking_parts(block: dict[str, Any]) -> list[Part]:
     summaries = as_list(block.get("summaries"))
     lines = [
         s if isinstance(s, str) else text_of(s.get("summary")) if isinstance(s, dict) else ""
@@ -157,7 +157,7 @@ def thinking_parts(block: dict) -> list[Part]:
     return [ReasoningPart(text=text, summary=summary, truncated=truncated, duration_sec=duration)]
 
 
-def tool_use_part(block: dict, ctx: PartContext) -> Part:
+def tool_use_part(block: dict[str, Any], ctx: PartContext) -> Part:
     name = as_str(block.get("name")) or "tool"  # MCP tools keep their `Server:tool` name as given
     call_id = as_str(block.get("id"))
     if call_id:
@@ -168,7 +168,7 @@ def tool_use_part(block: dict, ctx: PartContext) -> Part:
     return ToolCallPart(name=name, call_id=call_id, arguments=raw_json(arguments))
 
 
-def artifact_part(spec: dict, ctx: PartContext) -> ArtifactPart:
+def artifact_part(spec: dict[str, Any], ctx: PartContext) -> ArtifactPart:
     part = ArtifactPart(
         artifact_id=as_str(spec.get("id")),
         version=as_str(spec.get("version_uuid")),
@@ -183,7 +183,7 @@ def artifact_part(spec: dict, ctx: PartContext) -> ArtifactPart:
     return part
 
 
-def tool_result_part(block: dict, ctx: PartContext) -> ToolResultPart:
+def tool_result_part(block: dict[str, Any], ctx: PartContext) -> ToolResultPart:
     call_id = as_str(block.get("tool_use_id"))
     content = block.get("content")
     outputs: list[str] = []
@@ -208,7 +208,7 @@ def tool_result_part(block: dict, ctx: PartContext) -> ToolResultPart:
     )
 
 
-def voice_note_part(block: dict) -> Part:
+def voice_note_part(block: dict[str, Any]) -> Part:
     transcript = text_of(block.get("text") or block.get("transcript") or block.get("content"))
     if transcript.strip():
         return TextPart(text=transcript)
@@ -224,7 +224,7 @@ def _mime(file_type: Any, name: str | None) -> str | None:
     return mimetypes.guess_type(name)[0] if name else None
 
 
-def attachment_parts(msg: dict) -> list[Part]:
+def attachment_parts(msg: dict[str, Any]) -> list[Part]:
     """attachments[] carry extracted text; files_v2[]/files[] point at uploads (often the same file twice)."""
     parts: list[Part] = []
     names: set[str] = set()
@@ -270,7 +270,7 @@ def file_kind(declared: Any, name: str | None) -> AttachmentKind:
     return "image" if name and name.lower().endswith(_IMAGE_SUFFIXES) else "file"
 
 
-def file_part(item: dict, file_uuid: str | None) -> AttachmentPart:
+def file_part(item: dict[str, Any], file_uuid: str | None) -> AttachmentPart:
     name = as_str(item.get("file_name"))
     preview = as_dict(item.get("preview_asset"))
     thumbnail = as_dict(item.get("thumbnail_asset"))

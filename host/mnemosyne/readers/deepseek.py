@@ -90,7 +90,7 @@ def _id(value: Any) -> str | None:
     return str(value)
 
 
-def convert(session: dict, listed: list, raw: bytes, ctx: ReadContext) -> Conversation:
+def convert(session: dict[str, Any], listed: list[Any], raw: bytes, ctx: ReadContext) -> Conversation:
     warnings = Warnings()
     records = [r for r in listed if isinstance(r, dict)]
     if len(records) < len(listed):
@@ -124,17 +124,17 @@ def convert(session: dict, listed: list, raw: bytes, ctx: ReadContext) -> Conver
     )
 
 
-def _parents_first(records: list[dict]) -> list[dict]:
+def _parents_first(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Ids grow as messages are written, so a parent comes before its children; the list order breaks ties."""
 
-    def key(item: tuple[int, dict]) -> tuple[int, int]:
+    def key(item: tuple[int, dict[str, Any]]) -> tuple[int, int]:
         value = item[1].get("message_id")
         return (value if type(value) is int else 1 << 62, item[0])
 
     return [record for _, record in sorted(enumerate(records), key=key)]
 
 
-def _message(record: dict, n: int, seen: set[str], warnings: Warnings) -> Message:
+def _message(record: dict[str, Any], n: int, seen: set[str], warnings: Warnings) -> Message:
     message_id = _id(record.get("message_id"))
     if message_id is None or message_id in seen:
         warnings.add(
@@ -171,7 +171,7 @@ def _message(record: dict, n: int, seen: set[str], warnings: Warnings) -> Messag
     )
 
 
-def _parts(record: dict, role: Role, ledger: TextLedger, warnings: Warnings) -> list[Part]:
+def _parts(record: dict[str, Any], role: Role, ledger: TextLedger, warnings: Warnings) -> list[Part]:
     fragments = record.get("fragments")
     if isinstance(fragments, list) and fragments:
         parts: list[Part] = []

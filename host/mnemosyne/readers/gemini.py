@@ -89,7 +89,7 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     responses = data.get("responses") if isinstance(data, dict) else None
     if not isinstance(responses, list) or not responses:
         raise InputError(f"{raw.name}: no batchexecute responses (expected a non-empty list of texts)")
-    turns: list[list] = []
+    turns: list[list[Any]] = []
     for n, text in enumerate(responses):
         if not isinstance(text, str):
             raise InputError(f"{raw.name}: response {n} is a {type(text).__name__}, not the response text")
@@ -101,9 +101,9 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     yield convert(turns, raw.raw, ctx, data)
 
 
-def convert(turns: list, raw: bytes, ctx: ReadContext, meta: dict) -> Conversation:
+def convert(turns: list[Any], raw: bytes, ctx: ReadContext, meta: dict[str, Any]) -> Conversation:
     warnings = Warnings()
-    unique: dict[str, tuple[int, list]] = {}
+    unique: dict[str, tuple[int, list[Any]]] = {}
     conversation: str | None = None
     for n, turn in enumerate(turns):
         ids = at(turn, 0)
@@ -146,17 +146,17 @@ def convert(turns: list, raw: bytes, ctx: ReadContext, meta: dict) -> Conversati
     )
 
 
-def _meta_str(meta: dict, key: str) -> str | None:
+def _meta_str(meta: dict[str, Any], key: str) -> str | None:
     value = meta.get(key)
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _sort_time(turn: list) -> float:
+def _sort_time(turn: list[Any]) -> float:
     when = _time(at(turn, 4))
     return when.timestamp() if when else float("inf")
 
 
-def _turn_messages(turn: list, parent: str | None, warnings: Warnings) -> tuple[list[Message], str]:
+def _turn_messages(turn: list[Any], parent: str | None, warnings: Warnings) -> tuple[list[Message], str]:
     """The prompt and every answer candidate of one turn, and the id of the candidate the site shows."""
     ledger = TextLedger()
     response_id = turn[0][1]
@@ -188,7 +188,7 @@ def _turn_messages(turn: list, parent: str | None, warnings: Warnings) -> tuple[
 
 
 def _candidate(
-    candidate: list, user_id: str, model: str | None, when: datetime | None, ledger: TextLedger
+    candidate: list[Any], user_id: str, model: str | None, when: datetime | None, ledger: TextLedger
 ) -> Message:
     parts: list[Part] = []
     thinking = _text(at(candidate, 37, 0, 0))
@@ -209,7 +209,7 @@ def _candidate(
     )
 
 
-def _lists(value: Any, depth: int = 0) -> Iterator[list]:
+def _lists(value: Any, depth: int = 0) -> Iterator[list[Any]]:
     if isinstance(value, list) and depth < 60:
         yield value
         for item in value:
@@ -226,7 +226,7 @@ def _images(value: Any) -> list[Part]:
     return [AttachmentPart(kind="image", asset_pointer=url) for url in seen]
 
 
-def _citations(candidate: list) -> list[Citation]:
+def _citations(candidate: list[Any]) -> list[Citation]:
     """Search sources: a list holding a web link and, beside it, the page's title (and snippet)."""
     out: dict[str, Citation] = {}
     for found in _lists(candidate[2:]):

@@ -8,17 +8,25 @@ import json
 import os
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..canonical import _clean
 from ..errors import InputError
 from .base import RawInput
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_INPUT_BYTES = 2 * 1024**3  # refuse anything past 2 GiB instead of exhausting memory
 _MAIN_MEMBER = re.compile(r"(^|/)conversations(-(\d+))?\.json$")
 _SIDE_MEMBERS = ("projects.json", "users.json", "memories.json")
+# ChatGPT's 2026 exports: the account's file library, and the .dat files' original names. Each only adds
+# names and types to attachments; a broken one is passed over rather than failing the whole export.
+_OPTIONAL_SIDE_MEMBERS = ("library_files.json", "conversation_asset_file_names.json")
 ASSETS = "assets"  # RawInput.members key: asset pointer id -> file name in the export
+ASSET_BYTES = "asset_bytes"  # RawInput.members key: reads an export file's bytes by that name
 # Newer Claude exports keep one file per project / account memory in these folders.
 _SIDE_FOLDERS = {"projects": "projects.json", "memories": "memories.json"}
 # Files an export holds beside its conversations that Mnemosyne has no use for: skipped silently.
@@ -39,7 +47,7 @@ _IGNORED_MEMBERS = (
 def main_members(names: list[str]) -> list[str]:
     """The conversation files of an export, in order: conversations.json, then -000, -001, ... by number."""
 
-    def order(name: str) -> tuple:
+    def order(name: str) -> tuple[Any, ...]:
         match = _MAIN_MEMBER.search(name)  # always matches: only members it matched are sorted
         number = match.group(3) if match else None
         return (name.rsplit("/", 1)[0] if "/" in name else "", int(number) if number else -1, name)
@@ -50,21 +58,26 @@ def main_members(names: list[str]) -> list[str]:
 def side_kind(name: str) -> str | None:
     """Which side file this export member is (projects.json ...), or None."""
     parts = name.replace("\\", "/").split("/")
-    if parts[-1] in _SIDE_MEMBERS:
+    if parts[-1] in _SIDE_MEMBERS or parts[-1] in _OPTIONAL_SIDE_MEMBERS:
         return parts[-1]
     if len(parts) > 1 and parts[-2] in _SIDE_FOLDERS and parts[-1].endswith(".json"):
         return _SIDE_FOLDERS[parts[-2]]
     return None
 
 
-def side_members(names: list[str], read) -> dict:
+def side_members(names: list[str], read: Callable[[str], bytes]) -> dict[str, Any]:
     """The side files of an export, parsed; one-per-item folders are gathered into one list."""
-    side: dict = {}
+    side: dict[str, Any] = {}
     for name in sorted(names):
         kind = side_kind(name)
         if kind is None:
             continue
-        value = json.loads(read(name).decode("utf-8-sig"))
+        try:
+            value = json.loads(read(name).decode("utf-8-sig"))
+        except (ValueError, UnicodeDecodeError):
+            if kind in _OPTIONAL_SIDE_MEMBERS:
+                continue
+            raise
         items = value if isinstance(value, list) else [value]
         side[kind] = [*side.get(kind, []), *items]
     return side
@@ -94,7 +107,7 @@ def export_extra(name: str) -> bool:
     )
 
 
-def well_formed(name: str, value, source: bytes):
+def well_formed(name: str, value: Any, source: bytes) -> Any:
     """JSON may escape lone surrogates ("\\ud800"), which no UTF-8 store accepts: replace each with "?".
 
     Only inputs whose bytes hold a surrogate escape are walked."""
@@ -150,7 +163,7 @@ def parse_json_bytes(name: str, data: bytes) -> RawInput:
 _WS = " \t\r\n"
 
 
-def array_elements(text: str) -> tuple[list, list[bytes]] | None:
+def array_elements(text: str) -> tuple[list[Any], list[bytes]] | None:
     """A top-level JSON array parsed one element at a time: the elements, and each one's bytes as written
     (what a conversation of an export hashes into its provenance). None when the text is not an array, or
     anything about it is unusual: json.loads then parses it, or reports the error."""
@@ -213,7 +226,7 @@ def load_zip(name: str, data: bytes) -> list[RawInput]:
         main = main_members(names)
         if not main:
             raise InputError(f"{name}: zip holds no conversations.json (is it a ChatGPT or Claude export?)")
-        side = {**side_members(names, archive.read), ASSETS: asset_files(names)}
+        side = {**side_members(names, archive.read), ASSETS: asset_files(names), ASSET_BYTES: archive.read}
         inputs = []
         for member in main:
             raw = parse_json_bytes(f"{name}:{member}", archive.read(member))
@@ -269,7 +282,7 @@ def load_path(path: str | os.PathLike[str], stdin: io.BufferedReader | None = No
     return load_bytes(str(p), _read_file(p))
 
 
-def folder_inputs(folder: Path) -> list[tuple[Path, dict | None]]:
+def folder_inputs(folder: Path) -> list[tuple[Path, dict[str, Any] | None]]:
     """The files of a folder to read, each with the side files of its export (None outside one)."""
     files = sorted(f for f in folder.rglob("*") if f.is_file())
     names = {f.relative_to(folder).as_posix(): f for f in files}
@@ -277,10 +290,14 @@ def folder_inputs(folder: Path) -> list[tuple[Path, dict | None]]:
     if not main:
         return [(f, None) for f in files if f.suffix.lower() in (".json", ".jsonl", ".zip")]
     try:
-        side = {**side_members(list(names), lambda n: _read_file(names[n])), ASSETS: asset_files(list(names))}
+        side = {
+            **side_members(list(names), lambda n: _read_file(names[n])),
+            ASSETS: asset_files(list(names)),
+            ASSET_BYTES: lambda n: _read_file(names[n]),
+        }
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"{folder}: a side file of the export is broken ({exc})") from None
-    chosen: list[tuple[Path, dict | None]] = [(names[n], side) for n in main]
+    chosen: list[tuple[Path, dict[str, Any] | None]] = [(names[n], side) for n in main]
     chosen += [(f, None) for n, f in names.items() if n not in main and not export_extra(n)]
     return chosen
 

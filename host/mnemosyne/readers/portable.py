@@ -9,11 +9,15 @@ from ..errors import InputError
 from ..model import Conversation
 from .base import RawInput, ReadContext, ReadFailure
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 NAME = "portable"
 DESCRIPTION = "Mnemosyne conversation documents (JSON or JSON Lines)"
 
 
-def _items(raw: RawInput) -> list:
+def _items(raw: RawInput) -> list[Any]:
     return raw.data if isinstance(raw.data, list) else [raw.data]
 
 

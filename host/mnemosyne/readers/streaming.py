@@ -19,6 +19,7 @@ from typing import IO, Any
 from ..errors import InputError
 from .base import RawInput
 from .loading import (
+    ASSET_BYTES,
     ASSETS,
     _read_file,
     asset_files,
@@ -50,7 +51,7 @@ def _skip_ws(text: str, i: int) -> int:
     return i
 
 
-def array_batches(name: str, text: str, members: dict | None = None) -> Iterator[RawInput] | None:
+def array_batches(name: str, text: str, members: dict[str, Any] | None = None) -> Iterator[RawInput] | None:
     """Batches of a top-level array of export conversations, or None when the text is something else."""
     decoder = json.JSONDecoder()
     i = _skip_ws(text, 0)
@@ -66,8 +67,10 @@ def array_batches(name: str, text: str, members: dict | None = None) -> Iterator
     return _batches(name, text, i, decoder, members or {})
 
 
-def _batches(name: str, text: str, i: int, decoder: json.JSONDecoder, members: dict) -> Iterator[RawInput]:
-    batch: list = []
+def _batches(
+    name: str, text: str, i: int, decoder: json.JSONDecoder, members: dict[str, Any]
+) -> Iterator[RawInput]:
+    batch: list[Any] = []
     slices: list[bytes] = []
     total = len(text)
     while True:
@@ -108,7 +111,7 @@ def _streamable(data: bytes) -> bool:
     return len(data) > STREAM_OVER and data[:64].lstrip(b" \t\r\n\xef\xbb\xbf")[:1] == b"["
 
 
-def _from_text(name: str, text: str, members: dict | None = None) -> Iterator[RawInput]:
+def _from_text(name: str, text: str, members: dict[str, Any] | None = None) -> Iterator[RawInput]:
     batches = array_batches(name, text, members)
     if batches is not None:
         yield from batches
@@ -118,7 +121,7 @@ def _from_text(name: str, text: str, members: dict | None = None) -> Iterator[Ra
         yield raw
 
 
-def _from_bytes(name: str, data: bytes, members: dict | None = None) -> Iterator[RawInput]:
+def _from_bytes(name: str, data: bytes, members: dict[str, Any] | None = None) -> Iterator[RawInput]:
     if _streamable(data):
         yield from _from_text(name, _decode(name, data), members)
         return
@@ -134,7 +137,7 @@ def _from_zip(name: str, source: bytes | Path) -> Iterator[RawInput]:
         archive = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
         names = archive.namelist()
         main = main_members(names)
-        side = {**side_members(names, archive.read), ASSETS: asset_files(names)}
+        side = {**side_members(names, archive.read), ASSETS: asset_files(names), ASSET_BYTES: archive.read}
         if not main:
             raise InputError(f"{name}: zip holds no conversations.json (is it a ChatGPT or Claude export?)")
         for member in main:
@@ -241,9 +244,9 @@ def _whole_characters(data: bytes) -> int:
     return cut
 
 
-def _window_batches(name: str, stream: IO[bytes], total: int, members: dict) -> Iterator[RawInput]:
+def _window_batches(name: str, stream: IO[bytes], total: int, members: dict[str, Any]) -> Iterator[RawInput]:
     win = _Window(name, stream)
-    batch: list = []
+    batch: list[Any] = []
     slices: list[bytes] = []
     for item, raw in _elements(win):
         batch.append(item)
@@ -300,7 +303,9 @@ def _elements(win: _Window) -> Iterator[tuple[Any, bytes]]:
             yield item, raw
 
 
-def _batch(name: str, batch: list, slices: list[bytes], members: dict, progress: tuple[int, int]) -> RawInput:
+def _batch(
+    name: str, batch: list[Any], slices: list[bytes], members: dict[str, Any], progress: tuple[int, int]
+) -> RawInput:
     return RawInput(name=name, data=batch, raw=b"", members=members, progress=progress, item_raw=slices)
 
 
@@ -314,7 +319,7 @@ def _is_export_array(head: bytes) -> bool:
     return rest.startswith("{") and any(f'"{k}"' in rest for k in _EXPORT_KEYS)
 
 
-def _file_batches(file: Path, members: dict | None = None) -> Iterator[RawInput] | None:
+def _file_batches(file: Path, members: dict[str, Any] | None = None) -> Iterator[RawInput] | None:
     """A large export array read from the file a window at a time, or None when the file is something else."""
     try:
         size = file.stat().st_size
@@ -327,7 +332,7 @@ def _file_batches(file: Path, members: dict | None = None) -> Iterator[RawInput]
     return _open_batches(file, size, members or {}) if _is_export_array(head) else None
 
 
-def _open_batches(file: Path, size: int, members: dict) -> Iterator[RawInput]:
+def _open_batches(file: Path, size: int, members: dict[str, Any]) -> Iterator[RawInput]:
     with open(file, "rb") as fh:
         yield from _window_batches(str(file), fh, size, members)
 

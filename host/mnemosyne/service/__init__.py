@@ -4,12 +4,13 @@ The CLI (`mnemo ...`) and the native host's actions are thin adapters over these
 their own arguments, call one of these, and render the result their own way. Nothing here prints, reads
 argv or knows about frames.
 
-- save_payload(arc, payload, kind=..., source_url=...)  one page/site payload -> the archive (host `save`)
+- save_payload(arc, payload, kind=..., preparation=...) one page/site payload -> the archive (host `save`)
 - save_batch(arc, items)                                 up to 50 payloads, one transaction (host `save-batch`)
 - export_folder(arc, out, fmt, ids, ...)                 conversations + held attachments -> a folder (`mnemo export`)
 - import_paths(arc, paths, fmt=..., ...)                 files, folders, export zips -> the archive (`mnemo import`)
 - conversation_from_file(path, pick)                     one conversation read from a file (`mnemo context FILE`)
-- context_for(conv, target, ..., arc=...)                a token-trimmed context (`mnemo context`, host `context`)
+- context_for(conv, target, ..., arc=..., caches=...)    a token-trimmed context (`mnemo context`, host `context`)
+- preparation.Preparation                                a host's caches, split worker and work after each reply
 """
 
 from __future__ import annotations

@@ -56,6 +56,7 @@ class ImportTotals:
     updated: int = 0
     unchanged: int = 0
     kept: int = 0  # partial inputs that did not replace a complete copy
+    files: int = 0  # attachment files an export shipped, kept in the archive
     failed: int = 0
     failures: list[str] = field(default_factory=list)  # one readable line per failed input or conversation
 
@@ -74,7 +75,7 @@ def import_paths(
 ) -> ImportTotals:
     """Every conversation under `paths` into `arc`. A broken input or conversation is counted and
     reported through `on_failure`; the rest still go in. `progress(total, label, min_total=)` makes a bar."""
-    from ..token_policy import import_counter
+    from .token_counts import import_counter
 
     run = _Import(arc, fmt, import_counter() if count_tokens else None, on_failure, progress)
     with arc.bulk_import(), _tuned_for_bulk():
@@ -116,13 +117,21 @@ class _Import:
     batch: list[Conversation]  # read, not handed over yet
     counted: dict[int, tuple[Conversation, dict[str, int]]]  # counted ahead, by id()
     prepared: dict[int, Prepared]  # made ahead, by id()
-    saving: deque[tuple[list[str], Future]]  # each batch handed over (its labels), oldest first
+    saving: deque[tuple[list[str], Future[Any]]]  # each batch handed over (its labels), oldest first
 
-    def __init__(self, arc, fmt, counter, on_failure, progress):
+    def __init__(
+        self,
+        arc: Archive,
+        fmt: str | None,
+        counter: Callable[[Conversation], dict[str, int]] | None,
+        on_failure: Callable[[str], None],
+        progress: Callable[..., Bar],
+    ) -> None:
         self.arc, self.fmt, self.counter = arc, fmt, counter
         self.on_failure, self.progress = on_failure, progress
         self.totals = ImportTotals()
         self.batch, self.counted, self.prepared, self.saving = [], {}, {}, deque()
+        self.filing: list[Future[int]] = []  # attachment files handed to the writer thread
         from ..archive.bulk_index import growing
 
         self.batch_sizes = growing(SAVE_BATCH, FIRST_BATCH_SHARE)
@@ -161,6 +170,7 @@ class _Import:
                     self.fail(item.describe())
                 else:
                     self.add(item)
+                    self.keep_files(item, raw.members)
                 step()
         except MnemosyneError as exc:
             where = "" if exc.message.startswith(raw.name) else f"{raw.name}: "  # the path once
@@ -179,22 +189,39 @@ class _Import:
         if len(self.batch) >= self.batch_size:
             self.save()
 
+    def keep_files(self, conv: Conversation, members: dict[str, Any]) -> None:
+        """The attachment files the export ships for `conv`, read here and stored by the writer thread."""
+        from .export_files import keep_shipped_files, reader_of, shipped_files
+
+        read = reader_of(members)
+        if read is None or not conv.source.conversation_id:
+            return
+        files = shipped_files(conv, read)
+        if files:
+            assert self.arc.bulk_index is not None  # import_paths saves inside Archive.bulk_import
+            job = partial(keep_shipped_files, self.arc, conv.source.site, conv.source.conversation_id, files)
+            self.filing.append(self.arc.bulk_index.submit(job, limit=IN_FLIGHT))
+
     def save(self) -> None:
         """Hand the batch to the writer thread (waiting while IN_FLIGHT batches wait for it), and take in
         the results of the batches it has saved."""
-        from ..token_policy import COUNTED_ENCODING
+        from ..tokens.policy import COUNTED_ENCODING
         from .save import save_conversations
 
         convs, counted, prepared = self.batch, self.counted, self.prepared
         self.batch, self.counted, self.prepared = [], {}, {}
         if convs:
+            own = self.counter
 
             def count(saved: Conversation) -> dict[str, int]:
                 """The counts made ahead when it is the conversation as read (not a merge)."""
                 ahead = counted.get(id(saved))
-                return ahead[1] if ahead is not None and ahead[0] is saved else self.counter(saved)
+                if ahead is not None and ahead[0] is saved:
+                    return ahead[1]
+                assert own is not None  # count is handed on only with a counter
+                return own(saved)
 
-            counter = None if self.counter is None else count
+            counter = None if own is None else count
             assert self.arc.bulk_index is not None  # import_paths saves inside Archive.bulk_import
             job = partial(save_conversations, self.arc, convs, counter, COUNTED_ENCODING, prepared=prepared)
             labels = [
@@ -210,8 +237,13 @@ class _Import:
         self.save()
         while self.saving:
             self._saved(*self.saving.popleft())
+        for future in self.filing:
+            try:
+                self.totals.files += future.result()
+            except MnemosyneError as exc:  # one file refused (too large): the conversation is saved
+                self.on_failure(f"an attachment file was not kept: {exc.message}")
 
-    def _saved(self, labels: list[str], future: Future) -> None:
+    def _saved(self, labels: list[str], future: Future[Any]) -> None:
         for label, result in zip(labels, future.result()):
             if isinstance(result, MnemosyneError):
                 self.fail(f"{label}: {result.message}")

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..archive.sync import SyncMark
 from ..errors import InputError, MnemosyneError
+from ..runtime.utf8 import without_utf8_copy
 
 if TYPE_CHECKING:
     from ..archive import Archive, SaveResult
     from ..archive.writes import Prepared
     from ..model import CaptureMethod, Conversation
+    from .preparation import Preparation
 
 # kind -> (reader, capture method); "auto" detects, but only among PAGE_READERS
 PAGE_KINDS: dict[str, tuple[str | None, CaptureMethod | None]] = {
@@ -21,11 +22,13 @@ PAGE_KINDS: dict[str, tuple[str | None, CaptureMethod | None]] = {
     "claude_api": ("claude", "site_api"),
     "capture": ("capture", "page_dom"),
     "auto": (None, None),
+    "grok_api": ("grok", "site_api"),
+    "perplexity_api": ("perplexity", "site_api"),
     "gemini_api": ("gemini", "site_api"),
     "deepseek_api": ("deepseek", "site_api"),
 }
 # what a page may send: never a Mnemosyne document or another tool's file, whose ids a page could choose
-PAGE_READERS = ("chatgpt", "claude", "capture", "gemini", "deepseek")
+PAGE_READERS = ("chatgpt", "claude", "capture", "grok", "perplexity", "gemini", "deepseek")
 
 
 @dataclass
@@ -46,25 +49,28 @@ def save_payload(
     *,
     list_updated: str | None = None,
     origin: str = "export",
-    received: Callable[[dict[str, Any] | list[Any]], None] | None = None,
-    read: Callable[[Conversation], None] | None = None,
-    saved: Callable[[Conversation], None] | None = None,
+    preparation: Preparation | None = None,
 ) -> SaveResult:
     """Convert `payload` with the reader `kind` names and store it (idempotent: a re-save merges; a partial
     capture never replaces a complete copy: status `kept`).
 
     No token counts are stored here: the extension's default context is redacted, which counts the text
-    it builds (see token_policy), so counting at save time would be thrown away. `received` is given the
-    payload before it is read, `read` the conversation before it is stored, `saved` once it is stored."""
-    if received is not None:
-        received(payload)
-    conv = read_payload(payload, kind, source_url)
-    if read is not None:
-        read(conv)
-    result = arc.save_many([conv], marks=[SyncMark(list_updated, origin)])[0]
-    if saved is not None:
-        _drop_utf8_copies(conv)
-        saved(conv)
+    it builds (see tokens/policy.py), so counting at save time would be thrown away. With `preparation` (a
+    host's), a long conversation's texts are split beside the read and the store, and the conversation
+    saved is the one prepared after the reply (see service/preparation.py)."""
+    if preparation is None:
+        conv = read_payload(payload, kind, source_url)
+        return arc.save_many([conv], marks=[SyncMark(list_updated, origin)])[0]
+    try:
+        preparation.payload_received(arc, payload)
+        conv = read_payload(payload, kind, source_url)
+        preparation.read(arc, conv)
+        result = arc.save_many([conv], marks=[SyncMark(list_updated, origin)])[0]
+    except BaseException:
+        preparation.save_failed()  # (texts handed ahead of a read or a store that failed)
+        raise
+    _drop_utf8_copies(conv)
+    preparation.turn_to(conv)
     return result
 
 
@@ -73,8 +79,6 @@ def _drop_utf8_copies(conv: Conversation) -> None:
     payload's digest, the document and the search rows are written by msgspec: see utf8.py).
     A host keeps this conversation while it builds its contexts (Archive.get, the context engine's turns):
     5 MB of chat held about 4 MB of copies (English, its emoji and dashes) or 5 MB (Chinese)."""
-    from ..utf8 import without_utf8_copy
-
     for msg in conv.messages:
         for part in msg.parts:
             fields = part.__dict__  # (a field set anew in place: pydantic's setattr would only add checks)
@@ -87,6 +91,7 @@ def read_payload(
     payload: dict[str, Any] | list[Any], kind: str = "auto", source_url: str | None = None
 ) -> Conversation:
     """The conversation a page payload holds (InputError when it holds none)."""
+    # (the readers load with the first payload: the host's hello and its other actions need none)
     from ..canonical import json_bytes
     from ..readers import RawInput, ReadContext, ReadFailure, detect, read_raw
 
@@ -97,9 +102,7 @@ def read_payload(
     if fmt is None:
         fmt = detect(raw).NAME
         if fmt not in PAGE_READERS:
-            raise InputError(
-                f"save takes a site's conversation JSON or a page capture, not {fmt} input"
-            )
+            raise InputError(f"save takes a site's conversation JSON or a page capture, not {fmt} input")
     first = next(iter(read_raw(raw, read_ctx, fmt)), None)
     if first is None:
         raise InputError("the payload holds no conversation")

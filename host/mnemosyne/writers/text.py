@@ -27,6 +27,10 @@ from ..model import (
 )
 from .common import INSTRUCTION_LABELS, human_size, is_tool_turn, role_label, title_of, visible_path
 
+TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 NAME = "text"
 EXTENSION = ".txt"
 MEDIA_TYPE = "text/plain"
@@ -40,7 +44,7 @@ def _labelled(label: str, body: str) -> str:
     return f"[{label}]\n{body}" if body else f"[{label}]"
 
 
-def _sources(citations: list) -> str:
+def _sources(citations: list[Any]) -> str:
     shown = [" ".join(x for x in (_one_line(c.title), f"<{c.url}>" if c.url else "") if x) for c in citations]
     shown = [s for s in dict.fromkeys(shown) if s]
     return "Sources: " + "; ".join(shown) if shown else ""

@@ -4,7 +4,7 @@ host/PROTOCOL.md documents each; tests/test_protocol_doc.py keeps them equal."""
 
 from __future__ import annotations
 
-from ...lazy import load
+from ...runtime.lazy import load
 from ..envelope import Request, RequestError
 
 TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
@@ -37,4 +37,5 @@ def dispatch(request: Request, session: HostSession) -> dict[str, Any]:
     if ref is None:
         raise RequestError("UNKNOWN_ACTION", f"unknown action {request.action[:60]!r}", request.id)
     session.check_caller()
-    return load(ref)(request.params, session)
+    reply: dict[str, Any] = load(ref)(request.params, session)
+    return reply

@@ -1,10 +1,11 @@
-"""context: a context trimmed to a target's budget, paged (see service.context_for); `focus` (what the
+"""context: a context trimmed to a target's budget, paged (see service.preparation.Preparation.context); `focus` (what the
 user wants to do next) makes the engine prefer what bears on it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ...context import get_target
 from .. import paging
 from . import params as p
 
@@ -12,10 +13,7 @@ if TYPE_CHECKING:
     from ..session import HostSession
 
 
-def run(params: dict, session: HostSession) -> dict:
-    from ...context import get_target
-    from ...service import context_for
-
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     conv_id = p.conversation_id(params)
     target = get_target(p.string(params, "target", max_len=60))
     budget = p.integer(params, "budget", None, 64, 2_000_000)
@@ -25,20 +23,16 @@ def run(params: dict, session: HostSession) -> dict:
     focus = p.string(params, "focus", default=None, max_len=2000)
     cursor = p.string(params, "cursor", default=None, max_len=200)
 
-    def render() -> tuple[str, dict]:
-        arc = session.archive()
-        conv = arc.get(conv_id)
-        session.prepare_context(conv)  # for the next context of it (another target, the paste), and stored
-        session.redacted_contexts = redact  # what the host prepares after the next save
-        result = context_for(
-            conv,
+    def render() -> tuple[str, dict[str, Any]]:
+        conv, result = session.preparation.context(
+            session.archive(),
+            conv_id,
             target,
             budget=budget,
             branch=branch,
             include=include,
             redact=redact,
             focus=focus,
-            arc=arc,
             exact_tokens=True,  # the extension shows the count: a long-lived host loads the tokenizer once
         )
         return result.text, {

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from ...doctor import report
 
 if TYPE_CHECKING:
     from ..session import HostSession
 
 
-def run(params: dict, session: HostSession) -> dict:
-    from ...doctor import report
-
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     return report()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ...filenames import conversation_filename
+from ...writers import writer
 from .. import paging
 from . import params as p
 
@@ -13,22 +15,18 @@ if TYPE_CHECKING:
     from ..session import HostSession
 
 
-def run(params: dict, session: HostSession) -> dict:
-    from ...filenames import conversation_filename
-    from ...writers import writer
-
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     conv_id = p.conversation_id(params)
     fmt = p.choice(params, "format", FORMATS, default="portable")
     branch = p.string(params, "branch", default=None, max_len=200)
     cursor = p.string(params, "cursor", default=None, max_len=200)
     redact = p.boolean(params, "redact", False)
 
-    def render() -> tuple[str, dict]:
-        conv = session.archive().get(conv_id)
-        session.prepare_context(conv)  # a conversation being read is the one Continue in is asked for next
+    def render() -> tuple[str, dict[str, Any]]:
+        conv = session.preparation.conversation(session.archive(), conv_id)
         extra = {}
         if redact:  # copy, export and download: the same policy as context, title included
-            from ...redact import redact_conversation
+            from ...redact import redact_conversation  # (its patterns compile at import: a redacted get only)
 
             conv, redactor = redact_conversation(conv)
             extra["redactions"] = redactor.report()

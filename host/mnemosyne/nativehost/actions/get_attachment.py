@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ...archive import attachments
 from ...errors import InputError
 from . import params as p
 
@@ -32,9 +33,7 @@ def _offset(cursor: str, digest: str, size: int) -> int:
     return offset
 
 
-def run(params: dict, session: HostSession) -> dict:
-    from ...archive import attachments
-
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     digest = p.string(params, "sha256", max_len=64).lower()
     if not _SHA256.fullmatch(digest):
         raise p.BadRequest("sha256 must be 64 hexadecimal digits")

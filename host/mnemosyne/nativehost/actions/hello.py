@@ -9,10 +9,12 @@ from . import ACTIONS
 
 TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..session import HostSession
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     return {
         "host_version": __version__,
         "protocol": PROTOCOL_VERSION,

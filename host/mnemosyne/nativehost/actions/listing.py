@@ -1,9 +1,10 @@
 """list: archived conversations in an order (newest, oldest, title, length), filtered by site, date range,
-project, model, has code and has attachments, paged with a cursor; the filter choices on request."""
+project, model, has code and has attachments, paged with a cursor; the filter choices and the archive's total
+on request."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...archive.store import ORDERS
 from . import params as p
@@ -12,11 +13,11 @@ if TYPE_CHECKING:
     from ..session import HostSession
 
 
-def _flag(params: dict, name: str) -> bool | None:
+def _flag(params: dict[str, Any], name: str) -> bool | None:
     return p.boolean(params, name) if params.get(name) is not None else None
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     limit = p.integer(params, "limit", 50, 1, 100)
     cursor = p.string(params, "cursor", default=None, max_len=500)
     source = p.string(params, "source", default=None, max_len=40)
@@ -38,7 +39,8 @@ def run(params: dict, session: HostSession) -> dict:
         has_code=_flag(params, "has_code"),
         has_attachments=_flag(params, "has_attachments"),
     )
-    reply: dict = {"items": items, "next_cursor": next_cursor}
+    reply: dict[str, Any] = {"items": items, "next_cursor": next_cursor}
     if p.boolean(params, "facets"):
         reply["facets"] = archive.facet_values()
+        reply["total"] = archive.conversation_count()
     return reply

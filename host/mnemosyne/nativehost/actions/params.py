@@ -62,4 +62,5 @@ def string_list(params: dict[str, Any], name: str, options: tuple[str, ...]) -> 
 
 
 def conversation_id(params: dict[str, Any]) -> str:
-    return string(params, "conversation_id", max_len=64)
+    conv_id: str = string(params, "conversation_id", max_len=64)
+    return conv_id

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...archive.sync import ORIGINS, SyncMark
+from ...service import save_payload
+from ...service.save import PAGE_KINDS, SaveItem
 from . import params as p
 
 if TYPE_CHECKING:
-    from ...service.save import SaveItem
     from ..session import HostSession
 
 
 def save_item(params: dict[str, Any]) -> SaveItem:
     """The parameters of one save (the request of `save`, or one item of `save-batch`), checked."""
-    from ...archive.sync import ORIGINS, SyncMark
-    from ...service.save import PAGE_KINDS, SaveItem
 
     kind = p.choice(params, "kind", tuple(PAGE_KINDS), default="auto")
     url = p.string(params, "source_url", default=None, max_len=4096)
@@ -29,23 +29,15 @@ def save_item(params: dict[str, Any]) -> SaveItem:
     return SaveItem(payload, kind, url, SyncMark(list_updated, origin))
 
 
-def run(params: dict, session: HostSession) -> dict:
-    from ...service import save_payload
-
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     item = save_item(params)
     session.renders.clear()  # a kept render may be of the conversation this save changes
-    try:
-        return save_payload(
-            session.archive(),
-            item.payload,
-            kind=item.kind,
-            source_url=item.source_url,
-            list_updated=item.mark.list_updated,
-            origin=item.mark.origin,
-            received=session.split_ahead_of_payload,
-            read=session.split_ahead,
-            saved=session.prepare_context,
-        ).as_dict()
-    except BaseException:
-        session.end_split_ahead()  # (texts handed ahead of a read or a store that failed)
-        raise
+    return save_payload(
+        session.archive(),
+        item.payload,
+        kind=item.kind,
+        source_url=item.source_url,
+        list_updated=item.mark.list_updated,
+        origin=item.mark.origin,
+        preparation=session.preparation,
+    ).as_dict()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ...archive import attachments
+from ...archive.attachments import MAX_BYTES, AttachmentTooLarge
 from . import params as p
 from .sync_state import SITES
 
@@ -15,7 +17,6 @@ if TYPE_CHECKING:
 
 def decode(data: object) -> bytes:
     """Strict base64 of at most attachments.MAX_BYTES, refused by its length before it is decoded."""
-    from ...archive.attachments import MAX_BYTES, AttachmentTooLarge
 
     if not isinstance(data, str) or not data:
         raise p.BadRequest("data must be the file's bytes in base64")
@@ -27,9 +28,7 @@ def decode(data: object) -> bytes:
         raise p.BadRequest("data is not valid base64") from None
 
 
-def run(params: dict, session: HostSession) -> dict:
-    from ...archive import attachments
-
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     site = p.choice(params, "site", SITES)
     source_id = p.string(params, "source_id", max_len=200)
     file_id = p.string(params, "file_id", max_len=2000)

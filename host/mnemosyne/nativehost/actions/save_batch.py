@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...errors import MnemosyneError
+from ...service.save import SaveItem, save_batch
+from ..pathfree import without_paths
 from . import params as p
 from .save import save_item
 
@@ -15,10 +17,7 @@ MAX_ITEMS = 50
 MAX_TEXT = 300  # a title or message in a result: 50 results always fit one reply frame
 
 
-def run(params: dict, session: HostSession) -> dict:
-    from ...service.save import SaveItem, save_batch
-    from ..pathfree import without_paths
-
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     items = params.get("items")
     if not isinstance(items, list) or not 1 <= len(items) <= MAX_ITEMS:
         raise p.BadRequest(f"items must be a list of 1 to {MAX_ITEMS} saves")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import params as p
 
@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from ..session import HostSession
 
 
-def run(params: dict, session: HostSession) -> dict:
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     query = p.string(params, "query", max_len=500)
     limit = p.integer(params, "limit", 20, 1, 100)
     source = p.string(params, "source", default=None, max_len=40)

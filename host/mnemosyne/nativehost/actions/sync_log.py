@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ...archive import sync
+from ...archive.sync import COUNT_KEYS, RUN_STATES
 from . import params as p
 from .sync_state import SITES
 
@@ -15,7 +17,9 @@ MAX_FAILURES = 1000  # a run's failures kept; the counts still say how many ther
 
 
 def _time(run: dict[str, Any], name: str, required: bool) -> str | None:
-    value = p.string(run, name, max_len=64) if required else p.string(run, name, default=None, max_len=64)
+    value: str | None = (
+        p.string(run, name, max_len=64) if required else p.string(run, name, default=None, max_len=64)
+    )
     if value is None:
         return None
     try:
@@ -34,8 +38,6 @@ def _failure(item: Any) -> dict[str, str]:
 
 
 def check_run(run: Any) -> dict[str, Any]:
-    from ...archive.sync import COUNT_KEYS, RUN_STATES
-
     if not isinstance(run, dict):
         raise p.BadRequest("run must be an object")
     counts = run.get("counts", {})
@@ -58,9 +60,7 @@ def check_run(run: Any) -> dict[str, Any]:
     }
 
 
-def run(params: dict, session: HostSession) -> dict:
-    from ...archive import sync
-
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     checked = check_run(params.get("run"))
     sync.log_run(session.archive().conn, checked)
     return {"recorded": True}

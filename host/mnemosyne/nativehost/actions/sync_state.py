@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ...archive import sync
 from . import params as p
 
 if TYPE_CHECKING:
     from ..session import HostSession
 
-SITES = ("chatgpt", "claude", "gemini", "deepseek")
+SITES = ("chatgpt", "claude", "grok", "perplexity", "gemini", "deepseek")
 MAX_IDS = 500
 
 
-def run(params: dict, session: HostSession) -> dict:
-    from ...archive import sync
-
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     site = p.choice(params, "site", SITES)
     ids = params.get("ids")
     if (

@@ -6,7 +6,9 @@ opens and fills), so the extension keeps no copy of target data: it renders this
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from ...context.targets import describe_all
 
 # (target name, menu group, page the extension opens and fills; None: the context is copied)
 # Groups: "web" = a chat site's composer is filled; "agent" = a coding agent's instructions file;
@@ -25,7 +27,7 @@ MENU = (
 )
 
 
-def menu_entries(described: list[dict]) -> list[dict]:
+def menu_entries(described: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by_name = {target["name"]: target for target in described}
     return [
         {
@@ -45,8 +47,6 @@ if TYPE_CHECKING:
     from ..session import HostSession
 
 
-def run(params: dict, session: HostSession) -> dict:
-    from ...context.targets import describe_all
-
+def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     described = describe_all()
     return {"targets": described, "menu": menu_entries(described)}
