@@ -1029,10 +1029,12 @@
     HTTP_429: () => t("errorSlowDown"),
     NETWORK: () => t("errorNetwork"),
     TOO_LARGE: () => t("errorTooLarge"),
+    STORAGE: () => t("errorStorage"),
     API_SHAPE: () => t("errorApiShape")
   };
   function reasonText(code) {
-    return Object.hasOwn(PLAIN, code ?? "") ? PLAIN[code]() : t("errorUnknownReason");
+    const name = String(code ?? "").split(":")[0];
+    return Object.hasOwn(PLAIN, name) ? PLAIN[name]() : t("errorUnknownReason");
   }
   function describeError(error) {
     if (Object.hasOwn(PLAIN, error?.code ?? "")) return reasonText(error.code);
