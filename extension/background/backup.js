@@ -12,7 +12,8 @@ import { loadSettings } from "../shared/settings.js";
 import { filesOf } from "./backup_files.js";
 import { siteOfOpenTab } from "./backup_site.js";
 import { FILE_HOST_PERMISSION, downloadFileUrl, isFileHostUrl } from "./file_download.js";
-import { applyListReply, conversationKind, conversationPath, nextListPath, siteHome, sourceUrlOf } from "./backup_lists.js";
+import { applyListReply, conversationKind, conversationPath, nextListPath, siteHome, sourceUrlOf,
+  withListEntry } from "./backup_lists.js";
 import { LOG_EVERY, PROJECTS_KEY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem,
   retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
@@ -241,8 +242,8 @@ async function knownIds(site, ids) {
 }
 
 /** The project the list named, added to the payload where the readers look (Claude: the inline `project`). */
-function withProject(site, payload, project) {
-  if (!project) return payload;
+function withProject(site, payload, project, entry) {
+  if (!project) return withListEntry(site, payload, entry);
   if (site === "claude") {
     const listed = { uuid: project.id, name: project.name, prompt_template: project.instructions, description: project.description,
       docs: project.docs ?? [] };
@@ -334,7 +335,7 @@ async function fetchStep(run, entry, policy) {
   if (!ok) reason = "API_SHAPE";
   else {
     try {
-      const payload = wellFormedDeep(withProject(run.site, reply.data, entry.project ? run.projects[entry.project] : null));
+      const payload = wellFormedDeep(withProject(run.site, reply.data, entry.project ? run.projects[entry.project] : null, entry));
       const saved = await hostCall("save", { payload, kind, source_url: sourceUrlOf(run.site, entry), list_updated: entry.updated,
         origin: "backup" }, { timeoutMs: 120_000 });
       outcome = saved.status === "kept" ? "kept" : "done";

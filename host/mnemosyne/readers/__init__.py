@@ -31,6 +31,8 @@ READER_MODULES = (
     "sharegpt",
     "grok",  # grok.com response-node + load-responses, answer stream, HAR capture
     "perplexity",  # www.perplexity.ai /rest/thread/{slug} entries, answer stream
+    "gemini",  # batchexecute hNvQHb responses (site API)
+    "deepseek",  # chat/history_messages JSON (site API)
 )
 
 # The site conversation JSONs the extension saves, whose texts a host guesses before reading them
