@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+# tests/support and the fixtures' helpers, and the tiers' modules (a test may reuse another's data builders)
+for folder in ("", "unit", "integration"):
+    sys.path.insert(0, str(Path(__file__).parent / folder))
 
 FIXTURES = Path(__file__).parent / "fixtures"
 _SESSION_HOME = tempfile.mkdtemp(prefix="mnemo-tests-")

@@ -48,7 +48,7 @@ def dumps(conv: Conversation, *, indent: int | None = 2) -> str:
 
 
 # The compact document (what the archive stores and hashes) is written by msgspec, about 4x faster than
-# json's encoder and the same bytes as json.dumps (tests/test_canonical_compact.py): the same escapes, key
+# json's encoder and the same bytes as json.dumps (tests/unit/test_canonical_compact.py): the same escapes, key
 # order and integers, and the same floats except those Python writes with an exponent (1e+16, 1e-05), which
 # msgspec writes as 1e16 or 0.00001. Floats live only in the fields FLOAT_FIELDS names (by part type; the
 # test checks the list against the model): a document with such a float, or one msgspec refuses (a lone

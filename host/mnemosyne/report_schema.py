@@ -2,7 +2,7 @@
 
 The engine (context/engine.py) builds the report; this model is its contract, sent as is by the host and
 rendered as sent by the extension. schema/context-report.v1.json is generated from it (`python -m
-mnemosyne.report_schema`) and tests/test_report_schema.py fails when the engine, this model or the committed
+mnemosyne.report_schema`) and tests/unit/test_report_schema.py fails when the engine, this model or the committed
 schema drift apart. Message ids are plain strings everywhere.
 """
 

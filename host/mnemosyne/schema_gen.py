@@ -1,7 +1,7 @@
 """The JSON Schema of the conversation format, generated from model.Conversation.
 
 `mnemo schema` prints it and host/mnemosyne/schema/conversation.v1.json is a
-committed copy; tests/test_schema.py fails when the two drift (regenerate with
+committed copy; tests/integration/test_schema.py fails when the two drift (regenerate with
 `mnemo schema > host/mnemosyne/schema/conversation.v1.json`).
 """
 
@@ -24,7 +24,7 @@ def committed_text() -> str:
 
 
 # The extension's page capture (readers/capture.py CapturePayload): the extension's JS tests validate what
-# the content scripts emit against this committed copy; tests/test_capture_schema.py keeps it current.
+# the content scripts emit against this committed copy; tests/unit/test_capture_schema.py keeps it current.
 # Regenerate: python -c "from mnemosyne.schema_gen import capture_schema_text as s; print(s(), end='')" \
 #   > host/mnemosyne/schema/capture.v1.json
 CAPTURE_COMMITTED = Path(__file__).with_name("schema") / "capture.v1.json"

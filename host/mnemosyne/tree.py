@@ -28,7 +28,7 @@ def active_leaf(conv: Conversation) -> str | None:
     """The one active-branch rule: `active_leaf` when it names a message of the conversation, else the
     last leaf in document order (None only for a conversation without messages).
 
-    Every reader sets `active_leaf` to a leaf (tests/test_active_branch.py), so the fallback is for
+    Every reader sets `active_leaf` to a leaf (tests/unit/test_active_branch.py), so the fallback is for
     documents written by other tools; the extension's transcript view follows the same rule."""
     if conv.active_leaf is not None and any(m.id == conv.active_leaf for m in conv.messages):
         return conv.active_leaf

@@ -1,5 +1,5 @@
 """Every error code the host can send (append-only; host/PROTOCOL.md has the table).
-tests/test_protocol_doc.py checks this list against the document and the source."""
+tests/unit/test_protocol_doc.py checks this list against the document and the source."""
 
 ERROR_CODES = (
     "BAD_REQUEST",

@@ -4,7 +4,7 @@ A fresh `mnemo recall` process spent about a third of its time importing pydanti
 candidates' documents into Conversation models, only to read each message's parts back out. The archive
 stores every document as the model wrote it (canonical JSON without None fields), so a field a document
 leaves out is None in the model too: an attribute view over the decoded JSON gives the context engine's
-path_to and path_turns the same messages and parts, and so the same turns (tests/test_recall_documents.py
+path_to and path_turns the same messages and parts, and so the same turns (tests/integration/test_recall_documents.py
 compares the two on every fixture conversation).
 """
 

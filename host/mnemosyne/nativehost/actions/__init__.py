@@ -1,6 +1,6 @@
 """The host's closed set of verbs. One module per action, imported on first
 use so `hello` never pays for pydantic, the archive or the tokenizer.
-host/PROTOCOL.md documents each; tests/test_protocol_doc.py keeps them equal."""
+host/PROTOCOL.md documents each; tests/unit/test_protocol_doc.py keeps them equal."""
 
 from __future__ import annotations
 
