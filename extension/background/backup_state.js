@@ -10,6 +10,8 @@ export const PROJECTS_KEY = "backupProjects"; // {id, projects}: the listed proj
 export const LOG_EVERY = 25; // items between sync-log reports to the host
 const FAILURE_LIMIT = 500; // failures kept in the run (the host's sync-log keeps them too)
 
+/** @typedef {ReturnType<typeof newRun>} BackupRun  a backup run, as the worker holds it */
+
 export function newRun({ id, site, tabId, policy, now }) {
   return {
     id, site, tabId, state: "running", startedAt: new Date(now).toISOString(), finishedAt: null,

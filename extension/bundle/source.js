@@ -8,6 +8,10 @@
 
   // shared/errors.js
   var MnemoError = class extends Error {
+    /**
+     * @param {string} code
+     * @param {string} [message]
+     */
     constructor(code, message) {
       super(message || code);
       this.code = code;
@@ -22,7 +26,10 @@
   async function fetchJson(path, headers2 = {}) {
     const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers2 } });
     if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`)
+      );
       error.status = response.status;
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
@@ -69,14 +76,20 @@
       body: JSON.stringify(body)
     });
     if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`)
+      );
       error.status = response.status;
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
     }
     const read = await readCapped(response, JSON_REPLY_CAP, signal);
     if (read.over || read.stopped) {
-      const error = read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped);
+      const error = (
+        /** @type {HttpError} */
+        read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped)
+      );
       if (read.over) error.status = 413;
       throw error;
     }
@@ -672,7 +685,10 @@
   });
   async function loadSettings() {
     const stored = await api.storage.sync.get(DEFAULT_SETTINGS);
-    return { ...DEFAULT_SETTINGS, ...stored };
+    return (
+      /** @type {Settings} */
+      { ...DEFAULT_SETTINGS, ...stored }
+    );
   }
 
   // shared/text.js
@@ -1524,7 +1540,10 @@ button:disabled { opacity: .6; cursor: progress; }
     const post = (raw, body) => {
       const path = site2.apiPost ? checkedPath(raw, (pathname) => POST_PATHS[site2.name]?.test(pathname) ?? false) : null;
       if (!path) {
-        const error = new MnemoError("BAD_REQUEST", "not an API path of this site");
+        const error = (
+          /** @type {HttpError} */
+          new MnemoError("BAD_REQUEST", "not an API path of this site")
+        );
         error.status = 400;
         throw error;
       }
@@ -1733,7 +1752,11 @@ button:disabled { opacity: .6; cursor: progress; }
   }
   async function record(decision, conversation, detail = null) {
     try {
-      const status = (await api.storage.local.get(STATUS_KEY))[STATUS_KEY] ?? {};
+      const stored = (
+        /** @type {{counts?: Object<string, number>} | undefined} */
+        (await api.storage.local.get(STATUS_KEY))[STATUS_KEY]
+      );
+      const status = stored ?? {};
       const counts = { saved: 0, unchanged: 0, failed: 0, ...status.counts };
       counts[decision] += 1;
       await api.storage.local.set({ [STATUS_KEY]: { counts, last: { decision, conversation, detail, at: (/* @__PURE__ */ new Date()).toISOString() } } });

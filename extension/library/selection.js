@@ -63,7 +63,8 @@ async function exportZip(say) {
 
 function deleteWithUndo(say) {
   const ids = [...selected];
-  const rows = ids.map((id) => document.querySelector(`[data-mnemosyne='conversation'][data-conversation-id='${CSS.escape(id)}']`));
+  const rows = ids.map((id) => /** @type {HTMLElement | null} */ (
+    document.querySelector(`[data-mnemosyne='conversation'][data-conversation-id='${CSS.escape(id)}']`)));
   for (const row of rows) if (row) row.hidden = true;
   clearSelection();
   const undo = el("button", { type: "button", dataset: { mnemosyne: "undo" }, text: t("undo") });
@@ -83,7 +84,7 @@ function deleteWithUndo(say) {
     for (const row of rows) {
       if (!row) continue;
       row.hidden = false;
-      row.querySelector("[data-mnemosyne='select']").checked = false;
+      /** @type {HTMLInputElement} */ (row.querySelector("[data-mnemosyne='select']")).checked = false;
     }
     say(t("deleteUndone"));
   });
@@ -97,7 +98,7 @@ export function initSelection(say) {
   $("export-zip").addEventListener("click", guard(exportZip));
   $("delete-selected").addEventListener("click", () => deleteWithUndo(say));
   $("clear-selection").addEventListener("click", () => {
-    for (const box of document.querySelectorAll("[data-mnemosyne='select']")) box.checked = false;
+    for (const box of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll("[data-mnemosyne='select']"))) box.checked = false;
     clearSelection();
   });
   update();

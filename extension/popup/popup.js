@@ -9,7 +9,7 @@ const PAGE_SIZE = 50;
 const list = document.getElementById("items");
 const status = document.getElementById("status");
 const more = document.getElementById("more");
-const search = document.getElementById("search");
+const search = /** @type {HTMLInputElement} */ (document.getElementById("search"));
 let nextCursor = null;
 let generation = 0; // drops replies that arrive after a newer query started
 

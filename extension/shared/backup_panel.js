@@ -130,7 +130,7 @@ export function mountBackupPanel(container) {
   }
 
   api.storage.onChanged.addListener((changes, area) => {
-    if (area === "sync" && changes.attachmentCapMb) capMb = changes.attachmentCapMb.newValue ?? DEFAULT_SETTINGS.attachmentCapMb;
+    if (area === "sync" && changes.attachmentCapMb) capMb = Number(changes.attachmentCapMb.newValue ?? DEFAULT_SETTINGS.attachmentCapMb);
     if (area === "local" && changes[RUN_KEY]) show(changes[RUN_KEY].newValue ?? null);
   });
   refresh();
