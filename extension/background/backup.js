@@ -10,10 +10,12 @@ import { wellFormedDeep } from "../shared/text.js";
 import { SOURCE_PATTERNS, sourceSiteOf } from "../sites/index.js";
 import { loadSettings } from "../shared/settings.js";
 import { filesOf } from "./backup_files.js";
-import { siteOfOpenTab } from "./backup_site.js";
-import { FILE_HOST_PERMISSION, downloadFileUrl, isFileHostUrl } from "./file_download.js";
+import { siteOfOpenTab } from "../shared/backup_site.js";
+import { RUN_KEY, left } from "../shared/backup_run.js";
+import { FILE_HOST_PERMISSION, isFileHostUrl } from "../shared/file_hosts.js";
+import { downloadFileUrl } from "./file_download.js";
 import { applyListReply, conversationKind, conversationPath, nextListPath, siteHome, sourceUrlOf } from "./backup_lists.js";
-import { LOG_EVERY, PROJECTS_KEY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem,
+import { LOG_EVERY, PROJECTS_KEY, QUEUE_KEY, addListed, finishItem, listingDone, logRecord, newRun, nextItem,
   retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
 import { delayMs, isRetryable, observed, policyFor, started } from "./rate_policy.js";

@@ -6,7 +6,7 @@ import { t } from "../shared/api.js";
 import { el } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
 import { loadSettings } from "../shared/settings.js";
-import { saveFile } from "./save_file.js";
+import { saveFile } from "../shared/save_file.js";
 import { zipSync, strToU8 } from "../bundle/zip_libs.js";
 
 export const UNDO_MS = 6000;

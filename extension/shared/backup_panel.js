@@ -6,9 +6,9 @@ import { api, t } from "./api.js";
 import { el } from "./element.js";
 import { describeError, request } from "./messages.js";
 import { DEFAULT_SETTINGS, loadSettings } from "./settings.js";
-import { RUN_KEY, etaSeconds, left as leftOf } from "../background/backup_state.js";
-import { siteOfOpenTab } from "../background/backup_site.js";
-import { FILE_HOST_PERMISSION } from "../background/file_download.js";
+import { RUN_KEY, etaSeconds, left as leftOf } from "./backup_run.js";
+import { siteOfOpenTab } from "./backup_site.js";
+import { FILE_HOST_PERMISSION } from "./file_hosts.js";
 
 const FAILURES_SHOWN = 20;
 
