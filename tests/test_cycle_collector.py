@@ -119,7 +119,7 @@ def test_no_cycle_collection_runs_while_the_host_prepares_a_saved_conversation(
     monkeypatch.setattr(
         engine,
         "prepare",
-        lambda conv, keep_going, **kw: prepared.append(conv.id) or prepare(conv, keep_going, **kw),
+        lambda conv, keep_going, *a, **kw: prepared.append(conv.id) or prepare(conv, keep_going, *a, **kw),
     )
     with seen.counted((100, 10, 10)):
         out = io.BytesIO()

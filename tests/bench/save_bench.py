@@ -1,7 +1,7 @@
 """`save` in a warm host: a 50-message ChatGPT conversation and a fixture-like one over 1 MB.
 
 Round trip at the client (frame written -> reply read). A save stores no token counts (see
-token_policy) and the host writes the search index after its reply (archive/indexing.py), so two
+service/token_counts.py) and the host writes the search index after its reply (archive/indexing.py), so two
 figures: saves on an idle host (two `hello`s before each, so the previous save's index is written: what a
 user's save meets) and saves back to back (the next request waits for one conversation's indexing).
 Floor: parsing the same JSON plus one o200k_base pass over its text.

@@ -62,7 +62,7 @@ class Unit:
     relevance: float = 0.0  # BM25 against the focus, 0..1
     key: int = -1  # its index among the units of the path (corpus.Corpus)
     script_scale: float = 1.0  # the value scale of its script in this conversation (select._script_scales)
-    tokens: int = -1  # its text's count in token_policy.COUNTED_ENCODING when known (stored with the units)
+    tokens: int = -1  # its text's count in tokens.policy.COUNTED_ENCODING when known (stored with the units)
 
 
 def code_unit(block: str) -> tuple[str, tuple[str, ...]]:

@@ -19,7 +19,7 @@ from . import salience as S
 
 TYPE_CHECKING = False  # (typing is not loaded in the split worker: 0.5 MB of its memory); mypy reads True
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Protocol
 
     class UnitSource(Protocol):
         """Where a build gets the units of its texts."""
@@ -31,10 +31,6 @@ if TYPE_CHECKING:
             Stops when `keep_going()` says so: the texts not made by then are missing."""
             ...
 
-
-TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
-if TYPE_CHECKING:
-    from typing import Any
 
 # kind, text, its terms' keys, their kinds (salience.KIND_CODE: a letter each, upper case for a term the unit is
 # the first of its text to use), the names a code block defines

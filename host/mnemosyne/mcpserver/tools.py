@@ -12,6 +12,7 @@ import base64
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ..context.shapes import BEGIN, defuse, end_marker, tag_note, transcript_tag
@@ -19,6 +20,7 @@ from ..errors import InputError
 
 if TYPE_CHECKING:
     from ..archive import Archive
+    from ..prepare.caches import Caches
 
 MAX_SEARCH_HITS = 200  # pages of search results end here: past it, narrow the query or use list
 MAX_PAGE_CHARS = 100_000
@@ -217,6 +219,15 @@ def run_get(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dict
 # ---------------------------------------------------------------- context
 
 
+@cache
+def _kept_between_calls() -> Caches:
+    """What this server keeps between its context calls, as the native host does (one client, one process):
+    a conversation asked for again, at another budget or target, builds from memory."""
+    from ..prepare.caches import Caches
+
+    return Caches()
+
+
 def run_context(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dict[str, Any]]:
     from ..service import context_for
 
@@ -229,6 +240,7 @@ def run_context(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, 
         focus=args.get("focus"),
         redact=redact,
         arc=arc,
+        caches=_kept_between_calls(),
         exact_tokens=True,
     )
     return result.text, {"report": result.report}

@@ -1,6 +1,7 @@
 """A long conversation's texts handed to the host's split worker (split_worker.py) while the host saves it,
-so that the context asked for the instant the save replies finds most of its units made (UnitCache.split_ahead):
-guessed from the site's JSON before the read (`split_texts_ahead`), else after the read (`split_ahead`)."""
+so that the context asked for the instant the save replies finds most of its units made
+(UnitCache.split_ahead): guessed from the site's JSON before the read (`split_texts_ahead`), else after the
+read (`split_ahead`)."""
 
 from __future__ import annotations
 

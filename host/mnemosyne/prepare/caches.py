@@ -97,8 +97,8 @@ class Caches:
         if corpus is None:
             corpus = Corpus(turns, owner, query, skip, default, made=made, source=self.units)
             # a kept corpus holds its texts' units even when the unit cache lets them go: the corpora kept
-            # hold at most unit_cache.CACHE_TERMS terms; one whose units alone hold more (a conversation of more than
-            # about 1.5 MB of distinct text) is kept slim (see Corpus), unless even that is more
+            # hold at most unit_cache.CACHE_TERMS terms; one whose units alone hold more (a conversation of
+            # more than about 1.5 MB of distinct text) is kept slim (see Corpus), unless even that is more
             held = terms_held([corpus])
             corpus.whole = held <= unit_cache.CACHE_TERMS or corpus.slim_weight() >= held
         self.corpora[key] = corpus

@@ -32,7 +32,7 @@ _Layout = tuple[
     list[int],  # table pipes of each unit
     list[bool],  # the unit is a question
     list[bool],  # the unit is in CJK script
-    list[int],  # each unit's token count in token_policy.COUNTED_ENCODING
+    list[int],  # each unit's token count in tokens.policy.COUNTED_ENCODING
 ]
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(_Layout)
@@ -46,7 +46,7 @@ def key(text: str) -> bytes:
 
 
 def pack(units: TextUnits, counts: list[int]) -> bytes | None:
-    """`units`, with each unit's token count in token_policy.COUNTED_ENCODING, as compressed
+    """`units`, with each unit's token count in tokens.policy.COUNTED_ENCODING, as compressed
     MessagePack; None for a text MessagePack cannot hold (a lone surrogate)."""
     # (the texts are those the unit cache holds: msgpack is given copies to attach its UTF-8 to, utf8.py)
     parts = [[kind, without_utf8_copy(text), *rest] for kind, text, *rest in units.parts]

@@ -107,7 +107,7 @@ class Preparation:
     def read(self, arc: Archive, conv: Conversation) -> None:
         """Before a save stores `conv`: a long conversation the archive holds no units of is split by the
         worker meanwhile (context.split_ahead), since Continue in asks for its context as soon as the save
-        replies. Only while the worker runs (it starts after the reply that loaded the engine, after_reply)."""
+        replies. Only while the worker runs (it starts after a reply once contexts are built: after_reply)."""
         if not self.worker_running():
             return
         from .context import split_ahead  # (loads the prepare package: see __init__)
@@ -137,10 +137,10 @@ class Preparation:
         """Work that can wait for the reply, each part stopping as soon as `keep_going()` says a request is
         waiting.
 
-        Once a context was built or prepared, the split worker process is started (WorkerSlot.keep: it splits long
-        histories beside the host). Then the units and corpus of the conversation saved, read or built last,
-        so that its context, asked for next, does not split and term its whole history first (Continue in
-        saves as its menu opens and asks for the context at the pick: with the search index written first,
+        Once a context was built or prepared, the split worker process is started (WorkerSlot.keep: it splits
+        long histories beside the host). Then the units and corpus of the conversation saved, read or built
+        last, so that its context, asked for next, does not split and term its whole history first (Continue
+        in saves as its menu opens and asks for the context at the pick: with the search index written first,
         that context waited for it, about 0.1 s for a conversation of 1 MB). Then the search index of saved
         conversations, one at a time, a long one a part at a time (what is left is written after the next
         reply, and every search writes it first), and a WAL checkpoint once the WAL has grown. Last, the
@@ -148,7 +148,8 @@ class Preparation:
         time: a pick that arrives meanwhile waits for one part or one text. After a long conversation
         (RELEASE_CACHE_CHARS) these rows are written with a small page cache (Archive.small_page_cache),
         which is let go after, and the memory the work freed goes back to the system (heap.give_back). The
-        context work runs with the cycle collector held off (runtime/cycles.py), which runs in the index work."""
+        context work runs with the cycle collector held off (runtime/cycles.py), which runs in the index
+        work."""
         conv, self._to_prepare = self._to_prepare, None
         workers = self._workers  # (a host that builds contexts: see __init__)
         if workers is not None and keep_going():
