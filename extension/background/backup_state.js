@@ -1,5 +1,5 @@
-// A backup run as plain JSON (kept in storage.local under RUN_KEY of shared/backup_run.js, so a stopped worker or a restarted browser
-// continues it) and the pure steps that change it: listed pages in, one outcome per conversation, counts out.
+// A backup run as plain JSON (kept in storage.local under RUN_KEY, shared/backup_run.js, so a stopped worker or a
+// restarted browser continues it) and the pure steps that change it: listed pages in, one outcome per conversation, counts out.
 // The queue is every listed conversation that needs fetching, in list order; `cursor` is the next one.
 import { initialListing } from "./backup_lists.js";
 import { initialRate } from "./rate_policy.js";

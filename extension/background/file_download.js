@@ -4,7 +4,8 @@
 // rules; from the worker the host permission for *.oaiusercontent.com covers it. That permission is optional
 // (a new required one would disable the installed extension on update until accepted): the backup panel asks for
 // it in the backup-all click, and the worker lists the file instead when it is not granted. The URL is signed, so
-// no cookies are sent; only the file hosts of shared/file_hosts.js are fetched, and never more than the user's size cap is read.
+// no cookies are sent; only the file hosts of shared/file_hosts.js are fetched, and never more than the user's size
+// cap is read.
 import { isFileHostUrl } from "../shared/file_hosts.js";
 
 function failed(code, message, status = 0, retryAfter = null) {
