@@ -50,6 +50,24 @@ def test_focus_brings_in_what_bears_on_it(filler):
     assert on_db.report["tokens"] <= budget and on_site.report["tokens"] <= budget
 
 
+def test_focus_brings_in_the_answer_next_to_its_question(filler):
+    """The reply that holds the answer shares no word with the focus, and says nothing rare: the turn
+    before it (the question) matches. The passage brings both, each under its role and turn number."""
+    script = [x for a, b in filler[:40] for x in (("user", a), ("assistant", b))]
+    script += [
+        ("user", "Big news: we finally chose the venue for the wedding ceremony last week!"),
+        ("assistant", "Congratulations! So it's the garden behind her parents' house, how lovely."),
+    ]
+    script += [x for a, b in filler[40:80] for x in (("user", a), ("assistant", b))]
+    script.append(("user", "Let's get back to it."))
+    conv = linear(script, conversation_id="wedding", title="notes", site="chatgpt")
+    focus = "What venue did they choose for the wedding ceremony?"
+    out = build_context(conv, "chatgpt", budget=500, focus=focus)
+    assert "garden behind her parents' house" in out.text and "wedding ceremony" in out.text
+    assert "[user #80]\n" in out.text and "[assistant #81]\n" in out.text  # where the passage sits
+    assert out.report["tokens"] <= 500
+
+
 def two_chinese_topics(first: str, second: str, conversation_id: str) -> Conversation:
     """Two facts stated early, then 60 exchanges about the weather, then a return to the work."""
     script = [("user", first), ("assistant", "好的。"), ("user", second), ("assistant", "好的。")]

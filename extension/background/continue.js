@@ -67,14 +67,33 @@ function newHandle() {
 /**
  * Build the context through the host, keep it, and return its report, a preview and a handle.
  * @param {{conversation_id: string, target: string, budget?: number, redact?: boolean, branch?: string, focus?: string}} request
+ * @param {string} [handle]
  */
-export async function buildContext({ conversation_id, target, budget, redact, branch, focus }) {
+export async function buildContext(request, handle = newHandle()) {
+  const { conversation_id, target, budget, redact, branch, focus } = request;
   const entry = (await hostMenu()).find((candidate) => candidate.target === target);
   if (!entry) throw new MnemoError("UNKNOWN_TARGET", `unknown target ${target}`);
   const params = { conversation_id, target: entry.target, redact: redact !== false };
   if (Number.isInteger(budget) && budget > 0) params.budget = budget;
   if (branch) params.branch = String(branch); // a leaf message id: continue that branch, not the active one
-  return keepContext(newHandle(), entry, params, focus);
+  return keepContext(handle, entry, params, focus);
+}
+
+const building = new Map(); // handle -> the build its preview window waits for (opened before the build ends)
+
+/**
+ * A web page's Continue: the preview window opens at once, under a new handle, and shows the context when the
+ * host has built it (a long conversation takes seconds); the page gets its short status once it is built.
+ */
+export async function buildInPreview(request) {
+  const handle = newHandle();
+  const build = buildContext(request, handle);
+  building.set(handle, build);
+  build.catch(() => {}).finally(() => building.delete(handle));
+  const url = api.runtime.getURL(`preview/preview.html?handle=${handle}`);
+  await api.windows.create({ url, type: "popup", width: 600, height: 680 });
+  const context = await build;
+  return { target: context.target, label: context.label, fills: context.fills, tokens: context.report?.tokens ?? null };
 }
 
 /**
@@ -114,14 +133,8 @@ async function keptContext(handle) {
 
 /** The preview of a kept context (report, start of the text), for the preview window and the view page. */
 export async function contextPreview({ handle }) {
+  if (building.has(handle)) await building.get(handle); // the window opened before its build ended
   return describeContext(handle, await keptContext(handle));
-}
-
-/** Show a kept context's preview in an extension window; the web page that asked gets only this short status. */
-export async function openPreview(context) {
-  const url = api.runtime.getURL(`preview/preview.html?handle=${context.handle}`);
-  await api.windows.create({ url, type: "popup", width: 600, height: 680 });
-  return { target: context.target, label: context.label, fills: context.fills, tokens: context.report?.tokens ?? null };
 }
 
 /** The full text of a kept context, for targets that are copied. */

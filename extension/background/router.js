@@ -7,7 +7,7 @@ import { fillSiteOf, sourceSiteOf } from "../sites/index.js";
 import { hostCall } from "./host.js";
 import { callAllPages } from "./paging.js";
 import { grant, isGranted } from "./grants.js";
-import { buildContext, claimFill, contextPreview, copyFailedFill, contextText, describeTargets, openAndFill, openPreview,
+import { buildContext, buildInPreview, claimFill, contextPreview, copyFailedFill, contextText, describeTargets, openAndFill,
   rebuildContext } from "./continue.js";
 import { copyToClipboard } from "./clipboard.js";
 import { downloadText, safeFilename } from "./download.js";
@@ -94,8 +94,20 @@ const HANDLERS = {
     async run(msg, sender, kinds) {
       const id = text(msg.conversation_id, "conversation_id");
       await requireGrant(kinds, sender, id);
-      const context = await buildContext({ conversation_id: id, target: msg.target, budget: msg.budget, redact: msg.redact, branch: msg.branch });
-      return kinds.has(PAGE) ? context : openPreview(context);
+      const request = { conversation_id: id, target: msg.target, budget: msg.budget, redact: msg.redact, branch: msg.branch };
+      // a page gets the context; a tab gets a status while the preview window (opened at once) shows it
+      return kinds.has(PAGE) ? buildContext(request) : buildInPreview(request);
+    },
+  },
+  "open-page": {
+    // the saved toast's Open / Show in library: a content script cannot open extension pages itself
+    from: [SOURCE_TAB],
+    async run(msg, sender, kinds) {
+      const id = text(msg.conversation_id, "conversation_id");
+      await requireGrant(kinds, sender, id);
+      const page = msg.page === "library" ? "library/library.html" : "view/view.html";
+      const tab = await api.tabs.create({ url: api.runtime.getURL(`${page}?id=${encodeURIComponent(id)}`), index: sender.tab.index + 1 });
+      return { tabId: tab.id };
     },
   },
   "context-preview": { from: [PAGE], run: (msg) => contextPreview(msg) },

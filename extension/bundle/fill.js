@@ -657,41 +657,134 @@
     return reply.data;
   }
 
+  // shared/icons.js
+  var SVG = "http://www.w3.org/2000/svg";
+  var SHAPES = {
+    "download": [["path", { "d": "M12 15V3" }], ["path", { "d": "M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4" }], ["path", { "d": "m7 10 5 5 5-5" }]],
+    "message-square-share": [["path", { "d": "M12 3H4a2 2 0 0 0-2 2v16.286a.71.71 0 0 0 1.212.502l2.202-2.202A2 2 0 0 1 6.828 19H20a2 2 0 0 0 2-2v-4" }], ["path", { "d": "M16 3h6v6" }], ["path", { "d": "m16 9 6-6" }]],
+    "copy": [["rect", { "width": "14", "height": "14", "x": "8", "y": "8", "rx": "2", "ry": "2" }], ["path", { "d": "M4 16c-1.1 0-2-.9-2-2V4c0-1.1.9-2 2-2h10c1.1 0 2 .9 2 2" }]],
+    "check": [["path", { "d": "M20 6 9 17l-5-5" }]],
+    "external-link": [["path", { "d": "M15 3h6v6" }], ["path", { "d": "M10 14 21 3" }], ["path", { "d": "M18 13v6a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2h6" }]],
+    "library": [["path", { "d": "m16 6 4 14" }], ["path", { "d": "M12 6v14" }], ["path", { "d": "M8 8v12" }], ["path", { "d": "M4 4v16" }]],
+    "refresh-cw": [["path", { "d": "M3 12a9 9 0 0 1 9-9 9.75 9.75 0 0 1 6.74 2.74L21 8" }], ["path", { "d": "M21 3v5h-5" }], ["path", { "d": "M21 12a9 9 0 0 1-9 9 9.75 9.75 0 0 1-6.74-2.74L3 16" }], ["path", { "d": "M8 16H3v5" }]],
+    "search": [["path", { "d": "m21 21-4.34-4.34" }], ["circle", { "cx": "11", "cy": "11", "r": "8" }]],
+    "settings": [["path", { "d": "M9.671 4.136a2.34 2.34 0 0 1 4.659 0 2.34 2.34 0 0 0 3.319 1.915 2.34 2.34 0 0 1 2.33 4.033 2.34 2.34 0 0 0 0 3.831 2.34 2.34 0 0 1-2.33 4.033 2.34 2.34 0 0 0-3.319 1.915 2.34 2.34 0 0 1-4.659 0 2.34 2.34 0 0 0-3.32-1.915 2.34 2.34 0 0 1-2.33-4.033 2.34 2.34 0 0 0 0-3.831A2.34 2.34 0 0 1 6.35 6.051a2.34 2.34 0 0 0 3.319-1.915" }], ["circle", { "cx": "12", "cy": "12", "r": "3" }]],
+    "chevron-left": [["path", { "d": "m15 18-6-6 6-6" }]],
+    "chevron-right": [["path", { "d": "m9 18 6-6-6-6" }]],
+    "circle-alert": [["circle", { "cx": "12", "cy": "12", "r": "10" }], ["line", { "x1": "12", "x2": "12", "y1": "8", "y2": "12" }], ["line", { "x1": "12", "x2": "12.01", "y1": "16", "y2": "16" }]],
+    "terminal": [["path", { "d": "M12 19h8" }], ["path", { "d": "m4 17 6-6-6-6" }]],
+    "x": [["path", { "d": "M18 6 6 18" }], ["path", { "d": "m6 6 12 12" }]]
+  };
+  function icon(name, size = 16) {
+    const shapes = SHAPES[name];
+    if (!shapes) throw new Error(`no icon ${name}`);
+    const svg = document.createElementNS(SVG, "svg");
+    for (const [key, value] of Object.entries({
+      width: size,
+      height: size,
+      viewBox: "0 0 24 24",
+      fill: "none",
+      stroke: "currentColor",
+      "stroke-width": 2,
+      "stroke-linecap": "round",
+      "stroke-linejoin": "round",
+      "aria-hidden": "true",
+      focusable: "false",
+      class: "icon"
+    })) {
+      svg.setAttribute(key, String(value));
+    }
+    for (const [tag, attrs] of shapes) {
+      const node = document.createElementNS(SVG, tag);
+      for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+      svg.append(node);
+    }
+    return svg;
+  }
+  var ICON_NAMES = Object.keys(SHAPES);
+
   // content/ui_style.js
   var UI_CSS = `
-:host { all: initial; }
-* { box-sizing: border-box; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; }
+:host { all: initial; color-scheme: light;
+  --font: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif;
+  --mono: ui-monospace, "SF Mono", Menlo, Consolas, monospace;
+  --bg: #ffffff; --surface: #f4f4f5; --text: #0d0d0d; --muted: #5d5d66; --line: rgba(0, 0, 0, 0.14);
+  --hover: rgba(0, 0, 0, 0.06); --accent: #5636b8; --accent-hover: #472c9c; --on-accent: #ffffff;
+  --ok: #1b7a3a; --error: #b3261e; --shadow: 0 2px 6px rgba(0, 0, 0, 0.08), 0 8px 24px rgba(0, 0, 0, 0.12); }
+:host([data-theme="dark"]) { color-scheme: dark;
+  --bg: #2f2f2f; --surface: #242424; --text: #ececec; --muted: #b4b4bc; --line: rgba(255, 255, 255, 0.16);
+  --hover: rgba(255, 255, 255, 0.08); --accent: #a996ff; --accent-hover: #bcaeff; --on-accent: #17122b;
+  --ok: #74d48f; --error: #ff8a80; --shadow: 0 2px 6px rgba(0, 0, 0, 0.4), 0 8px 24px rgba(0, 0, 0, 0.5); }
+* { box-sizing: border-box; font: 14px/1.45 var(--font); }
+[hidden] { display: none !important; }
+.icon { flex: none; }
 .bar { display: inline-flex; gap: 6px; align-items: center; }
-.bar.floating { position: fixed; right: 16px; bottom: 88px; z-index: 2147483646; padding: 6px; border-radius: 10px;
-  background: #fff; box-shadow: 0 2px 10px rgba(0,0,0,.18); pointer-events: auto; }
-button { cursor: pointer; border: 1px solid #c9c3e6; border-radius: 8px; padding: 4px 10px; background: #f6f4ff; color: #2d1f66; }
-button:hover { background: #ebe6ff; }
+.bar.floating { position: fixed; right: 16px; bottom: 120px; z-index: 2147483646; padding: 6px; border-radius: 999px;
+  background: var(--bg); border: 1px solid var(--line); box-shadow: var(--shadow); pointer-events: auto; }
+button { display: inline-flex; align-items: center; gap: 6px; cursor: pointer; min-height: 32px; padding: 5px 12px;
+  border: 1px solid var(--line); border-radius: 999px; background: var(--bg); color: var(--text); font-weight: 500; }
+button:hover { background: var(--hover); }
+button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 button:disabled { opacity: .6; cursor: progress; }
+button.primary { background: var(--accent); border-color: var(--accent); color: var(--on-accent); }
+button.primary:hover { background: var(--accent-hover); }
 .overlay { position: fixed; inset: 0; pointer-events: none; z-index: 2147483647; }
-.toast { position: fixed; right: 16px; bottom: 16px; max-width: 420px; padding: 10px 14px; border-radius: 10px;
-  background: #222; color: #fff; box-shadow: 0 4px 16px rgba(0,0,0,.3); pointer-events: auto; white-space: pre-wrap; }
-.toast[data-state="success"] { background: #1b6b36; }
-.toast[data-state="error"] { background: #9b1c2c; }
-.toast code { font-family: ui-monospace, monospace; background: rgba(255,255,255,.15); padding: 0 4px; border-radius: 4px; }
-.menu { position: fixed; min-width: 260px; background: #fff; color: #222; border: 1px solid #ddd; border-radius: 10px;
-  box-shadow: 0 6px 24px rgba(0,0,0,.2); padding: 4px; pointer-events: auto; }
-.menu button { display: block; width: 100%; text-align: start; border: 0; background: transparent; color: #222; padding: 7px 10px; }
-.menu button:hover, .menu button:focus { background: #f1effa; }
-.menu hr { border: 0; border-top: 1px solid #eee; margin: 4px 6px; }
-.panel { position: fixed; right: 16px; top: 72px; width: min(520px, calc(100vw - 32px)); max-height: calc(100vh - 120px);
-  overflow: auto; background: #fff; color: #222; border: 1px solid #ddd; border-radius: 12px; padding: 12px;
-  box-shadow: 0 8px 28px rgba(0,0,0,.25); pointer-events: auto; }
-.panel h2 { font-size: 15px; font-weight: 600; margin: 0 0 6px; }
-.panel p { margin: 4px 0; }
-.panel ul { margin: 4px 0; padding-inline-start: 18px; color: #555; }
-.panel pre { white-space: pre-wrap; max-height: 220px; overflow: auto; background: #f5f5f7; padding: 8px; border-radius: 8px;
-  font: 12px/1.4 ui-monospace, monospace; }
-.panel .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }
+/* top right, under the site's header: clear of the composer and its send button at the bottom */
+.toast { position: fixed; right: 16px; top: 64px; width: min(400px, calc(100vw - 32px)); display: flex; gap: 10px;
+  align-items: flex-start; padding: 12px 12px 12px 14px; border-radius: 12px; background: var(--bg); color: var(--text);
+  border: 1px solid var(--line); border-left: 4px solid var(--muted); box-shadow: var(--shadow); pointer-events: auto; }
+.toast[data-state="success"] { border-left-color: var(--ok); }
+.toast[data-state="error"] { border-left-color: var(--error); }
+.toast[data-state="progress"] { border-left-color: var(--accent); }
+.toast-body { flex: 1; min-width: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.toast-actions { display: flex; gap: 8px; flex-wrap: wrap; margin-top: 8px; white-space: normal; }
+.toast .close { border: 0; min-height: 24px; padding: 2px; background: transparent; color: var(--muted); }
+.toast code { font-family: var(--mono); background: var(--hover); padding: 0 4px; border-radius: 4px; }
+.setup h2 { display: flex; gap: 8px; align-items: center; font-size: 15px; font-weight: 600; margin: 0 0 4px; }
+.setup p { margin: 6px 0; }
+.setup pre { margin: 6px 0; padding: 8px 10px; background: var(--surface); border: 1px solid var(--line); border-radius: 8px;
+  white-space: pre-wrap; }
+.setup pre code { font: 13px/1.5 var(--mono); background: none; padding: 0; }
+.setup .setup-actions { display: flex; gap: 8px; flex-wrap: wrap; }
+.setup .setup-result:empty { display: none; }
+.sweep-cover { position: fixed; display: flex; align-items: center; justify-content: center; background: var(--bg);
+  color: var(--muted); pointer-events: auto; }
+.menu { position: fixed; min-width: 280px; max-width: min(360px, calc(100vw - 16px)); background: var(--bg); color: var(--text);
+  border: 1px solid var(--line); border-radius: 14px; box-shadow: var(--shadow); padding: 6px; pointer-events: auto; }
+.menu button { display: flex; flex-direction: column; align-items: flex-start; gap: 0; width: 100%; text-align: start;
+  border: 0; border-radius: 8px; background: transparent; color: var(--text); padding: 8px 10px; }
+.menu button:hover, .menu button:focus { background: var(--hover); outline: none; }
+.menu button:focus-visible { box-shadow: inset 0 0 0 2px var(--accent); }
+.menu hr { border: 0; border-top: 1px solid var(--line); margin: 4px 6px; }
 `;
 
   // content/shadow_ui.js
   var sheet = null;
   var overlayParts = null;
+  var hosts = /* @__PURE__ */ new Set();
+  var themeWatch = null;
+  function siteTheme() {
+    const root = document.documentElement;
+    const marked = `${root.className} ${root.dataset.theme ?? ""} ${root.dataset.mode ?? ""}`.toLowerCase();
+    if (/\bdark\b/.test(marked)) return "dark";
+    if (/\blight\b/.test(marked)) return "light";
+    const scheme = getComputedStyle(root).colorScheme || "";
+    if (scheme.trim() === "dark") return "dark";
+    if (scheme.trim() === "light") return "light";
+    return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+  function applyTheme() {
+    const theme = siteTheme();
+    for (const host of hosts) {
+      if (host.getAttribute("data-theme") !== theme) host.setAttribute("data-theme", theme);
+    }
+  }
+  function watchTheme() {
+    if (themeWatch) return;
+    themeWatch = new MutationObserver(applyTheme);
+    themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ["class", "style", "data-theme", "data-mode"] });
+    matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyTheme);
+  }
   function styleSheet() {
     if (!sheet) {
       sheet = new CSSStyleSheet();
@@ -704,6 +797,9 @@ button:disabled { opacity: .6; cursor: progress; }
     host.setAttribute("data-mnemosyne-host", name);
     const root = host.attachShadow({ mode: "closed" });
     root.adoptedStyleSheets = [styleSheet()];
+    host.setAttribute("data-theme", siteTheme());
+    hosts.add(host);
+    watchTheme();
     return { host, root };
   }
   function overlay() {
@@ -723,20 +819,44 @@ button:disabled { opacity: .6; cursor: progress; }
   }
 
   // content/toast.js
+  var FADE_MS = 1e4;
   var timer = null;
-  function toast(state, text, { hint = null, sticky = state === "error" } = {}) {
+  function toast(state, body, { actions = [], sticky = state === "error" } = {}) {
     const { layer } = overlay();
     layer.querySelector(".toast")?.remove();
     clearTimeout(timer);
+    const close = onTrusted(el("button", {
+      type: "button",
+      className: "close",
+      "aria-label": t("actionClose"),
+      dataset: { mnemosyne: "toast-close" }
+    }, [icon("x", 16)]), "click", () => box.remove());
+    const buttons = actions.map((action) => onTrusted(el("button", {
+      type: "button",
+      className: action.primary ? "primary" : "",
+      dataset: { mnemosyne: `toast-${action.name}` }
+    }, [action.icon ? icon(action.icon, 16) : null, action.label]), "click", () => {
+      box.remove();
+      action.run();
+    }));
     const box = el("div", {
       className: "toast",
       role: state === "error" ? "alert" : "status",
       dataset: { mnemosyne: "toast", state }
-    }, [text]);
-    if (hint) box.append("\n", el("code", { text: hint }));
-    onTrusted(box, "click", () => box.remove());
+    }, [
+      el("div", { className: "toast-body" }, [body, buttons.length ? el("div", { className: "toast-actions" }, buttons) : null]),
+      close
+    ]);
     layer.append(box);
-    if (!sticky && state !== "progress") timer = setTimeout(() => box.remove(), 8e3);
+    if (!sticky && state !== "progress") {
+      const fade = () => {
+        timer = setTimeout(() => box.remove(), FADE_MS);
+      };
+      box.addEventListener("pointerenter", () => clearTimeout(timer));
+      box.addEventListener("focusin", () => clearTimeout(timer));
+      box.addEventListener("pointerleave", fade);
+      fade();
+    }
     return box;
   }
 

@@ -6,6 +6,7 @@ import { MnemoError } from "../shared/errors.js";
 import { request } from "../shared/messages.js";
 import { wellFormed, wellFormedDeep } from "../shared/text.js";
 import { sweep } from "./sweep.js";
+import { coverWhileReading } from "./sweep_cover.js";
 
 function sourceUrl() {
   return `${location.origin}${location.pathname}`; // no query or fragment: they can carry tokens
@@ -40,7 +41,13 @@ export async function capture(site, { allowApi = true, allowDom = true } = {}) {
     }
   }
   if (!allowDom) throw apiError ?? new MnemoError("NOTHING_FOUND", t("errorNoTurns"));
-  const swept = await sweep(site.dom);
+  const uncover = coverWhileReading(site.dom.scrollRoot());
+  let swept;
+  try {
+    swept = await sweep(site.dom);
+  } finally {
+    uncover();
+  }
   if (!swept.turns.length) {
     throw new MnemoError("NOTHING_FOUND", apiError ? `${apiError.message}; ${t("errorNoTurns")}` : t("errorNoTurns"));
   }

@@ -112,8 +112,27 @@ export async function openContinueMenu(site, button) {
   const menu = el("div", { className: "menu", role: "menu", dataset: { mnemosyne: "continue-menu" } }, items);
   menu.style.top = `${Math.min(rect.bottom + 4, innerHeight - 240)}px`;
   menu.style.left = `${Math.max(8, Math.min(rect.left, innerWidth - 280))}px`;
+  onTrusted(menu, "keydown", (event) => moveInMenu(event, menu, button));
   overlay().layer.append(menu);
   menu.querySelector("button")?.focus();
+}
+
+/** The menu's keys: ↑↓ (wrapping), Home and End move between entries, Enter picks (the button's own click),
+ *  Escape closes and gives focus back to the Continue button. */
+function moveInMenu(event, menu, opener) {
+  const items = [...menu.querySelectorAll("button")];
+  const at = items.indexOf(menu.getRootNode().activeElement);
+  const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: items.length - 1 }[event.key];
+  if (event.key === "Escape") {
+    event.preventDefault();
+    event.stopPropagation();
+    closeMenus();
+    opener.focus();
+  } else if (to !== undefined && items.length) {
+    event.preventDefault();
+    event.stopPropagation(); // the site's own shortcuts do not see the arrows meant for the menu
+    items[(to + items.length) % items.length].focus();
+  }
 }
 
 export function closeMenusOnEscape() {

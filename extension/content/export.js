@@ -3,7 +3,9 @@
 // (or floating when no anchor is found).
 import { t } from "../shared/api.js";
 import { el } from "../shared/element.js";
+import { icon } from "../shared/icons.js";
 import { request } from "../shared/messages.js";
+import { countText } from "../shared/plural.js";
 import { loadSettings } from "../shared/settings.js";
 import { captureAndSave } from "./capture.js";
 import { openContinueMenu } from "./continue.js";
@@ -34,16 +36,24 @@ async function afterSave(saved) {
   return null;
 }
 
-/** What the save did, in plain words: saved, or the archive's copy kept (and why). */
+/** The first line of the saved toast, in the words of the host's `status` (any status it adds reads as saved). */
 function savedLine(saved) {
   const title = saved.title || t("untitled");
+  const count = countText("message", saved.messages ?? 0);
+  if (saved.status === "unchanged") return t("toastAlreadySaved", [title, count]);
+  if (saved.status === "updated") return t("toastUpdated", [title, count]);
   if (saved.status === "kept") {
     // the host kept its copy: a page capture never replaces one read from the site's data (a page's script
     // can forge the page), and a partial capture never a complete copy
-    const held = [title, String(saved.messages)];
+    const held = [title, String(saved.messages ?? 0)];
     return saved.kept_copy === "site_data" ? t("toastKeptSiteData", held) : t("toastKeptComplete", held);
   }
-  return t("toastSaved", [title, String(saved.messages), saved.path === "api" ? t("pathApi") : t("pathDom")]);
+  return t("toastSaved", [title, count]);
+}
+
+/** Open the saved conversation, or the library, in a new tab (the worker opens it: a page cannot). */
+function openPage(page, conversationId) {
+  request("open-page", { page, conversation_id: conversationId }).catch(toastError);
 }
 
 export async function exportNow(site, button) {
@@ -57,7 +67,10 @@ export async function exportNow(site, button) {
     if (extra === "downloaded") lines.push(t("toastDownloaded"));
     if (extra === "copied") lines.push(t("copied"));
     if (extra === "copy-failed") lines.push(t("copyFailed"));
-    const box = toast("success", lines.join("\n"));
+    const box = toast("success", lines.join("\n"), { actions: [
+      { name: "open", label: t("toastOpen"), icon: "external-link", primary: true, run: () => openPage("view", saved.conversation_id) },
+      { name: "library", label: t("toastShowInLibrary"), icon: "library", run: () => openPage("library", saved.conversation_id) },
+    ] });
     box.dataset.conversationId = saved.conversation_id;
     box.dataset.path = saved.path;
     box.dataset.status = saved.status;
@@ -73,9 +86,10 @@ export async function exportNow(site, button) {
 /** Build the button bar; `floating` when it has no anchor in the page. */
 export function buildBar(site, floating) {
   const { host, root } = shadowHost(floating ? "floating-bar" : "bar");
-  const exportButton = el("button", { type: "button", title: t("exportTitle"), dataset: { mnemosyne: "export" } }, [t("exportButton")]);
+  const exportButton = el("button", { type: "button", title: t("exportTitle"), dataset: { mnemosyne: "export" } },
+    [icon("download", 16), t("exportButton")]);
   const continueButton = el("button", { type: "button", title: t("continueTitle"), "aria-haspopup": "menu",
-    dataset: { mnemosyne: "continue" } }, [t("continueButton")]);
+    dataset: { mnemosyne: "continue" } }, [icon("message-square-share", 16), t("continueButton")]);
   onTrusted(exportButton, "click", () => exportNow(site, exportButton));
   onTrusted(continueButton, "click", () => openContinueMenu(site, continueButton));
   root.append(el("div", { className: floating ? "bar floating" : "bar" }, [exportButton, continueButton]));

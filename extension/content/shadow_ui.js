@@ -9,6 +9,37 @@ import { UI_CSS } from "./ui_style.js";
 
 let sheet = null;
 let overlayParts = null;
+const hosts = new Set(); // every host element we made, to re-theme when the site switches light/dark
+let themeWatch = null;
+
+/**
+ * Whether the site shows its dark theme: ChatGPT and Claude put a "dark" class (or a data attribute / the
+ * CSS color-scheme) on <html> when the user picks dark, and follow the system setting otherwise.
+ */
+export function siteTheme() {
+  const root = document.documentElement;
+  const marked = `${root.className} ${root.dataset.theme ?? ""} ${root.dataset.mode ?? ""}`.toLowerCase();
+  if (/\bdark\b/.test(marked)) return "dark";
+  if (/\blight\b/.test(marked)) return "light";
+  const scheme = getComputedStyle(root).colorScheme || "";
+  if (scheme.trim() === "dark") return "dark";
+  if (scheme.trim() === "light") return "light";
+  return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+}
+
+function applyTheme() {
+  const theme = siteTheme();
+  for (const host of hosts) {
+    if (host.getAttribute("data-theme") !== theme) host.setAttribute("data-theme", theme);
+  }
+}
+
+function watchTheme() {
+  if (themeWatch) return;
+  themeWatch = new MutationObserver(applyTheme);
+  themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ["class", "style", "data-theme", "data-mode"] });
+  matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyTheme);
+}
 
 function styleSheet() {
   if (!sheet) {
@@ -24,6 +55,9 @@ export function shadowHost(name) {
   host.setAttribute("data-mnemosyne-host", name);
   const root = host.attachShadow({ mode: "closed" });
   root.adoptedStyleSheets = [styleSheet()];
+  host.setAttribute("data-theme", siteTheme());
+  hosts.add(host);
+  watchTheme();
   return { host, root };
 }
 

@@ -4,10 +4,13 @@
 // the host's ranked `search` (snippets with the hit marked, site filter by the host; the date range and
 // a date sort applied here to those results). All text goes in through textContent (shared/dom.js).
 import { api, t } from "../shared/api.js";
-import { el, formatDate, localize, siteIcon, snippetNodes } from "../shared/dom.js";
+import { el, formatDate, localize, siteIcon, snippetNodes, titleNode } from "../shared/dom.js";
 import { mountBackupPanel } from "../shared/backup_panel.js";
 import { describeError, request } from "../shared/messages.js";
-import { clearSelection, initSelection, selectBox, toggle } from "./selection.js";
+import { modelName, projectName, siteName } from "../shared/names.js";
+import { countText } from "../shared/plural.js";
+import { hostMissing, setupNotice } from "../shared/setup.js";
+import { clearSelection, initSelection, selectAllShown, selectBox, toggle } from "./selection.js";
 
 const PAGE_SIZE = 100;
 const SEARCH_LIMIT = 100;
@@ -23,6 +26,8 @@ let nextCursor = null;
 let loading = false;
 let choicesLoaded = false; // the project and model lists come with the first page of the session
 let generation = 0; // a reply for an older query or filter set is dropped
+let total = null; // conversations in the whole archive (the host's list with facets)
+let shownId = new URLSearchParams(location.search).get("id"); // "Show in library" from a chat page: that row gets focus
 
 function say(text, kind = "") {
   status.textContent = text;
@@ -33,8 +38,10 @@ function openConversation(id) {
   api.tabs.create({ url: api.runtime.getURL(`view/view.html?id=${encodeURIComponent(id)}`) });
 }
 
+const projectLabel = (short) => t("projectShort", [short]);
+
 function row(entry) {
-  const meta = [entry.site, entry.model, formatDate(entry.updated_at ?? entry.saved_at), t("messageCount", [String(entry.message_count ?? 0)])];
+  const meta = [entry.site ? siteName(entry.site) : null, entry.model ? modelName(entry.model) : null, formatDate(entry.updated_at ?? entry.saved_at), countText("message", entry.message_count ?? 0)];
   return el("li", {
     className: "row",
     tabindex: "0",
@@ -45,7 +52,7 @@ function row(entry) {
     selectBox(entry.id),
     siteIcon(entry.site),
     el("span", { className: "row-body" }, [
-      el("span", { className: "row-title", text: entry.title || t("untitled") }),
+      titleNode(entry, "row-title"),
       el("span", { className: "row-meta", text: meta.filter(Boolean).join(" · ") }),
       entry.snippet ? el("span", { className: "row-snippet" }, snippetNodes(entry.snippet)) : null,
     ]),
@@ -80,8 +87,9 @@ function fillChoices(facets) {
   for (const [id, values] of [["project", facets?.project], ["model", facets?.model]]) {
     const select = selectEl(id);
     const chosen = select.value;
+    const named = id === "model" ? modelName : (value) => projectName(value, projectLabel);
     select.replaceChildren(select.options[0], ...(values ?? []).map(({ value, count }) =>
-      el("option", { value, text: `${value} (${count})` })));
+      el("option", { value, title: value, text: `${named(value)} (${count})` })));
     select.value = chosen;
     select.closest("label").hidden = !values?.length;
   }
@@ -89,6 +97,17 @@ function fillChoices(facets) {
 
 function showEmpty(text) {
   list.replaceChildren(el("li", { className: "empty", dataset: { mnemosyne: "empty" }, text }));
+}
+
+/** An error in the status line; a missing host replaces the list with the set-up notice (said once, not twice). */
+function showError(error) {
+  if (hostMissing(error)) {
+    say("");
+    list.replaceChildren(el("li", { className: "empty" }, [setupNotice()]));
+    return;
+  }
+  say(describeError(error), "error");
+  if (!list.children.length) showEmpty(describeError(error));
 }
 
 async function loadPage() {
@@ -103,15 +122,26 @@ async function loadPage() {
       fillChoices(data.facets);
       choicesLoaded = true;
     }
+    if (Number.isInteger(data.total)) total = data.total;
     list.append(...data.items.map(row));
     nextCursor = data.next_cursor ?? null;
-    if (!list.children.length) showEmpty(filtered() ? t("libraryNoneInFilter") : t("emptyArchive"));
-    else say(nextCursor ? t("libraryShown", [String(list.children.length)]) : t("libraryAllShown", [String(list.children.length)]));
-  } catch (error) {
-    if (mine === generation) {
-      say(describeError(error), "error");
-      if (!list.children.length) showEmpty(describeError(error));
+    const rows = /** @type {HTMLCollectionOf<HTMLElement>} */ (list.children);
+    const asked = shownId && [...rows].find((node) => node.dataset.conversationId === shownId);
+    if (asked) {
+      shownId = null;
+      asked.focus();
+      asked.scrollIntoView({ block: "center" });
     }
+    if (!list.children.length) {
+      say("");
+      showEmpty(filtered() ? t("libraryNoneInFilter") : t("emptyArchive"));
+    } else if (nextCursor) {
+      // the total is the archive's: said beside the shown count only when no filter narrows the list
+      say(total !== null && !filtered() ? t("libraryShownOfTotal", [String(list.children.length), String(total)])
+        : t("libraryShown", [String(list.children.length)]));
+    } else say(countText("conversation", list.children.length));
+  } catch (error) {
+    if (mine === generation) showError(error);
   } finally {
     loading = false;
     if (mine === generation) fillViewport();
@@ -154,9 +184,9 @@ async function showSearch(query) {
     if (Object.hasOwn(COMPARE, sort)) items.sort(COMPARE[sort]);
     list.replaceChildren(...items.map(row));
     if (!items.length) showEmpty(t("noResults"));
-    say(items.length ? t("resultCount", [String(items.length)]) : "");
+    say(items.length ? countText("match", items.length) : "");
   } catch (error) {
-    if (mine === generation) say(describeError(error), "error");
+    if (mine === generation) showError(error);
   }
 }
 
@@ -207,6 +237,7 @@ search.addEventListener("input", () => {
   debounce = setTimeout(refresh, 150);
 });
 $("filters").addEventListener("change", refresh);
+$("select-all").addEventListener("change", (event) => selectAllShown(/** @type {HTMLInputElement} */ (event.target).checked));
 $("filters").addEventListener("submit", (event) => event.preventDefault());
 document.addEventListener("keydown", onKey);
 new IntersectionObserver((entries) => {
@@ -226,4 +257,4 @@ mountBackupPanel($("backup"));
 initSelection(say);
 selectEl("sort").value = "newest";
 refresh();
-search.focus();
+if (!shownId) search.focus();

@@ -37,14 +37,26 @@ export function selectBox(id) {
 }
 
 export function toggle(row) {
-  const box = row.querySelector("[data-mnemosyne='select']");
+  const box = /** @type {HTMLInputElement} */ (row.querySelector("[data-mnemosyne='select']"));
   box.checked = !box.checked;
   box.dispatchEvent(new Event("change"));
 }
 
 export function clearSelection() {
   selected.clear();
+  /** @type {HTMLInputElement} */ ($("select-all")).checked = false;
   update();
+}
+
+/** Select (or clear) every row on screen: the list as far as it has been paged in. */
+export function selectAllShown(checked) {
+  const boxes = /** @type {NodeListOf<HTMLInputElement>} */ (
+    document.querySelectorAll("[data-mnemosyne='conversation']:not([hidden]) [data-mnemosyne='select']"));
+  for (const box of boxes) {
+    if (box.checked === checked) continue;
+    box.checked = checked;
+    box.dispatchEvent(new Event("change"));
+  }
 }
 
 async function exportZip(say) {

@@ -2,7 +2,9 @@
 // reading paths work on the current ChatGPT/Claude tab plus the host's `doctor` result.
 import { t } from "../shared/api.js";
 import { el, localize } from "../shared/dom.js";
+import { icon } from "../shared/icons.js";
 import { describeError, request } from "../shared/messages.js";
+import { hostMissing, setupNotice } from "../shared/setup.js";
 import { DEFAULT_SETTINGS, loadSettings, saveSettings } from "../shared/settings.js";
 import { fillTargetSelect } from "../shared/target_options.js";
 
@@ -38,6 +40,36 @@ function statusRow(name, state, detail, fix) {
   ]);
 }
 
+const sentence = (text) => {
+  const trimmed = String(text ?? "").trim().replace(/[.;:]$/, "");
+  return trimmed ? `${trimmed[0].toUpperCase()}${trimmed.slice(1)}.` : "";
+};
+
+/** The page's problems: only when no path reads the conversation (the site's data failing while the page reads
+ *  is the normal fallback, not a problem). */
+function pageProblems(report) {
+  const status = Object.fromEntries(report.checks.map((check) => [check.name, check.status]));
+  const readable = status["api.conversation"] === "ok" || status["dom.turns"] === "ok";
+  return readable ? [] : [t("healthCannotRead")];
+}
+
+/** The host's problems: one sentence each, what is wrong and what to do (its failed checks; warnings are details). */
+function hostProblems(doctor) {
+  return doctor.checks.filter((check) => check.status === "fail").map((check) => `${sentence(check.detail)} ${sentence(check.fix)}`.trim());
+}
+
+/** "All good", or one sentence per problem; the checks themselves folded under it. */
+function healthSection(box, title, problems, rows) {
+  const ok = problems.length === 0;
+  box.replaceChildren(
+    el("p", { className: `health-summary ${ok ? "ok" : "problem"}`, dataset: { mnemosyne: "health-summary", state: ok ? "ok" : "problem" } }, [
+      icon(ok ? "check" : "circle-alert", 18), ok ? t("healthAllGood", [title]) : title,
+    ]),
+    ok ? null : el("ul", { className: "problems", dataset: { mnemosyne: "health-problems" } }, problems.map((text) => el("li", { text }))),
+    el("details", { className: "health-details" }, [el("summary", { text: t("healthDetails") }), el("ul", {}, rows)]),
+  );
+}
+
 async function runHealth() {
   const pageBox = document.getElementById("health-page");
   const hostBox = document.getElementById("health-host");
@@ -45,21 +77,18 @@ async function runHealth() {
   hostBox.replaceChildren();
   try {
     const { tab, report } = await request("health");
-    pageBox.replaceChildren(
-      el("h3", { text: t("healthPage", [tab.title || tab.url]) }),
-      el("ul", {}, report.checks.map((check) => statusRow(check.name, check.status, check.detail))),
-    );
+    healthSection(pageBox, t("healthPage", [tab.title || tab.url]), pageProblems(report),
+      report.checks.map((check) => statusRow(check.name, check.status, check.detail)));
   } catch (error) {
-    pageBox.replaceChildren(el("p", { className: "status error", text: describeError(error) }));
+    pageBox.replaceChildren(el("p", { className: "status", text: describeError(error) }));
   }
   try {
     const doctor = await request("doctor");
-    hostBox.replaceChildren(
-      el("h3", { text: t("healthHost") }),
-      el("ul", {}, doctor.checks.map((check) => statusRow(check.name, check.status, check.detail, check.fix))),
-    );
+    healthSection(hostBox, t("healthHost"), hostProblems(doctor),
+      doctor.checks.map((check) => statusRow(check.name, check.status, check.detail, check.fix)));
   } catch (error) {
-    hostBox.replaceChildren(el("p", { className: "status error", text: describeError(error) }));
+    hostBox.replaceChildren(hostMissing(error) ? setupNotice({ onReady: runHealth })
+      : el("p", { className: "status error", text: describeError(error) }));
   }
 }
 

@@ -1,9 +1,15 @@
-// Popup: the archive newest first, full-text search with ranked snippets; a click opens the
-// conversation view in a tab. All text goes in through textContent (shared/dom.js).
+// Popup: search first, then the archive newest first with ranked snippets when searching; a click opens the
+// conversation view in a tab. The list follows a running backup (new conversations appear as they are
+// saved). Without the host it shows the set-up notice (shared/setup.js). All text goes in through
+// textContent (shared/dom.js).
 import { api, t } from "../shared/api.js";
-import { el, formatDate, localize, siteIcon, snippetNodes } from "../shared/dom.js";
+import { el, formatDate, localize, siteIcon, snippetNodes, titleNode } from "../shared/dom.js";
+import { icon } from "../shared/icons.js";
 import { describeError, request } from "../shared/messages.js";
+import { countText } from "../shared/plural.js";
 import { mountBackupPanel } from "../shared/backup_panel.js";
+import { RUN_KEY } from "../shared/backup_run.js";
+import { hostMissing, setupNotice } from "../shared/setup.js";
 
 const PAGE_SIZE = 50;
 const list = document.getElementById("items");
@@ -12,6 +18,7 @@ const more = document.getElementById("more");
 const search = /** @type {HTMLInputElement} */ (document.getElementById("search"));
 let nextCursor = null;
 let generation = 0; // drops replies that arrive after a newer query started
+let backupRunning = false;
 
 function openConversation(id) {
   api.tabs.create({ url: api.runtime.getURL(`view/view.html?id=${encodeURIComponent(id)}`) });
@@ -19,7 +26,7 @@ function openConversation(id) {
 }
 
 function item(entry, snippet) {
-  const meta = [formatDate(entry.updated_at ?? entry.saved_at), t("messageCount", [String(entry.message_count ?? 0)])];
+  const meta = [formatDate(entry.updated_at ?? entry.saved_at), countText("message", entry.message_count ?? 0)];
   const button = el("button", {
     type: "button",
     className: "item",
@@ -28,7 +35,7 @@ function item(entry, snippet) {
   }, [
     siteIcon(entry.site),
     el("span", { className: "item-body" }, [
-      el("span", { className: "item-title", text: entry.title || t("untitled") }),
+      titleNode(entry, "item-title"),
       el("span", { className: "item-meta", text: meta.filter(Boolean).join(" · ") }),
       snippet ? el("span", { className: "item-snippet" }, snippetNodes(snippet)) : null,
     ]),
@@ -36,25 +43,36 @@ function item(entry, snippet) {
   return el("li", {}, [button]);
 }
 
+function say(text, kind = "") {
+  status.textContent = text;
+  status.className = `status ${kind}`;
+}
+
 function showError(error) {
-  status.textContent = describeError(error);
-  status.classList.add("error");
+  document.querySelector("[data-mnemosyne='setup']")?.remove();
+  if (hostMissing(error)) {
+    say("");
+    list.replaceChildren();
+    more.hidden = true;
+    status.after(setupNotice());
+    return;
+  }
+  say(describeError(error), "error");
 }
 
 async function showList(append = false) {
   const mine = ++generation;
-  status.classList.remove("error");
-  if (!append) {
-    list.replaceChildren();
-    status.textContent = t("loading");
-  }
+  if (!append && !list.children.length) say(t("loading"));
   try {
     const data = await request("list", { limit: PAGE_SIZE, cursor: append ? nextCursor : undefined });
     if (mine !== generation) return;
-    for (const entry of data.items) list.append(item(entry));
+    const items = data.items.map((entry) => item(entry));
+    if (append) list.append(...items);
+    else list.replaceChildren(...items);
     nextCursor = data.next_cursor ?? null;
     more.hidden = !nextCursor;
-    status.textContent = list.children.length ? "" : t("emptyArchive");
+    if (list.children.length) say("");
+    else say(backupRunning ? t("popupBackingUp") : t("emptyArchive"));
   } catch (error) {
     if (mine === generation) showError(error);
   }
@@ -62,17 +80,31 @@ async function showList(append = false) {
 
 async function showSearch(query) {
   const mine = ++generation;
-  status.classList.remove("error");
-  status.textContent = t("searching");
+  say(t("searching"));
   more.hidden = true;
   try {
     const data = await request("search", { query, limit: PAGE_SIZE });
     if (mine !== generation) return;
     list.replaceChildren(...data.items.map((entry) => item(entry, entry.snippet)));
-    status.textContent = data.items.length ? t("resultCount", [String(data.items.length)]) : t("noResults");
+    say(data.items.length ? countText("match", data.items.length) : t("noResults"));
   } catch (error) {
     if (mine === generation) showError(error);
   }
+}
+
+/** While a backup saves, the newest-first list is refreshed (at most once a second) when its count moves. */
+let lastDone = null;
+let followTimer = null;
+function followBackup(run) {
+  backupRunning = run?.state === "running";
+  const done = run?.counts?.done ?? null;
+  if (done === lastDone) return;
+  lastDone = done;
+  if (search.value.trim() || followTimer) return;
+  followTimer = setTimeout(() => {
+    followTimer = null;
+    if (!search.value.trim()) showList();
+  }, 1000);
 }
 
 let debounce = null;
@@ -85,8 +117,16 @@ search.addEventListener("input", () => {
   }, 200);
 });
 more.addEventListener("click", () => showList(true));
+api.storage.onChanged.addListener((changes, area) => {
+  if (area === "local" && changes[RUN_KEY]) followBackup(changes[RUN_KEY].newValue ?? null);
+});
 
 localize();
+document.getElementById("search-box").prepend(icon("search", 16));
 mountBackupPanel(document.getElementById("backup"));
-showList();
+api.storage.local.get(RUN_KEY).then((stored) => {
+  const run = /** @type {{state: string, counts?: {done: number}} | undefined} */ (stored[RUN_KEY]) ?? null;
+  backupRunning = run?.state === "running";
+  lastDone = run?.counts?.done ?? null;
+}).finally(() => showList());
 search.focus();

@@ -7,6 +7,7 @@ import { t } from "../shared/api.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
+import { hostMissing, setupNotice } from "../shared/setup.js";
 
 const handle = new URLSearchParams(location.search).get("handle");
 const $ = (elementId) => document.getElementById(elementId);
@@ -28,7 +29,9 @@ function render(built) {
 
 async function show() {
   localize();
+  say(t("buildingContext")); // the window opens as the host starts building: said until the context is here
   const built = await request("context-preview", { handle });
+  say("");
   document.title = t("previewTitle", [built.label]);
   $("title").textContent = t("previewTitle", [built.label]);
   $("preview").dataset.target = built.target;
@@ -46,9 +49,14 @@ async function rebuild() {
   rebuildButton.disabled = true;
   $("preview").dataset.state = "rebuilding";
   say(t("buildingContext"));
+  const was = context?.report?.tokens ?? "?";
   try {
     render(await request("context-rebuild", { handle, focus: focusInput.value }));
-    say("");
+    // visible feedback: the new count beside the old, and the preview flashes once
+    say(t("previewRebuilt", [String(context.report?.tokens ?? "?"), String(was)]), "ok");
+    $("preview-body").classList.remove("rebuilt");
+    void $("preview-body").offsetWidth; // restart the flash on a second rebuild
+    $("preview-body").classList.add("rebuilt");
   } finally {
     goButton.disabled = false;
     rebuildButton.disabled = false;
@@ -78,4 +86,7 @@ goButton.addEventListener("click", () => confirmContext().catch((error) => {
   say(describeError(error), "error");
 }));
 $("preview-cancel").addEventListener("click", () => window.close());
-show().catch((error) => say(describeError(error), "error"));
+show().catch((error) => {
+  if (!hostMissing(error)) return say(describeError(error), "error");
+  $("status").after(setupNotice());
+});

@@ -4,7 +4,8 @@
 // from storage.local and follows storage.onChanged, so it updates as the worker commits each step.
 import { api, t } from "./api.js";
 import { el } from "./element.js";
-import { describeError, request } from "./messages.js";
+import { describeError, reasonText, request } from "./messages.js";
+import { hostMissing, setupNotice } from "./setup.js";
 import { DEFAULT_SETTINGS, loadSettings } from "./settings.js";
 import { RUN_KEY, etaSeconds, left as leftOf } from "./backup_run.js";
 import { siteOfOpenTab } from "./backup_site.js";
@@ -34,7 +35,7 @@ export function progressText(run) {
   if (run.state === "running" && waitUntil > Date.now()) {
     parts.push(t("backupWaiting", [new Date(waitUntil).toLocaleTimeString(api.i18n.getUILanguage())]));
   }
-  if (run.state === "paused") parts.push(run.pausedReason && run.pausedReason !== "user" ? t("backupPausedBecause", [run.pausedReason]) : t("backupPaused"));
+  if (run.state === "paused") parts.push(run.pausedReason && run.pausedReason !== "user" ? t("backupPausedBecause", [reasonText(run.pausedReason)]) : t("backupPaused"));
   if (run.state === "done") parts.push(t("backupDone"));
   if (run.state === "cancelled") parts.push(t("backupCancelled"));
   return parts.join(" · ");
@@ -43,8 +44,16 @@ export function progressText(run) {
 /** Why a file was not saved, for its line in the panel. */
 function fileReason(warning) {
   if (warning.reason === "NO_PERMISSION") return t("backupFileNoPermission", [warning.host || "oaiusercontent.com"]);
-  if (warning.reason !== "TOO_LARGE") return warning.reason || "?";
+  if (warning.reason !== "TOO_LARGE") return reasonText(warning.reason);
   return warning.bytes ? t("backupFileTooLargeBytes", [(warning.bytes / 1_000_000).toFixed(1)]) : t("backupFileTooLarge");
+}
+
+/** The page already shows the set-up notice (its list could not load): the panel does not add a second. */
+const pageHasNotice = () => Boolean(document.querySelector("[data-mnemosyne='setup']"));
+
+/** A link that opens a chat site in a new tab (the popup closes; the tab is where a backup reads). */
+function siteLink(url, name) {
+  return el("a", { href: url, target: "_blank", rel: "noopener noreferrer", text: name });
 }
 
 /** Build the panel into `container`; returns nothing, keeps itself current. */
@@ -56,7 +65,18 @@ export function mountBackupPanel(container) {
   let capMb = DEFAULT_SETTINGS.attachmentCapMb;
   let site = null;
   loadSettings().then((settings) => { capMb = settings.attachmentCapMb; }, () => {});
-  const followSite = () => siteOfOpenTab().then((open) => { site = open.site; }, () => { site = null; });
+  // which account a backup would read, or the step to take first when no ChatGPT or Claude tab is open
+  const guide = el("p", { className: "guide", dataset: { mnemosyne: "backup-guide" } });
+  const followSite = () => siteOfOpenTab().then((open) => {
+    site = open.site;
+    guide.dataset.site = site;
+    guide.textContent = site === "claude" ? t("backupWhichClaude") : t("backupWhichChatgpt");
+  }, () => {
+    site = null;
+    guide.dataset.site = "";
+    guide.replaceChildren(t("backupNoTab"), " ", siteLink("https://chatgpt.com/", "ChatGPT"), " · ",
+      siteLink("https://claude.ai/", "Claude"));
+  });
   followSite();
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") followSite(); });
   /**
@@ -81,8 +101,9 @@ export function mountBackupPanel(container) {
   const failures = el("ul", { className: "backup-failures", dataset: { mnemosyne: "backup-failures" } });
   const kept = el("ul", { className: "backup-failures", dataset: { mnemosyne: "backup-kept" } });
   const fileWarnings = el("ul", { className: "backup-failures", dataset: { mnemosyne: "backup-file-warnings" } });
-  container.replaceChildren(el("div", { className: "backup-actions" }, [start, pause, resume, cancel, retry]), progress, failures, kept,
-    fileWarnings);
+  const notice = el("div");
+  container.replaceChildren(el("div", { className: "backup-actions" }, [start, pause, resume, cancel, retry]), guide, progress, failures,
+    kept, fileWarnings, notice);
 
   async function act(type, before) {
     progress.classList.remove("error");
@@ -91,6 +112,8 @@ export function mountBackupPanel(container) {
       await request(type);
       await refresh();
     } catch (error) {
+      if (hostMissing(error) && !pageHasNotice()) notice.replaceChildren(setupNotice());
+      else if (error?.code === "NO_SOURCE_TAB") followSite();
       progress.textContent = describeError(error);
       progress.classList.add("error");
     }
@@ -103,6 +126,10 @@ export function mountBackupPanel(container) {
     resume.hidden = run?.state !== "paused";
     cancel.hidden = !active;
     retry.hidden = !run?.failures?.length;
+    guide.hidden = Boolean(active);
+    if (run?.state === "paused" && /^HOST_NOT_FOUND$/.test(run.pausedReason ?? "")) {
+      if (!pageHasNotice()) notice.replaceChildren(setupNotice());
+    } else notice.replaceChildren();
     if (!run) {
       progress.textContent = "";
       failures.replaceChildren();
@@ -111,11 +138,12 @@ export function mountBackupPanel(container) {
       return;
     }
     const left = leftOf(run);
-    Object.assign(progress.dataset, { state: run.state, done: run.counts.done, skipped: run.counts.skipped, failed: run.counts.failed, left });
+    Object.assign(progress.dataset, { state: run.state, done: run.counts.done, skipped: run.counts.skipped, failed: run.counts.failed, left,
+      reason: run.pausedReason ?? "" });
     progress.classList.toggle("error", run.state === "paused" && Boolean(run.pausedReason) && run.pausedReason !== "user");
     progress.textContent = progressText(run);
-    failures.replaceChildren(...run.failures.slice(-FAILURES_SHOWN).map((f) => el("li", { dataset: { id: f.id } }, [
-      el("span", { text: t("backupFailure", [f.title || f.id, f.reason || "?"]) }),
+    failures.replaceChildren(...run.failures.slice(-FAILURES_SHOWN).map((f) => el("li", { dataset: { id: f.id, reason: f.reason ?? "" } }, [
+      el("span", { text: t("backupFailure", [f.title || f.id, reasonText(f.reason)]) }),
       el("button", { type: "button", className: "link", text: t("backupRetryOne"), dataset: { mnemosyne: "backup-retry-one" },
         on: { click: () => request("backup-retry", { ids: [f.id] }).then(refresh, (error) => { progress.textContent = describeError(error); }) } }),
     ])));

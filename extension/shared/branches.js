@@ -3,6 +3,7 @@
 // its newest leaf; `leaf()` names the branch on screen so copy / download ask the host for that branch.
 import { t } from "./api.js";
 import { el } from "./element.js";
+import { icon } from "./icons.js";
 import { activePath, renderMessage } from "./transcript.js";
 
 const SLICE_MS = 40; // formatting runs in slices this long; input and scrolling are handled between them
@@ -41,11 +42,14 @@ function descend(node, children, memory) {
 }
 
 function switcher(siblings, index, choose) {
-  const step = (delta) => () => choose(siblings[(index + delta + siblings.length) % siblings.length]);
+  const step = (delta) => (event) => choose(siblings[(index + delta + siblings.length) % siblings.length],
+    event.currentTarget.closest("article"));
   return el("nav", { className: "branch-switch", dataset: { mnemosyne: "branch-switch" }, "aria-label": t("branchLabel") }, [
-    el("button", { type: "button", className: "branch-prev", "aria-label": t("branchPrevious"), text: "‹", on: { click: step(-1) } }),
+    el("button", { type: "button", className: "branch-prev", "aria-label": t("branchPrevious"), on: { click: step(-1) } },
+      [icon("chevron-left", 16)]),
     el("span", { className: "branch-position", text: t("branchPosition", [String(index + 1), String(siblings.length)]) }),
-    el("button", { type: "button", className: "branch-next", "aria-label": t("branchNext"), text: "›", on: { click: step(1) } }),
+    el("button", { type: "button", className: "branch-next", "aria-label": t("branchNext"), on: { click: step(1) } },
+      [icon("chevron-right", 16)]),
   ]);
 }
 
@@ -61,6 +65,7 @@ export function showBranches(container, conversation, onChange = () => {}) {
 
   let rendering = 0; // a newer render (a branch switch) stops an older one still formatting
   let watcher = null; // the IntersectionObserver of the render on screen
+  const plain = new Map(); // article still shown as plain text -> its message, in page order (across renders)
 
   function article(message, plain = false) {
     const node = renderMessage(message, { plain, site: conversation.source?.site });
@@ -80,7 +85,7 @@ export function showBranches(container, conversation, onChange = () => {}) {
    * (requestIdleCallback was tried for step 3: it was no faster on the loaded bench machine, and when no idle
    * period comes its timeout leaves the formatting a fraction of the time; slices keep it predictable.)
    */
-  async function render() {
+  async function render(from = 0) {
     const mine = ++rendering;
     watcher?.disconnect();
     memory.turn += 1;
@@ -88,13 +93,19 @@ export function showBranches(container, conversation, onChange = () => {}) {
     if (path.length) memory.leaves.add(path.at(-1).id);
     const visible = path.filter((message) => !message.hidden);
     container.dataset.state = "rendering";
-    container.replaceChildren();
+    // a branch switch keeps the articles above the switched message as they are (the same messages), so the
+    // reader's place on the page does not move; only what follows is rendered again
+    for (const node of [...container.children].slice(from)) {
+      plain.delete(node);
+      node.remove();
+    }
     onChange(visible);
-    let index = 0;
-    for (; index < visible.length && container.getBoundingClientRect().bottom < innerHeight; index += 1) {
+    let index = from;
+    // (measured at the last article, not the transcript: a branch switch may hold the transcript's height)
+    const filled = () => (container.lastElementChild ?? container).getBoundingClientRect()[container.lastElementChild ? "bottom" : "top"];
+    for (; index < visible.length && filled() < innerHeight; index += 1) {
       container.append(article(visible[index]));
     }
-    const plain = new Map(); // plain article -> its message, in page order
     for (const message of visible.slice(index)) {
       const node = article(message, true);
       plain.set(node, message);
@@ -125,11 +136,32 @@ export function showBranches(container, conversation, onChange = () => {}) {
     container.dataset.state = "ready";
   }
 
-  function choose(sibling) {
+  /**
+   * Show `sibling`'s branch. The messages above it stay on the page, the switched message is drawn where its
+   * sibling was (the scroll is corrected by any difference), and the keyboard focus goes to the same arrow.
+   */
+  function choose(sibling, before) {
     const above = [];
     for (let node = byId.get(sibling.parent); node && !above.includes(node); node = byId.get(node.parent)) above.unshift(node);
+    const from = [...container.children].indexOf(before); // the switched message's article: what follows is redrawn
+    const top = before.getBoundingClientRect().top;
+    const arrow = before.contains(document.activeElement) ? document.activeElement.className : null;
     path = [...above, ...descend(sibling, children, memory)];
-    render();
+    // a shorter branch would end the page above the reader's place: the transcript keeps at least the height
+    // that reaches the bottom of the screen where the reader is (blank below a short branch, as the sites do)
+    container.style.minHeight = `${Math.max(0, Math.ceil(innerHeight - container.getBoundingClientRect().top))}px`;
+    render(from);
+    const after = container.children[from];
+    if (!after) return;
+    // and again over the next two frames: the messages above, off screen, may settle their size only then
+    // (content-visibility: Firefox lays them out again after the switch)
+    const keep = () => {
+      const shift = after.getBoundingClientRect().top - top;
+      if (Math.abs(shift) >= 1) scrollBy(0, shift);
+    };
+    keep();
+    requestAnimationFrame(() => { keep(); requestAnimationFrame(keep); });
+    if (arrow) after.querySelector(`.branch-switch .${arrow.split(" ")[0]}`)?.focus({ preventScroll: true });
   }
 
   render();

@@ -35,10 +35,41 @@ export function formatDate(iso) {
   return dateFormat.format(date);
 }
 
-/** Render "before «match» after" snippets: markers become <mark> nodes built by hand. */
+/** A list entry's title; an untitled one shows the start of its first message (the host's `first_words`), marked
+ *  as such, so untitled conversations can be told apart. */
+export function titleNode(entry, className) {
+  if (entry.title) return el("span", { className, text: entry.title });
+  if (entry.first_words) {
+    return el("span", { className: `${className} derived-title`, title: t("untitledFirstWords"), dataset: { derived: "true" },
+      text: entry.first_words });
+  }
+  return el("span", { className, text: t("untitled") });
+}
+
+/**
+ * A snippet's Markdown as the plain words a reader sees: no emphasis marks, heading hashes, table pipes,
+ * code fences, list bullets or link brackets (the words and the link text stay).
+ */
+export function plainSnippet(text) {
+  return String(text ?? "")
+    .replace(/```[^\s`]*/g, " ")
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/(^|\s)#{1,6}\s+/g, "$1")
+    .replace(/(\*\*|__|~~|`)/g, "")
+    .replace(/(^|\s)[*_](\S)/g, "$1$2")
+    .replace(/(\S)[*_](?=\s|$|[.,;:!?»])/g, "$1")
+    .replace(/\s*\|\s*(:?-{3,}:?\s*\|?\s*)*/g, " · ")
+    .replace(/(^|\n)[ \t]*(?:[-*+]|\d+\.)[ \t]+/g, "$1")
+    .replace(/(?: · ){2,}/g, " · ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/^· | ·$/g, "");
+}
+
+/** Render "before «match» after" snippets as plain text: markers become <mark> nodes built by hand. */
 export function snippetNodes(snippet) {
   const nodes = [];
-  const parts = String(snippet ?? "").split(/(«[^»]*»)/);
+  const parts = plainSnippet(snippet).split(/(«[^»]*»)/);
   for (const part of parts) {
     if (!part) continue;
     if (part.startsWith("«") && part.endsWith("»")) nodes.push(el("mark", { text: part.slice(1, -1) }));

@@ -16,11 +16,34 @@ export async function request(type, params = {}) {
   return reply.data;
 }
 
+// Plain words for the codes a user meets (MESSAGES.md lists them all); the code itself stays in data attributes
+// and logs, never in the sentence. The set-up path for a missing host is shared/setup.js's.
+const PLAIN = {
+  HOST_NOT_FOUND: () => t("errorHostMissing"),
+  HOST_FORBIDDEN: () => t("errorHostForbidden"),
+  HOST_DISCONNECTED: () => t("errorHostStopped"),
+  HOST_TIMEOUT: () => t("errorHostStopped"),
+  KEYRING_UNAVAILABLE: () => t("errorKeyring"),
+  EXTENSION_RELOADED: () => t("errorReloaded"),
+  NO_SOURCE_TAB: () => t("errorNoSourceTab"),
+  NO_SITE_TAB: () => t("errorNoSiteTab"),
+  TAB_TIMEOUT: () => t("errorNoSiteTab"),
+  LOGGED_OUT: () => t("errorSignedOut"),
+  HTTP_401: () => t("errorSignedOut"),
+  HTTP_403: () => t("errorSignedOut"),
+  HTTP_429: () => t("errorSlowDown"),
+  NETWORK: () => t("errorNetwork"),
+  TOO_LARGE: () => t("errorTooLarge"),
+  API_SHAPE: () => t("errorApiShape"),
+};
+
+/** A short phrase for a code (a backup's pause or failure reason); an unknown code reads as "something went wrong". */
+export function reasonText(code) {
+  return Object.hasOwn(PLAIN, code ?? "") ? PLAIN[code]() : t("errorUnknownReason");
+}
+
 /** A user-facing sentence for an error, with the fix when we know it. */
 export function describeError(error) {
-  if (error?.code === "HOST_NOT_FOUND") return t("errorHostMissing");
-  if (error?.code === "HOST_FORBIDDEN") return t("errorHostForbidden");
-  if (error?.code === "KEYRING_UNAVAILABLE") return t("errorKeyring");
-  if (error?.code === "EXTENSION_RELOADED") return t("errorReloaded");
+  if (Object.hasOwn(PLAIN, error?.code ?? "")) return reasonText(error.code);
   return t("errorGeneric", [String(error?.message ?? error)]);
 }

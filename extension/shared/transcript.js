@@ -5,6 +5,7 @@ import { t } from "./api.js";
 import { el, formatDate } from "./dom.js";
 import { markdownFragment, highlightedCode } from "./render.js";
 import { attachmentNode } from "./attachments.js";
+import { icon } from "./icons.js";
 import { footnotes, linkCitations, markCitations, noteIdsFor, numberSources, safeHref } from "./citations.js";
 
 export { safeHref };
@@ -42,17 +43,34 @@ function textBlocks(text) {
   return nodes;
 }
 
-function codeBlock(code, language) {
-  return el("figure", { className: "code" }, [
-    language ? el("figcaption", { text: language }) : null,
-    highlightedCode(code, language),
-  ]);
+/** A code block's head: its language (or "code") and a Copy button that copies the code as written. */
+function codeHead(language, code) {
+  const copy = el("button", { type: "button", className: "code-copy", dataset: { mnemosyne: "copy-code" } }, [icon("copy", 14), t("codeCopy")]);
+  copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(code());
+      copy.replaceChildren(icon("check", 14), t("codeCopied"));
+    } catch {
+      copy.replaceChildren(t("copyFailed"));
+    }
+  });
+  return el("div", { className: "code-head" }, [el("span", { className: "code-language", text: language || t("codeLabel") }), copy]);
 }
 
-/** Markdown for what the assistant wrote; the user's text as typed. */
+function codeBlock(code, language) {
+  return el("figure", { className: "code" }, [codeHead(language, () => code), highlightedCode(code, language)]);
+}
+
+/** Markdown for what the assistant wrote; the user's text as typed. Fenced code gets the same head. */
 function prose(text, markdown) {
   if (!markdown) return textBlocks(text);
-  return [el("div", { className: "markdown" }, [markdownFragment(text)])];
+  const box = el("div", { className: "markdown" }, [markdownFragment(text)]);
+  for (const pre of box.querySelectorAll("pre")) {
+    const code = pre.querySelector("code");
+    const language = [...(code?.classList ?? [])].find((name) => name.startsWith("language-"))?.slice(9) ?? "";
+    pre.before(codeHead(language, () => pre.textContent));
+  }
+  return [box];
 }
 
 function details(summary, body, className) {
@@ -115,11 +133,50 @@ const PLAIN_RENDERERS = {
   artifact: (part) => details(part.title || t("partArtifact"), el("pre", { text: part.content }), "artifact"),
 };
 
+// Steps of an assistant's work (its reasoning, tool calls and their results, code it ran) fold into one
+// collapsed line under the turn, as the sites show them, instead of standing as messages of their own.
+const STEP_PARTS = new Set(["reasoning", "tool_call", "tool_result", "code", "code_output"]);
+const STEP_RENDERERS = {
+  reasoning: (part, plain) => (plain ? el("div", { className: "text", text: part.text }) : prose(part.text, true)),
+  tool_call: (part) => el("pre", { text: stringify(part.arguments) }),
+  tool_result: (part) => [el("pre", { text: part.output }), sourceList(part.citations)],
+  code: (part, plain) => (plain ? el("pre", { className: "code", text: part.code }) : codeBlock(part.code, part.language)),
+  code_output: (part) => el("pre", { text: part.text }),
+};
+
+/** A message that is a step of the assistant's work: a tool's message, or an assistant's with only step parts. */
+export function isStep(message) {
+  const parts = message.parts ?? [];
+  if (message.role === "tool") return parts.every((part) => STEP_PARTS.has(part.type) || part.type === "text");
+  return message.role === "assistant" && parts.length > 0 && parts.every((part) => STEP_PARTS.has(part.type));
+}
+
+function stepName(part) {
+  if (part.type === "reasoning") return part.summary || t("partReasoning");
+  if (part.type === "tool_call") return t("partToolCall", [part.name]);
+  if (part.type === "tool_result") return t("partToolResult", [part.name || ""]);
+  if (part.type === "code") return t("stepCode");
+  if (part.type === "code_output") return t("partOutput");
+  return t("partToolResult", [""]);
+}
+
+function renderStep(message, plain, dataset) {
+  const parts = message.parts ?? [];
+  const names = [...new Set(parts.map(stepName))];
+  const body = parts.flatMap((part) => [].concat(Object.hasOwn(STEP_RENDERERS, part.type)
+    ? STEP_RENDERERS[part.type](part, plain) : el("pre", { text: String(part.text ?? "") })));
+  return el("article", { className: `message step role-${message.role}`, dataset: { ...dataset, step: "true" } }, [
+    el("header", {}),
+    details(names.join(" · "), body, "step-details"),
+  ]);
+}
+
 const ROLE_KEYS = { user: "roleUser", assistant: "roleAssistant", system: "roleSystem", tool: "roleTool" };
 
 /** One message as an <article>; `plain`: its text unformatted (data-formatted="false"), cheap to build;
  * `site`: the conversation's (where its citations' numbers go: shared/citations.js). */
 export function renderMessage(message, { plain = false, site = null } = {}) {
+  if (isStep(message)) return renderStep(message, plain, { role: message.role, formatted: String(!plain) });
   const header = el("header", {}, [
     el("strong", { text: ROLE_KEYS[message.role] ? t(ROLE_KEYS[message.role]) : String(message.role) }),
     message.author ? el("span", { className: "author", text: message.author }) : null,

@@ -16,7 +16,8 @@ const REPORT = {
 
 test("tokens against the budget, counts from the report, the start of the text", () => {
   loadPage("<main></main>");
-  const [tokens, summary, text] = previewNodes({ report: REPORT, preview: "This is a continuation…" });
+  const [meter, tokens, summary, text] = previewNodes({ report: REPORT, preview: "This is a continuation…" });
+  assert.deepEqual([meter.value, meter.max], [644, 32000]);
   assert.equal(tokens.dataset.tokens, "644");
   assert.equal(tokens.textContent, "previewTokens:≈644|32000|claude-estimate");
   assert.equal(summary.textContent, "previewSummary:2|1|3|3");
@@ -25,7 +26,19 @@ test("tokens against the budget, counts from the report, the start of the text",
 
 test("an exact count has no ≈ and no redactions count 0", () => {
   loadPage("<main></main>");
-  const [tokens, summary] = previewNodes({ report: { ...REPORT, estimate: false, redactions: null }, preview: "" });
+  const [, tokens, summary] = previewNodes({ report: { ...REPORT, estimate: false, redactions: null }, preview: "" });
   assert.equal(tokens.textContent, "previewTokens:644|32000|claude-estimate");
   assert.equal(summary.textContent, "previewSummary:2|1|3|0");
+});
+
+test("the conversation comes first; the instructions around it are kept, folded", () => {
+  loadPage("<main></main>");
+  const preview = "Header line\n<<<BEGIN TRANSCRIPT: reference material>>>\nUser: hello\nAssistant: hi\n<<<END TRANSCRIPT>>>\nClosing";
+  const nodes = previewNodes({ report: REPORT, preview });
+  const text = nodes.find((node) => node.dataset.mnemosyne === "preview-text");
+  const wrapper = nodes.find((node) => node.dataset.mnemosyne === "preview-wrapper");
+  assert.equal(text.textContent, "User: hello\nAssistant: hi");
+  assert.equal(wrapper.open, false);
+  for (const line of ["Header line", "BEGIN TRANSCRIPT", "END TRANSCRIPT", "Closing"]) assert.ok(wrapper.textContent.includes(line), line);
+  assert.ok(nodes.indexOf(text) < nodes.indexOf(wrapper));
 });

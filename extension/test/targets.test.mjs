@@ -60,7 +60,7 @@ globalThis.chrome = {
     },
   },
 };
-const { buildContext, claimFill, contextPreview, contextText, describeTargets, openAndFill, openPreview } =
+const { buildContext, buildInPreview, claimFill, contextPreview, contextText, describeTargets, openAndFill } =
   await import("../background/continue.js");
 
 test("the menu is the host's, as sent", async () => {
@@ -80,10 +80,26 @@ test("a built context stays in the worker: the tab gets a handle, the report and
 });
 
 test("a page's Continue: the preview opens in an extension window, the tab gets no handle and no text", async () => {
-  const context = await buildContext({ conversation_id: "k3v9qz2mx8ta", target: "agents-md", redact: true });
-  const status = await openPreview(context);
-  assert.deepEqual(status, { target: "agents-md", label: "AGENTS.md", fills: false, tokens: REPORT.tokens });
+  const pagesBefore = calls.filter((c) => c.action === "context").length;
+  let pagesAtOpen = null;
+  const create = globalThis.chrome.windows.create;
+  globalThis.chrome.windows.create = async (options) => {
+    pagesAtOpen = calls.filter((c) => c.action === "context").length - pagesBefore;
+    return create(options);
+  };
+  const building = buildInPreview({ conversation_id: "k3v9qz2mx8ta", target: "agents-md", redact: true });
+  // the window opens before the build ends (the host had sent at most its first page of two), and its first
+  // read of the preview waits for the build
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  globalThis.chrome.windows.create = create;
   assert.equal(windows.length, 1);
+  assert.ok(pagesAtOpen !== null && pagesAtOpen < 2, pagesAtOpen);
+  const handle = new URL(windows[0].url).searchParams.get("handle");
+  const waited = contextPreview({ handle });
+  const status = await building;
+  assert.deepEqual(status, { target: "agents-md", label: "AGENTS.md", fills: false, tokens: REPORT.tokens });
+  assert.equal((await waited).preview, TEXT.slice(0, 4000));
+  const context = { handle };
   assert.equal(windows[0].type, "popup");
   assert.equal(windows[0].url, `chrome-extension://test/preview/preview.html?handle=${context.handle}`);
   // the window reads the preview and the text by handle

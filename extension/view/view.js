@@ -3,6 +3,9 @@
 import { t } from "../shared/api.js";
 import { formatDate, localize } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
+import { siteName } from "../shared/names.js";
+import { countText } from "../shared/plural.js";
+import { hostMissing, setupNotice } from "../shared/setup.js";
 import { showBranches } from "../shared/branches.js";
 import { previewNodes } from "../shared/context_preview.js";
 import { loadSettings } from "../shared/settings.js";
@@ -96,9 +99,10 @@ async function load() {
   const conversation = JSON.parse(data.text);
   document.title = conversation.title || t("untitled");
   $("title").textContent = conversation.title || t("untitled");
-  branches = showBranches($("messages"), conversation, (path) => {
-    $("meta").textContent = [conversation.source?.site, formatDate(conversation.updated_at ?? conversation.created_at),
-      t("messageCount", [String(path.length)]), conversation.provenance?.partial ? t("partialCapture") : ""]
+  // the count is the archive's (every message it keeps, as the library says), not the branch's on screen
+  branches = showBranches($("messages"), conversation, () => {
+    $("meta").textContent = [conversation.source?.site ? siteName(conversation.source.site) : null, formatDate(conversation.updated_at ?? conversation.created_at),
+      countText("message", conversation.messages.length), conversation.provenance?.partial ? t("partialCapture") : ""]
       .filter(Boolean).join(" · ");
   });
   say("");
@@ -112,4 +116,8 @@ $("preview-go").addEventListener("click", guard(confirmContinue));
 $("preview-cancel").addEventListener("click", () => { $("preview").hidden = true; pendingContext = null; });
 $("delete").addEventListener("click", guard(remove));
 fillTargets().catch(() => {});
-load().catch((error) => say(describeError(error), "error"));
+load().catch((error) => {
+  if (!hostMissing(error)) return say(describeError(error), "error");
+  say("");
+  $("messages").replaceChildren(setupNotice());
+});

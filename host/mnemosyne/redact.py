@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
 from .redact_needs import NEEDS, needs_of, needs_of_many
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel  # (at run time only where parts are walked: recall redacts plain texts)
+
     from .model import Conversation
 
 PLACEHOLDER = "[REDACTED:{}]"
@@ -370,6 +370,8 @@ def _map_part(part: BaseModel, fn: Callable[[str], str]) -> BaseModel:
     """`part` (a message part, or a citation in one) with `fn` applied to each of its free texts: the same
     object when none changes, else a copy with the changed fields. Walks the models' fields as they are:
     dumping a conversation to JSON and validating it back cost more than the redaction of its texts."""
+    from pydantic import BaseModel
+
     changed: dict[str, Any] = {}
     for key, value in part.__dict__.items():
         if key in _PART_TEXT_FIELDS:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from .model import Conversation, Message
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: recall walks stored documents' messages without the models
+    from .model import Conversation, Message
 
 
 def by_id(conv: Conversation) -> dict[str, Message]:

@@ -6,7 +6,12 @@ tokenizer of the `chatgpt` target, so the engine and the baselines share the bud
 
 from __future__ import annotations
 
+import math
+import re
+from collections import Counter
+
 from mnemosyne import tokens
+from mnemosyne.context.stopwords import STOPWORDS
 from mnemosyne.context.turns import render_message
 from mnemosyne.model import Conversation
 
@@ -77,3 +82,49 @@ BASELINES = {
     "drop-oldest": drop_oldest,
     "evenly-spaced": evenly_spaced,
 }
+
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+_WORD = re.compile(r"\w+")
+
+
+def _bm25_words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+
+
+def bm25_messages(conv: Conversation, budget: int, query: str) -> str:
+    """BM25 over whole messages (k1 1.2, b 0.75, lower-cased words, English stop words out): the last user
+    message first, then the messages scoring above 0 against `query`, best first, each while it fits;
+    printed in conversation order as "role: text" paragraphs."""
+    all_lines = lines(conv)
+    docs = [_bm25_words(line.split(": ", 1)[1]) for line in all_lines]
+    n = len(docs)
+    avg = sum(map(len, docs)) / max(1, n)
+    df = Counter(w for doc in docs for w in set(doc))
+    q = set(_bm25_words(query))
+    idf = {w: math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5)) for w in q if df[w]}
+
+    def score(doc: list[str]) -> float:
+        tf = Counter(w for w in doc if w in idf)
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * len(doc) / avg)
+        return sum(idf[w] * c * (BM25_K1 + 1) / (c + norm) for w, c in tf.items())
+
+    scores = [score(doc) for doc in docs]
+    last = max(i for i, line in enumerate(all_lines) if line.startswith("user: "))
+    order = [last] + sorted(
+        (i for i in range(n) if scores[i] > 0 and i != last), key=lambda i: (-scores[i], i)
+    )
+    costs = [tokens.count(line, ENCODING) + 2 for line in all_lines]
+    chosen, used = [], 0
+    for i in order:
+        if used + costs[i] <= budget:
+            chosen.append(i)
+            used += costs[i]
+    picked = sorted(chosen)
+    while picked and not _fits([all_lines[i] for i in picked], budget):
+        picked.remove(min((i for i in picked if i != last), default=last))
+    return JOIN.join(all_lines[i] for i in picked)
+
+
+FOCUS_BASELINES = {"bm25-messages": bm25_messages}

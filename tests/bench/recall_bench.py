@@ -17,7 +17,11 @@ a 10,000-conversation archive made in /tmp from the same fixtures with varied id
 process (cold, target < 1 s) and repeated calls in one process as the MCP server makes them (warm, target
 < 300 ms), p95 over the test questions.
 
-    PYTHONPATH=host python tests/bench/recall_bench.py [--speed-only] [--json OUT]
+    PYTHONPATH=host python tests/bench/recall_bench.py [--speed-only | --quality-only] [--long] [--json OUT]
+
+--long asks instead one question per assistant turn of LONG_CHARS+ characters (answers inside long
+messages, where a whole message rarely fits the budget), split by its own seed into halves tuned and
+scored the same way.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ TEST_BUDGETS = (400, 800, 1600)  # the test half is scored once at each, with th
 BIG = 10_000
 WORK = Path("/tmp/mnemo-recall-bench")
 SETTINGS = [(w, share) for w in (0.0, 0.35, 0.7) for share in (1, 2, 4, 8)]
+LONG_CHARS = 1500  # --long: answers in assistant turns this long (about 375+ tokens)
+LONG_SPLIT = "recall-long-v1"  # --long's own seeded tuning/test split, made before it was scored
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
 
@@ -85,10 +91,10 @@ def _squash(text: str) -> str:
     return " ".join(text.split())
 
 
-def make_questions(arc) -> list[Question]:
-    """One question per conversation with an assistant turn of 800+ characters."""
+def make_questions(arc, long: bool = False) -> list[Question]:
+    """One question per conversation with an assistant turn of 800+ characters; `long`: one per assistant
+    turn of LONG_CHARS+ characters, whose whole message rarely fits a small budget, with its own split."""
     from mnemosyne import tree
-    from mnemosyne.context.stopwords import STOPWORDS
     from mnemosyne.context.turns import path_turns
 
     convs = []
@@ -102,29 +108,41 @@ def make_questions(arc) -> list[Question]:
     out = []
     for conv_id, turns in convs:
         rng = random.Random(conv_id)
-        long = [i for i, t in enumerate(turns) if t.role == "assistant" and len(t.text) >= 800 and i > 0]
-        if not long:
-            continue
-        i = rng.choice(long)
-        sentences = [
-            s
-            for s in _SENTENCE.split(turns[i].text)
-            if 60 <= len(s) <= 220 and "`" not in s and "|" not in s and "\n" not in s.strip()
-        ]
-        words_of = [
-            (s, [w for w in dict.fromkeys(_WORD.findall(s.lower())) if w not in STOPWORDS]) for s in sentences
-        ]
-        words_of = [(s, w) for s, w in words_of if len(w) >= 5]
-        if not words_of:
-            continue
-        answer, words = rng.choice(words_of)
-        rare = sorted(words, key=lambda w: (df.get(w, 0), w))[:3]
-        asked = [w for w in dict.fromkeys(_WORD.findall(turns[i - 1].text.lower())) if w not in STOPWORDS]
-        extra = rng.sample(asked, min(2, len(asked)))
-        query = " ".join(rng.sample(rare + extra, len(rare + extra)))
-        tuning = int(hashlib.sha1(conv_id.encode()).hexdigest(), 16) % 2 == 0
-        out.append(Question(conv_id, query, _squash(answer), tuning))
+        least = LONG_CHARS if long else 800
+        found = [i for i, t in enumerate(turns) if t.role == "assistant" and len(t.text) >= least and i > 0]
+        for i in found if long else [rng.choice(found)] if found else []:
+            question = _question(
+                conv_id, turns, i, df, random.Random(f"{conv_id}:{i}") if long else rng, long
+            )
+            if question is not None:
+                out.append(question)
     return out
+
+
+def _question(conv_id: str, turns, i: int, df: dict[str, int], rng: random.Random, long: bool):
+    """A question on turn `i`: one of its sentences is the answer, asked with three of its rarest words
+    and two words of the user turn before it."""
+    from mnemosyne.context.stopwords import STOPWORDS
+
+    sentences = [
+        s
+        for s in _SENTENCE.split(turns[i].text)
+        if 60 <= len(s) <= 220 and "`" not in s and "|" not in s and "\n" not in s.strip()
+    ]
+    words_of = [
+        (s, [w for w in dict.fromkeys(_WORD.findall(s.lower())) if w not in STOPWORDS]) for s in sentences
+    ]
+    words_of = [(s, w) for s, w in words_of if len(w) >= 5]
+    if not words_of:
+        return None
+    answer, words = rng.choice(words_of)
+    rare = sorted(words, key=lambda w: (df.get(w, 0), w))[:3]
+    asked = [w for w in dict.fromkeys(_WORD.findall(turns[i - 1].text.lower())) if w not in STOPWORDS]
+    extra = rng.sample(asked, min(2, len(asked)))
+    query = " ".join(rng.sample(rare + extra, len(rare + extra)))
+    split = f"{LONG_SPLIT}:{conv_id}" if long else conv_id  # by conversation: no leak between halves
+    tuning = int(hashlib.sha1(split.encode()).hexdigest(), 16) % 2 == 0
+    return Question(conv_id, query, _squash(answer), tuning)
 
 
 def whole_messages(arc, meter, query: str, budget: int) -> str:
@@ -213,6 +231,14 @@ def mcp_first_answer(home: Path, query: str) -> float:
     return anyio.run(run)
 
 
+def _children_cpu() -> float:
+    """User and system CPU seconds of this process's children that have exited."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def main() -> None:
     from mnemosyne.archive import open_archive
 
@@ -221,11 +247,13 @@ def main() -> None:
     build_archive(small)
     _use(small)
     with open_archive(create=False) as arc:
-        questions = make_questions(arc)
+        long = "--long" in sys.argv
+        questions = make_questions(arc, long)
         tuning = [q for q in questions if q.tuning]
         test = [q for q in questions if not q.tuning]
         print(
             f"{arc.stats()['conversations']} conversations; {len(tuning)} tuning, {len(test)} test questions"
+            + (f" (--long: answers in assistant turns of {LONG_CHARS}+ characters)" if long else "")
         )
         print(
             f"budget {BUDGET} tokens (o200k_base)\n\n{'neighbour weight':>16} {'turn share':>10} {'recall':>7} {'whole':>7}"
@@ -252,31 +280,40 @@ def main() -> None:
             ratios[budget] = (ours, theirs, ours / theirs if theirs else float("inf"))
             print(f"{budget:>8} {ours:>7.1%} {theirs:>7.1%} {ratios[budget][2]:>5.2f}x")
         print()
+    if "--quality-only" in sys.argv:
+        return
 
     build_seconds = build_big(small, big)
     _use(big)
     cli = [sys.executable, "-m", "mnemosyne.cli.main", "recall", "--json", "--budget", str(BUDGET)]
     env = {**os.environ, **_env(big)}
-    cold, floor = [], []
+    cold, floor, cold_cpu, floor_cpu = [], [], [], []
     for q in test[:12]:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _children_cpu()
         subprocess.run([*cli, q.query], env=env, capture_output=True, check=False)
         cold.append(time.perf_counter() - started)
-        started = time.perf_counter()  # the same process start and archive open, for a search
+        cold_cpu.append(_children_cpu() - cpu)
+        started, cpu = time.perf_counter(), _children_cpu()  # the same start and archive open, for a search
         subprocess.run([*cli[:3], "search", q.query], env=env, capture_output=True, check=False)
         floor.append(time.perf_counter() - started)
+        floor_cpu.append(_children_cpu() - cpu)
     from mnemosyne.recall import recall
 
     with open_archive(create=False) as arc:
         first_started = time.perf_counter()
         recall(arc, test[0].query, budget=BUDGET)
         first = time.perf_counter() - first_started
-        warm = []
+        warm, warm_cpu = [], []
         for q in test[1:41]:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             recall(arc, q.query, budget=BUDGET)
             warm.append(time.perf_counter() - started)
-    starts = [mcp_first_answer(big, test[i].query) for i in range(3)]
+            warm_cpu.append(time.process_time() - cpu)
+    starts, starts_cpu = [], []
+    for i in range(3):
+        cpu = _children_cpu()
+        starts.append(mcp_first_answer(big, test[i].query))
+        starts_cpu.append(_children_cpu() - cpu)  # the server's, once it has exited
     figures = [
         Figure(
             f"recall keeps the answer / whole messages, {budget} tokens",
@@ -288,6 +325,7 @@ def main() -> None:
     ]
     figures += [
         Figure("mnemo mcp: start to first recall answer (median of 3)", median(starts), "s", target=None),
+        Figure("mnemo mcp: its CPU time to the first answer and exit (median of 3)", median(starts_cpu), "s"),
         Figure(
             f"mnemo recall process, {BIG:,} conversations: p95 (cold)",
             p95(cold),
@@ -296,8 +334,17 @@ def main() -> None:
             floor=p95(floor),
             floor_label="mnemo search",
         ),
+        Figure(
+            f"mnemo recall process, {BIG:,} conversations: CPU time p95 (cold)",
+            p95(cold_cpu),
+            "s",
+            floor=p95(floor_cpu),
+            floor_label="mnemo search",
+            note="what a loaded machine's waiting leaves out",
+        ),
         Figure(f"recall in a warm process, {BIG:,} conversations: first call", first * 1000, "ms"),
         Figure(f"recall in a warm process, {BIG:,} conversations: p95", p95(warm) * 1000, "ms", target=300),
+        Figure(f"recall in a warm process, {BIG:,} conversations: CPU time p95", p95(warm_cpu) * 1000, "ms"),
     ]
     load = os.getloadavg()[0]
     emit(

@@ -346,7 +346,8 @@ def test_backup_survives_a_stopped_worker_a_429_and_a_broken_conversation(browse
 
     assert (done["done"], done["failed"], done["left"]) == ("59", "1", "0"), done
     failures = popup.locator("[data-mnemosyne='backup-failures'] li")
-    assert failures.count() == 1 and "API_SHAPE" in failures.first.text_content()
+    assert failures.count() == 1 and failures.first.get_attribute("data-reason") == "API_SHAPE"
+    assert "does not read yet" in failures.first.text_content()  # said in words, the code in data-reason
     fetched = account.conversation_fetches()
     duplicates = {cid for cid in fetched if fetched.count(cid) > 1}
     assert len(duplicates) <= 1, f"re-fetched after the restart: {duplicates}"  # at most the one in flight
@@ -512,7 +513,11 @@ def test_without_the_host_the_run_pauses_on_its_first_conversation(browser_witho
     popup.click("[data-mnemosyne='backup-all']")
     paused = wait_state(popup, "paused", 60_000)
     assert (paused["done"], paused["failed"], paused["left"]) == ("0", "0", "5"), paused
-    assert "HOST_NOT_FOUND" in paused["text"]
+    # plain words and the set-up path, not the code
+    assert paused["reason"] == "HOST_NOT_FOUND" and "HOST_NOT_FOUND" not in paused["text"], paused
+    assert "helper app is not set up" in paused["text"], paused
+    setup = popup.locator("[data-mnemosyne='setup']")
+    assert "mnemo install --browser all" in setup.inner_text()
     assert (
         account.conversation_fetches() == account.main[:1]
     )  # nothing more is read while the archive is away
@@ -527,5 +532,6 @@ def test_a_signed_out_site_pauses_the_run_with_the_reason(browser, sites, ext_ur
     popup = open_popup(browser, ext_url)
     popup.click("[data-mnemosyne='backup-all']")
     paused = wait_state(popup, "paused", 60_000)
-    assert "HTTP_401" in paused["text"] and account.fetched == [], paused
+    assert paused["reason"] == "HTTP_401" and "sign in on the site" in paused["text"], paused
+    assert "HTTP_401" not in paused["text"] and account.fetched == [], paused
     assert logged_run(mnemo_cli, "paused")["counts"]["done"] == 0

@@ -165,8 +165,18 @@ def test_missing_host_says_how_to_install(browser_without_host, sites):
     page.goto(url)
     result = export(page)
     assert result["state"] == "error"
-    assert "mnemo install" in result["text"]
-    assert "not installed" in result["text"]
+    # the README's set-up commands, in plain words, with "Check again"; no code, no wrong package name
+    assert "pip install .\nmnemo install --browser all" in result["text"]
+    assert "not set up" in result["text"] and "Check again" in result["text"]
+    assert "HOST_NOT_FOUND" not in result["text"] and "pip install mnemosyne" not in result["text"]
+    ui = ClosedUi(page)
+    ui.click("[data-mnemosyne='setup-check']")
+    for _ in range(100):  # the worker's hello fails fast: a poll while its reply arrives
+        still = ui.get("[data-mnemosyne='setup-result']") or {"text": ""}
+        if still["text"] and not still["text"].startswith("Checking"):
+            break
+        page.wait_for_timeout(100)
+    assert still["text"].startswith("Still not found"), still
 
 
 def test_dom_fallback_marks_a_thread_with_missing_turns_partial(browser, sites, mnemo_cli):

@@ -119,10 +119,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def firefox(tmp_path, env, grant_optional_permissions: bool = False):
+def firefox(tmp_path, env, grant_optional_permissions: bool = False, dark: bool = False):
     """Headless Firefox with the real host registered for HOME=tmp: yields (BiDi client, add-on UUID, env).
     `grant_optional_permissions`: Firefox's own test pref, a `permissions.request` made in a user's click is granted
-    without its prompt (headless shows a prompt nobody can answer)."""
+    without its prompt (headless shows a prompt nobody can answer). `dark`: pages see prefers-color-scheme: dark."""
     home = tmp_path / "home"
     profile = tmp_path / "ff-profile"
     profile.mkdir(parents=True)
@@ -142,7 +142,8 @@ def firefox(tmp_path, env, grant_optional_permissions: bool = False):
             'user_pref("extensions.webextOptionalPermissionPrompts", false);\n'
             if grant_optional_permissions
             else ""
-        ),
+        )
+        + ('user_pref("layout.css.prefers-color-scheme.content-override", 0);\n' if dark else ""),
         encoding="utf-8",
     )
     port = free_port()

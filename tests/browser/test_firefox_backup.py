@@ -297,11 +297,12 @@ def test_firefox_backup_waits_out_a_429_and_reports_a_broken_conversation(tmp_pa
         failures = bidi.evaluate(
             library,
             "JSON.stringify([...document.querySelectorAll('[data-mnemosyne=backup-failures] li')]"
-            ".map((li) => [li.dataset.id, li.textContent]))",
+            ".map((li) => [li.dataset.id, li.dataset.reason, li.textContent]))",
         )
-        assert [(cid, "API_SHAPE" in text) for cid, text in json.loads(failures["value"])] == [
-            (broken, True)
-        ], failures
+        # the code in data-reason, the words in the text
+        assert [
+            (cid, reason, "does not read yet" in text) for cid, reason, text in json.loads(failures["value"])
+        ] == [(broken, "API_SHAPE", True)], failures
         assert set(held(ff_env)) == set(account.main) - {broken}
         runs = json.loads(mnemo(ff_env, "sync-status", "--json").stdout)["runs"]
         assert runs[0]["counts"] == {"done": 7, "skipped": 0, "failed": 1, "left": 0}, runs[0]

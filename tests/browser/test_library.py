@@ -271,7 +271,7 @@ def test_library_filters_and_sorts_real_conversations_through_the_ui(browser, mn
             """(n) => {
               window.scrollTo(0, document.body.scrollHeight);
               return document.querySelectorAll("[data-mnemosyne=conversation]").length === n
-                && document.querySelector("#status").textContent === `${n} conversations`;
+                && document.querySelector("#status").textContent === `${n} conversation${n === 1 ? "" : "s"}`;
             }""",
             arg=count,
         )

@@ -52,7 +52,7 @@ def test_health_check_shows_page_paths_and_doctor(browser, sites, ext_url, scree
     options.goto(ext_url("options/options.html"))
     options.locator("[data-mnemosyne='health']").click()
     page_checks = options.locator("[data-mnemosyne='health-page'] [data-check]")
-    page_checks.first.wait_for(timeout=30_000)
+    page_checks.first.wait_for(state="attached", timeout=30_000)  # folded under the summary
     status = {
         page_checks.nth(i).get_attribute("data-check"): page_checks.nth(i).get_attribute("data-status")
         for i in range(page_checks.count())
@@ -61,9 +61,17 @@ def test_health_check_shows_page_paths_and_doctor(browser, sites, ext_url, scree
     assert status["dom.turns"] == "ok" and status["anchor"] == "ok"
     assert status["dom [data-testid^='conversation-turn-']"] == "ok"
     host_checks = options.locator("[data-mnemosyne='health-host'] [data-check]")
-    host_checks.first.wait_for(timeout=30_000)
+    host_checks.first.wait_for(state="attached", timeout=30_000)
     names = host_checks.evaluate_all("els => els.map(e => e.dataset.check)")
     assert len(names) >= 3
+    # said plainly: "all good" for a tab that reads and a host that works, the checks folded under it
+    summaries = options.locator("[data-mnemosyne='health-summary']")
+    assert summaries.count() == 2
+    for i in range(2):
+        assert summaries.nth(i).get_attribute("data-state") == "ok", summaries.nth(i).inner_text()
+        assert summaries.nth(i).inner_text().endswith("all good")
+    assert not options.locator("[data-mnemosyne='health-host'] details").evaluate("(d) => d.open")
+    assert options.locator("[data-mnemosyne='health-problems']").count() == 0
     screenshot(options, "options-health")
 
 

@@ -360,7 +360,24 @@ class Archive(ArchiveWrites):
         more = len(rows) > limit
         rows = rows[:limit]
         next_cursor = _encode_cursor([order, rows[-1][-1], rows[-1][0]]) if more and rows else None
-        return [_summary(r[:-1]) for r in rows], next_cursor
+        items = [_summary(r[:-1]) for r in rows]
+        for item in items:
+            if not item["title"]:
+                item["first_words"] = self.first_words(item["id"])
+        return items, next_cursor
+
+    def first_words(self, conv_id: str, limit: int = 80) -> str | None:
+        """The start of a conversation's first user message, from its search text: what tells untitled
+        conversations apart in a list (None until the message's search rows are written)."""
+        row = self.conn.execute(
+            "SELECT f.body FROM messages m JOIN messages_fts f ON f.rowid = m.rowid"
+            " WHERE m.conversation_id = ? AND m.role = 'user' AND m.hidden = 0 ORDER BY m.seq LIMIT 1",
+            (conv_id,),
+        ).fetchone()
+        words = " ".join(str(row[0]).split()) if row and row[0] else ""
+        if not words:
+            return None
+        return words if len(words) <= limit else words[: limit - 1].rstrip() + "…"
 
     def facet_values(self, limit: int = 200) -> dict[str, builtins.list[dict[str, Any]]]:
         """The projects and models in the archive, most conversations first (the library's filter choices)."""
@@ -373,6 +390,10 @@ class Archive(ArchiveWrites):
             )
             found[name] = [{"value": value, "count": count} for value, count in rows]
         return found
+
+    def conversation_count(self) -> int:
+        """How many conversations the archive holds (the library's total)."""
+        return int(self.conn.execute("SELECT count(*) FROM conversations").fetchone()[0])
 
     def all_ids(self) -> builtins.list[str]:
         return [

@@ -14,15 +14,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..mcpserver import server  # the MCP SDK: 1-3 s of imports no other command pays
-
     if args.list_tools:
+        from ..mcpserver import server  # the MCP SDK: 1-3 s of imports no other command pays
+
         sys.stdout.write(server.tool_listing() + "\n")
         return 0
+    from ..mcpserver import startup  # (as above)
+
+    warming = startup.start_warm_up()  # overlaps the SDK's import
+    startup.import_lean()
+    from ..mcpserver import server  # (as above)
+
     if sys.stdin.isatty():
         print(
             "mnemo mcp speaks MCP on stdin/stdout: an MCP client starts it. "
             "Run `mnemo install --mcp CLIENT` to add it to a client.",
             file=sys.stderr,
         )
-    return server.serve()
+    return server.serve(warming)

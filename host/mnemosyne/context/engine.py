@@ -16,10 +16,11 @@ from .. import tokens, tree
 from ..errors import InputError, NotFoundError
 from ..model import Conversation
 from ..runtime.cycles import collector_held
-from . import select, shapes
+from . import retrieve, select, shapes
 from .counting import Meter
 from .memory import Fresh, Memory
 from .select import Plan, plan
+from .sites import SITE_NAMES
 from .targets import Target, get_target
 from .turns import Turn, instruction_texts, parse_include, path_turns
 
@@ -27,20 +28,6 @@ if TYPE_CHECKING:
     from ..redact import Redactor
     from .corpus import Corpus
 
-SITE_NAMES = {
-    "chatgpt": "ChatGPT",
-    "claude": "Claude",
-    "openai": "the OpenAI API",
-    "anthropic": "the Anthropic API",
-    "sharegpt": "a ShareGPT file",
-    "openwebui": "Open WebUI",
-    "librechat": "LibreChat",
-    "sillytavern": "SillyTavern",
-    "ollama": "Ollama",
-    "other": "another tool",
-    "grok": "Grok",
-    "perplexity": "Perplexity",
-}
 RECENT_SHARE = {"text": 0.2, "openai": 0.25, "anthropic": 0.25, "agents_md": 0.15}
 MIN_BUDGET = 64
 MAX_FOCUS_CHARS = 2000
@@ -166,6 +153,13 @@ def _corpus(
     keep it from an earlier build)."""
     query, skip = _query(conv, turns, last_pos, focus)
     return memory.corpus_of(turns, query, skip, conv.id, default=not focus)
+
+
+def _asked(turns: list[Turn], last_pos: int) -> str:
+    """Without --focus, what passages are retrieved for: the last user turns (not the title, whose names
+    are in every greeting)."""
+    asked = [t.text for t in turns[: last_pos + 1] if t.role == "user"][-QUERY_TURNS:]
+    return "\n".join(asked) if retrieve.QUERY_SHARE else ""
 
 
 def _query(
@@ -399,6 +393,8 @@ def _assemble(
         RECENT_SHARE[target.shape],
         counts,
         select.FOCUS_WEIGHT if focus else select.DEFAULT_FOCUS_WEIGHT,
+        focus or _asked(turns, last_pos),
+        retrieve.FOCUS_SHARE if focus else retrieve.QUERY_SHARE,
     )
     last_id = turns[last_pos].id
     for _ in range(200):

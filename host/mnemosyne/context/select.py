@@ -58,6 +58,7 @@ QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
 # already chosen from a turn scales the next one's gain by this, so a long answer does not fill the
 # digest while other turns' facts go; a turn's first unit is not discounted.
 TURN_DECAY = 0.8
+RECENT_YIELD = 0.5  # the share of the recent turns' room a query that matched fully gives to passages
 
 
 def _densest(values: list[float], limit: int) -> list[int]:
@@ -268,8 +269,38 @@ class Coverage:
         self.covered = set(self.given).union(*(self.pool[k].weights for k in self.chosen))
         return True
 
+    def index(self, u: Unit) -> int:
+        """Unit u's index in the pool, added to it (valued nothing by the coverage) when not a candidate."""
+        i = self._at.get(u.key)
+        if i is None:
+            i = self._at[u.key] = len(self.pool)
+            self.pool.append(u)
+            self.base.append(0.0)
+            self._total.append(0.0)
+            self._markup.append(_markup(u))
+        return i
+
+    def pin(self, ks: list[int], value: float, room: int, weigh: Callable[[Unit], dict[str, float]]) -> int:
+        """Take the units `ks` (a retrieved passage) together, valued `value`, when they fit `room` (their
+        terms, weighed by `weigh`, are covered then); returns the tokens they take (0: they do not fit, or
+        are in already)."""
+        ks = [k for k in ks if k not in self.chosen and k not in self.removed]
+        opened = {self.pool[k].turn for k in ks} - self.turns.keys()  # turns whose line it opens
+        cost = sum(self.cost(k) for k in ks) - GROUP_OVERHEAD * (
+            sum(1 for k in ks if self.pool[k].turn in opened) - len(opened)
+        )
+        if not ks or cost > room:
+            return 0
+        for k in ks:
+            u = self.pool[k]
+            if not u.weights:
+                u.weights = weigh(u)
+            self._take(k, value)
+        return cost
+
     def units(self) -> list[Unit]:
-        return [self.pool[k] for k in sorted(self.chosen)]
+        """The chosen units in conversation order."""
+        return sorted((self.pool[k] for k in self.chosen), key=lambda u: u.key)
 
 
 @dataclass
@@ -417,7 +448,12 @@ def plan(
     recent_share: float,
     counts: dict[str, int] | None,
     focus_weight: float,
+    passage_query: str = "",
+    passage_share: float = 0.0,
 ) -> Plan:
+    """Instructions and the last user message, the recent turns, the passages retrieved for
+    `passage_query` (up to `passage_share` of the room left, as much as the query matched well) and the
+    coverage digest."""
     truncated: list[str] = []
     instructions, last, used = fit_mandatory(instructions, turns[last_pos], meter, room, truncated)
     left = room - used if not truncated else 0  # a cut last message leaves nothing for the rest
@@ -427,7 +463,18 @@ def plan(
     nearest_first = list(range(last_pos + 1, len(turns))) + list(range(last_pos - 1, -1, -1))
     if all_fit(costs, nearest_first, left):  # everything fits: nothing to choose
         return Plan(instructions, list(turns), None, truncated)
-    recent_room = int(left * recent_share)
+    # loaded with the units: a build that fits by its bytes loads none of these
+    from . import digest, retrieve
+    from .salience import GRAMMAR, terms
+
+    corpus = get_corpus()  # only a conversation that does not fit needs its units
+    found = retrieve.Retrieval([], 0.0)
+    if passage_share and passage_query:
+        query = [t for t, kind in terms(passage_query).items() if kind != GRAMMAR]
+        found = retrieve.retrieve(corpus, query, corpus.skip | {last_pos})
+    offered = passage_share * retrieve.share(found.strength)
+    # a query that matched well needs fewer recent turns: it says what the continuation is about
+    recent_room = int(left * recent_share * (1.0 - RECENT_YIELD * offered))
     spent = 0
     for pos in nearest_first:  # while they fit
         cost = costs[pos]
@@ -444,9 +491,6 @@ def plan(
         verbatim[pos] = turns[pos]
         spent += cost
     left -= spent
-    from . import digest  # (loaded with the units: a build that fits by its bytes loads none)
-
-    corpus = get_corpus()  # only a conversation that does not fit needs its units
     recent = corpus.units_of_turns(verbatim)
     chosen = _preselect(corpus, verbatim, left, focus_weight)
     for u in chosen:
@@ -456,6 +500,7 @@ def plan(
     )
     covered = {t for u in recent for t in u.terms} if COVERED_BY_RECENT else set()
     coverage = Coverage(chosen, meter, focus_weight, covered, (corpus, verbatim))
+    left -= retrieve.pin(coverage, corpus, found.passages, verbatim, int(left * offered))
     left -= coverage.fill(left)
     # room the coverage left (what remains is worth little, or too big): earlier turns verbatim, each
     # taking back the room of its chosen units, then the remaining units, most recent first

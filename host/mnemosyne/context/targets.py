@@ -105,7 +105,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         "ollama",
-        "Local model via Ollama (8k num_ctx, e.g. llama3.1)",
+        "Ollama (local model, 8k context)",
         8_192,
         "llama3-estimate",
         "openai",
@@ -114,14 +114,14 @@ TARGETS: tuple[Target, ...] = (
     Target("local-32k", "Local model with a 32k context", 32_768, "llama3-estimate", "openai"),
     Target(
         "local-128k",
-        "Local model with a 128k context (llama3.1 full window)",
+        "Local model with a 128k context",
         131_072,
         "llama3-estimate",
         "openai",
     ),
     Target(
         "agents-md",
-        "AGENTS.md for coding agents (Codex, Cursor, others)",
+        "Codex, Cursor and other agents (AGENTS.md)",
         200_000,
         "o200k_base",
         "agents_md",
@@ -131,7 +131,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         "claude-md",
-        "CLAUDE.md for Claude Code",
+        "Claude Code (CLAUDE.md)",
         200_000,
         "claude-estimate",
         "agents_md",

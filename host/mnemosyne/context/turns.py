@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 from .. import tokens
 from ..errors import InputError
-from ..model import Conversation, Message
 from .shapes import quote_title
 
 if TYPE_CHECKING:
+    from ..model import Conversation, Message  # (annotations only: recall reads turns without the models)
     from ..redact import Redactor  # its patterns compile at import: only a redacting build pays for them
 
 INCLUDE_CHOICES = ("reasoning", "tools")

@@ -42,7 +42,7 @@ class Session:
 
         self.redact = settings.mcp_redacts()
         self._archive: Any = None
-        self.warming: threading.Thread | None = None  # _warm_up, joined before the first call runs
+        self.warming: threading.Thread | None = None  # startup._warm_up, joined before the first call runs
 
     @property
     def archive(self) -> Any:
@@ -112,24 +112,12 @@ def build_server(session: Session) -> Server[Any]:
     )
 
 
-def _warm_up() -> None:
-    """Load what the first tool call needs (the conversation model, the tokenizer) while the client is still
-    shaking hands and listing tools: a first `recall` then answers as fast as the later ones."""
-    from .. import tokens
-    from ..recall import build  # noqa: F401  (the model, the context engine's counting and markers)
-
-    try:
-        tokens.encoding("o200k_base")
-    except MnemosyneError:
-        pass  # the call that needs it reports it
-
-
-def serve() -> int:
-    """Serve MCP on stdin/stdout until the client closes stdin."""
+def serve(warming: threading.Thread | None = None) -> int:
+    """Serve MCP on stdin/stdout until the client closes stdin; `warming`: startup.start_warm_up's thread,
+    joined before the first tool call runs."""
     session = Session()
     server = build_server(session)
-    session.warming = threading.Thread(target=_warm_up, name="mnemo-mcp-warm-up", daemon=True)
-    session.warming.start()
+    session.warming = warming
 
     async def main() -> None:
         async with stdio_server() as (read, write):

@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from .. import tree
 from ..archive import search as archive_search
 from ..context.counting import Meter
-from ..context.engine import SITE_NAMES
 from ..context.shapes import BEGIN, defuse, end_marker, quote_title, tag_note, transcript_tag
+from ..context.sites import SITE_NAMES
 from ..context.stopwords import STOPWORDS
-from ..context.turns import Turn, path_turns
+from ..context.turns import Turn
 from ..errors import InputError
-from . import ranking
+from . import documents, ranking
+from .documents import StoredConversation
 
 if TYPE_CHECKING:
     from ..archive import Archive
@@ -118,16 +118,15 @@ def candidate_ids(arc: Archive, query: str, limit: int, site: str | None) -> lis
     return list(found)[:limit] if found else []
 
 
-def _label(conv: Any, redactor: Redactor | None) -> tuple[str, dict[str, Any]]:
-    site = SITE_NAMES.get(conv.source.site, conv.source.site)
-    when = conv.updated_at or conv.created_at
-    day = when.date().isoformat() if when else ""
-    title = (conv.title or "").strip()
+def _label(conv: StoredConversation, redactor: Redactor | None) -> tuple[str, dict[str, Any]]:
+    site = SITE_NAMES.get(conv.site, conv.site)
+    day = conv.when[:10] if conv.when else ""  # (the archive's UTC spelling: the date comes first)
+    title = conv.title.strip()
     if redactor is not None and title:
         title = redactor.redact(title)
     quoted = quote_title(title, 120) if title else "(untitled)"
     about = ", ".join(x for x in (site, day, f"conversation {conv.id}") if x)
-    meta = {"conversation_id": conv.id, "title": title, "site": conv.source.site, "date": day}
+    meta = {"conversation_id": conv.id, "title": title, "site": conv.site, "date": day}
     return f"### {quoted} ({about})", meta
 
 
@@ -209,7 +208,9 @@ class _Fitter:
             width = int(width * 0.8)
         return ""
 
-    def add(self, c: int, conv: Any, turns: list[Turn], pos: int, redactor: Redactor | None) -> bool:
+    def add(
+        self, c: int, conv: StoredConversation, turns: list[Turn], pos: int, redactor: Redactor | None
+    ) -> bool:
         """The passage around `turns[pos]` of candidate `c`, as much of it as fits. False when nothing
         of it was added."""
         section = self.by_conv.get(c)
@@ -290,7 +291,6 @@ def recall(
     candidates: int = CANDIDATES,
 ) -> RecallResult:
     from ..context import get_target
-    from ..model import format_time
 
     target = get_target(target) if isinstance(target, str) else target
     query = " ".join((query or "").split())
@@ -308,17 +308,16 @@ def recall(
 
         redactor = Redactor()
     ids = candidate_ids(arc, query, candidates * (4 if since else 1), site)
-    convs, conv_turns = [], []
+    convs: list[StoredConversation] = []
+    conv_turns: list[list[Turn]] = []
     for conv_id in ids:
-        conv = arc.get(conv_id)
-        when = conv.updated_at or conv.created_at
-        if since and (when is None or format_time(when) < since):  # (a date compares as a prefix)
-            continue
         # ranked on the plain text; only what goes out is redacted (Fitter.add): a fifth of a warm call
-        turns = path_turns(tree.path_to(conv, None), frozenset(), None)
-        if turns:
+        conv = documents.read(arc, conv_id)
+        if since and (conv.when is None or conv.when < since):  # (a date compares as a prefix)
+            continue
+        if conv.turns:
             convs.append(conv)
-            conv_turns.append(turns)
+            conv_turns.append(conv.turns)
         if len(convs) >= candidates:
             break
     query_terms = ranking.terms(query)
@@ -329,7 +328,7 @@ def recall(
             [seen.get(t.text) or seen.setdefault(t.text, ranking.terms(t.text)) for t in turns]
             for turns in conv_turns
         ],
-        [ranking.terms(c.title or "") for c in convs],
+        [ranking.terms(c.title) for c in convs],
         ranking.NEIGHBOUR_WEIGHT,
     )
     usable = target.usable(budget)

@@ -1,5 +1,6 @@
 """list: archived conversations in an order (newest, oldest, title, length), filtered by site, date range,
-project, model, has code and has attachments, paged with a cursor; the filter choices on request."""
+project, model, has code and has attachments, paged with a cursor; the filter choices and the archive's total
+on request."""
 
 from __future__ import annotations
 
@@ -41,4 +42,5 @@ def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
     reply: dict[str, Any] = {"items": items, "next_cursor": next_cursor}
     if p.boolean(params, "facets"):
         reply["facets"] = archive.facet_values()
+        reply["total"] = archive.conversation_count()
     return reply
