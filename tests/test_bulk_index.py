@@ -41,7 +41,6 @@ def small_chunks(monkeypatch):
     monkeypatch.setattr(bulk_index, "CHUNK_CHARS", 20_000)
     monkeypatch.setattr(imports, "SAVE_BATCH", 3)
     monkeypatch.setattr(imports, "IN_FLIGHT", 1)
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     monkeypatch.setattr(streaming, "BATCH", 4)
 
 

@@ -58,6 +58,7 @@ class VisibleMessages(HTMLParser):
         hide = (
             tag in HIDDEN_TAGS
             or "sr-only" in classes
+            or "cdk-visually-hidden" in classes
             or "katex-mathml" in classes
             or a.get("aria-hidden") == "true"
             or a.get("role") == "toolbar"
@@ -103,6 +104,24 @@ def claude_regions(tag, a):
     return "assistant" if "font-claude-response" in (a.get("class") or "").split() else None
 
 
+def gemini_regions(tag, a):
+    # a Deep Research report open in its side panel is one more answer
+    return {
+        "user-query": "user",
+        "model-response": "assistant",
+        "deep-research-immersive-panel": "assistant",
+    }.get(tag)
+
+
+def deepseek_regions(tag, a):
+    """A prompt's text sits in the user bubble's text block, an answer's in its .ds-markdown blocks (the
+    collapsed thinking header is the site's button, not text of the conversation)."""
+    classes = (a.get("class") or "").split()
+    if "ds-markdown" in classes:
+        return "assistant"
+    return "user" if "fbb737a4" in classes else None
+
+
 def merge_answer_blocks(messages):
     """The Sept-2026 page shows one answer as several blocks: the assistant regions of one turn are one message."""
     out: list[tuple[str, list[str], str | None]] = []
@@ -122,17 +141,25 @@ PAGES = [
     ("chatgpt", "dom_chatgpt/chatgpt_2026_09_timeline.html", chatgpt_regions),
     ("claude", "dom_claude/ys_edges_claude_001.html", claude_regions),
     ("claude", "dom_claude/ys_claude.html", claude_regions),
+    ("gemini", "more_sites/gemini/covai__gemini-chat.html", gemini_regions),
+    ("gemini", "more_sites/gemini/nuncaeslupus__gemini__real-capture.html", gemini_regions),
+    ("gemini", "more_sites/gemini/nuncaeslupus__gemini__table-2026-07.html", gemini_regions),
+    ("gemini", "more_sites/gemini/nuncaeslupus__gemini__deep-research-2026-07.html", gemini_regions),
+    ("gemini", "more_sites/gemini/sho7650__gemini__deep-research.html", gemini_regions),
+    ("deepseek", "more_sites/deepseek/covai__deepseek-chat.html", deepseek_regions),
 ]
+PAGE_URLS = {
+    "chatgpt": "https://chatgpt.com/c/68b0f1c2-0000-0000-0000-000000000000",
+    "claude": "https://claude.ai/chat/x",
+    "gemini": "https://gemini.google.com/app/c686dff8a50c68d8",
+    "deepseek": "https://chat.deepseek.com/a/chat/s/d213f7b1-0aa7-47a2-a6cf-3b4910a66b3a",
+}
 
 
 def capture(site: str, page: Path) -> dict:
     node = shutil.which("node")
     assert node, "Node.js is missing: install it, then `cd extension && npm ci`"
-    url = (
-        "https://chatgpt.com/c/68b0f1c2-0000-0000-0000-000000000000"
-        if site == "chatgpt"
-        else "https://claude.ai/chat/x"
-    )
+    url = PAGE_URLS[site]
     done = subprocess.run(
         [node, "test/capture_page.mjs", site, str(page), url],
         cwd=ROOT / "extension",

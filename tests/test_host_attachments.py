@@ -86,7 +86,7 @@ BAD = [
     ({"data": "QUJD\nRA=="}, "BAD_REQUEST"),
     ({"data": 12}, "BAD_REQUEST"),
     ({"data": ""}, "BAD_REQUEST"),
-    ({"site": "gemini"}, "BAD_REQUEST"),
+    ({"site": "example"}, "BAD_REQUEST"),
     ({"source_id": ""}, "BAD_REQUEST"),
     ({"file_id": ["x"]}, "BAD_REQUEST"),
     ({"name": 5}, "BAD_REQUEST"),

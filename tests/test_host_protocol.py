@@ -265,7 +265,7 @@ def test_a_page_cannot_save_a_mnemosyne_document_or_another_tools_file(host, fix
     for payload in (doc, [{"role": "user", "content": "hi"}]):
         reply = host.call("save", payload=payload, kind="auto")
         assert reply["ok"] is False and reply["error"]["code"] == "BAD_INPUT", reply
-        assert "ChatGPT or Claude conversation JSON or a page capture" in reply["error"]["message"]
+        assert "a site's conversation JSON or a page capture" in reply["error"]["message"]
     assert host.data("hello")["archive"]["conversations"] == 0
 
 

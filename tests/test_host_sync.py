@@ -170,7 +170,7 @@ def test_sync_log_upserts_runs_and_refuses_bad_ones(host):
     assert host.data("sync-log", run=done) == {"recorded": True}
     bad = [
         None,
-        dict(run, site="gemini"),
+        dict(run, site="example"),
         dict(run, state="exploded"),
         dict(run, counts={"done": -1}),
         dict(run, counts={"done": "5"}),
@@ -185,7 +185,7 @@ def test_sync_log_upserts_runs_and_refuses_bad_ones(host):
 @pytest.mark.parametrize(
     "params",
     [
-        {"site": "gemini", "ids": ["a"]},
+        {"site": "example", "ids": ["a"]},
         {"site": "chatgpt", "ids": []},
         {"site": "chatgpt", "ids": [5]},
         {"site": "chatgpt", "ids": ["a"] * 501},

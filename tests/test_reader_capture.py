@@ -163,7 +163,7 @@ def _drop(key: str):
         (_set("turns.0.attachments.0.kind", "video"), "turns.0.attachments.0.kind"),
         (_set("turns.1.markdown", None), "turns.1.markdown"),
         (_set("turns.1.key", ""), "turns.1.key"),
-        (_set("site", "gemini"), "site"),
+        (_set("site", "grokipedia"), "site"),
         (_set("captured_at", "yesterday"), "captured_at"),
         (_set("complete", "yes"), "complete"),
         (_set("title", "x" * 5000), "title"),

@@ -32,11 +32,17 @@ def conversations(inputs):
 
 def test_large_array_is_read_in_batches_with_the_same_result(fixtures, tmp_path, monkeypatch):
     path, count = big_export(fixtures, tmp_path)
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     batches = list(streaming.iter_inputs(path))
-    assert len(batches) == -(-count // streaming.BATCH) and all(
-        len(b.data) <= streaming.BATCH for b in batches
+    assert len(batches) > 1 and all(len(b.data) <= streaming.BATCH for b in batches)
+    # bounded by bytes too: a batch ends with the element that reaches BATCH_BYTES, or the file's last
+    assert all(sum(map(len, b.item_raw[:-1])) < streaming.BATCH_BYTES for b in batches)
+    assert all(
+        sum(map(len, b.item_raw)) >= streaming.BATCH_BYTES or len(b.data) == streaming.BATCH
+        for b in batches[:-1]
     )
+    assert [b.first_index for b in batches] == [
+        sum(len(b.data) for b in batches[:n]) for n in range(len(batches))
+    ]
     assert batches[-1].progress == (batches[-1].progress[1], batches[-1].progress[1])
     streamed = conversations(batches)
     whole = conversations(load_path(path))
@@ -53,7 +59,6 @@ def test_each_batch_reports_the_exact_byte_it_has_read_to(fixtures, tmp_path, mo
     path = tmp_path / "conversations.json"
     data = json.dumps(items, ensure_ascii=False, indent=1).encode("utf-8")
     path.write_bytes(data)
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     monkeypatch.setattr(streaming, "WINDOW", 4096)
     monkeypatch.setattr(streaming, "BATCH", 7)
     batches = list(streaming.iter_inputs(path))
@@ -74,7 +79,6 @@ def test_zip_members_stream_too(fixtures, tmp_path, monkeypatch):
     archive = tmp_path / "export.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.write(path, "conversations.json")
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     assert len(conversations(streaming.iter_inputs(archive))) == count
 
 
@@ -82,7 +86,6 @@ def test_a_broken_tail_keeps_what_came_before(fixtures, tmp_path, monkeypatch):
     path, count = big_export(fixtures, tmp_path, copies=40)
     text = path.read_text(encoding="utf-8")
     path.write_text(text[: int(len(text) * 0.8)], encoding="utf-8")  # cut off mid-conversation
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     seen = []
     with pytest.raises(InputError) as err:
         for raw in streaming.iter_inputs(path):
@@ -96,7 +99,6 @@ def test_mnemo_import_streams_a_large_export(fixtures, tmp_path, mnemo_home, mon
     from mnemosyne.cli.main import main
 
     path, count = big_export(fixtures, tmp_path, copies=20)
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     assert main(["import", "--no-tokens", str(path)]) == 0
     assert f"imported {count}, updated 0" in capsys.readouterr().out
     with open_archive() as arc:
@@ -107,7 +109,6 @@ def test_streamed_items_with_lone_surrogates_are_made_well_formed(fixtures, tmp_
     path, count = big_export(fixtures, tmp_path, copies=5)
     text = path.read_text(encoding="utf-8").replace('"parts": [\n', '"parts": [\n"\\udc00 odd",\n', 3)
     path.write_text(text, encoding="utf-8")
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     convs = conversations(streaming.iter_inputs(path))
     assert len(convs) == count
     texts = [p.text for c in convs for m in c.messages for p in m.parts if getattr(p, "text", None)]
@@ -122,7 +123,6 @@ def test_a_window_smaller_than_a_conversation_reads_the_same_across_split_charac
     text = path.read_text(encoding="utf-8").replace('"parts": [\n', '"parts": [\n"宽字符 🎉 é",\n')
     path.write_text("\ufeff" + text, encoding="utf-8")  # a BOM, and characters of 2, 3 and 4 bytes
     whole = conversations(load_path(path))
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     monkeypatch.setattr(streaming, "WINDOW", window)
     batches = list(streaming.iter_inputs(path))
     assert batches[-1].progress == (path.stat().st_size,) * 2
@@ -143,7 +143,6 @@ def test_streamed_provenance_hashes_each_elements_own_bytes_and_ids_stay_as_read
         conv.pop("id"), conv.pop("conversation_id")
     elements = [json.dumps(conv, ensure_ascii=False, indent=2) for conv in items]
     path.write_text("[\n" + ",\n  ".join(elements) + "\n]", encoding="utf-8")
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     streamed = conversations(streaming.iter_inputs(path))
     whole = conversations(load_path(path))
     assert len(streamed) == count
@@ -162,7 +161,6 @@ def test_streamed_claude_export_hashes_each_elements_own_bytes(fixtures, tmp_pat
     elements = [json.dumps(conv, ensure_ascii=False) for conv in items]
     path = tmp_path / "conversations.json"
     path.write_text("[" + ", ".join(elements) + "]", encoding="utf-8")
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     streamed = conversations(streaming.iter_inputs(path))
     assert [c.id for c in streamed] == [c.id for c in conversations(load_path(path))]
     assert [c.provenance.raw_sha256 for c in streamed] == [
@@ -199,7 +197,6 @@ def test_elements_msgspec_refuses_or_cuts_that_are_wrong_read_as_json_reads_them
 ):
     path, count = _odd_export(fixtures, tmp_path, indent)
     whole = load_path(path)  # parsed whole by json
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     monkeypatch.setattr(streaming, "WINDOW", window)
     batches = list(streaming.iter_inputs(path))
     streamed = [item for raw in batches for item in raw.data]
@@ -211,7 +208,6 @@ def test_elements_msgspec_refuses_or_cuts_that_are_wrong_read_as_json_reads_them
 
 def test_a_plain_export_is_parsed_by_msgspec_without_the_json_fallback(fixtures, tmp_path, monkeypatch):
     path, count = big_export(fixtures, tmp_path)
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     monkeypatch.setattr(streaming, "WINDOW", 64 * 1024)
     fallbacks = []
     one_element = streaming._Window.one_element
@@ -228,8 +224,26 @@ def test_bytes_that_are_not_utf8_are_a_typed_error_naming_their_byte(fixtures, t
     data = path.read_bytes()
     at = data.index(b'"title": "copy 7"') + (len(b'"title": "copy') if where == "string" else -1)
     path.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
-    monkeypatch.setattr(streaming, "STREAM_OVER", 1024)
     monkeypatch.setattr(streaming, "WINDOW", 4096)
     with pytest.raises(InputError) as err:
         conversations(streaming.iter_inputs(path))
     assert err.value.message == f"{path}: not UTF-8 text (byte {at})"
+
+
+def test_a_broken_conversation_alone_in_its_batch_is_reported_by_its_place_and_the_rest_converted(
+    fixtures, tmp_path, monkeypatch, capsys
+):
+    """A long conversation fills a batch by itself: one that is broken is a failure of that conversation,
+    named by its place in the file, not of the whole input."""
+    from mnemosyne.cli.main import main
+
+    path, count = big_export(fixtures, tmp_path, copies=3)
+    items = json.loads(path.read_text(encoding="utf-8"))
+    items[0]["mapping"] = items[4]["mapping"] = "not a mapping"  # (the first: before any was recognised)
+    path.write_text(json.dumps(items), encoding="utf-8")
+    monkeypatch.setattr(streaming, "BATCH_BYTES", 1)  # one conversation a batch
+    assert all(len(raw.data) == 1 for raw in streaming.iter_inputs(path))
+    assert main(["convert", str(path), "--to", "markdown", "-o", str(tmp_path / "out")]) == 1
+    assert len(list((tmp_path / "out").iterdir())) == count - 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if "wrote" not in line]
+    assert len(errors) == 2 and f"{path}[0]" in errors[0] and f"{path}[4] " in errors[1]

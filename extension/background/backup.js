@@ -14,7 +14,8 @@ import { siteOfOpenTab } from "../shared/backup_site.js";
 import { RUN_KEY, left } from "../shared/backup_run.js";
 import { FILE_HOST_PERMISSION, isFileHostUrl } from "../shared/file_hosts.js";
 import { downloadFileUrl } from "./file_download.js";
-import { applyListReply, conversationKind, conversationPath, nextListPath, siteHome, sourceUrlOf } from "./backup_lists.js";
+import { applyListReply, conversationKind, conversationPath, nextListPath, siteHome, sourceUrlOf,
+  withListEntry } from "./backup_lists.js";
 import { LOG_EVERY, PROJECTS_KEY, QUEUE_KEY, addListed, finishItem, listingDone, logRecord, newRun, nextItem,
   retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
@@ -251,8 +252,8 @@ async function knownIds(site, ids) {
 }
 
 /** The project the list named, added to the payload where the readers look (Claude: the inline `project`). */
-function withProject(site, payload, project) {
-  if (!project) return payload;
+function withProject(site, payload, project, entry) {
+  if (!project) return withListEntry(site, payload, entry);
   if (site === "claude") {
     const listed = { uuid: project.id, name: project.name, prompt_template: project.instructions, description: project.description,
       docs: project.docs ?? [] };
@@ -344,7 +345,7 @@ async function fetchStep(run, entry, policy) {
   if (!ok) reason = "API_SHAPE";
   else {
     try {
-      const payload = wellFormedDeep(withProject(run.site, reply.data, entry.project ? run.projects[entry.project] : null));
+      const payload = wellFormedDeep(withProject(run.site, reply.data, entry.project ? run.projects[entry.project] : null, entry));
       const saved = await hostCall("save", { payload, kind, source_url: sourceUrlOf(run.site, entry), list_updated: entry.updated,
         origin: "backup" }, { timeoutMs: 120_000 });
       outcome = saved.status === "kept" ? "kept" : "done";

@@ -7,13 +7,15 @@
 // A site's answers bound nothing here: a phase ends when a cursor comes back or a page lists nothing new, and a run
 // lists at most MAX_LIST_PAGES pages, MAX_LISTED conversations and MAX_PROJECTS projects, keeping each text a
 // project carries (name, instructions, documents) within TEXT_LIMITS (`listing.textsCut` counts what was cut).
-// grok.com and Perplexity list through modules of their own, held to the same bounds (`boundsFor`).
+// grok.com, Perplexity, Gemini and DeepSeek list through modules of their own, held to the same bounds (`boundsFor`).
 
+import { deepseekBackup } from "./backup_list_deepseek.js";
+import { geminiBackup } from "./backup_list_gemini.js";
 import { grokBackup } from "./backup_grok.js";
 import { perplexityBackup } from "./backup_perplexity.js";
 
 // Sites whose whole backup part is one module of their own (home, list, conversation request, kind, URL)
-const SITE_BACKUPS = { grok: grokBackup, perplexity: perplexityBackup };
+const SITE_BACKUPS = { grok: grokBackup, perplexity: perplexityBackup, gemini: geminiBackup, deepseek: deepseekBackup };
 
 const CHATGPT_PAGE = 100; // the list's maximum (limit=101 answers 422)
 const CLAUDE_PAGE = 50;
@@ -207,6 +209,11 @@ export function sourceUrlOf(site, entry) {
   if (SITE_BACKUPS[site]) return SITE_BACKUPS[site].sourceUrl(entry);
   if (site === "claude") return `https://claude.ai/chat/${entry.id}`;
   return entry.project ? `https://chatgpt.com/g/${entry.project}/c/${entry.id}` : `https://chatgpt.com/c/${entry.id}`;
+}
+
+/** The saved payload with what only the list knew (Gemini's reply has no title: the list's). */
+export function withListEntry(site, payload, entry) {
+  return SITE_BACKUPS[site]?.withEntry ? SITE_BACKUPS[site].withEntry(payload, entry) : payload;
 }
 
 /** What a site's own list reader bounds its pages with (the same rules as ChatGPT's and Claude's). */

@@ -27,6 +27,13 @@ export const SITE_POLICIES = Object.freeze({
     tabTimeoutMs: 120_000 }),
   perplexity: Object.freeze({ spacingMs: 1500, burst: 40, refillPerMinute: 20, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6,
     tabTimeoutMs: 120_000 }),
+  // Gemini's batchexecute limits are not published; other exporters saw reads fail silently when fast: 30 at
+  // 2 s, then 20 a minute (a 10-turn page of a long chat is one more request)
+  gemini: Object.freeze({ spacingMs: 2000, burst: 30, refillPerMinute: 20, baseBackoffMs: 10_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6,
+    tabTimeoutMs: 120_000 }),
+  // DeepSeek suspends accounts whose request pattern looks automated (other exporters' reports): slower still
+  deepseek: Object.freeze({ spacingMs: 3000, burst: 20, refillPerMinute: 12, baseBackoffMs: 10_000, maxBackoffMs: 15 * 60_000, maxAttempts: 6,
+    tabTimeoutMs: 120_000 }),
 });
 
 /** The policy for a site, with test-only overrides (storage.local `backupTestPolicy`) merged in. */

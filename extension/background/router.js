@@ -154,9 +154,16 @@ function fetchExport(msg) {
  */
 function checkSaveAgreesWithTab(msg, sender) {
   const site = sourceSiteOf(sender.url);
-  const kindSite = { chatgpt_api: "chatgpt", claude_api: "claude", grok_api: "grok", perplexity_api: "perplexity" }[msg.kind];
+  const kindSite = {
+    chatgpt_api: "chatgpt",
+    claude_api: "claude",
+    grok_api: "grok",
+    perplexity_api: "perplexity",
+    gemini_api: "gemini",
+    deepseek_api: "deepseek",
+  }[msg.kind];
   const payloadSite = msg.kind === "capture" ? msg.payload?.site : kindSite;
-  if (!kindSite && msg.kind !== "capture") throw new MnemoError("BAD_REQUEST", "kind must be a site API kind or capture");
+  if (!kindSite && msg.kind !== "capture") throw new MnemoError("BAD_REQUEST", "kind must be a site's API kind or capture");
   if (payloadSite !== site) throw new MnemoError("FORBIDDEN", `a ${site} tab cannot save a ${payloadSite ?? "site-less"} capture`);
   if (sourceSiteOf(msg.source_url) !== site) throw new MnemoError("FORBIDDEN", "source_url is not the sending tab's site");
   if (msg.kind === "capture" && sourceSiteOf(msg.payload?.url) !== site) {

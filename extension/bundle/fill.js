@@ -63,6 +63,31 @@
       });
     }
   }
+  async function cappedJson(path, response, signal) {
+    const read = await readCapped(response, JSON_REPLY_CAP, signal);
+    if (read.over || read.stopped) {
+      const error = (
+        /** @type {HttpError} */
+        read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped)
+      );
+      if (read.over) error.status = 413;
+      throw error;
+    }
+    return JSON.parse(await read.blob.text());
+  }
+  async function getJsonCapped(path, headers2 = {}, { signal = null } = {}) {
+    const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers2 } });
+    if (!response.ok) {
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`)
+      );
+      error.status = response.status;
+      error.retryAfter = response.headers.get("Retry-After");
+      throw error;
+    }
+    return cappedJson(path, response, signal);
+  }
   async function postJson(path, body, { signal = null } = {}) {
     const response = await pageFetch(path, {
       method: "POST",
@@ -78,16 +103,7 @@
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
     }
-    const read = await readCapped(response, JSON_REPLY_CAP, signal);
-    if (read.over || read.stopped) {
-      const error = (
-        /** @type {HttpError} */
-        read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped)
-      );
-      if (read.over) error.status = 413;
-      throw error;
-    }
-    return JSON.parse(await read.blob.text());
+    return cappedJson(path, response, signal);
   }
 
   // sites/chatgpt.js
@@ -402,45 +418,373 @@
   };
 
   // sites/gemini.js
-  var gemini = {
-    name: "gemini",
-    hosts: ["gemini.google.com"],
-    source: false,
-    composer: ["rich-textarea .ql-editor", "rich-textarea [contenteditable='true']", ".ql-editor[contenteditable='true']", "[contenteditable='true']"]
-  };
-
-  // sites/grok.js
-  var ID_PATTERN3 = /^\/(?:c|chat)\/([0-9a-f-]{36})/i;
-  var API = "/rest/app-chat/conversations";
-  var MESSAGE = "div[id^='response-']";
-  var USER_BUBBLE2 = "[data-testid='user-message']";
-  var ASSISTANT_BUBBLE = "[data-testid='assistant-message']";
-  var MARKDOWN = ".response-content-markdown";
-  var THINKING = "[class*='thinking-container']";
+  var ID_PATTERN3 = /\/app\/([0-9a-f]{8,})(?:[/?#]|$)|\/gem\/[^/]+\/([0-9a-f]{8,})(?:[/?#]|$)/i;
+  var RPC_READ = "hNvQHb";
+  var RPC_LIST = "MaZiqc";
+  var LIST_PAGE = 100;
+  var RPC_PATH = "/_/BardChatUi/data/batchexecute";
+  var TURNS_A_PAGE = 10;
+  var MAX_PAGES = 500;
+  var BACKUP_PAGE_GAP_MS = 1500;
+  var CONTAINER = ".conversation-container";
+  var USER2 = "user-query";
+  var ANSWER = "model-response";
+  var REPORT = "deep-research-immersive-panel";
+  var SCROLL_ROOTS2 = ["#chat-history", "infinite-scroller[data-test-id='chat-history-container']", "infinite-scroller"];
+  var requestNumber = Math.floor(Math.random() * 9e3) + 1e3;
+  function tokens() {
+    const found = {};
+    for (const script of document.querySelectorAll("script:not([src])")) {
+      const text = script.textContent;
+      if (!text.includes("SNlM0e") && !text.includes("cfb2h")) continue;
+      for (const [key, name] of [["at", "SNlM0e"], ["bl", "cfb2h"], ["fsid", "FdrFJe"]]) {
+        const match = text.match(new RegExp(`"${name}"\\s*:\\s*"((?:[^"\\\\]|\\\\.)*)"`));
+        if (match && !found[key]) found[key] = JSON.parse(`"${match[1]}"`);
+      }
+    }
+    return found;
+  }
+  function replyOf(text, rpc = RPC_READ) {
+    for (const line of text.split("\n")) {
+      if (!line.startsWith("[")) continue;
+      let rows;
+      try {
+        rows = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      for (const row of Array.isArray(rows) ? rows : []) {
+        if (!Array.isArray(row) || row[0] !== "wrb.fr" || row[1] !== rpc) continue;
+        if (typeof row[2] !== "string") throw new MnemoError("API_SHAPE", `Gemini answered ${rpc} with an error`);
+        return JSON.parse(row[2]);
+      }
+    }
+    throw new MnemoError("API_SHAPE", `no ${rpc} reply`);
+  }
+  async function post(rpc, args, pageTokens, sourcePath = location.pathname, signal = null) {
+    const query = new URLSearchParams({
+      rpcids: rpc,
+      "source-path": sourcePath,
+      hl: document.documentElement.lang || "en",
+      _reqid: String(requestNumber += 1e5),
+      rt: "c"
+    });
+    if (pageTokens.bl) query.set("bl", pageTokens.bl);
+    if (pageTokens.fsid) query.set("f.sid", pageTokens.fsid);
+    const body = new URLSearchParams({ "f.req": JSON.stringify([[[rpc, JSON.stringify(args), null, "generic"]]]), at: pageTokens.at });
+    const response = await pageFetch(`${RPC_PATH}?${query}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded;charset=UTF-8", "X-Same-Domain": "1" },
+      body: `${body}&`
+    });
+    if (!response.ok) {
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${RPC_PATH} answered ${response.status}`)
+      );
+      error.status = response.status;
+      error.retryAfter = response.headers.get("Retry-After");
+      throw error;
+    }
+    const read = await readCapped(response, JSON_REPLY_CAP, signal);
+    if (read.over) {
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError("TOO_LARGE", `${RPC_PATH} answered more than ${JSON_REPLY_CAP} bytes`)
+      );
+      error.status = 413;
+      throw error;
+    }
+    if (read.stopped) throw new MnemoError("TAB_TIMEOUT", read.stopped);
+    return read.blob.text();
+  }
+  function sessionTokens() {
+    const pageTokens = tokens();
+    if (!pageTokens.at) throw new MnemoError("LOGGED_OUT", "no Gemini session token on the page");
+    return pageTokens;
+  }
+  async function readConversation(conversation, send, gapMs = 0) {
+    const responses = [];
+    let pageToken = null;
+    for (let n = 0; n < MAX_PAGES; n += 1) {
+      const text = await send([conversation, TURNS_A_PAGE, pageToken, 1, [0], [4], null, 1]);
+      const reply = replyOf(text);
+      if (!Array.isArray(reply?.[0])) throw new MnemoError("API_SHAPE", "no turns in the Gemini reply");
+      responses.push(text);
+      pageToken = typeof reply[1] === "string" && reply[1] && reply[0].length ? reply[1] : null;
+      if (!pageToken) return responses;
+      if (gapMs) await new Promise((resolve) => setTimeout(resolve, gapMs));
+    }
+    throw new MnemoError("API_SHAPE", "the Gemini conversation never ended its pages");
+  }
+  function readPayload(conversation, responses, shownTitle) {
+    return { format: "batchexecute", rpcid: RPC_READ, conversation_id: conversation, title: shownTitle, responses };
+  }
+  function title() {
+    const node = document.querySelector("[data-test-id='conversation-title'], .conversation-title-container .conversation-title, [data-test-id='conversation'].selected .conversation-title, .conversation.selected .conversation-title");
+    const text = node?.textContent.trim();
+    if (text) return text;
+    const fromTitle = document.title.replace(/\s*[-|]\s*(Google )?Gemini$/, "").trim();
+    return fromTitle && !/^(Google )?Gemini$/.test(fromTitle) ? fromTitle : null;
+  }
   function outermost3(nodes) {
     return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
   }
+  function turnsInPage3() {
+    const found = [];
+    for (const container of outermost3([...document.querySelectorAll(CONTAINER)])) {
+      const messages2 = outermost3([...container.querySelectorAll(`${USER2}, ${ANSWER}`)]);
+      found.push(...messages2.length ? messages2 : [container]);
+    }
+    found.push(...document.querySelectorAll(REPORT));
+    return found;
+  }
   function roleOf3(turn) {
-    if (turn.querySelector(USER_BUBBLE2) || turn.classList.contains("items-end")) return "user";
-    if (turn.querySelector(ASSISTANT_BUBBLE) || turn.classList.contains("items-start") || turn.querySelector(MARKDOWN)) return "assistant";
+    if (turn.matches(USER2)) return "user";
+    if (turn.matches(`${ANSWER}, ${REPORT}`)) return "assistant";
     return null;
   }
+  function keyOf2(turn) {
+    if (turn.matches(REPORT)) {
+      const content = turn.querySelector("message-content[id]");
+      return `report:${content?.id || "panel"}`;
+    }
+    const container = turn.closest(CONTAINER);
+    const fromContent = turn.querySelector("message-content[id^='message-content-id-r_']")?.id.slice("message-content-id-".length);
+    const response = container?.id ? `r_${container.id.replace(/^r_/, "")}` : fromContent;
+    if (!response) return null;
+    if (turn.matches(CONTAINER)) return `${response}:turn`;
+    if (roleOf3(turn) === "user") return `${response}:prompt`;
+    const draft = [...turn.querySelectorAll("[jslog*='rc_']")].map((node) => node.getAttribute("jslog").match(/rc_[0-9a-f]+/i)?.[0]).find(Boolean);
+    return draft || `${response}:answer`;
+  }
   function bodyOf3(turn) {
-    if (roleOf3(turn) === "user") return turn.querySelector(`${USER_BUBBLE2}, .message-bubble`) || turn;
-    const parts = outermost3([...turn.querySelectorAll(`${THINKING}, ${MARKDOWN}`)]);
-    return parts.length ? parts : [turn.querySelector(`${ASSISTANT_BUBBLE}, .message-bubble`) || turn];
+    if (roleOf3(turn) === "user") {
+      const lines = turn.querySelectorAll(".query-text");
+      return lines.length ? outermost3([...lines]) : turn.querySelector("user-query-content") || turn;
+    }
+    if (turn.matches(REPORT)) return turn;
+    const bodies = outermost3([...turn.querySelectorAll("message-content")]);
+    return bodies.length ? bodies : [...turn.querySelectorAll(".markdown")];
   }
   var dom3 = {
     firstIndex: 0,
-    turns: () => outermost3([...document.querySelectorAll(MESSAGE)]),
-    isUnrendered: (turn) => !turn.querySelector(`${USER_BUBBLE2}, ${ASSISTANT_BUBBLE}, .message-bubble, ${MARKDOWN}`) && !turn.textContent.trim(),
-    keyOf: (turn) => turn.id || null,
+    turns: turnsInPage3,
+    isUnrendered: (turn) => turn.matches(CONTAINER),
+    keyOf: keyOf2,
     indexOf: () => null,
     roleOf: roleOf3,
     bodyOf: bodyOf3,
     modelOf: () => null,
+    // the page names the model in its picker only, not per answer
+    scrollRoot: () => {
+      for (const selector of SCROLL_ROOTS2) {
+        const node = document.querySelector(selector);
+        if (node && node.scrollHeight > node.clientHeight) return node;
+      }
+      return document.querySelector(SCROLL_ROOTS2[0]) || document.scrollingElement;
+    },
+    attachments: {
+      files: "user-query [data-test-id='file-name'], user-query .file-preview-container .file-name",
+      images: "user-query img.preview-image, user-query .file-preview-container img, model-response generated-image img, model-response single-image img"
+    }
+  };
+  var COMPOSER3 = [
+    "rich-textarea .ql-editor[contenteditable='true']",
+    "rich-textarea [contenteditable='true']",
+    ".ql-editor[contenteditable='true']",
+    "[contenteditable='true']"
+  ];
+  var gemini = {
+    name: "gemini",
+    hosts: ["gemini.google.com"],
+    source: true,
+    conversationId: () => {
+      const match = location.pathname.match(ID_PATTERN3);
+      return match ? match[1] || match[2] : null;
+    },
+    title,
+    /**
+     * One conversation as Export sends it. In a backup (`post` given: the tab's checked POST) the pages are paced and
+     * the title is left to the backup's list: the tab shows another chat.
+     */
+    async fetchApi(id, { post: checkedPost = null } = {}) {
+      const conversation = `c_${id}`;
+      if (!checkedPost) {
+        const pageTokens = sessionTokens();
+        const send2 = (args) => post(RPC_READ, args, pageTokens);
+        return { kind: "gemini_api", payload: readPayload(conversation, await readConversation(conversation, send2), title()) };
+      }
+      const send = (args) => checkedPost(RPC_PATH, { rpc: RPC_READ, args });
+      return { kind: "gemini_api", payload: readPayload(conversation, await readConversation(conversation, send, BACKUP_PAGE_GAP_MS), null) };
+    },
+    /**
+     * The backup's POSTs (background/backup_list_gemini.js and fetchApi above), with the page's tokens: `{rpc:
+     * "MaZiqc", flag, cursor}` answers a page of the chat list (its parsed reply), `{rpc: "hNvQHb", args}` one page of
+     * a conversation (the response text). No other rpc is sent.
+     */
+    async apiPost(path, body, { signal = null } = {}) {
+      if (body?.rpc === RPC_LIST) {
+        const cursor = typeof body.cursor === "string" && body.cursor ? body.cursor : null;
+        const args = [LIST_PAGE, cursor, [body.flag === 1 ? 1 : 0, null, 1]];
+        return replyOf(await post(RPC_LIST, args, sessionTokens(), "/app", signal), RPC_LIST);
+      }
+      const conversation = Array.isArray(body?.args) ? body.args[0] : null;
+      if (body?.rpc === RPC_READ && typeof conversation === "string" && /^c_[0-9a-f]+$/i.test(conversation)) {
+        return post(RPC_READ, body.args, sessionTokens(), `/app/${conversation.slice(2)}`, signal);
+      }
+      throw new MnemoError("BAD_REQUEST", "not a Gemini read the backup knows");
+    },
+    apiPrefix: RPC_PATH,
+    streaming: "button[aria-label='Stop response'], [data-test-id='stop-button'], model-response .processing-state-streaming",
+    probes: {
+      api: async () => Boolean(tokens().at),
+      turnSelectors: [CONTAINER, USER2, ANSWER, "message-content"],
+      scrollRoot: SCROLL_ROOTS2,
+      anchors: ["top-bar-actions .right-section", "top-bar-actions", "[data-test-id='chat-app'] .top-bar-actions"]
+    },
+    dom: dom3,
+    composer: COMPOSER3,
+    anchor() {
+      for (const selector of this.probes.anchors) {
+        const node = document.querySelector(selector);
+        if (node) return { node, place: "prepend" };
+      }
+      return null;
+    }
+  };
+
+  // sites/deepseek.js
+  var ID_PATTERN4 = /\/chat\/s\/([0-9a-f-]{36})(?:[/?#]|$)/i;
+  var ROW = "[data-virtual-list-item-key]";
+  var MESSAGE = ".ds-message";
+  var ANSWER_BODY2 = ".ds-markdown";
+  function userToken() {
+    let stored = null;
+    try {
+      stored = localStorage.getItem("userToken");
+    } catch {
+      return null;
+    }
+    if (!stored) return null;
+    try {
+      const parsed = JSON.parse(stored);
+      const value = typeof parsed === "string" ? parsed : parsed?.value;
+      return typeof value === "string" && value ? value : null;
+    } catch {
+      return stored;
+    }
+  }
+  function outermost4(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  function turnsInPage4() {
+    const rows = [...document.querySelectorAll(ROW)];
+    const inRows = rows.flatMap((row) => outermost4([...row.querySelectorAll(MESSAGE)]));
+    return inRows.length ? inRows : outermost4([...document.querySelectorAll(MESSAGE)]);
+  }
+  function roleOf4(turn) {
+    return turn.querySelector(ANSWER_BODY2) || turn.matches(ANSWER_BODY2) ? "assistant" : "user";
+  }
+  function bodyOf4(turn) {
+    if (roleOf4(turn) === "user") return turn;
+    return outermost4([...turn.querySelectorAll(ANSWER_BODY2)]);
+  }
+  var dom4 = {
+    firstIndex: 0,
+    turns: turnsInPage4,
+    isUnrendered: () => false,
+    // a row's key is its message's id in history_messages: a page capture merges into an API copy
+    keyOf: (turn) => turn.closest(ROW)?.getAttribute("data-virtual-list-item-key") || null,
+    indexOf: () => null,
+    // row keys are message ids, which skip numbers when a reply is regenerated
+    roleOf: roleOf4,
+    bodyOf: bodyOf4,
+    modelOf: () => null,
     scrollRoot: () => {
       const first = document.querySelector(MESSAGE);
+      for (let node = first?.parentElement; node; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) return node;
+      }
+      return document.querySelector(".ds-scroll-area") || document.scrollingElement;
+    },
+    attachments: {
+      files: `${MESSAGE} [class*='file-name'], ${MESSAGE} [class*='fileName']`,
+      images: `${MESSAGE} img`
+    }
+  };
+  var COMPOSER4 = ["textarea#chat-input", "textarea[placeholder*='DeepSeek']", "textarea[name='search']", "textarea"];
+  var deepseek = {
+    name: "deepseek",
+    hosts: ["chat.deepseek.com"],
+    source: true,
+    conversationId: () => location.pathname.match(ID_PATTERN4)?.[1] ?? null,
+    title: () => document.title.replace(/\s+[-|]\s+DeepSeek.*$/, "").trim() || null,
+    /** GET one /api/v0/ path with the page's token, its reply read within the cap and stopped with `signal`. */
+    apiGet(path, { signal = null } = {}) {
+      const token2 = userToken();
+      if (!token2) return Promise.reject(new MnemoError("LOGGED_OUT", "no DeepSeek session token"));
+      return getJsonCapped(path, { Authorization: `Bearer ${token2}` }, { signal });
+    },
+    async fetchApi(id) {
+      const reply = await this.apiGet(`/api/v0/chat/history_messages?chat_session_id=${encodeURIComponent(id)}`);
+      if (reply?.code !== 0 || !Array.isArray(reply?.data?.biz_data?.chat_messages)) {
+        throw new MnemoError("API_SHAPE", "no data.biz_data.chat_messages in reply");
+      }
+      if (!reply.data.biz_data.chat_messages.length) throw new MnemoError("API_SHAPE", "history_messages holds no message");
+      return { kind: "deepseek_api", payload: reply };
+    },
+    apiPrefix: "/api/v0/",
+    // the composer's send button turns into a stop button while a reply streams
+    streaming: "div[role='button'][aria-label='Stop'], .ds-markdown--streaming",
+    probes: {
+      api: async () => Boolean(userToken()),
+      turnSelectors: [ROW, MESSAGE, ANSWER_BODY2],
+      scrollRoot: [".ds-scroll-area", ".ds-virtual-list"],
+      anchors: [".the-header"]
+    },
+    dom: dom4,
+    composer: COMPOSER4,
+    anchor() {
+      const headers2 = [...document.querySelectorAll(".the-header")];
+      const shown = headers2.find((node) => node.getClientRects().length > 0) || headers2[0];
+      return shown ? { node: shown, place: "append" } : null;
+    }
+  };
+
+  // sites/grok.js
+  var ID_PATTERN5 = /^\/(?:c|chat)\/([0-9a-f-]{36})/i;
+  var API = "/rest/app-chat/conversations";
+  var MESSAGE2 = "div[id^='response-']";
+  var USER_BUBBLE2 = "[data-testid='user-message']";
+  var ASSISTANT_BUBBLE = "[data-testid='assistant-message']";
+  var MARKDOWN = ".response-content-markdown";
+  var THINKING = "[class*='thinking-container']";
+  function outermost5(nodes) {
+    return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
+  }
+  function roleOf5(turn) {
+    if (turn.querySelector(USER_BUBBLE2) || turn.classList.contains("items-end")) return "user";
+    if (turn.querySelector(ASSISTANT_BUBBLE) || turn.classList.contains("items-start") || turn.querySelector(MARKDOWN)) return "assistant";
+    return null;
+  }
+  function bodyOf5(turn) {
+    if (roleOf5(turn) === "user") return turn.querySelector(`${USER_BUBBLE2}, .message-bubble`) || turn;
+    const parts = outermost5([...turn.querySelectorAll(`${THINKING}, ${MARKDOWN}`)]);
+    return parts.length ? parts : [turn.querySelector(`${ASSISTANT_BUBBLE}, .message-bubble`) || turn];
+  }
+  var dom5 = {
+    firstIndex: 0,
+    turns: () => outermost5([...document.querySelectorAll(MESSAGE2)]),
+    isUnrendered: (turn) => !turn.querySelector(`${USER_BUBBLE2}, ${ASSISTANT_BUBBLE}, .message-bubble, ${MARKDOWN}`) && !turn.textContent.trim(),
+    keyOf: (turn) => turn.id || null,
+    indexOf: () => null,
+    roleOf: roleOf5,
+    bodyOf: bodyOf5,
+    modelOf: () => null,
+    scrollRoot: () => {
+      const first = document.querySelector(MESSAGE2);
       for (let node = first?.parentElement; node; node = node.parentElement) {
         const style = getComputedStyle(node);
         if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) return node;
@@ -449,14 +793,14 @@
     },
     attachments: {
       files: "[data-testid='file-attachment'], [class*='file-attachment']",
-      images: `${MESSAGE}.items-end img, ${MESSAGE} [data-testid='generated-image'] img`
+      images: `${MESSAGE2}.items-end img, ${MESSAGE2} [data-testid='generated-image'] img`
     }
   };
   var grok = {
     name: "grok",
     hosts: ["grok.com"],
     source: true,
-    conversationId: () => location.pathname.match(ID_PATTERN3)?.[1] ?? null,
+    conversationId: () => location.pathname.match(ID_PATTERN5)?.[1] ?? null,
     title: () => document.title.replace(/\s+[-|]\s+Grok$/, "").trim() || null,
     apiPrefix: API,
     apiGet: (path) => fetchJson(path),
@@ -464,13 +808,13 @@
     streaming: "button[aria-label*='Stop']",
     /** The turn tree, then every turn of it, joined into the one object the host's grok reader takes (`post`: a
      * backup's checked POST). */
-    async fetchApi(id, { post = postJson } = {}) {
+    async fetchApi(id, { post: post2 = postJson } = {}) {
       const base = `${API}/${encodeURIComponent(id)}`;
       const tree = await fetchJson(`${base}/response-node?includeThreads=true`);
       const nodes = Array.isArray(tree?.responseNodes) ? tree.responseNodes : null;
       if (!nodes?.length) throw new MnemoError("API_SHAPE", "no responseNodes in reply");
       const ids = nodes.map((node) => node?.responseId).filter((rid) => typeof rid === "string");
-      const loaded = await post(`${base}/load-responses`, { responseIds: ids });
+      const loaded = await post2(`${base}/load-responses`, { responseIds: ids });
       if (!Array.isArray(loaded?.responses)) throw new MnemoError("API_SHAPE", "no responses in reply");
       const conversation = { conversationId: id, title: this.title() };
       return { kind: "grok_api", payload: {
@@ -482,16 +826,17 @@
     },
     probes: {
       api: async () => Array.isArray((await fetchJson(`${API}?pageSize=1`))?.conversations),
-      turnSelectors: [MESSAGE, USER_BUBBLE2, ASSISTANT_BUBBLE, MARKDOWN],
-      scrollRoot: [MESSAGE],
+      turnSelectors: [MESSAGE2, USER_BUBBLE2, ASSISTANT_BUBBLE, MARKDOWN],
+      scrollRoot: [MESSAGE2],
       anchors: []
     },
-    dom: dom3,
+    dom: dom5,
     composer: [
       "div[contenteditable='true'].tiptap",
       ".ProseMirror[contenteditable='true']",
       "textarea[aria-label*='Grok']",
       "form textarea",
+      "[contenteditable='true'][role='textbox']",
       "[contenteditable='true']"
     ],
     /** No verified place beside grok.com's own actions: the bar floats. */
@@ -499,23 +844,23 @@
   };
 
   // sites/perplexity.js
-  var ID_PATTERN4 = /^\/search\/([A-Za-z0-9._-]+)/;
+  var ID_PATTERN6 = /^\/search\/([A-Za-z0-9._-]+)/;
   var API2 = "/rest/thread/";
   var LIST = "/rest/thread/list_ask_threads?version=2.18&source=default";
   var QUERY = "[class*='group/query']";
-  var ANSWER = "[id^='markdown-content-']";
+  var ANSWER2 = "[id^='markdown-content-']";
   var ENTRY = "[role='tabpanel']";
-  var MAX_PAGES = 50;
-  function outermost4(nodes) {
+  var MAX_PAGES2 = 50;
+  function outermost6(nodes) {
     return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
   }
   var before = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
   function messages() {
-    return outermost4([...document.querySelectorAll(`${QUERY}, ${ANSWER}`)]);
+    return outermost6([...document.querySelectorAll(`${QUERY}, ${ANSWER2}`)]);
   }
-  function roleOf4(node) {
+  function roleOf6(node) {
     if (node.matches(QUERY)) return "user";
-    if (node.matches(ANSWER)) return "assistant";
+    if (node.matches(ANSWER2)) return "assistant";
     return null;
   }
   function questionOf(node, queries = [...document.querySelectorAll(QUERY)]) {
@@ -523,34 +868,34 @@
   }
   function entryKey(node) {
     const queries = [...document.querySelectorAll(QUERY)];
-    const question = roleOf4(node) === "user" ? node : questionOf(node, queries);
-    const answers = [...document.querySelectorAll(ANSWER)];
+    const question = roleOf6(node) === "user" ? node : questionOf(node, queries);
+    const answers = [...document.querySelectorAll(ANSWER2)];
     const numbers = answers.map((answer2) => answer2.id.match(/^markdown-content-(\d+)$/)?.[1]);
     const numbered = numbers.every(Boolean) && new Set(numbers).size === numbers.length;
-    const answer = roleOf4(node) === "assistant" ? node : answers.find((a) => before(node, a) && questionOf(a, queries) === node);
+    const answer = roleOf6(node) === "assistant" ? node : answers.find((a) => before(node, a) && questionOf(a, queries) === node);
     if (numbered && answer) return `entry-${numbers[answers.indexOf(answer)]}`;
     return question ? `entry-q${queries.indexOf(question)}` : "entry-start";
   }
-  function bodyOf4(node) {
-    if (roleOf4(node) === "user") return node;
+  function bodyOf6(node) {
+    if (roleOf6(node) === "user") return node;
     const question = questionOf(node);
-    const blocks = [...document.querySelectorAll(`${ANSWER}, .prose`)].filter((block) => !block.closest(QUERY) && questionOf(block) === question);
-    const found = outermost4(blocks);
+    const blocks = [...document.querySelectorAll(`${ANSWER2}, .prose`)].filter((block) => !block.closest(QUERY) && questionOf(block) === question);
+    const found = outermost6(blocks);
     return found.length ? found : [node];
   }
-  var dom4 = {
+  var dom6 = {
     firstIndex: 0,
     turns: messages,
     isUnrendered: () => false,
-    keyOf: (node) => `${entryKey(node)}:${roleOf4(node) ?? "unknown"}`,
+    keyOf: (node) => `${entryKey(node)}:${roleOf6(node) ?? "unknown"}`,
     indexOf: () => null,
-    roleOf: roleOf4,
-    bodyOf: bodyOf4,
+    roleOf: roleOf6,
+    bodyOf: bodyOf6,
     modelOf: () => null,
-    scopeOf: (node) => roleOf4(node) === "user" ? node : node.closest(ENTRY) || node,
-    owns: (message, node) => roleOf4(message) === "user" ? true : !node.closest(QUERY) && questionOf(node) === questionOf(message),
+    scopeOf: (node) => roleOf6(node) === "user" ? node : node.closest(ENTRY) || node,
+    owns: (message, node) => roleOf6(message) === "user" ? true : !node.closest(QUERY) && questionOf(node) === questionOf(message),
     scrollRoot: () => {
-      const first = document.querySelector(`${QUERY}, ${ANSWER}`);
+      const first = document.querySelector(`${QUERY}, ${ANSWER2}`);
       for (let node = first?.parentElement; node; node = node.parentElement) {
         const style = getComputedStyle(node);
         if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) return node;
@@ -566,10 +911,10 @@
     name: "perplexity",
     hosts: ["www.perplexity.ai"],
     source: true,
-    conversationId: () => location.pathname.match(ID_PATTERN4)?.[1] ?? null,
+    conversationId: () => location.pathname.match(ID_PATTERN6)?.[1] ?? null,
     title: () => {
-      const title = document.title.replace(/\s*[-|]\s*Perplexity(?: AI)?$/, "").trim();
-      return title || document.querySelector(QUERY)?.textContent.trim().replace(/\s+/g, " ").slice(0, 200) || null;
+      const title2 = document.title.replace(/\s*[-|]\s*Perplexity(?: AI)?$/, "").trim();
+      return title2 || document.querySelector(QUERY)?.textContent.trim().replace(/\s+/g, " ").slice(0, 200) || null;
     },
     apiPrefix: API2,
     apiGet: (path) => fetchJson(path),
@@ -582,7 +927,7 @@
       if (!page || !Array.isArray(page.entries)) throw new MnemoError("API_SHAPE", "no entries in reply");
       const entries = [...page.entries];
       let { has_next_page: more, next_cursor: cursor } = page;
-      for (let n = 1; more && cursor && n < MAX_PAGES; n += 1) {
+      for (let n = 1; more && cursor && n < MAX_PAGES2; n += 1) {
         try {
           const next = await fetchJson(`${first}&cursor=${encodeURIComponent(cursor)}`);
           entries.push(...Array.isArray(next?.entries) ? next.entries : []);
@@ -596,15 +941,17 @@
     probes: {
       // the thread list answers only a signed-in user: one thread of it proves the API works
       api: async () => Array.isArray(await postJson(LIST, { limit: 1, offset: 0, ascending: false, search_term: "" })),
-      turnSelectors: [QUERY, ANSWER, ENTRY],
-      scrollRoot: [ANSWER],
+      turnSelectors: [QUERY, ANSWER2, ENTRY],
+      scrollRoot: [ANSWER2],
       anchors: []
     },
-    dom: dom4,
+    dom: dom6,
     composer: [
       "#ask-input",
       "textarea#ask-input",
       "[contenteditable='true']#ask-input",
+      "[data-ask-input-container] [contenteditable='true']",
+      "textarea[placeholder*='Ask']",
       "textarea[placeholder]",
       "[contenteditable='true']"
     ],
@@ -612,8 +959,29 @@
     anchor: () => null
   };
 
+  // sites/mistral.js
+  var mistral = {
+    name: "mistral",
+    hosts: ["chat.mistral.ai"],
+    source: false,
+    composer: [
+      ".chat-input-card .ProseMirror[contenteditable='true']",
+      ".ProseMirror[contenteditable='true']",
+      "textarea[name='message.text']",
+      "[contenteditable='true']"
+    ]
+  };
+
+  // sites/qwen.js
+  var qwen = {
+    name: "qwen",
+    hosts: ["chat.qwen.ai"],
+    source: false,
+    composer: ["textarea.message-input-textarea", "textarea#chat-input", "textarea[placeholder]:not(.inputarea)"]
+  };
+
   // sites/index.js
-  var ADAPTERS = [chatgpt, claude, gemini, grok, perplexity];
+  var ADAPTERS = [chatgpt, claude, gemini, deepseek, grok, perplexity, mistral, qwen];
   function adapterForHost(hostname) {
     return ADAPTERS.find((adapter) => adapter.hosts.includes(hostname)) ?? null;
   }

@@ -16,11 +16,20 @@ const FILE_PATHS = {
   claude: /^\/api\/(?:organizations\/)?[^/]+\/files\/[^/]+\/[a-z0-9_]+$/,
 };
 
-// The only requests a site tab sends as a POST (docs/sites.md): Perplexity's thread list and grok.com's turns of
-// one conversation. Each reply is read through `readCapped`, as a file download is.
+// The only requests a site tab sends as a POST (docs/sites.md): Perplexity's thread list, grok.com's turns of
+// one conversation and Gemini's batchexecute (its chat list and a chat's pages). Each reply is read through
+// `readCapped`, as a file download is.
 const POST_PATHS = {
   grok: /^\/rest\/app-chat\/conversations\/[0-9a-f-]{36}\/load-responses$/i,
   perplexity: /^\/rest\/thread\/list_ask_threads$/,
+  gemini: /^\/_\/BardChatUi\/data\/batchexecute$/,
+};
+
+// Sites whose GETs a backup names one by one (the others: any path under the adapter's apiPrefix): DeepSeek's
+// session list and one chat's messages; Gemini is read by POSTs only.
+const GET_PATHS = {
+  deepseek: /^\/api\/v0\/(?:chat_session\/fetch_page|chat\/history_messages)$/,
+  gemini: /^(?!)/,
 };
 
 /**
@@ -53,12 +62,13 @@ const notAllowed = () => failed(new MnemoError("BAD_REQUEST", "not an API path o
 export async function backupGet(site, raw, { method = "GET", body = null, requestId = null, timeoutMs = null } = {}) {
   const post = method === "POST";
   if ((post && !site.apiPost) || (!post && method !== "GET")) return failed(new MnemoError("BAD_REQUEST", "not a request of this site"), 400);
-  const allowed = post ? (pathname) => POST_PATHS[site.name]?.test(pathname) ?? false : (pathname) => pathname.startsWith(site.apiPrefix);
+  const getAllowed = (pathname) => GET_PATHS[site.name]?.test(pathname) ?? pathname.startsWith(site.apiPrefix);
+  const allowed = post ? (pathname) => POST_PATHS[site.name]?.test(pathname) ?? false : getAllowed;
   const path = checkedPath(raw, allowed);
   if (!path) return notAllowed();
-  const signal = post ? stopSignal(requestId, timeoutMs) : null;
+  const signal = post || GET_PATHS[site.name] ? stopSignal(requestId, timeoutMs) : null;
   try {
-    return { ok: true, data: post ? await site.apiPost(path, body, { signal }) : await site.apiGet(path) };
+    return { ok: true, data: post ? await site.apiPost(path, body, { signal }) : await site.apiGet(path, { signal }) };
   } catch (error) {
     if (error instanceof SyntaxError) return failed(new MnemoError("API_SHAPE", "the reply is not JSON"), 200); // no retry
     const status = Number.isInteger(error.status) ? error.status : error.code === "LOGGED_OUT" ? 401 : 0;

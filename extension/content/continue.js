@@ -9,6 +9,7 @@ import { el } from "../shared/element.js";
 import { MnemoError } from "../shared/errors.js";
 import { request } from "../shared/messages.js";
 import { loadSettings } from "../shared/settings.js";
+import { fillSiteOf } from "../sites/index.js";
 import { captureAndSave } from "./capture.js";
 import { onTrusted, overlay } from "./shadow_ui.js";
 import { toast, toastError } from "./toast.js";
@@ -100,6 +101,8 @@ export async function openContinueMenu(site, button) {
     toastError(error);
     return;
   }
+  // every target but this site: continuing a conversation where it already is would only copy it back
+  entries = entries.filter((entry) => !entry.fill_url || fillSiteOf(entry.fill_url) !== site.name);
   const rect = button.getBoundingClientRect();
   // the host's groups (web sites filled, agent files and local models copied) are separated by a rule
   const items = entries.flatMap((entry, i) => [
@@ -110,7 +113,11 @@ export async function openContinueMenu(site, button) {
     }, [entry.label]), "click", () => continueIn(site, entry.target)),
   ]);
   const menu = el("div", { className: "menu", role: "menu", dataset: { mnemosyne: "continue-menu" } }, items);
-  menu.style.top = `${Math.min(rect.bottom + 4, innerHeight - 240)}px`;
+  const top = Math.max(8, Math.min(rect.bottom + 4, innerHeight - 240));
+  menu.style.top = `${top}px`;
+  // eight sites and the copied targets are taller than a small window: the menu scrolls instead of running off it
+  menu.style.maxHeight = `${Math.max(120, innerHeight - top - 8)}px`;
+  menu.style.overflowY = "auto";
   menu.style.left = `${Math.max(8, Math.min(rect.left, innerWidth - 280))}px`;
   onTrusted(menu, "keydown", (event) => moveInMenu(event, menu, button));
   overlay().layer.append(menu);

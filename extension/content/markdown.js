@@ -3,13 +3,15 @@
 // icons and screen-reader labels ("You said:") are skipped. What cannot be read as text (a frame, a canvas,
 // a video, audio) is kept as a bracketed note naming it, and counted in the caller's `warnings`.
 import { wellFormed } from "../shared/text.js";
-const SKIP = "button, svg, script, style, noscript, template, textarea, input, select, .sr-only, [data-mnemosyne], " +
+const SKIP = "button, svg, script, style, noscript, template, textarea, input, select, .sr-only, .cdk-visually-hidden, [data-mnemosyne], " +
   "[role='toolbar'], [data-testid='copy-turn-action-button'], .katex-html";
 const TEXT_NODE = 3;
 const ELEMENT_NODE = 1;
 const OPAQUE = new Set(["IFRAME", "CANVAS", "VIDEO", "AUDIO", "OBJECT", "EMBED"]);
 const LAID_OUT = /(?:^|\s)(?:inline-)?(?:flex|grid)(?:\s|$)/;
 const BLOCK = new Set(["DIV", "SECTION", "ARTICLE", "MAIN", "HEADER", "FOOTER", "ASIDE", "FIGURE", "FIGCAPTION", "DETAILS", "SUMMARY"]);
+
+const LANGUAGE = /^[A-Za-z0-9#+.\-_ ]{1,24}$/;
 
 function languageOf(pre) {
   const code = pre.querySelector("code[class*='language-']");
@@ -21,7 +23,7 @@ function languageOf(pre) {
   for (const label of pre.querySelectorAll("div.sticky span, div > div:first-child")) {
     if (label.querySelector("code, .cm-content, pre")) continue;
     const text = label.textContent.trim();
-    if (/^[A-Za-z0-9#+.\-_ ]{1,24}$/.test(text) && !label.closest("button")) return text.toLowerCase();
+    if (LANGUAGE.test(text) && !label.closest("button")) return text.toLowerCase();
   }
   return "";
 }
@@ -83,7 +85,12 @@ function list(node, ctx) {
   const indent = "   ".repeat(ctx.depth);
   const items = [];
   for (const item of node.children) {
-    if (item.tagName !== "LI") continue;
+    if (item.tagName !== "LI") {
+      // not an item (Gemini puts a canvas chip straight in the list): its text is kept, under the items
+      const text = convert(item, { ...ctx, depth: ctx.depth + 1 }).trim().replace(/\n{2,}/g, "\n");
+      if (text) items.push(text.split("\n").map((line) => `${indent}   ${line}`).join("\n"));
+      continue;
+    }
     const marker = ordered ? `${index++}.` : "-";
     const body = convert(item, { ...ctx, depth: ctx.depth + 1 }).trim().replace(/\n{2,}/g, "\n");
     const [first, ...rest] = body.split("\n");
@@ -98,6 +105,11 @@ function inline(node, ctx) {
 
 function element(node, ctx) {
   if (node.matches(SKIP) || node.getAttribute("aria-hidden") === "true") return "";
+  // Gemini keeps each formula's TeX on its wrapper (its KaTeX carries no annotation)
+  if (node.matches(".math-inline[data-math], .math-block[data-math]")) {
+    const source = node.getAttribute("data-math").trim();
+    return node.matches(".math-block") ? `\n\n$$${source}$$\n\n` : `$${source}$`;
+  }
   if (node.matches(".katex, .katex-display")) return node.matches(".katex-display") ? tex(node.querySelector(".katex") || node) : tex(node);
   if (node.tagName === "MATH") return tex(node);
   if (OPAQUE.has(node.tagName)) return opaque(node, ctx);
@@ -106,6 +118,15 @@ function element(node, ctx) {
     // user messages keep their own line breaks: protect them from whitespace folding
     const token = `\u0000${ctx.blocks.length}\u0000`;
     ctx.blocks.push(node.textContent.trim());
+    return `\n\n${token}\n\n`;
+  }
+  if (node.matches("code-block, .md-code-block") && node.querySelector("pre")) {
+    // Gemini and DeepSeek name the language in the block's header, outside its <pre>
+    const pre = node.querySelector("pre");
+    const label = [...node.querySelectorAll(".code-block-decoration > span, .md-code-block-banner span")]
+      .find((span) => !span.closest("button, pre") && LANGUAGE.test(span.textContent.trim()));
+    const token = `\u0000${ctx.blocks.length}\u0000`;
+    ctx.blocks.push(fence(codeText(pre), languageOf(pre) || (label ? label.textContent.trim().toLowerCase() : "")));
     return `\n\n${token}\n\n`;
   }
   switch (tag) {

@@ -1,4 +1,4 @@
-// Content-script entry on chatgpt.com / claude.ai (bundled into bundle/source.js): keep the Export /
+// Content-script entry on the sites we save from (bundled into bundle/source.js): keep the Export /
 // Continue bar beside the conversation actions as the single-page app re-renders and navigates, answer
 // the service worker's requests (context-menu clicks, health check, the backup's API reads), and fill the
 // composer when this tab was opened by "Continue in…".

@@ -65,7 +65,7 @@ export function mountBackupPanel(container) {
   let capMb = DEFAULT_SETTINGS.attachmentCapMb;
   let site = null;
   loadSettings().then((settings) => { capMb = settings.attachmentCapMb; }, () => {});
-  // which account a backup would read, or the step to take first when no ChatGPT or Claude tab is open
+  // which account a backup would read, or the step to take first when no tab of a site we back up is open
   const guide = el("p", { className: "guide", dataset: { mnemosyne: "backup-guide" } });
   const followSite = () => siteOfOpenTab().then((open) => {
     site = open.site;

@@ -11,6 +11,6 @@ export async function siteOfOpenTab() {
   if (active && sourceSiteOf(active.url)) return { site: sourceSiteOf(active.url), tabId: active.id };
   const tabs = await api.tabs.query({ url: SOURCE_PATTERNS });
   tabs.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
-  if (!tabs.length) throw new MnemoError("NO_SOURCE_TAB", "open ChatGPT, Claude, Grok or Perplexity, signed in, then start the backup");
+  if (!tabs.length) throw new MnemoError("NO_SOURCE_TAB", "open ChatGPT, Claude, Grok, Perplexity, Gemini or DeepSeek, signed in, then start the backup");
   return { site: sourceSiteOf(tabs[0].url), tabId: tabs[0].id };
 }

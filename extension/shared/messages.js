@@ -34,12 +34,15 @@ const PLAIN = {
   HTTP_429: () => t("errorSlowDown"),
   NETWORK: () => t("errorNetwork"),
   TOO_LARGE: () => t("errorTooLarge"),
+  STORAGE: () => t("errorStorage"),
   API_SHAPE: () => t("errorApiShape"),
 };
 
-/** A short phrase for a code (a backup's pause or failure reason); an unknown code reads as "something went wrong". */
+/** A short phrase for a code (a backup's pause or failure reason, maybe `CODE: detail`, whose detail stays in the
+ * data); an unknown code reads as "something went wrong". */
 export function reasonText(code) {
-  return Object.hasOwn(PLAIN, code ?? "") ? PLAIN[code]() : t("errorUnknownReason");
+  const name = String(code ?? "").split(":")[0];
+  return Object.hasOwn(PLAIN, name) ? PLAIN[name]() : t("errorUnknownReason");
 }
 
 /** A user-facing sentence for an error, with the fix when we know it. */

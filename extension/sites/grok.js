@@ -91,7 +91,7 @@ export const grok = {
   },
   dom,
   composer: ["div[contenteditable='true'].tiptap", ".ProseMirror[contenteditable='true']", "textarea[aria-label*='Grok']",
-    "form textarea", "[contenteditable='true']"],
+    "form textarea", "[contenteditable='true'][role='textbox']", "[contenteditable='true']"],
 
   /** No verified place beside grok.com's own actions: the bar floats. */
   anchor: () => null,

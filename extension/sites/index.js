@@ -3,10 +3,13 @@
 import { chatgpt } from "./chatgpt.js";
 import { claude } from "./claude.js";
 import { gemini } from "./gemini.js";
+import { deepseek } from "./deepseek.js";
 import { grok } from "./grok.js";
 import { perplexity } from "./perplexity.js";
+import { mistral } from "./mistral.js";
+import { qwen } from "./qwen.js";
 
-export const ADAPTERS = [chatgpt, claude, gemini, grok, perplexity];
+export const ADAPTERS = [chatgpt, claude, gemini, deepseek, grok, perplexity, mistral, qwen];
 
 export function adapterForHost(hostname) {
   return ADAPTERS.find((adapter) => adapter.hosts.includes(hostname)) ?? null;
@@ -21,13 +24,13 @@ function httpsHost(url) {
   }
 }
 
-/** "chatgpt" | "claude" | null for an https URL on a site we save from. */
+/** The site name ("chatgpt", "claude", ...) or null for an https URL on a site we save from. */
 export function sourceSiteOf(url) {
   const adapter = adapterForHost(httpsHost(url));
   return adapter?.source ? adapter.name : null;
 }
 
-/** "chatgpt" | "claude" | "gemini" | null for an https URL on a site we fill. */
+/** The site name or null for an https URL on a site we fill. */
 export function fillSiteOf(url) {
   return adapterForHost(httpsHost(url))?.name ?? null;
 }

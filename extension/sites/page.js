@@ -65,6 +65,30 @@ export async function readCapped(response, capBytes, signal = null) {
   }
 }
 
+/** The JSON of a 2xx `response` to `path`, read within JSON_REPLY_CAP and stopped with `signal`. */
+async function cappedJson(path, response, signal) {
+  const read = await readCapped(response, JSON_REPLY_CAP, signal);
+  if (read.over || read.stopped) {
+    const error = /** @type {HttpError} */ (read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`)
+      : new MnemoError("TAB_TIMEOUT", read.stopped));
+    if (read.over) error.status = 413;
+    throw error;
+  }
+  return JSON.parse(await read.blob.text()); // parsed here, as in fetchJson (Firefox's Xray wrappers)
+}
+
+/** GET a same-site JSON endpoint as fetchJson does, its reply read within JSON_REPLY_CAP and stopped with `signal`. */
+export async function getJsonCapped(path, headers = {}, { signal = null } = {}) {
+  const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers } });
+  if (!response.ok) {
+    const error = /** @type {HttpError} */ (new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`));
+    error.status = response.status;
+    error.retryAfter = response.headers.get("Retry-After");
+    throw error;
+  }
+  return cappedJson(path, response, signal);
+}
+
 /**
  * POST a JSON body to a same-site endpoint and parse the JSON reply, read within JSON_REPLY_CAP and stopped with
  * `signal` (a backup's stop); a non-2xx answer is an HTTP_<status> error.
@@ -81,12 +105,5 @@ export async function postJson(path, body, { signal = null } = {}) {
     error.retryAfter = response.headers.get("Retry-After");
     throw error;
   }
-  const read = await readCapped(response, JSON_REPLY_CAP, signal);
-  if (read.over || read.stopped) {
-    const error = /** @type {HttpError} */ (read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`)
-      : new MnemoError("TAB_TIMEOUT", read.stopped));
-    if (read.over) error.status = 413;
-    throw error;
-  }
-  return JSON.parse(await read.blob.text()); // parsed here, as in fetchJson (Firefox's Xray wrappers)
+  return cappedJson(path, response, signal);
 }

@@ -127,7 +127,8 @@ export const perplexity = {
     anchors: [],
   },
   dom,
-  composer: ["#ask-input", "textarea#ask-input", "[contenteditable='true']#ask-input", "textarea[placeholder]",
+  composer: ["#ask-input", "textarea#ask-input", "[contenteditable='true']#ask-input",
+    "[data-ask-input-container] [contenteditable='true']", "textarea[placeholder*='Ask']", "textarea[placeholder]",
     "[contenteditable='true']"],
 
   /** No verified place beside Perplexity's own actions: the bar floats. */

@@ -5,6 +5,9 @@ import { applyListReply, conversationKind, conversationPath, initialListing, nex
 import { addListed, counts, finishItem, logRecord, newRun, nextItem, retryFailures } from "../background/backup_state.js";
 import { etaSeconds } from "../shared/backup_run.js";
 import { policyFor } from "../background/rate_policy.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FIXTURES } from "./dom_env.mjs";
 
 /** Walk a site's listing against a table of path -> reply, as the worker does; returns paths asked and entries. */
 function listAll(site, replies) {
@@ -184,6 +187,56 @@ test("a file host download stops reading at the cap, with or without a Content-L
   }
 });
 
+/** The parsed MaZiqc reply of the real list page (tests/fixtures/more_sites/gemini), as the adapter answers it. */
+function geminiListReply() {
+  const text = readFileSync(join(FIXTURES, "more_sites", "gemini", "blackiya__MaZiqc_sample_gemini_titles.txt"), "utf8");
+  const rows = JSON.parse(text.split("\n").find((line) => line.startsWith("[[\"wrb.fr\"")));
+  return JSON.parse(rows[0][2]);
+}
+
+test("Gemini: pinned chats then the rest, each paged by the list's token; the real page's 13 chats", () => {
+  const real = geminiListReply();
+  const replies = (request) => {
+    assert.equal(request.path, "/_/BardChatUi/data/batchexecute");
+    assert.equal(request.method, "POST");
+    assert.equal(request.body.rpc, "MaZiqc");
+    if (request.body.flag === 1) return [null, null, []]; // no pinned chat
+    if (!request.body.cursor) return real; // its token names a next page
+    assert.equal(request.body.cursor, real[1]);
+    return [null, null, [["c_0000000000000001", "An older chat", null, null, null, [1700000000, 5]]]];
+  };
+  const { paths, entries } = listAll("gemini", replies);
+  assert.equal(paths.length, 3);
+  assert.equal(entries.length, 14);
+  assert.deepEqual(entries[0], { id: "c_9cf87bbddf79d497", title: "Hadith Authenticity and Narrator Discrepancies", updated: "1768841280.788813000" });
+  assert.equal(entries.at(-1).updated, "1700000000.000000005");
+  assert.deepEqual(conversationPath("gemini", entries[0]), { fetchApi: "9cf87bbddf79d497" }); // the tab's adapter reads its pages
+  assert.deepEqual(conversationKind("gemini", { format: "batchexecute", responses: [")]}'"] }), { kind: "gemini_api", ok: true });
+  assert.equal(conversationKind("gemini", { format: "batchexecute", responses: [] }).ok, false);
+});
+
+test("DeepSeek: sessions paged by the last one's updated_at until has_more is false", () => {
+  const session = (n, updated) => ({ id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`, title: `chat ${n}`, updated_at: updated });
+  const replies = (path) => {
+    assert.ok(path.startsWith("/api/v0/chat_session/fetch_page?lte_cursor.pinned=false"));
+    if (!path.includes("updated_at")) return { code: 0, data: { biz_data: { chat_sessions: [session(1, 300.5), session(2, 200.25)], has_more: true } } };
+    assert.ok(path.endsWith("&lte_cursor.updated_at=200.25"));
+    return { code: 0, data: { biz_data: { chat_sessions: [session(2, 200.25), session(3, 100)], has_more: false } } };
+  };
+  const { paths, entries } = listAll("deepseek", replies);
+  assert.equal(paths.length, 2);
+  assert.deepEqual(entries.map((e) => e.title), ["chat 1", "chat 2", "chat 2", "chat 3"]); // the queue keeps each id once
+  assert.equal(conversationPath("deepseek", entries[0]), `/api/v0/chat/history_messages?chat_session_id=${entries[0].id}`);
+  assert.equal(conversationKind("deepseek", { code: 0, data: { biz_data: { chat_messages: [] } } }).ok, false);
+});
+
+test("the queue lists a DeepSeek chat the cursor repeats once", () => {
+  const run = newRun({ id: "r", site: "deepseek", tabId: 1, policy: policyFor("deepseek"), now: 0 });
+  const entry = { id: "s1", title: "t", updated: "1" };
+  const once = addListed(addListed(run, [entry], {}), [entry], {});
+  assert.equal(once.queue.length, 1);
+});
+
 test("a list that repeats itself ends: the same cursor, the same page, has_more with nothing new", () => {
   const seen = new Set();
   const walk = (site, replies) => {
@@ -215,4 +268,9 @@ test("a list that repeats itself ends: the same cursor, the same page, has_more 
     return { data: [{ uuid: "c1", updated_at: "u" }], has_more: true };
   });
   assert.equal(claude.paths.filter((p) => p.includes("chat_conversations_v2")).length, 2);
+  const session = { id: "00000000-0000-4000-8000-000000000001", title: "t", updated_at: 5 };
+  const deepseek = walk("deepseek", () => ({ code: 0, data: { biz_data: { chat_sessions: [session], has_more: true } } }));
+  assert.equal(deepseek.paths.length, 2, "the same page again ends the list");
+  const gemini = walk("gemini", (request) => [null, "same-token", [[`c_${request.body.flag}0`, "t", null, null, null, [1, 0]]]]);
+  assert.equal(gemini.paths.length, 4, "each flag's list ends on its repeated page");
 });

@@ -11,6 +11,8 @@ import { capturePayload } from "../content/capture.js";
 import { sweep } from "../content/sweep.js";
 import { chatgpt } from "../sites/chatgpt.js";
 import { claude } from "../sites/claude.js";
+import { gemini } from "../sites/gemini.js";
+import { deepseek } from "../sites/deepseek.js";
 
 const SCHEMA = JSON.parse(readFileSync(join(FIXTURES, "..", "..", "host", "mnemosyne", "schema", "capture.v1.json"), "utf8"));
 const validate = new Ajv2020({ allErrors: true, strict: false }).compile(SCHEMA);
@@ -23,6 +25,8 @@ const PAGES = [
   [chatgpt, "dom_chatgpt", "ys_edges_chatgpt_001.html", "https://chatgpt.com/c/68b0f1c2-2222-0000-0000-000000000000"],
   [claude, "dom_claude", "ys_edges_claude_001.html", "https://claude.ai/chat/0b5bd5a7-3a5e-4c3b-8a51-6f0a0cf0e0aa"],
   [claude, "dom_claude", "ys_claude.html", "https://claude.ai/new"],
+  [gemini, "more_sites/gemini", "nuncaeslupus__gemini__table-2026-07.html", "https://gemini.google.com/app/8798be9d525cb25b"],
+  [deepseek, "more_sites/deepseek", "covai__deepseek-chat.html", "https://chat.deepseek.com/a/chat/s/d213f7b1-0aa7-47a2-a6cf-3b4910a66b3a"],
 ];
 
 for (const [site, dir, name, url] of PAGES) {
@@ -41,7 +45,7 @@ test("the schema check is live: a turn the host would refuse fails it", async ()
   loadPage(withoutScripts(fixture(dir, name)), url);
   const payload = capturePayload(site, await sweep(site.dom));
   for (const broken of [
-    { ...payload, site: "gemini" },
+    { ...payload, site: "grokipedia" },
     { ...payload, extra: true },
     { ...payload, turns: [{ ...payload.turns[0], role: "system" }] },
     { ...payload, turns: [{ ...payload.turns[0], order: "1" }] },

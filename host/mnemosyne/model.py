@@ -32,6 +32,8 @@ Site = Literal[
     "other",
     "grok",
     "perplexity",
+    "gemini",
+    "deepseek",
 ]
 CaptureMethod = Literal["site_api", "page_dom", "official_export", "other_tool", "manual"]
 AttachmentKind = Literal["image", "file", "audio", "video"]

@@ -75,6 +75,47 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
 
 
+def option(name: str, default, kind=int):
+    """The value after `name` on the command line, else `default`."""
+    return kind(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
+
+def phases(load_procs: int) -> list[tuple[str, int]]:
+    """What to measure, as (label, busy processes): quiet (the machine as it is) and loaded (`load_procs`
+    busy processes started by the benchmark; `--load K` changes it); `--quiet` or `--loaded` for one."""
+    load = option("--load", load_procs)
+    quiet = ("quiet", 0)
+    loaded = (f"loaded (+{load} busy process{'es' if load != 1 else ''})", load)
+    if "--quiet" in sys.argv:
+        return [quiet]
+    if "--loaded" in sys.argv:
+        return [loaded]
+    return [quiet, loaded]
+
+
+# each busy process stops when the benchmark does, even when the benchmark is killed (it then gets a new parent)
+_BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    sum(range(10000))\n"
+
+
+class Load:
+    """`count` busy Python processes while a loaded phase runs, ended by their own pids."""
+
+    def __init__(self, count: int):
+        self.count, self.procs = count, []
+
+    def __enter__(self) -> Load:
+        import subprocess
+
+        for _ in range(self.count):
+            self.procs.append(subprocess.Popen([sys.executable, "-c", _BUSY], stdin=subprocess.DEVNULL))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for proc in self.procs:
+            proc.kill()
+            proc.wait()
+
+
 def timed(fn: Callable[[], object]) -> float:
     """Seconds one call takes."""
     started = time.perf_counter()

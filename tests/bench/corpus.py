@@ -214,3 +214,87 @@ def large_fixture_conversation(min_bytes: int = 1_100_000, seed: int = 1) -> dic
 
 def json_size(payload) -> int:
     return len(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+# A large real export is mostly short chats with a tail of long ones: 300 conversations, 74 MB in one
+# conversations.json, the longest 1.1 MB, the median 50 KB (a 50-message chat).
+MIXED_COUNT = 300
+MIXED_BYTES = 72_500_000  # (74.0 MB written: the long ones come 1.1 MB at a time)
+SMALL_BYTES = 50_000  # about what chatgpt_conversation(seed, 50) writes
+
+
+def mixed_conversations(count: int = MIXED_COUNT, size: int = MIXED_BYTES, seed: int = 11):
+    """`count` official-export conversations of about `size` bytes in all, one at a time: linear chats of
+    30-70 messages, and spread evenly among them long ones (the largest fixture conversation's structure,
+    browsing quotes, python and canvas, new ids and text, about 1.1 MB each), as many as make up `size`."""
+    import import_bench  # (its variant(): new ids, times and text on a fixture's structure)
+
+    rng = random.Random(seed)
+    maker = TextMaker(seed)
+    long_template = large_fixture_conversation()
+    long_bytes = json_size(import_bench.variant(long_template, TextMaker(seed + 1), random.Random(seed)))
+    longs = max(0, min(count, round((size - count * SMALL_BYTES) / (long_bytes - SMALL_BYTES))))
+    for i in range(count):
+        if (i + 1) * longs // count > i * longs // count:
+            conv = import_bench.variant(long_template, maker, rng)
+        else:
+            conv = chatgpt_conversation(seed * 100_000 + i, rng.randint(30, 70))
+        conv["create_time"] = (
+            1_700_000_000.0 + i * 3600
+        )  # every official export has them (convoviz needs them)
+        conv["update_time"] = conv["create_time"] + 60
+        yield conv
+
+
+def write_export_array(path: Path, conversations) -> tuple[int, int]:
+    """Conversations written one at a time as one JSON array (never all in memory); (count, largest bytes)."""
+    count = largest = 0
+    with open(path, "wb") as fh:
+        fh.write(b"[")
+        for conv in conversations:
+            data = json.dumps(conv, ensure_ascii=False).encode("utf-8")
+            fh.write(b"," if count else b"")
+            fh.write(data)
+            count, largest = count + 1, max(largest, len(data))
+        fh.write(b"]")
+    return count, largest
+
+
+def write_split_export(folder: Path, conversations, file_bytes: int = 24_000_000) -> tuple[int, int]:
+    """An unzipped export split as the 2025-2026 exports are: conversations-000.json, -001 ... of about
+    `file_bytes` each; (count, largest conversation's bytes)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    encoded = (json.dumps(conv, ensure_ascii=False).encode("utf-8") for conv in conversations)
+    pending = next(encoded, None)
+    count = largest = number = 0
+    while pending is not None:
+        with open(folder / f"conversations-{number:03d}.json", "wb") as fh:
+            written = fh.write(b"[")
+            while pending is not None and written < file_bytes:
+                written += fh.write(b"," if written > 1 else b"") + fh.write(pending)
+                count, largest = count + 1, max(largest, len(pending))
+                pending = next(encoded, None)
+            fh.write(b"]")
+        number += 1
+    return count, largest
+
+
+SPLIT_COUNT = 6_980  # about 234 MB of fixture variants (34 KB on average), the size of a large real export
+
+
+def template_conversations(count: int = SPLIT_COUNT, seed: int = 5):
+    """`count` official-export conversations made from the fixture templates (import_bench.variant: their
+    structure, branches, tool calls, quotes, canvas and images, with new ids, times and text), one at a time,
+    with the conversation times every official export has (templates taken from the site API lack them)."""
+    import import_bench
+
+    rng = random.Random(seed)
+    maker = TextMaker(seed)
+    pool = import_bench.templates()
+    for n in range(count):
+        conv = import_bench.variant(pool[n % len(pool)], maker, rng)
+        if conv.get("create_time") is None:
+            conv["create_time"] = 1_700_000_000.0 + n * 3600
+        if conv.get("update_time") is None:
+            conv["update_time"] = conv["create_time"] + 60
+        yield conv

@@ -1,18 +1,19 @@
-"""`mnemo import` of an official ChatGPT export of 2,000 conversations.
+"""`mnemo import` of official ChatGPT exports, each paired with its floor, quiet and loaded.
 
-The export is generated from the real export and API conversations in
-tests/fixtures (chatgpt_export, chatgpt_api): each copy gets new conversation
-and message ids, shifted times and new user/assistant text, and keeps the
-template's structure (branches, tool calls, browsing quotes, canvas, images).
-Figures: conversations per second (median and p95 of RUNS paired runs, each
-import paired with a floor measured just before it) and the peak memory
-(VmHWM of the `mnemo import` process). Floor, in a fresh process as the import: loading the o200k
-tokenizer, json.loads of the file and one o200k_base pass over its text (the import counts tokens); json.loads alone and
-the import's CPU time (user + sys, all its threads) are in the notes. Each
-import gets a fresh archive with the tokenizer cache already unpacked (as after
-a first use: unpacking it is a once-per-install cost, not import work). Measured twice: as the machine is ("quiet"), and with LOAD_PROCS
-busy processes started by this script ("loaded"), since imports run on busy
-laptops too. `--runs N` and `--load K` change the defaults.
+Exports (corpus.py, written one conversation at a time): "mixed", one conversations.json of 300
+conversations, 74 MB, mostly 50-message chats with a tail of 1.1 MB ones; "split", an unzipped export of
+small conversations in conversations-000.json, -001 ... of 24 MB each, 234 MB in all. Their conversations
+are made from the real export and API conversations in tests/fixtures (chatgpt_export, chatgpt_api): new
+conversation and message ids, shifted times and new user/assistant text on the template's structure
+(branches, tool calls, browsing quotes, canvas, images). Figures: conversations per second (median and p95
+of RUNS paired runs, each import paired with a floor measured just before it) and the peak memory (VmHWM of
+the `mnemo import` process). Floor, in a fresh process as the import: loading the o200k tokenizer,
+json.loads of the file(s) and one o200k_base pass over their text (the import counts tokens); json.loads
+alone and the import's CPU time (user + sys, all its threads) are in the notes. Each import gets a fresh
+archive with the tokenizer cache already unpacked (as after a first use: unpacking it is a once-per-install
+cost, not import work). Measured as the machine is ("quiet"), and with LOAD_PROCS busy processes started by
+this script ("loaded"), since imports run on busy laptops too; `--quiet` or `--loaded` for one phase,
+`--runs N`, `--load K`, `--exports mixed,split`.
 """
 
 from __future__ import annotations
@@ -31,16 +32,14 @@ import uuid
 from pathlib import Path
 
 import corpus
-from benchlib import Figure, emit, fresh_home, median, p95, use_home
+from benchlib import Figure, Load, emit, fresh_home, median, option, p95, phases, use_home
 
-CONVERSATIONS = 2000
 # the 2026 marker shapes (entity, url, products ...) ride along with the real exports
 TEMPLATE_GLOBS = ("chatgpt_export/*.json", "chatgpt_api/**/*.json", "chatgpt_synthetic/markers_2026.json")
 RUNS = 5  # the floor moves with the machine from minute to minute: five pairs steady the median
-LOAD_PROCS = os.cpu_count() or 2
-# each load process stops when the benchmark does, even when the benchmark is killed (it then gets a new parent)
-WITHIN_FLOOR = 2.0  # an import within 2x of its floor (the median of the paired runs)
-_BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    sum(range(10000))\n"
+LOAD_PROCS = max(1, (os.cpu_count() or 2) - 1)  # a busy process on every other core
+WITHIN_FLOOR = 2.0  # the target: an import within 2x of its floor (the median of the paired runs)
+PEAK_TARGET_MB = 300.0
 
 
 def templates() -> list[dict]:
@@ -107,35 +106,6 @@ def variant(template: dict, maker: corpus.TextMaker, rng: random.Random) -> dict
     return conv
 
 
-def build_export(path: Path, count: int = CONVERSATIONS, seed: int = 3) -> list[dict]:
-    rng = random.Random(seed)
-    maker = corpus.TextMaker(seed)
-    pool = templates()
-    conversations = [variant(pool[i % len(pool)], maker, rng) for i in range(count)]
-    path.write_text(json.dumps(conversations, ensure_ascii=False), encoding="utf-8")
-    return conversations
-
-
-LARGE_BYTES = 234_000_000  # the size of a large real export
-
-
-def write_large_export(path: Path, size: int = LARGE_BYTES, seed: int = 5) -> int:
-    """An export of about `size` bytes, written one conversation at a time; returns how many."""
-    rng = random.Random(seed)
-    maker = corpus.TextMaker(seed)
-    pool = templates()
-    count, written = 0, 1
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("[")
-        while written < size:
-            item = json.dumps(variant(pool[count % len(pool)], maker, rng), ensure_ascii=False)
-            fh.write(("," if count else "") + item)
-            written += len(item.encode("utf-8")) + 1
-            count += 1
-        fh.write("]")
-    return count
-
-
 def _vm_hwm_mib(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/status", encoding="ascii") as fh:
@@ -158,7 +128,8 @@ def run_import(path: Path, env: dict[str, str], *flags: str) -> tuple[float, flo
     Peak memory is the process's own VmHWM, polled until it exits: ru_maxrss would also count
     this benchmark's memory, which Linux hands to a child at fork and keeps across exec."""
     argv = [sys.executable, "-m", "mnemosyne.cli.main", "import", str(path), *flags]
-    out_path, err_path = path.with_suffix(".out"), path.with_suffix(".err")
+    home = Path(env["MNEMOSYNE_HOME"])
+    out_path, err_path = home / "import.out", home / "import.err"
     peak = 0.0
     cpu_before = _children_cpu()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
@@ -204,72 +175,69 @@ started = time.perf_counter()
 from mnemosyne.tokens import encoding
 enc = encoding("o200k_base")
 load = time.perf_counter() - started
-raw = open(sys.argv[1], "rb").read()
-started = time.perf_counter()
-data = json.loads(raw)
-loads = time.perf_counter() - started
-out = []
-corpus._strings(data, out)
-text = "\\n".join(out)
-started = time.perf_counter()
-enc.encode_ordinary(text)
-print(json.dumps([load, loads, time.perf_counter() - started]))
+loads = encode = 0.0
+for name in sys.argv[3:]:  # a file at a time (one pass over a split export's text would hold all of it)
+    raw = open(name, "rb").read()
+    started = time.perf_counter()
+    data = json.loads(raw)
+    loads += time.perf_counter() - started
+    out = []
+    corpus._strings(data, out)
+    del raw, data
+    text = "\\n".join(out)
+    started = time.perf_counter()
+    enc.encode_ordinary(text)
+    encode += time.perf_counter() - started
+print(json.dumps([load, loads, encode]))
 """
 
 
-def floor_seconds(path: Path, env: dict[str, str]) -> tuple[float, float, float]:
-    """(tokenizer load + json.loads + o200k pass, json.loads alone, tokenizer load) over the export, in a
-    fresh process (`env`: the import's, so the tokenizer comes from the same cache)."""
+def floor_seconds(files: list[Path], env: dict[str, str]) -> tuple[float, float, float]:
+    """(tokenizer load + json.loads + o200k pass, json.loads alone, tokenizer load) over the export's files,
+    in a fresh process (`env`: the import's, so the tokenizer comes from the same cache)."""
+    cpu_before = _children_cpu()
     done = subprocess.run(
-        [sys.executable, "-c", _FLOOR, str(path), str(Path(__file__).parent)],
+        [sys.executable, "-c", _FLOOR, "", str(Path(__file__).parent), *map(str, files)],
         env=env,
         capture_output=True,
         text=True,
         check=True,
     )
+    last_floor_cpu[0] = _children_cpu() - cpu_before
     load, loads, encode = json.loads(done.stdout)
     return load + loads + encode, loads, load
 
 
-class Load:
-    """LOAD_PROCS busy Python processes for the loaded runs, ended by their own pids."""
-
-    def __init__(self, count: int):
-        self.count, self.procs = count, []
-
-    def __enter__(self) -> Load:
-        for _ in range(self.count):
-            self.procs.append(subprocess.Popen([sys.executable, "-c", _BUSY], stdin=subprocess.DEVNULL))
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for proc in self.procs:
-            proc.kill()
-            proc.wait()
+last_floor_cpu = [0.0]  # CPU seconds of the last floor process (its whole life: reading the files too)
 
 
-def measure(export: Path, expected: int, runs: int, label: str) -> tuple[list[Figure], str]:
+def measure(
+    kind: str, export: Path, files: list[Path], expected: int, runs: int, label: str
+) -> tuple[list[Figure], str]:
     """`runs` paired runs (floor, then a fresh-archive import) and their figures."""
     pairs = []
     load_before = os.getloadavg()[0]
     for n in range(runs):
-        env = use_home(warm_home(f"import-{label}-{n}"))
-        floor, loads, load = floor_seconds(export, env)
+        home = warm_home(f"import-{kind}-{n}")
+        env = use_home(home)
+        floor, loads, load = floor_seconds(files, env)
         seconds, peak, summary = run_import(export, env)
         created = int(re.search(r"imported (\d+)", summary).group(1))
         if created != expected:
             raise RuntimeError(f"import created {created} of {expected}: {summary}")
-        pairs.append((seconds, floor, loads, peak, last_cpu[0], load))
+        pairs.append((seconds, floor, loads, peak, last_cpu[0], load, last_floor_cpu[0]))
+        shutil.rmtree(home, ignore_errors=True)  # (an archive of the split export is 1 GB)
     secs = [p[0] for p in pairs]
     floors = [p[1] for p in pairs]
     ratios = [p[0] / p[1] for p in pairs]
-    name = f"import {expected:,}-conversation export, {label} (with token counts)"
+    size = sum(f.stat().st_size for f in files) / 1e6
+    name = f"import the {kind} export ({size:.0f} MB, {expected:,} conversations), {label}"
     figures = [
         Figure(
             f"{name}: median",
             expected / median(secs),
             "conv/s",
-            expected / median(floors) / WITHIN_FLOOR if label == "quiet" else None,
+            expected / median(floors) / WITHIN_FLOOR,
             expected / median(floors),
             "o200k load + json.loads + o200k pass, fresh process",
             extra={"seconds": secs, "floor_seconds": floors},
@@ -282,12 +250,13 @@ def measure(export: Path, expected: int, runs: int, label: str) -> tuple[list[Fi
             expected / p95(floors),
             "o200k load + json.loads + o200k pass, fresh process",
         ),
-        Figure(f"import peak memory, {label} (VmHWM of mnemo import)", max(p[3] for p in pairs), "MB"),
+        Figure(f"{name}: peak memory (VmHWM)", max(p[3] for p in pairs), "MB", PEAK_TARGET_MB),
     ]
     note = (
-        f"{label}: {runs} paired runs, import {', '.join(f'{s:.1f}' for s in secs)} s "
+        f"{kind} export, {label}: {runs} paired runs, import {', '.join(f'{s:.1f}' for s in secs)} s "
         f"(CPU {', '.join(f'{p[4]:.1f}' for p in pairs)} s); floor "
-        f"{', '.join(f'{f:.2f}' for f in floors)} s (of which json.loads median {median([p[2] for p in pairs]):.2f} s, "
+        f"{', '.join(f'{f:.2f}' for f in floors)} s (CPU {', '.join(f'{p[6]:.1f}' for p in pairs)} s; "
+        f"of which json.loads median {median([p[2] for p in pairs]):.2f} s, "
         f"tokenizer load {median([p[5] for p in pairs]):.2f} s); "
         f"import/floor median {median(ratios):.1f}x, p95 {p95(ratios):.1f}x; "
         f"1-min load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
@@ -295,40 +264,37 @@ def measure(export: Path, expected: int, runs: int, label: str) -> tuple[list[Fi
     return figures, note
 
 
-def _option(name: str, default: int) -> int:
-    return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+EXPORTS = ("mixed", "split")
+
+
+def write_exports(home: Path, which: list[str]) -> dict[str, tuple[Path, list[Path], int]]:
+    """kind -> (what import is given, its conversation files, how many conversations)."""
+    made = {}
+    if "mixed" in which:
+        path = home / "mixed" / "conversations.json"
+        path.parent.mkdir()
+        count, _largest = corpus.write_export_array(path, corpus.mixed_conversations())
+        made["mixed"] = (path, [path], count)
+    if "split" in which:
+        count, _largest = corpus.write_split_export(home / "split", corpus.template_conversations())
+        made["split"] = (home / "split", sorted((home / "split").glob("conversations-*.json")), count)
+    return made
 
 
 def run() -> tuple[list[Figure], list[str]]:
-    runs, load = _option("--runs", RUNS), _option("--load", LOAD_PROCS)
-    export = fresh_home("import-export") / "conversations.json"
-    conversations = build_export(export)
+    runs = option("--runs", RUNS)
+    which = option("--exports", ",".join(EXPORTS), str).split(",")
+    exports = write_exports(fresh_home("import-exports"), which)
     figures, notes = [], []
-    quiet, note = measure(export, len(conversations), runs, "quiet")
-    figures += quiet
-    notes.append(note)
-    with Load(load):
-        loaded, note = measure(export, len(conversations), runs, f"loaded (+{load} busy processes)")
-    figures += loaded
-    notes.append(note)
-    messages = sum(1 for c in conversations for n in c["mapping"].values() if n.get("message"))
-    notes.insert(
-        0,
-        f"export {export.stat().st_size / 1e6:.1f} MB, {len(conversations)} conversations, {messages:,} nodes "
-        f"with a message, from {len(templates())} fixture templates",
-    )
-    export.unlink()
-    del conversations
-    large = fresh_home("import-large") / "conversations.json"  # peak memory of a 234 MB export
-    count = write_large_export(large)
-    big_seconds, big_peak, big_summary = run_import(large, use_home(warm_home("import-large-home")))
-    big_mb = large.stat().st_size / 1e6
-    figures += [
-        Figure(f"import {big_mb:.0f} MB export (with token counts)", count / big_seconds, "conv/s"),
-        Figure(f"import peak memory, {big_mb:.0f} MB export (VmHWM of mnemo import)", big_peak, "MB", 300.0),
-    ]
-    notes.append(f"large export {big_mb:.0f} MB, {count:,} conversations: {big_seconds:.0f} s, {big_summary}")
-    large.unlink()
+    for kind, (_given, files, count) in exports.items():
+        size = sum(f.stat().st_size for f in files)
+        notes.append(f"{kind} export: {size / 1e6:.0f} MB in {len(files)} file(s), {count:,} conversations")
+    for label, load in phases(LOAD_PROCS):
+        with Load(load):
+            for kind, (given, files, count) in exports.items():
+                figs, note = measure(kind, given, files, count, runs, label)
+                figures += figs
+                notes.append(note)
     return figures, notes
 
 

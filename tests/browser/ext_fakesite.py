@@ -1,4 +1,5 @@
-"""Serve chatgpt.com, claude.ai and gemini.google.com offline from tests/fixtures, at their real URLs.
+"""Serve chatgpt.com, claude.ai, gemini.google.com and the other chat sites offline from tests/fixtures, at their
+real URLs.
 
 Saved pages are served with their <script> elements removed: the sites' bundles cannot load offline, and
 what the extension reads is the rendered DOM the page was saved with. API routes answer with fixture JSON
@@ -74,6 +75,14 @@ def claude_export_conversation(name: str = "echomine_claude_tool_messages.json",
     return data[index] if isinstance(data, list) else data
 
 
+@dataclass(frozen=True)
+class TextBody:
+    """A route's answer sent as this text, not as JSON."""
+
+    text: str
+    content_type: str = "application/json; charset=utf-8"
+
+
 @dataclass
 class FakeSites:
     """Route table for one browser context; tests adjust it before navigating."""
@@ -92,6 +101,11 @@ class FakeSites:
             "https://claude.ai/**",
             "https://gemini.google.com/**",
             "https://example.com/**",
+            "https://chat.deepseek.com/**",
+            "https://grok.com/**",
+            "https://www.perplexity.ai/**",
+            "https://chat.mistral.ai/**",
+            "https://chat.qwen.ai/**",
         ):
             ctx.route(origin, self._handle)
 
@@ -121,6 +135,8 @@ class FakeSites:
                 if callable(body):
                     status, body, *more = body(request)
                     headers = more[0] if more else {}
+                if isinstance(body, TextBody):  # an API that answers text, not JSON (Gemini's batchexecute)
+                    return status, body.content_type, body.text, headers
                 return status, "application/json", json.dumps(body), headers
         page = self.pages.get(url.split("?")[0])
         if page is not None and is_document:

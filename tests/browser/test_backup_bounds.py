@@ -83,7 +83,8 @@ def test_a_run_storage_cannot_hold_pauses_with_the_reason(browser, sites, ext_ur
     )
     popup.click("[data-mnemosyne='backup-all']")
     paused = wait_state(popup, "paused", 60_000)
-    assert "STORAGE" in paused["text"] and "quota" in paused["text"].lower(), paused["text"]
+    assert paused["reason"].startswith("STORAGE") and "quota" in paused["reason"].lower(), paused
+    assert "storage" in paused["text"] and "quota" in paused["text"], paused["text"]
     listed = len(account.listed)
     popup.wait_for_timeout(3_000)  # a paused run asks the site for nothing more (an interval, not a proof)
     assert len(account.listed) == listed and account.conversation_fetches() == []

@@ -62,8 +62,11 @@ def test_manifest_loads_in_chromium_and_firefox():
         "https://chat.openai.com/*",
         "https://claude.ai/*",
         "https://gemini.google.com/*",
+        "https://chat.deepseek.com/*",
         "https://grok.com/*",
         "https://www.perplexity.ai/*",
+        "https://chat.mistral.ai/*",
+        "https://chat.qwen.ai/*",
     ]
     # ChatGPT's signed file downloads (files. and sdmntpr*. hosts): the worker fetches them in a backup. Optional, so
     # an update that adds it never disables the installed extension; the backup-all click asks for it.

@@ -1,4 +1,4 @@
-"""The popup as a new user meets it, in Chromium with the real host: with no ChatGPT or Claude tab the backup is a
+"""The popup as a new user meets it, in Chromium with the real host: with no tab of a site it backs up the backup is a
 guided step, not an error; with one it names the account it reads; during a backup the list follows the saves
 (never "The archive is empty" beside a count of saved conversations) and counts read in singular and plural."""
 
@@ -16,14 +16,16 @@ def test_without_a_chat_tab_the_backup_is_a_guided_step(browser, ext_url):
     popup = open_popup(browser, ext_url)
     guide = popup.locator("[data-mnemosyne='backup-guide']")
     guide.wait_for()
-    assert "open ChatGPT or Claude" in guide.inner_text()
+    assert "open ChatGPT, Claude, Grok, Perplexity, Gemini or DeepSeek" in guide.inner_text()
     assert guide.locator("a").evaluate_all("(links) => links.map((a) => a.href)") == [
         "https://chatgpt.com/",
         "https://claude.ai/",
     ]
     popup.click("[data-mnemosyne='backup-all']")
     said = popup.locator("[data-mnemosyne='backup-progress']")
-    said.filter(has_text="Open ChatGPT or Claude").wait_for(timeout=15_000)
+    said.filter(has_text="Open ChatGPT, Claude, Grok, Perplexity, Gemini or DeepSeek").wait_for(
+        timeout=15_000
+    )
     assert "Something went wrong" not in said.inner_text() and "NO_SOURCE_TAB" not in said.inner_text()
 
 

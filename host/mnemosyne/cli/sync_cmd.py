@@ -13,7 +13,9 @@ from .archive_cmds import _archive, _oneline
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--site", choices=("chatgpt", "claude", "grok", "perplexity"), help="only this site's runs"
+        "--site",
+        choices=("chatgpt", "claude", "grok", "perplexity", "gemini", "deepseek"),
+        help="only this site's runs",
     )
     p.add_argument("--runs", type=int, default=5, metavar="N", help="how many recent runs (default 5)")
     p.add_argument("--json", action="store_true", help="JSON output for scripts")

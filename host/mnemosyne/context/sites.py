@@ -12,6 +12,8 @@ SITE_NAMES = {
     "sillytavern": "SillyTavern",
     "grok": "Grok",
     "perplexity": "Perplexity",
+    "gemini": "Gemini",
+    "deepseek": "DeepSeek",
     "ollama": "Ollama",
     "other": "another tool",
 }

@@ -31,6 +31,8 @@ READER_MODULES = (
     "sharegpt",
     "grok",  # grok.com response-node + load-responses, answer stream, HAR capture
     "perplexity",  # www.perplexity.ai /rest/thread/{slug} entries, answer stream
+    "gemini",  # batchexecute hNvQHb responses (site API)
+    "deepseek",  # chat/history_messages JSON (site API)
 )
 
 # The site conversation JSONs the extension saves, whose texts a host guesses before reading them
@@ -84,13 +86,32 @@ def read_raw(
 
 
 def _read(raw: RawInput, ctx: ReadContext, fmt: str | None) -> Iterator[Conversation | ReadFailure]:
-    mod = reader(fmt) if fmt else detect(raw)
+    mod = reader(fmt) if fmt else detect(raw) if raw.shared is None else _streamed_reader(raw)
+    if mod is None:
+        for i in range(len(raw.data)):
+            label = f"{raw.name}[{raw.first_index + i}]"
+            yield ReadFailure(label, UnknownFormatError(f"{label}: not a conversation Mnemosyne knows"))
+        return
     try:
         yield from mod.read(raw, ctx)
     except InputError:
         raise
     except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
         raise InputError(f"{raw.name}: not a valid {mod.NAME} input ({type(exc).__name__}: {exc})") from None
+
+
+def _streamed_reader(raw: RawInput) -> ModuleType | None:
+    """The reader of a batch of a streamed export array: the one that recognised an earlier batch of it. A
+    long conversation can fill a batch alone, and a broken one is recognised by no reader: that is then its
+    own failure (None), not the whole input's."""
+    assert raw.shared is not None
+    mod = raw.shared.get("reader")
+    if mod is None:
+        try:
+            mod = raw.shared["reader"] = detect(raw)
+        except UnknownFormatError:
+            return None
+    return mod
 
 
 def texts_ahead(payload: Any) -> tuple[str, list[str]] | None:

@@ -33,6 +33,9 @@ class RawInput:
     )  # JSON Lines that did not parse: (line, why)
     # a streamed export array (streaming.py): each element's own bytes in the file, as the parser delimited them
     item_raw: list[bytes] | None = None
+    first_index: int = 0  # a streamed batch: the index of data[0] in the file's array (for labels)
+    # the batches of one streamed array share it: readers.read_raw keeps there the reader it recognised
+    shared: dict[str, Any] | None = None
 
     def item_bytes(self, index: int, item: Any) -> bytes:
         """The bytes element `index` of `data` came from, hashed into its provenance: its slice of the

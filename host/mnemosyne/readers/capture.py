@@ -60,7 +60,7 @@ class CaptureWarning(_Strict):
 class CapturePayload(_Strict):
     format: Literal["mnemosyne.capture"]
     version: Literal[1]
-    site: Literal["chatgpt", "claude", "grok", "perplexity"]
+    site: Literal["chatgpt", "claude", "grok", "perplexity", "gemini", "deepseek"]
     url: Annotated[str, Field(min_length=1, max_length=MAX_URL)]
     conversation_id: Annotated[str, Field(min_length=1, max_length=256)] | None = None
     title: ShortText | None = None

@@ -127,7 +127,7 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
         count = len(data)
         items = (
             (
-                _label(raw.name, i, item),
+                _label(raw.name, raw.first_index + i, item),
                 item,
                 partial(raw.item_bytes, i, item),
                 partial(raw.item_identity, i, item, _source_id(item) is not None),
@@ -152,7 +152,8 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
                 if isinstance(exc, InputError)
                 else InputError(f"not a valid ChatGPT conversation ({type(exc).__name__}: {exc})")
             )
-            if count == 1:  # a lone conversation fails the input, as other readers do
+            # a lone conversation fails the input, as other readers do (not a streamed batch of one)
+            if count == 1 and raw.progress is None:
                 raise InputError(f"{label}: {error.message}", code=error.code) from None
             result = ReadFailure(label=label, error=error)
         yield result

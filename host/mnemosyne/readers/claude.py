@@ -59,7 +59,7 @@ def read(raw: RawInput, ctx: ReadContext) -> Iterator[Conversation | ReadFailure
     if not isinstance(raw.data, list):
         raise InputError(f"{raw.name}: not a Claude export (expected a list of conversations)")
     for i, item in enumerate(raw.data):
-        label = f"{raw.name}[{i}]"
+        label = f"{raw.name}[{raw.first_index + i}]"
         try:
             if not _is_conversation(item):
                 raise InputError(f"{label}: {_not_a_conversation(item)}")

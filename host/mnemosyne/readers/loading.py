@@ -246,6 +246,10 @@ def load_bytes(name: str, data: bytes) -> list[RawInput]:
         raise InputError(f"{name}: larger than {MAX_INPUT_BYTES} bytes")
     if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
         return load_zip(name, data)
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b")]}'"):  # Gemini batchexecute, a devtools copy
+        from .gemini import wrap
+
+        return [RawInput(name=name, data=wrap(decode_text(name, data)), raw=data)]
     return [parse_json_bytes(name, data)]
 
 

@@ -1,16 +1,19 @@
-"""Reading a large export without holding all of it as Python objects.
+"""Reading an export without holding all of it as Python objects.
 
-An official export can be hundreds of megabytes; parsed whole, its Python objects
-take about ten times that. A large top-level array of ChatGPT or Claude
-conversations is parsed one element at a time and handed on in batches. A large file (or
-zip member) is read a window of bytes at a time (_Window), so `mnemo import` and `mnemo convert`
-hold one window plus one batch, never the whole export as bytes or as one string.
+An official export can be hundreds of megabytes; parsed whole, its Python objects take about ten times
+that. Every top-level array of ChatGPT or Claude conversations, whatever its size and wherever it is (a
+file, a member of an export zip, a file of an export folder, stdin's bytes), is read a window at a time
+(_Window), parsed one element at a time and handed on in batches bounded by bytes as well as by count, so
+`mnemo import` and `mnemo convert` hold one window plus one batch: their memory follows the largest
+conversation, not the file. Anything else is read whole (loading.py).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,22 +24,22 @@ from .base import RawInput
 from .loading import (
     ASSET_BYTES,
     ASSETS,
-    _read_file,
     asset_files,
-    decode_text,
     folder_inputs,
     load_bytes,
-    load_path,
     main_members,
     side_members,
     well_formed,
 )
 
-STREAM_OVER = 16 * 1024 * 1024  # bytes: smaller files are parsed whole
 STREAM_PEEK = 64 * 1024  # bytes read to tell an export array (its first element's keys) from anything else
-BATCH = 50  # conversations per RawInput
+BATCH = 50  # conversations per RawInput at most
+# bytes of export JSON per RawInput at most (a batch ends with the element that reaches it): a batch's
+# parsed objects take about ten times its bytes, so this and the largest conversation bound the memory
+BATCH_BYTES = 1024 * 1024
 _EXPORT_KEYS = ("mapping", "chat_messages")  # ChatGPT and Claude export entries
 _WS = " \t\r\n"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 
 
 def _has_surrogate_escape(raw: bytes) -> bool:
@@ -51,88 +54,21 @@ def _skip_ws(text: str, i: int) -> int:
     return i
 
 
-def array_batches(name: str, text: str, members: dict[str, Any] | None = None) -> Iterator[RawInput] | None:
-    """Batches of a top-level array of export conversations, or None when the text is something else."""
-    decoder = json.JSONDecoder()
-    i = _skip_ws(text, 0)
-    if not text.startswith("[", i):
-        return None
-    i = _skip_ws(text, i + 1)
-    try:
-        first, _ = decoder.raw_decode(text, i)
-    except (ValueError, RecursionError):
-        return None
-    if not (isinstance(first, dict) and any(k in first for k in _EXPORT_KEYS)):
-        return None
-    return _batches(name, text, i, decoder, members or {})
-
-
-def _batches(
-    name: str, text: str, i: int, decoder: json.JSONDecoder, members: dict[str, Any]
+def _stream_inputs(
+    name: str, stream: IO[bytes], size: int, members: dict[str, Any] | None
 ) -> Iterator[RawInput]:
-    batch: list[Any] = []
-    slices: list[bytes] = []
-    total = len(text)
-    while True:
-        i = _skip_ws(text, i)
-        if i >= total:
-            raise InputError(f"{name}: the JSON array ends early (character {i})")
-        if text[i] == "]":
-            break
-        start = i
-        try:
-            item, i = decoder.raw_decode(text, i)
-        except (ValueError, RecursionError) as exc:
-            raise InputError(f"{name}: not valid JSON at character {i} ({exc})") from None
-        raw = text[start:i].encode("utf-8", "surrogatepass")
-        if _has_surrogate_escape(raw):
-            item = well_formed(name, item, b"\\ud")
-        batch.append(item)
-        slices.append(raw)
-        i = _skip_ws(text, i)
-        if i < total and text[i] == ",":
-            i += 1
-        if len(batch) == BATCH:
-            yield RawInput(
-                name=name, data=batch, raw=b"", members=members, progress=(i, total), item_raw=slices
-            )
-            batch, slices = [], []
-    if batch:
-        yield RawInput(
-            name=name, data=batch, raw=b"", members=members, progress=(total, total), item_raw=slices
-        )
-
-
-def _decode(name: str, data: bytes) -> str:
-    return decode_text(name, data)
-
-
-def _streamable(data: bytes) -> bool:
-    return len(data) > STREAM_OVER and data[:64].lstrip(b" \t\r\n\xef\xbb\xbf")[:1] == b"["
-
-
-def _from_text(name: str, text: str, members: dict[str, Any] | None = None) -> Iterator[RawInput]:
-    batches = array_batches(name, text, members)
-    if batches is not None:
-        yield from batches
+    """One open file (or zip member) of `size` bytes: an export array in batches, anything else whole."""
+    head = stream.read(STREAM_PEEK)
+    stream.seek(0)
+    if _is_export_array(head):
+        yield from _window_batches(name, stream, size, members or {})
         return
-    for raw in load_bytes(name, text.encode("utf-8")):  # not an export array after all: read it whole
-        raw.members = members or raw.members
-        yield raw
-
-
-def _from_bytes(name: str, data: bytes, members: dict[str, Any] | None = None) -> Iterator[RawInput]:
-    if _streamable(data):
-        yield from _from_text(name, _decode(name, data), members)
-        return
-    for raw in load_bytes(name, data):
+    for raw in load_bytes(name, stream.read()):
         raw.members = members or raw.members
         yield raw
 
 
 def _from_zip(name: str, source: bytes | Path) -> Iterator[RawInput]:
-    import io
-
     try:
         archive = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
         names = archive.namelist()
@@ -141,15 +77,8 @@ def _from_zip(name: str, source: bytes | Path) -> Iterator[RawInput]:
         if not main:
             raise InputError(f"{name}: zip holds no conversations.json (is it a ChatGPT or Claude export?)")
         for member in main:
-            size = archive.getinfo(member).file_size
-            if size > STREAM_OVER:
-                with archive.open(member) as fh:
-                    streamable = _is_export_array(fh.read(STREAM_PEEK))
-                if streamable:  # decompressed a window at a time, never whole
-                    with archive.open(member) as fh:
-                        yield from _window_batches(f"{name}:{member}", fh, size, side)
-                    continue
-            yield from _from_bytes(f"{name}:{member}", archive.read(member), side)
+            with archive.open(member) as fh:  # decompressed a window at a time, never whole
+                yield from _stream_inputs(f"{name}:{member}", fh, archive.getinfo(member).file_size, side)
     except (zipfile.BadZipFile, EOFError, zipfile.LargeZipFile, OSError) as exc:
         raise InputError(f"{name}: truncated or corrupt zip ({exc})") from None
     except (ValueError, UnicodeDecodeError) as exc:
@@ -161,7 +90,7 @@ _BOM = b"\xef\xbb\xbf"
 
 
 class _Window:
-    """A large file read a window of bytes at a time: the bytes not yet parsed (from `pos`), grown when an
+    """A file read a window of bytes at a time: the bytes not yet parsed (from `pos`), grown when an
     element runs past the end, so a 234 MB export is never held whole, as bytes or as a string."""
 
     def __init__(self, name: str, stream: IO[bytes]):
@@ -248,14 +177,18 @@ def _window_batches(name: str, stream: IO[bytes], total: int, members: dict[str,
     win = _Window(name, stream)
     batch: list[Any] = []
     slices: list[bytes] = []
+    held = first = 0  # bytes of the batch's elements; the index of its first
+    shared: dict[str, Any] = {}
     for item, raw in _elements(win):
         batch.append(item)
         slices.append(raw)
-        if len(batch) == BATCH:
-            yield _batch(name, batch, slices, members, (win.offset + win.pos, total))
-            batch, slices = [], []
+        held += len(raw)
+        if len(batch) == BATCH or held >= BATCH_BYTES:
+            yield _batch(name, batch, slices, members, (win.offset + win.pos, total), first, shared)
+            first += len(batch)
+            batch, slices, held = [], [], 0
     if batch:
-        yield _batch(name, batch, slices, members, (total, total))
+        yield _batch(name, batch, slices, members, (total, total), first, shared)
 
 
 def _elements(win: _Window) -> Iterator[tuple[Any, bytes]]:
@@ -304,9 +237,24 @@ def _elements(win: _Window) -> Iterator[tuple[Any, bytes]]:
 
 
 def _batch(
-    name: str, batch: list[Any], slices: list[bytes], members: dict[str, Any], progress: tuple[int, int]
+    name: str,
+    batch: list[Any],
+    slices: list[bytes],
+    members: dict[str, Any],
+    progress: tuple[int, int],
+    first: int,
+    shared: dict[str, Any],
 ) -> RawInput:
-    return RawInput(name=name, data=batch, raw=b"", members=members, progress=progress, item_raw=slices)
+    return RawInput(
+        name=name,
+        data=batch,
+        raw=b"",
+        members=members,
+        progress=progress,
+        item_raw=slices,
+        first_index=first,
+        shared=shared,
+    )
 
 
 def _is_export_array(head: bytes) -> bool:
@@ -319,41 +267,27 @@ def _is_export_array(head: bytes) -> bool:
     return rest.startswith("{") and any(f'"{k}"' in rest for k in _EXPORT_KEYS)
 
 
-def _file_batches(file: Path, members: dict[str, Any] | None = None) -> Iterator[RawInput] | None:
-    """A large export array read from the file a window at a time, or None when the file is something else."""
-    try:
-        size = file.stat().st_size
-        if size <= STREAM_OVER:
-            return None
-        with open(file, "rb") as fh:
-            head = fh.read(STREAM_PEEK)
-    except OSError as exc:
-        raise InputError(f"{file}: cannot read ({exc.strerror or exc})") from None
-    return _open_batches(file, size, members or {}) if _is_export_array(head) else None
-
-
-def _open_batches(file: Path, size: int, members: dict[str, Any]) -> Iterator[RawInput]:
-    with open(file, "rb") as fh:
-        yield from _window_batches(str(file), fh, size, members)
-
-
 def iter_inputs(path: str | os.PathLike[str]) -> Iterator[RawInput]:
-    """Like loading.load_path, but lazily, and large export arrays in batches."""
-    if str(path) == "-":
-        yield from load_path(path)
+    """Like loading.load_path, but lazily, and every export array in batches."""
+    if str(path) == "-":  # held as bytes (a pipe tells neither its size nor can go back), parsed in batches
+        data = sys.stdin.buffer.read()
+        if data[:4] in _ZIP_MAGIC:
+            yield from _from_zip("-", data)
+        else:
+            yield from _stream_inputs("-", io.BytesIO(data), len(data), None)
         return
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: no such file")
     files = folder_inputs(p) if p.is_dir() else [(p, None)]
     for file, side in files:
-        batches = _file_batches(file, side)
-        if batches is not None:
-            yield from batches
-            continue
-        data = _read_file(file)
-        if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-            del data  # the zip is read from the file, member by member
-            yield from _from_zip(str(file), file)
-        else:
-            yield from _from_bytes(str(file), data, side)
+        try:
+            with open(file, "rb") as fh:
+                if fh.read(4) in _ZIP_MAGIC:
+                    fh.close()  # the zip is read from the file, member by member
+                    yield from _from_zip(str(file), file)
+                    continue
+                fh.seek(0)
+                yield from _stream_inputs(str(file), fh, os.fstat(fh.fileno()).st_size, side)
+        except OSError as exc:
+            raise InputError(f"{file}: cannot read ({exc.strerror or exc})") from None

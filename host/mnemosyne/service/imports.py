@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from ..readers import RawInput
 
 SAVE_BATCH = 100  # conversations per transaction: one commit, one fsync (synchronous=FULL), per batch
+# A batch also ends once its documents reach this many bytes: an import holds up to three batches (one
+# read, one waiting, one saving), each as conversations, documents and index text, so a count alone let
+# its memory follow how much text 100 conversations carry (100 long ones: 100 MB of documents).
+SAVE_BYTES = 2 * 1024 * 1024
 # The first batch is this share of SAVE_BATCH and each next one twice the last, up to SAVE_BATCH: the
 # writer thread (the slowest part) starts on the first 12 conversations, not after 100 are read.
 FIRST_BATCH_SHARE = 8
@@ -132,6 +136,7 @@ class _Import:
         self.totals = ImportTotals()
         self.batch, self.counted, self.prepared, self.saving = [], {}, {}, deque()
         self.filing: list[Future[int]] = []  # attachment files handed to the writer thread
+        self.batch_bytes = 0  # of the batch's documents made ahead
         from ..archive.bulk_index import growing
 
         self.batch_sizes = growing(SAVE_BATCH, FIRST_BATCH_SHARE)
@@ -183,10 +188,11 @@ class _Import:
 
         self.batch.append(conv)
         if self.ahead:
-            self.prepared[id(conv)] = prepare(conv)
+            prepared = self.prepared[id(conv)] = prepare(conv)
+            self.batch_bytes += len(prepared.document)
             if self.counter is not None:
                 self.counted[id(conv)] = (conv, self.counter(conv))
-        if len(self.batch) >= self.batch_size:
+        if len(self.batch) >= self.batch_size or self.batch_bytes >= SAVE_BYTES:
             self.save()
 
     def keep_files(self, conv: Conversation, members: dict[str, Any]) -> None:
@@ -209,7 +215,7 @@ class _Import:
         from .save import save_conversations
 
         convs, counted, prepared = self.batch, self.counted, self.prepared
-        self.batch, self.counted, self.prepared = [], {}, {}
+        self.batch, self.counted, self.prepared, self.batch_bytes = [], {}, {}, 0
         if convs:
             own = self.counter
 

@@ -24,9 +24,11 @@ PAGE_KINDS: dict[str, tuple[str | None, CaptureMethod | None]] = {
     "auto": (None, None),
     "grok_api": ("grok", "site_api"),
     "perplexity_api": ("perplexity", "site_api"),
+    "gemini_api": ("gemini", "site_api"),
+    "deepseek_api": ("deepseek", "site_api"),
 }
 # what a page may send: never a Mnemosyne document or another tool's file, whose ids a page could choose
-PAGE_READERS = ("chatgpt", "claude", "capture", "grok", "perplexity")
+PAGE_READERS = ("chatgpt", "claude", "capture", "grok", "perplexity", "gemini", "deepseek")
 
 
 @dataclass
@@ -100,9 +102,7 @@ def read_payload(
     if fmt is None:
         fmt = detect(raw).NAME
         if fmt not in PAGE_READERS:
-            raise InputError(
-                f"save takes the ChatGPT or Claude conversation JSON or a page capture, not {fmt} input"
-            )
+            raise InputError(f"save takes a site's conversation JSON or a page capture, not {fmt} input")
     first = next(iter(read_raw(raw, read_ctx, fmt)), None)
     if first is None:
         raise InputError("the payload holds no conversation")

@@ -32,12 +32,18 @@ def inline_code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
+def has_fence_run(text: str) -> bool:
+    """Whether `text` holds ``` or ~~~ (where a fence can open): a backtick or a tilde looked for first, each
+    a memchr, as most text holds neither."""
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
+
+
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 
 def close_open_fence(text: str) -> str:
     """Close a fence the message left open, so it cannot swallow the sections after it."""
-    if "```" not in text and "~~~" not in text:  # most text: no fence line at all
+    if not has_fence_run(text):  # most text: no fence line at all
         return text
     open_fence: str | None = None
     for line in text.split("\n"):

@@ -255,4 +255,8 @@ def write(conv: Conversation, *, branch: str | None = None, files: Mapping[str, 
             sections.append(rendered)
             previous = label
     sections.append(notes.definitions())
-    return _front_matter(conv, branch) + "\n" + "\n\n".join(s for s in sections if s) + "\n"
+    # one join makes the document: front matter and the final newline added around it would copy it twice
+    written = [s for s in sections if s]  # (the title is always there)
+    written[0] = f"{_front_matter(conv, branch)}\n{written[0]}"
+    written[-1] += "\n"
+    return "\n\n".join(written)

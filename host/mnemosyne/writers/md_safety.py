@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from .fences import has_fence_run
+
 SHIFT = 3  # writer headings use levels 1-3; message headings start at 4
 
 # container prefix: blockquote markers and list markers before a line's content
@@ -93,19 +95,27 @@ def _heading_levels(text: str) -> dict[int, int]:
     return {n: levels.get(n, 6) for n in range(1, 7)}
 
 
+def _first_active(text: str) -> int:
+    """Where the first character _line can change is (-1: none): four character searches, each a memchr,
+    cost a tenth of one search for the set (tried at every character), and most texts hold none of them."""
+    found = [at for at in (text.find("<"), text.find("["), text.find("]"), text.find("#")) if at >= 0]
+    return min(found) if found else -1
+
+
 def safe_markdown(text: str) -> str:
     """`text` (Markdown from a transcript) with HTML, images, unsafe links and structural headings disarmed."""
-    # one scan per question, each with a literal or a set to look for (a fast scan); a single pattern for
-    # "anything" was slower than all of them: with no first character to skip to, it is tried at every one
-    active = _ACTIVE.search(text)
-    structure = "```" in text or "~~~" in text or _has_underline(text)
+    # one scan per question, each with a literal to look for (a fast scan); a single pattern for "anything"
+    # was slower than all of them: with no first character to skip to, it is tried at every one
+    first = _first_active(text)
+    active = first >= 0
+    structure = has_fence_run(text) or _has_underline(text)
     if not (active or structure):
         return text  # nothing the line loop below would change: no HTML, link, heading, fence or underline
     levels = _heading_levels(text)
     if not structure:
         # no fence can open and no underline can follow text: each line stands alone, and only lines
         # holding an active character change (the loop below, one line at a time, would give the same)
-        return _active_lines(text, active, levels)
+        return _active_lines(text, first, levels)
     lines = text.split("\n")
     out: list[str] = []
     fence: tuple[str, int, int] | None = None  # (run, prefix width, blockquote depth) of the open fence
@@ -148,17 +158,19 @@ def _has_underline(text: str) -> bool:
     return _UNDERLINE.search(text) is not None or _first_line_underline(text)
 
 
-def _active_lines(text: str, found: re.Match[str] | None, levels: dict[int, int]) -> str:
-    """`text` with _line applied to each line holding an active character (`found`: the first one)."""
+def _active_lines(text: str, first: int, levels: dict[int, int]) -> str:
+    """`text` with _line applied to each line holding an active character (`first`: where the first is)."""
     out, done = [], 0
-    while found is not None:
-        start = text.rfind("\n", 0, found.start()) + 1
-        end = text.find("\n", found.start())
+    at: int | None = first
+    while at is not None:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
         end = len(text) if end < 0 else end
         out.append(text[done:start])
         out.append(_line(text[start:end], levels))
         done = end
         found = _ACTIVE.search(text, end)
+        at = found.start() if found else None
     out.append(text[done:])
     return "".join(out)
 

@@ -10,7 +10,7 @@ from . import params as p
 if TYPE_CHECKING:
     from ..session import HostSession
 
-SITES = ("chatgpt", "claude", "grok", "perplexity")
+SITES = ("chatgpt", "claude", "grok", "perplexity", "gemini", "deepseek")
 MAX_IDS = 500
 
 

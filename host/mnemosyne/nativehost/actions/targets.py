@@ -17,6 +17,11 @@ MENU = (
     ("chatgpt", "web", "https://chatgpt.com/"),
     ("claude", "web", "https://claude.ai/new"),
     ("gemini", "web", "https://gemini.google.com/app"),
+    ("deepseek", "web", "https://chat.deepseek.com/"),
+    ("grok", "web", "https://grok.com/"),
+    ("perplexity", "web", "https://www.perplexity.ai/"),
+    ("mistral", "web", "https://chat.mistral.ai/chat"),
+    ("qwen", "web", "https://chat.qwen.ai/"),
     ("agents-md", "agent", None),
     ("ollama", "local", None),
 )
