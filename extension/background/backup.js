@@ -10,11 +10,13 @@ import { wellFormedDeep } from "../shared/text.js";
 import { SOURCE_PATTERNS, sourceSiteOf } from "../sites/index.js";
 import { loadSettings } from "../shared/settings.js";
 import { filesOf } from "./backup_files.js";
-import { siteOfOpenTab } from "./backup_site.js";
-import { FILE_HOST_PERMISSION, downloadFileUrl, isFileHostUrl } from "./file_download.js";
+import { siteOfOpenTab } from "../shared/backup_site.js";
+import { RUN_KEY, left } from "../shared/backup_run.js";
+import { FILE_HOST_PERMISSION, isFileHostUrl } from "../shared/file_hosts.js";
+import { downloadFileUrl } from "./file_download.js";
 import { applyListReply, conversationKind, conversationPath, nextListPath, siteHome, sourceUrlOf,
   withListEntry } from "./backup_lists.js";
-import { LOG_EVERY, PROJECTS_KEY, QUEUE_KEY, RUN_KEY, addListed, finishItem, left, listingDone, logRecord, newRun, nextItem,
+import { LOG_EVERY, PROJECTS_KEY, QUEUE_KEY, addListed, finishItem, listingDone, logRecord, newRun, nextItem,
   retryFailures } from "./backup_state.js";
 import { hostCall } from "./host.js";
 import { delayMs, isRetryable, observed, policyFor, started } from "./rate_policy.js";
@@ -36,12 +38,20 @@ let unstored = null; // {id, reason}: the run whose state storage.local refused 
 
 // The queue and the ids seen (large: an entry per conversation) and the listed projects' texts are stored apart
 // from the rest of the run and written only when they change (a listed page, a retry), not at every step.
+/** @typedef {import("./backup_state.js").BackupRun} BackupRun */
+/** @typedef {Omit<BackupRun, "queue" | "seen" | "projects"> & {queueLength: number, projects?: BackupRun["projects"]}} StoredRun */
+/** @typedef {{id: string, queue: BackupRun["queue"], seen: BackupRun["seen"]}} StoredQueue */
+/** @typedef {{id: string, projects: BackupRun["projects"]}} StoredProjects */
+
+/** @returns {Promise<BackupRun | null>} */
 async function load() {
   const stored = await api.storage.local.get([RUN_KEY, QUEUE_KEY, PROJECTS_KEY]);
-  const run = stored[RUN_KEY];
+  const run = /** @type {StoredRun | undefined} */ (stored[RUN_KEY]);
   if (!run) return null;
-  const queue = stored[QUEUE_KEY]?.id === run.id ? stored[QUEUE_KEY] : { queue: [], seen: {} };
-  const projects = stored[PROJECTS_KEY]?.id === run.id ? stored[PROJECTS_KEY].projects : run.projects ?? {};
+  const storedQueue = /** @type {StoredQueue | undefined} */ (stored[QUEUE_KEY]);
+  const storedProjects = /** @type {StoredProjects | undefined} */ (stored[PROJECTS_KEY]);
+  const queue = storedQueue?.id === run.id ? storedQueue : { queue: [], seen: {} };
+  const projects = storedProjects?.id === run.id ? storedProjects.projects : run.projects ?? {};
   const loaded = { ...run, queue: queue.queue, seen: queue.seen, projects };
   return unstored?.id === run.id && run.state === "running" ? { ...loaded, state: "paused", pausedReason: unstored.reason } : loaded;
 }

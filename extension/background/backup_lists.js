@@ -230,6 +230,7 @@ function boundsFor(known, cut) {
 /**
  * Read one list reply: `{listing, entries: [{id, title, updated, org?, project?}], projects, docs?}`. `known(id)`
  * says whether this run listed `id` already (a page of nothing new ends its phase).
+ * @param {(id: string) => boolean} [known]
  */
 export function applyListReply(site, listing, reply, known = () => false) {
   const cut = { count: 0 };

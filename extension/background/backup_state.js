@@ -1,14 +1,16 @@
-// A backup run as plain JSON (kept in storage.local under RUN_KEY, so a stopped worker or a restarted browser
-// continues it) and the pure steps that change it: listed pages in, one outcome per conversation, counts out.
+// A backup run as plain JSON (kept in storage.local under RUN_KEY, shared/backup_run.js, so a stopped worker or a
+// restarted browser continues it) and the pure steps that change it: listed pages in, one outcome per conversation, counts out.
 // The queue is every listed conversation that needs fetching, in list order; `cursor` is the next one.
 import { initialListing } from "./backup_lists.js";
 import { initialRate } from "./rate_policy.js";
+import { left } from "../shared/backup_run.js";
 
-export const RUN_KEY = "backupRun"; // the run without its queue (pages read this)
 export const QUEUE_KEY = "backupQueue"; // {id, queue, seen}: written only when they change
 export const PROJECTS_KEY = "backupProjects"; // {id, projects}: the listed projects' texts, written when they change
 export const LOG_EVERY = 25; // items between sync-log reports to the host
 const FAILURE_LIMIT = 500; // failures kept in the run (the host's sync-log keeps them too)
+
+/** @typedef {ReturnType<typeof newRun>} BackupRun  a backup run, as the worker holds it */
 
 export function newRun({ id, site, tabId, policy, now }) {
   return {
@@ -18,11 +20,6 @@ export function newRun({ id, site, tabId, policy, now }) {
     rate: initialRate(policy, now), attempts: 0, sinceLog: 0, timing: { activeMs: 0, items: 0, since: null },
     pausedReason: null,
   };
-}
-
-/** Conversations still to fetch (a stored run has `queueLength` instead of its queue). */
-export function left(run) {
-  return Math.max(0, (run.queue ? run.queue.length : run.queueLength ?? 0) - run.cursor);
 }
 
 export function listingDone(run) {
@@ -86,13 +83,6 @@ export function finishItem(run, entry, outcome, reason = null, now = Date.now())
   const since = run.timing.since ?? now;
   next.timing = { activeMs: run.timing.activeMs + Math.max(0, now - since), items: run.timing.items + 1, since: now };
   return next;
-}
-
-/** Seconds left at the observed rate (items per active millisecond), or null before there is a rate. */
-export function etaSeconds(run) {
-  const { activeMs, items } = run.timing;
-  if (items < 2 || activeMs <= 0) return null;
-  return Math.round((left(run) * activeMs) / items / 1000);
 }
 
 /** Put failed conversations back at the end of the queue (all, or the given ids) and reopen the run. */

@@ -42,8 +42,21 @@ export async function describeTargets() {
   }
 }
 
-async function sessionGet(key) {
-  return (await api.storage.session.get(key))[key] ?? {};
+/**
+ * A built context kept for its handle (the preview's confirm fills or copies it).
+ * @typedef {{text: string, target: string, label: string, fillUrl?: string, report: object, meta: object, params: object,
+ *   focus: string | null, at: number}} KeptContext
+ */
+/** The text meant for a tab's filler, by tab id. @typedef {{text: string, target: string, at: number, claimed?: boolean}} KeptFill */
+
+/** @returns {Promise<Object<string, KeptContext>>} handle -> context */
+async function keptContexts() {
+  return /** @type {Object<string, KeptContext>} */ ((await api.storage.session.get(CONTEXTS_KEY))[CONTEXTS_KEY] ?? {});
+}
+
+/** @returns {Promise<Object<string, KeptFill>>} tab id -> fill */
+async function keptFills() {
+  return /** @type {Object<string, KeptFill>} */ ((await api.storage.session.get(FILLS_KEY))[FILLS_KEY] ?? {});
 }
 
 function newHandle() {
@@ -51,7 +64,11 @@ function newHandle() {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Build the context through the host, keep it, and return its report, a preview and a handle. */
+/**
+ * Build the context through the host, keep it, and return its report, a preview and a handle.
+ * @param {{conversation_id: string, target: string, budget?: number, redact?: boolean, branch?: string, focus?: string}} request
+ * @param {string} [handle]
+ */
 export async function buildContext(request, handle = newHandle()) {
   const { conversation_id, target, budget, redact, branch, focus } = request;
   const entry = (await hostMenu()).find((candidate) => candidate.target === target);
@@ -94,7 +111,7 @@ async function keepContext(handle, entry, params, focus) {
   const query = typeof focus === "string" ? focus.trim() : "";
   const call = query ? { ...params, focus: query } : params;
   const { report, text, ...meta } = await callAllPages("context", call, { timeoutMs: 120_000 });
-  const kept = await sessionGet(CONTEXTS_KEY);
+  const kept = await keptContexts();
   kept[handle] = { text, target: entry.target, label: entry.label, fillUrl: entry.fill_url, report, meta, params,
     focus: query || null, at: Date.now() };
   const newest = Object.entries(kept).sort((a, b) => b[1].at - a[1].at).slice(0, KEEP_CONTEXTS);
@@ -108,7 +125,7 @@ function describeContext(handle, entry) {
 }
 
 async function keptContext(handle) {
-  const kept = await sessionGet(CONTEXTS_KEY);
+  const kept = await keptContexts();
   const entry = typeof handle === "string" && Object.hasOwn(kept, handle) ? kept[handle] : undefined;
   if (!entry) throw new MnemoError("UNKNOWN_HANDLE", "no such context");
   return entry;
@@ -137,7 +154,7 @@ export async function openAndFill({ handle }) {
     // Open the target directly (a blank tab navigated cross-origin swaps renderer processes, which made
     // headless runs flaky); its filler may claim before the text is stored, hence `opening`.
     const tab = await api.tabs.create({ url: entry.fillUrl, active: true });
-    const fills = await sessionGet(FILLS_KEY);
+    const fills = await keptFills();
     fills[tab.id] = { text: entry.text, target: entry.target, at: Date.now() };
     await api.storage.session.set({ [FILLS_KEY]: fills });
     return { tabId: tab.id, url: entry.fillUrl };
@@ -152,7 +169,7 @@ export async function claimFill(sender) {
   const tabId = sender.tab?.id;
   if (tabId === undefined) return { text: null };
   await Promise.all([...opening]);
-  const fills = await sessionGet(FILLS_KEY);
+  const fills = await keptFills();
   for (const [id, old] of Object.entries(fills)) if (Date.now() - old.at > 2 * CLAIM_WINDOW_MS) delete fills[id];
   const entry = fills[tabId];
   if (!entry || entry.claimed) return { text: null };
@@ -169,7 +186,7 @@ export async function claimFill(sender) {
  */
 export async function copyFailedFill(sender, copy) {
   const tabId = sender.tab?.id;
-  const fills = await sessionGet(FILLS_KEY);
+  const fills = await keptFills();
   const entry = tabId === undefined ? undefined : fills[tabId];
   if (!entry?.claimed) throw new MnemoError("UNKNOWN_HANDLE", "this tab claimed no text");
   delete fills[tabId];

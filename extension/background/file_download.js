@@ -4,21 +4,9 @@
 // rules; from the worker the host permission for *.oaiusercontent.com covers it. That permission is optional
 // (a new required one would disable the installed extension on update until accepted): the backup panel asks for
 // it in the backup-all click, and the worker lists the file instead when it is not granted. The URL is signed, so
-// no cookies are sent; only the file hosts below are fetched, and never more than the user's size cap is read.
-const FILE_HOST = /^([a-z0-9-]+\.)*oaiusercontent\.com$/;
-
-/** The manifest's `optional_host_permissions` entry for the file hosts, for `permissions.request` / `contains`. */
-export const FILE_HOST_PERMISSION = Object.freeze({ origins: ["https://*.oaiusercontent.com/*"] });
-
-/** Whether the worker may fetch `url` as a file download: https on a file host of the site. */
-export function isFileHostUrl(url) {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === "https:" && FILE_HOST.test(parsed.hostname) && !parsed.username && !parsed.password;
-  } catch {
-    return false;
-  }
-}
+// no cookies are sent; only the file hosts of shared/file_hosts.js are fetched, and never more than the user's size
+// cap is read.
+import { isFileHostUrl } from "../shared/file_hosts.js";
 
 function failed(code, message, status = 0, retryAfter = null) {
   return { ok: false, status, retryAfter, code, message };

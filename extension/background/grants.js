@@ -4,9 +4,10 @@ import { api } from "../shared/api.js";
 
 const KEY = "mnemosyneGrants";
 
+/** @returns {Promise<Object<string, string[]>>} tab id -> the conversation ids granted to that tab */
 async function load() {
   const stored = await api.storage.session.get(KEY);
-  return stored[KEY] ?? {};
+  return /** @type {Object<string, string[]>} */ (stored[KEY] ?? {});
 }
 
 export async function grant(tabId, conversationId) {

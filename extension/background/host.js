@@ -40,7 +40,8 @@ function openPort() {
     }
   });
   opened.onDisconnect.addListener((p) => {
-    const error = launchError((p && p.error && p.error.message) || api.runtime.lastError?.message);
+    // Firefox says why on the port (`error`), Chrome in runtime.lastError
+    const error = launchError(/** @type {chrome.runtime.Port & {error?: Error}} */ (p)?.error?.message || api.runtime.lastError?.message);
     if (port === opened) port = null;
     for (const [id, entry] of pending) {
       if (entry.port !== opened) continue;

@@ -7,6 +7,7 @@ import { hostMenu, onMenuLoaded } from "./continue.js";
 const EXPORT_ID = "mnemosyne-export";
 const CONTINUE_ID = "mnemosyne-continue";
 
+/** @returns {{contexts: ["page", "selection"], documentUrlPatterns: string[]}} */
 const common = () => ({ contexts: ["page", "selection"], documentUrlPatterns: SOURCE_PATTERNS });
 
 let loadedEntries = null;

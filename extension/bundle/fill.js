@@ -2,6 +2,10 @@
 (() => {
   // shared/errors.js
   var MnemoError = class extends Error {
+    /**
+     * @param {string} code
+     * @param {string} [message]
+     */
     constructor(code, message) {
       super(message || code);
       this.code = code;
@@ -16,7 +20,10 @@
   async function fetchJson(path, headers2 = {}) {
     const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers2 } });
     if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`)
+      );
       error.status = response.status;
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
@@ -59,7 +66,10 @@
   async function cappedJson(path, response, signal) {
     const read = await readCapped(response, JSON_REPLY_CAP, signal);
     if (read.over || read.stopped) {
-      const error = read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped);
+      const error = (
+        /** @type {HttpError} */
+        read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped)
+      );
       if (read.over) error.status = 413;
       throw error;
     }
@@ -68,7 +78,10 @@
   async function getJsonCapped(path, headers2 = {}, { signal = null } = {}) {
     const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers2 } });
     if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`)
+      );
       error.status = response.status;
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
@@ -82,7 +95,10 @@
       body: JSON.stringify(body)
     });
     if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`)
+      );
       error.status = response.status;
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
@@ -462,14 +478,20 @@
       body: `${body}&`
     });
     if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${RPC_PATH} answered ${response.status}`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${RPC_PATH} answered ${response.status}`)
+      );
       error.status = response.status;
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
     }
     const read = await readCapped(response, JSON_REPLY_CAP, signal);
     if (read.over) {
-      const error = new MnemoError("TOO_LARGE", `${RPC_PATH} answered more than ${JSON_REPLY_CAP} bytes`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError("TOO_LARGE", `${RPC_PATH} answered more than ${JSON_REPLY_CAP} bytes`)
+      );
       error.status = 413;
       throw error;
     }

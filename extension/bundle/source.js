@@ -8,6 +8,10 @@
 
   // shared/errors.js
   var MnemoError = class extends Error {
+    /**
+     * @param {string} code
+     * @param {string} [message]
+     */
     constructor(code, message) {
       super(message || code);
       this.code = code;
@@ -22,7 +26,10 @@
   async function fetchJson(path, headers2 = {}) {
     const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers2 } });
     if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`)
+      );
       error.status = response.status;
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
@@ -65,7 +72,10 @@
   async function cappedJson(path, response, signal) {
     const read = await readCapped(response, JSON_REPLY_CAP, signal);
     if (read.over || read.stopped) {
-      const error = read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped);
+      const error = (
+        /** @type {HttpError} */
+        read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`) : new MnemoError("TAB_TIMEOUT", read.stopped)
+      );
       if (read.over) error.status = 413;
       throw error;
     }
@@ -74,7 +84,10 @@
   async function getJsonCapped(path, headers2 = {}, { signal = null } = {}) {
     const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers2 } });
     if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`)
+      );
       error.status = response.status;
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
@@ -88,7 +101,10 @@
       body: JSON.stringify(body)
     });
     if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`)
+      );
       error.status = response.status;
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
@@ -468,14 +484,20 @@
       body: `${body}&`
     });
     if (!response.ok) {
-      const error = new MnemoError(`HTTP_${response.status}`, `${RPC_PATH} answered ${response.status}`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError(`HTTP_${response.status}`, `${RPC_PATH} answered ${response.status}`)
+      );
       error.status = response.status;
       error.retryAfter = response.headers.get("Retry-After");
       throw error;
     }
     const read = await readCapped(response, JSON_REPLY_CAP, signal);
     if (read.over) {
-      const error = new MnemoError("TOO_LARGE", `${RPC_PATH} answered more than ${JSON_REPLY_CAP} bytes`);
+      const error = (
+        /** @type {HttpError} */
+        new MnemoError("TOO_LARGE", `${RPC_PATH} answered more than ${JSON_REPLY_CAP} bytes`)
+      );
       error.status = 413;
       throw error;
     }
@@ -1062,7 +1084,10 @@
   });
   async function loadSettings() {
     const stored = await api.storage.sync.get(DEFAULT_SETTINGS);
-    return { ...DEFAULT_SETTINGS, ...stored };
+    return (
+      /** @type {Settings} */
+      { ...DEFAULT_SETTINGS, ...stored }
+    );
   }
 
   // shared/text.js
@@ -2158,7 +2183,10 @@ button.primary:hover { background: var(--accent-hover); }
     const post2 = (raw, body) => {
       const path = site2.apiPost ? checkedPath(raw, (pathname) => POST_PATHS[site2.name]?.test(pathname) ?? false) : null;
       if (!path) {
-        const error = new MnemoError("BAD_REQUEST", "not an API path of this site");
+        const error = (
+          /** @type {HttpError} */
+          new MnemoError("BAD_REQUEST", "not an API path of this site")
+        );
         error.status = 400;
         throw error;
       }
@@ -2397,7 +2425,11 @@ button.primary:hover { background: var(--accent-hover); }
   }
   async function record(decision, conversation, detail = null) {
     try {
-      const status = (await api.storage.local.get(STATUS_KEY))[STATUS_KEY] ?? {};
+      const stored = (
+        /** @type {{counts?: Object<string, number>} | undefined} */
+        (await api.storage.local.get(STATUS_KEY))[STATUS_KEY]
+      );
+      const status = stored ?? {};
       const counts = { saved: 0, unchanged: 0, failed: 0, ...status.counts };
       counts[decision] += 1;
       await api.storage.local.set({ [STATUS_KEY]: { counts, last: { decision, conversation, detail, at: (/* @__PURE__ */ new Date()).toISOString() } } });

@@ -2,6 +2,7 @@
 // (`backup-get`), this tab fetches it as the site's own app would (cookies, session token, workspace header)
 // and answers the JSON, or the status and Retry-After the worker's rate policy needs.
 import { MnemoError } from "../shared/errors.js";
+/** @typedef {import("../shared/errors.js").HttpError} HttpError */
 import { pageFetch, readCapped } from "../sites/page.js";
 
 function failed(error, status = 0) {
@@ -174,7 +175,7 @@ export async function backupConversation(site, id, { requestId = null, timeoutMs
   const post = (raw, body) => {
     const path = site.apiPost ? checkedPath(raw, (pathname) => POST_PATHS[site.name]?.test(pathname) ?? false) : null;
     if (!path) {
-      const error = new MnemoError("BAD_REQUEST", "not an API path of this site");
+      const error = /** @type {HttpError} */ (new MnemoError("BAD_REQUEST", "not an API path of this site"));
       error.status = 400;
       throw error;
     }

@@ -55,7 +55,11 @@ export async function capture(site, { allowApi = true, allowDom = true } = {}) {
     diagnostics: swept.diagnostics };
 }
 
-/** Capture and save; returns the host's save reply plus the path used. `options`: those of capture. */
+/**
+ * Capture and save; returns the host's save reply plus the path used. `options`: those of capture.
+ * @param {(step: "reading" | "saving") => unknown} [onStep]
+ * @param {object} [options]
+ */
 export async function captureAndSave(site, onStep = () => {}, options = {}) {
   onStep("reading");
   const captured = await capture(site, options);

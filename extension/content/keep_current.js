@@ -22,7 +22,8 @@ async function digest(text) {
  * save status (created / updated / unchanged / kept) or the failure's code. */
 async function record(decision, conversation, detail = null) {
   try {
-    const status = (await api.storage.local.get(STATUS_KEY))[STATUS_KEY] ?? {};
+    const stored = /** @type {{counts?: Object<string, number>} | undefined} */ ((await api.storage.local.get(STATUS_KEY))[STATUS_KEY]);
+    const status = stored ?? {};
     const counts = { saved: 0, unchanged: 0, failed: 0, ...status.counts };
     counts[decision] += 1;
     await api.storage.local.set({ [STATUS_KEY]: { counts, last: { decision, conversation, detail, at: new Date().toISOString() } } });

@@ -15,9 +15,13 @@ import { clearSelection, initSelection, selectAllShown, selectBox, toggle } from
 const PAGE_SIZE = 100;
 const SEARCH_LIMIT = 100;
 const $ = (id) => document.getElementById(id);
+/** @param {string} id */
+const inputEl = (id) => /** @type {HTMLInputElement} */ ($(id));
+/** @param {string} id */
+const selectEl = (id) => /** @type {HTMLSelectElement} */ ($(id));
 const list = $("items");
 const status = $("status");
-const search = $("search");
+const search = inputEl("search");
 let nextCursor = null;
 let loading = false;
 let choicesLoaded = false; // the project and model lists come with the first page of the session
@@ -59,29 +63,29 @@ const ORDERS = ["newest", "oldest", "created", "title", "length"]; // the host's
 
 /** The filters as the host's `list` takes them; `until` is the day after the chosen last day. */
 function filters() {
-  const until = $("until").value ? new Date(`${$("until").value}T00:00:00Z`) : null;
+  const until = inputEl("until").value ? new Date(`${inputEl("until").value}T00:00:00Z`) : null;
   until?.setUTCDate(until.getUTCDate() + 1);
   return {
-    source: $("site").value || undefined,
-    since: $("since").value || undefined,
+    source: selectEl("site").value || undefined,
+    since: inputEl("since").value || undefined,
     until: until ? until.toISOString().slice(0, 10) : undefined,
-    project: $("project").value || undefined,
-    model: $("model").value || undefined,
-    has_code: $("has-code").checked || undefined,
-    has_attachments: $("has-attachments").checked || undefined,
-    order: ORDERS.includes($("sort").value) ? $("sort").value : "newest",
+    project: selectEl("project").value || undefined,
+    model: selectEl("model").value || undefined,
+    has_code: inputEl("has-code").checked || undefined,
+    has_attachments: inputEl("has-attachments").checked || undefined,
+    order: ORDERS.includes(selectEl("sort").value) ? selectEl("sort").value : "newest",
   };
 }
 
 function filtered() {
-  return ["site", "since", "until", "project", "model"].some((id) => $(id).value)
-    || $("has-code").checked || $("has-attachments").checked;
+  return ["site", "since", "until", "project", "model"].some((id) => /** @type {HTMLInputElement | HTMLSelectElement} */ ($(id)).value)
+    || inputEl("has-code").checked || inputEl("has-attachments").checked;
 }
 
 /** The project and model choices from the host's facet counts (once, with the first page). */
 function fillChoices(facets) {
   for (const [id, values] of [["project", facets?.project], ["model", facets?.model]]) {
-    const select = $(id);
+    const select = selectEl(id);
     const chosen = select.value;
     const named = id === "model" ? modelName : (value) => projectName(value, projectLabel);
     select.replaceChildren(select.options[0], ...(values ?? []).map(({ value, count }) =>
@@ -121,7 +125,8 @@ async function loadPage() {
     if (Number.isInteger(data.total)) total = data.total;
     list.append(...data.items.map(row));
     nextCursor = data.next_cursor ?? null;
-    const asked = shownId && [...list.children].find((node) => node.dataset.conversationId === shownId);
+    const rows = /** @type {HTMLCollectionOf<HTMLElement>} */ (list.children);
+    const asked = shownId && [...rows].find((node) => node.dataset.conversationId === shownId);
     if (asked) {
       shownId = null;
       asked.focus();
@@ -175,7 +180,7 @@ async function showSearch(query) {
     const data = await request("search", { query, limit: SEARCH_LIMIT, source: range.source });
     if (mine !== generation) return;
     const items = data.items.filter((entry) => matches(entry, range));
-    const sort = $("sort").value;
+    const sort = selectEl("sort").value;
     if (Object.hasOwn(COMPARE, sort)) items.sort(COMPARE[sort]);
     list.replaceChildren(...items.map(row));
     if (!items.length) showEmpty(t("noResults"));
@@ -200,8 +205,8 @@ function refresh() {
 }
 
 function onKey(event) {
-  const rows = [...list.querySelectorAll("[data-mnemosyne='conversation']:not([hidden])")];
-  const index = rows.indexOf(document.activeElement);
+  const rows = [.../** @type {NodeListOf<HTMLElement>} */ (list.querySelectorAll("[data-mnemosyne='conversation']:not([hidden])"))];
+  const index = rows.indexOf(/** @type {HTMLElement} */ (document.activeElement));
   if (event.key === "/" && document.activeElement !== search) {
     event.preventDefault();
     search.focus();
@@ -225,14 +230,14 @@ function onKey(event) {
 
 let debounce = null;
 let sortChosen = false; // until the user picks a sort: best match while searching, newest otherwise
-$("sort").addEventListener("change", () => { sortChosen = true; });
+selectEl("sort").addEventListener("change", () => { sortChosen = true; });
 search.addEventListener("input", () => {
-  if (!sortChosen) $("sort").value = search.value.trim() ? "relevance" : "newest";
+  if (!sortChosen) selectEl("sort").value = search.value.trim() ? "relevance" : "newest";
   clearTimeout(debounce);
   debounce = setTimeout(refresh, 150);
 });
 $("filters").addEventListener("change", refresh);
-$("select-all").addEventListener("change", (event) => selectAllShown(event.target.checked));
+$("select-all").addEventListener("change", (event) => selectAllShown(/** @type {HTMLInputElement} */ (event.target).checked));
 $("filters").addEventListener("submit", (event) => event.preventDefault());
 document.addEventListener("keydown", onKey);
 new IntersectionObserver((entries) => {
@@ -250,6 +255,6 @@ addEventListener("scroll", () => {
 localize();
 mountBackupPanel($("backup"));
 initSelection(say);
-$("sort").value = "newest";
+selectEl("sort").value = "newest";
 refresh();
 if (!shownId) search.focus();

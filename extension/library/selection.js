@@ -6,7 +6,7 @@ import { t } from "../shared/api.js";
 import { el } from "../shared/dom.js";
 import { describeError, request } from "../shared/messages.js";
 import { loadSettings } from "../shared/settings.js";
-import { saveFile } from "./save_file.js";
+import { saveFile } from "../shared/save_file.js";
 import { zipSync, strToU8 } from "../bundle/zip_libs.js";
 
 export const UNDO_MS = 6000;
@@ -37,20 +37,22 @@ export function selectBox(id) {
 }
 
 export function toggle(row) {
-  const box = row.querySelector("[data-mnemosyne='select']");
+  const box = /** @type {HTMLInputElement} */ (row.querySelector("[data-mnemosyne='select']"));
   box.checked = !box.checked;
   box.dispatchEvent(new Event("change"));
 }
 
 export function clearSelection() {
   selected.clear();
-  $("select-all").checked = false;
+  /** @type {HTMLInputElement} */ ($("select-all")).checked = false;
   update();
 }
 
 /** Select (or clear) every row on screen: the list as far as it has been paged in. */
 export function selectAllShown(checked) {
-  for (const box of document.querySelectorAll("[data-mnemosyne='conversation']:not([hidden]) [data-mnemosyne='select']")) {
+  const boxes = /** @type {NodeListOf<HTMLInputElement>} */ (
+    document.querySelectorAll("[data-mnemosyne='conversation']:not([hidden]) [data-mnemosyne='select']"));
+  for (const box of boxes) {
     if (box.checked === checked) continue;
     box.checked = checked;
     box.dispatchEvent(new Event("change"));
@@ -73,7 +75,8 @@ async function exportZip(say) {
 
 function deleteWithUndo(say) {
   const ids = [...selected];
-  const rows = ids.map((id) => document.querySelector(`[data-mnemosyne='conversation'][data-conversation-id='${CSS.escape(id)}']`));
+  const rows = ids.map((id) => /** @type {HTMLElement | null} */ (
+    document.querySelector(`[data-mnemosyne='conversation'][data-conversation-id='${CSS.escape(id)}']`)));
   for (const row of rows) if (row) row.hidden = true;
   clearSelection();
   const undo = el("button", { type: "button", dataset: { mnemosyne: "undo" }, text: t("undo") });
@@ -93,7 +96,7 @@ function deleteWithUndo(say) {
     for (const row of rows) {
       if (!row) continue;
       row.hidden = false;
-      row.querySelector("[data-mnemosyne='select']").checked = false;
+      /** @type {HTMLInputElement} */ (row.querySelector("[data-mnemosyne='select']")).checked = false;
     }
     say(t("deleteUndone"));
   });
@@ -107,7 +110,7 @@ export function initSelection(say) {
   $("export-zip").addEventListener("click", guard(exportZip));
   $("delete-selected").addEventListener("click", () => deleteWithUndo(say));
   $("clear-selection").addEventListener("click", () => {
-    for (const box of document.querySelectorAll("[data-mnemosyne='select']")) box.checked = false;
+    for (const box of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll("[data-mnemosyne='select']"))) box.checked = false;
     clearSelection();
   });
   update();

@@ -8,13 +8,13 @@ import { hostMissing, setupNotice } from "../shared/setup.js";
 import { DEFAULT_SETTINGS, loadSettings, saveSettings } from "../shared/settings.js";
 import { fillTargetSelect } from "../shared/target_options.js";
 
-const form = document.getElementById("form");
+const form = /** @type {HTMLFormElement} */ (document.getElementById("form"));
 const saved = document.getElementById("saved");
 
 function readForm() {
   const values = {};
   for (const [key, fallback] of Object.entries(DEFAULT_SETTINGS)) {
-    const field = form.elements[key];
+    const field = /** @type {HTMLInputElement | null} */ (form.elements.namedItem(key));
     if (!field) continue;
     if (typeof fallback === "boolean") values[key] = field.checked;
     else if (typeof fallback === "number") values[key] = Math.max(0, Math.floor(Number(field.value) || 0));
@@ -25,7 +25,7 @@ function readForm() {
 
 function writeForm(settings) {
   for (const [key, value] of Object.entries(settings)) {
-    const field = form.elements[key];
+    const field = /** @type {HTMLInputElement | null} */ (form.elements.namedItem(key));
     if (!field) continue;
     if (typeof value === "boolean") field.checked = value;
     else field.value = String(value);

@@ -8,14 +8,14 @@ import { icon } from "../shared/icons.js";
 import { describeError, request } from "../shared/messages.js";
 import { countText } from "../shared/plural.js";
 import { mountBackupPanel } from "../shared/backup_panel.js";
-import { RUN_KEY } from "../background/backup_state.js";
+import { RUN_KEY } from "../shared/backup_run.js";
 import { hostMissing, setupNotice } from "../shared/setup.js";
 
 const PAGE_SIZE = 50;
 const list = document.getElementById("items");
 const status = document.getElementById("status");
 const more = document.getElementById("more");
-const search = document.getElementById("search");
+const search = /** @type {HTMLInputElement} */ (document.getElementById("search"));
 let nextCursor = null;
 let generation = 0; // drops replies that arrive after a newer query started
 let backupRunning = false;
@@ -125,7 +125,7 @@ localize();
 document.getElementById("search-box").prepend(icon("search", 16));
 mountBackupPanel(document.getElementById("backup"));
 api.storage.local.get(RUN_KEY).then((stored) => {
-  const run = stored[RUN_KEY] ?? null;
+  const run = /** @type {{state: string, counts?: {done: number}} | undefined} */ (stored[RUN_KEY]) ?? null;
   backupRunning = run?.state === "running";
   lastDone = run?.counts?.done ?? null;
 }).finally(() => showList());

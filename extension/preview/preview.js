@@ -11,6 +11,9 @@ import { hostMissing, setupNotice } from "../shared/setup.js";
 
 const handle = new URLSearchParams(location.search).get("handle");
 const $ = (elementId) => document.getElementById(elementId);
+const focusInput = /** @type {HTMLInputElement} */ ($("focus"));
+const goButton = /** @type {HTMLButtonElement} */ ($("preview-go"));
+const rebuildButton = /** @type {HTMLButtonElement} */ ($("focus-rebuild"));
 let context = null;
 
 function say(text, kind = "") {
@@ -32,37 +35,37 @@ async function show() {
   document.title = t("previewTitle", [built.label]);
   $("title").textContent = t("previewTitle", [built.label]);
   $("preview").dataset.target = built.target;
-  $("focus").value = built.focus ?? "";
+  focusInput.value = built.focus ?? "";
   render(built);
-  $("preview-go").textContent = built.fills ? t("previewFill") : t("previewCopy");
+  goButton.textContent = built.fills ? t("previewFill") : t("previewCopy");
   $("preview").dataset.state = "ready";
   $("preview").hidden = false;
-  $("preview-go").focus();
+  goButton.focus();
 }
 
 /** Build again with the focus typed (empty: none); confirm stays off until the new preview is shown. */
 async function rebuild() {
-  $("preview-go").disabled = true;
-  $("focus-rebuild").disabled = true;
+  goButton.disabled = true;
+  rebuildButton.disabled = true;
   $("preview").dataset.state = "rebuilding";
   say(t("buildingContext"));
   const was = context?.report?.tokens ?? "?";
   try {
-    render(await request("context-rebuild", { handle, focus: $("focus").value }));
+    render(await request("context-rebuild", { handle, focus: focusInput.value }));
     // visible feedback: the new count beside the old, and the preview flashes once
     say(t("previewRebuilt", [String(context.report?.tokens ?? "?"), String(was)]), "ok");
     $("preview-body").classList.remove("rebuilt");
     void $("preview-body").offsetWidth; // restart the flash on a second rebuild
     $("preview-body").classList.add("rebuilt");
   } finally {
-    $("preview-go").disabled = false;
-    $("focus-rebuild").disabled = false;
+    goButton.disabled = false;
+    rebuildButton.disabled = false;
     $("preview").dataset.state = "ready";
   }
 }
 
 async function confirmContext() {
-  $("preview-go").disabled = true;
+  goButton.disabled = true;
   if (context.fills) {
     await request("fill-open", { handle });
     window.close(); // the target's tab shows what was filled
@@ -78,8 +81,8 @@ $("focus-form").addEventListener("submit", (event) => {
   event.preventDefault(); // Enter in the field or the Rebuild button
   rebuild().catch((error) => say(describeError(error), "error"));
 });
-$("preview-go").addEventListener("click", () => confirmContext().catch((error) => {
-  $("preview-go").disabled = false;
+goButton.addEventListener("click", () => confirmContext().catch((error) => {
+  goButton.disabled = false;
   say(describeError(error), "error");
 }));
 $("preview-cancel").addEventListener("click", () => window.close());

@@ -5,7 +5,7 @@
 import { t } from "./api.js";
 import { el } from "./dom.js";
 import { request } from "./messages.js";
-import { saveFile } from "../library/save_file.js";
+import { saveFile } from "./save_file.js";
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const INLINE_IMAGES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp"]);

@@ -7,9 +7,9 @@ import { el } from "./element.js";
 import { describeError, reasonText, request } from "./messages.js";
 import { hostMissing, setupNotice } from "./setup.js";
 import { DEFAULT_SETTINGS, loadSettings } from "./settings.js";
-import { RUN_KEY, etaSeconds, left as leftOf } from "../background/backup_state.js";
-import { siteOfOpenTab } from "../background/backup_site.js";
-import { FILE_HOST_PERMISSION } from "../background/file_download.js";
+import { RUN_KEY, etaSeconds, left as leftOf } from "./backup_run.js";
+import { siteOfOpenTab } from "./backup_site.js";
+import { FILE_HOST_PERMISSION } from "./file_hosts.js";
 
 const FAILURES_SHOWN = 20;
 
@@ -158,7 +158,7 @@ export function mountBackupPanel(container) {
   }
 
   api.storage.onChanged.addListener((changes, area) => {
-    if (area === "sync" && changes.attachmentCapMb) capMb = changes.attachmentCapMb.newValue ?? DEFAULT_SETTINGS.attachmentCapMb;
+    if (area === "sync" && changes.attachmentCapMb) capMb = Number(changes.attachmentCapMb.newValue ?? DEFAULT_SETTINGS.attachmentCapMb);
     if (area === "local" && changes[RUN_KEY]) show(changes[RUN_KEY].newValue ?? null);
   });
   refresh();

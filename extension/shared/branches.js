@@ -53,7 +53,10 @@ function switcher(siblings, index, choose) {
   ]);
 }
 
-/** Render `conversation` into `container`, starting on its active branch; returns {leaf(), count}. */
+/**
+ * Render `conversation` into `container`, starting on its active branch; returns {leaf(), count}.
+ * @param {(visible: object[]) => void} [onChange] called with the messages shown
+ */
 export function showBranches(container, conversation, onChange = () => {}) {
   const children = childrenOf(conversation);
   const byId = new Map(conversation.messages.map((message) => [message.id, message]));

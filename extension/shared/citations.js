@@ -118,7 +118,9 @@ function citeRef(n, source, noteId) {
 export function linkCitations(root, token, sources, noteIds) {
   const walker = document.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
   const found = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) if (node.data.includes("\uE000")) found.push(node);
+  for (let node = /** @type {Text | null} */ (walker.nextNode()); node; node = /** @type {Text | null} */ (walker.nextNode())) {
+    if (node.data.includes("\uE000")) found.push(node);
+  }
   for (const node of found) {
     const refs = [];
     const pieces = [];

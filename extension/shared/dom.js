@@ -5,13 +5,18 @@ import { el } from "./element.js";
 
 export { el };
 
-/** Fill every [data-i18n] element's text (and [data-i18n-placeholder]) from _locales. */
+/**
+ * Fill every [data-i18n] element's text (and [data-i18n-placeholder]) from _locales.
+ * @param {ParentNode} [root]
+ */
 export function localize(root = document) {
-  for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
-  for (const node of root.querySelectorAll("[data-i18n-placeholder]")) {
+  /** @param {string} selector */
+  const marked = (selector) => /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(selector));
+  for (const node of marked("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  for (const node of marked("[data-i18n-placeholder]")) {
     node.setAttribute("placeholder", t(node.dataset.i18nPlaceholder));
   }
-  for (const node of root.querySelectorAll("[data-i18n-title]")) node.setAttribute("title", t(node.dataset.i18nTitle));
+  for (const node of marked("[data-i18n-title]")) node.setAttribute("title", t(node.dataset.i18nTitle));
   document.documentElement.lang = api.i18n.getUILanguage();
 }
 

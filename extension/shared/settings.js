@@ -2,6 +2,12 @@
 // service worker and the content scripts read them.
 import { api } from "./api.js";
 
+/**
+ * @typedef {{exportFormat: "markdown" | "json", downloadOnExport: boolean, copyMarkdownOnExport: boolean, defaultTarget: string,
+ *   budget: number, redact: boolean, attachmentCapMb: number, keepCurrent: boolean}} Settings
+ */
+
+/** @type {Readonly<Settings>} */
 export const DEFAULT_SETTINGS = Object.freeze({
   exportFormat: "markdown", // "markdown" | "json": what a download contains
   downloadOnExport: false, // also download a file when Export saves to the archive
@@ -13,9 +19,10 @@ export const DEFAULT_SETTINGS = Object.freeze({
   keepCurrent: false, // save the open conversation again after each completed reply (content/keep_current.js)
 });
 
+/** @returns {Promise<Settings>} */
 export async function loadSettings() {
   const stored = await api.storage.sync.get(DEFAULT_SETTINGS);
-  return { ...DEFAULT_SETTINGS, ...stored };
+  return /** @type {Settings} */ ({ ...DEFAULT_SETTINGS, ...stored });
 }
 
 export async function saveSettings(changes) {

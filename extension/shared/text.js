@@ -9,6 +9,7 @@ export function wellFormed(text) {
 /** Normalise every string (keys too) of a JSON value, iteratively so deep trees cannot overflow. */
 export function wellFormedDeep(value) {
   const root = { v: value };
+  /** @type {Array<[Object<string, unknown> | unknown[], string | number]>} a holder and the key of a value to normalise */
   const stack = [[root, "v"]];
   while (stack.length) {
     const [holder, key] = stack.pop();
@@ -16,6 +17,7 @@ export function wellFormedDeep(value) {
     if (typeof current === "string") holder[key] = wellFormed(current);
     else if (Array.isArray(current)) current.forEach((_, i) => stack.push([current, i]));
     else if (current && typeof current === "object") {
+      /** @type {Object<string, unknown>} */
       const copy = {};
       for (const [k, v] of Object.entries(current)) copy[wellFormed(k)] = v;
       holder[key] = copy;

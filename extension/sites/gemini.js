@@ -5,6 +5,7 @@
 // `.conversation-container` holds a prompt (`user-query`) and an answer (`model-response`), keyed by the
 // container's id; a Deep Research report open in its side panel is one more answer.
 import { MnemoError } from "../shared/errors.js";
+/** @typedef {import("../shared/errors.js").HttpError} HttpError */
 import { JSON_REPLY_CAP, pageFetch, readCapped } from "./page.js";
 
 const ID_PATTERN = /\/app\/([0-9a-f]{8,})(?:[/?#]|$)|\/gem\/[^/]+\/([0-9a-f]{8,})(?:[/?#]|$)/i;
@@ -69,14 +70,14 @@ async function post(rpc, args, pageTokens, sourcePath = location.pathname, signa
     body: `${body}&`,
   });
   if (!response.ok) {
-    const error = new MnemoError(`HTTP_${response.status}`, `${RPC_PATH} answered ${response.status}`);
+    const error = /** @type {HttpError} */ (new MnemoError(`HTTP_${response.status}`, `${RPC_PATH} answered ${response.status}`));
     error.status = response.status; // the backup's rate policy reads these
     error.retryAfter = response.headers.get("Retry-After");
     throw error;
   }
   const read = await readCapped(response, JSON_REPLY_CAP, signal);
   if (read.over) {
-    const error = new MnemoError("TOO_LARGE", `${RPC_PATH} answered more than ${JSON_REPLY_CAP} bytes`);
+    const error = /** @type {HttpError} */ (new MnemoError("TOO_LARGE", `${RPC_PATH} answered more than ${JSON_REPLY_CAP} bytes`));
     error.status = 413;
     throw error;
   }

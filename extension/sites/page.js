@@ -1,5 +1,6 @@
 // Requests and cookies of the page an adapter runs in (chatgpt.com, claude.ai), for the site APIs.
 import { MnemoError } from "../shared/errors.js";
+/** @typedef {import("../shared/errors.js").HttpError} HttpError */
 
 /** Page-origin fetch: Firefox content scripts need content.fetch to send the page's cookies. */
 export function pageFetch(url, init = {}) {
@@ -13,7 +14,7 @@ export function pageFetch(url, init = {}) {
 export async function fetchJson(path, headers = {}) {
   const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers } });
   if (!response.ok) {
-    const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+    const error = /** @type {HttpError} */ (new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`));
     error.status = response.status; // the backup's rate policy reads these
     error.retryAfter = response.headers.get("Retry-After");
     throw error;
@@ -68,8 +69,8 @@ export async function readCapped(response, capBytes, signal = null) {
 async function cappedJson(path, response, signal) {
   const read = await readCapped(response, JSON_REPLY_CAP, signal);
   if (read.over || read.stopped) {
-    const error = read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`)
-      : new MnemoError("TAB_TIMEOUT", read.stopped);
+    const error = /** @type {HttpError} */ (read.over ? new MnemoError("TOO_LARGE", `${path.split("?")[0]} answered more than ${JSON_REPLY_CAP} bytes`)
+      : new MnemoError("TAB_TIMEOUT", read.stopped));
     if (read.over) error.status = 413;
     throw error;
   }
@@ -80,7 +81,7 @@ async function cappedJson(path, response, signal) {
 export async function getJsonCapped(path, headers = {}, { signal = null } = {}) {
   const response = await pageFetch(path, { headers: { Accept: "application/json", ...headers } });
   if (!response.ok) {
-    const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+    const error = /** @type {HttpError} */ (new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`));
     error.status = response.status;
     error.retryAfter = response.headers.get("Retry-After");
     throw error;
@@ -99,7 +100,7 @@ export async function postJson(path, body, { signal = null } = {}) {
     body: JSON.stringify(body),
   });
   if (!response.ok) {
-    const error = new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`);
+    const error = /** @type {HttpError} */ (new MnemoError(`HTTP_${response.status}`, `${path.split("?")[0]} answered ${response.status}`));
     error.status = response.status;
     error.retryAfter = response.headers.get("Retry-After");
     throw error;

@@ -2,7 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { applyListReply, conversationKind, conversationPath, initialListing, nextListPath } from "../background/backup_lists.js";
-import { addListed, counts, etaSeconds, finishItem, logRecord, newRun, nextItem, retryFailures } from "../background/backup_state.js";
+import { addListed, counts, finishItem, logRecord, newRun, nextItem, retryFailures } from "../background/backup_state.js";
+import { etaSeconds } from "../shared/backup_run.js";
 import { policyFor } from "../background/rate_policy.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -139,7 +140,7 @@ test("a voice reply's audio pointer is a sound file, not an image", async () => 
 });
 
 test("the worker downloads only https URLs on the site's file hosts", async () => {
-  const { isFileHostUrl } = await import("../background/file_download.js");
+  const { isFileHostUrl } = await import("../shared/file_hosts.js");
   for (const url of ["https://files.oaiusercontent.com/file-abc?se=1&sig=x", "https://sdmntprwestus.oaiusercontent.com/files/00/raw?sig=y"]) {
     assert.equal(isFileHostUrl(url), true, url);
   }

@@ -49,7 +49,7 @@ async function copyMarkdown() {
 
 async function startContinue() {
   const settings = await loadSettings();
-  const target = $("target").value;
+  const target = /** @type {HTMLSelectElement} */ ($("target")).value;
   say(t("buildingContext"));
   pendingContext = await request("context", { conversation_id: id, target, budget: settings.budget, redact: settings.redact, ...branchParam() });
   $("preview-body").replaceChildren(...previewNodes(pendingContext).filter(Boolean));
@@ -77,7 +77,8 @@ async function remove() {
   await request("delete", { conversation_id: id });
   branches?.stop();
   $("messages").replaceChildren();
-  for (const button of document.querySelectorAll(".actions button, .actions select")) button.disabled = true;
+  const controls = /** @type {NodeListOf<HTMLButtonElement | HTMLSelectElement>} */ (document.querySelectorAll(".actions button, .actions select"));
+  for (const control of controls) control.disabled = true;
   say(t("deleted"), "ok");
 }
 

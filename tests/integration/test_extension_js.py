@@ -1,6 +1,7 @@
 """The extension's JavaScript checks, run from pytest so the README's test command covers them:
-the committed content-script bundles are what the pinned esbuild makes from the sources, eslint passes,
-and the JS unit tests (`node --test`: Markdown pairs, DOM sweep, targets, transcript, MESSAGES.md) pass.
+the committed content-script bundles are what the pinned esbuild makes from the sources, eslint passes
+(its rules forbid HTML-parsing and eval sinks, and imports across layers), tsc type-checks the JSDoc-typed
+sources (tsconfig.json: checkJs; every relative import must resolve), and the JS unit tests (`node --test`: Markdown pairs, DOM sweep, targets, transcript, MESSAGES.md) pass.
 
 They need Node.js and `npm ci` in extension/ (the test job, .ci/test-job, does both). Without them these
 tests fail and say so: a check that silently skips could hide a stale bundle.
@@ -39,6 +40,11 @@ def test_committed_bundles_are_what_the_sources_build(node):
 def test_eslint_passes_on_the_extension(node):
     result = run(node, str(EXT / "node_modules" / "eslint" / "bin" / "eslint.js"), ".")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_tsc_type_checks_the_extension(node):
+    result = run(node, str(EXT / "node_modules" / "typescript" / "bin" / "tsc"), "-p", ".")
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
 
 
 def test_js_unit_tests_pass(node):

@@ -1,8 +1,8 @@
 // Which site a backup started now would back up: the active tab's, else the most recently used tab of a source
 // site. The worker starts its run on it; the backup panel reads it before the click, to know whether the run may
 // need ChatGPT's file hosts (an optional permission it can ask for only inside the click).
-import { api } from "../shared/api.js";
-import { MnemoError } from "../shared/errors.js";
+import { api } from "./api.js";
+import { MnemoError } from "./errors.js";
 import { SOURCE_PATTERNS, sourceSiteOf } from "../sites/index.js";
 
 /** `{site, tabId}` of the tab a backup would use; throws NO_SOURCE_TAB when none is open. */
