@@ -72,7 +72,7 @@ async function showList(append = false) {
     nextCursor = data.next_cursor ?? null;
     more.hidden = !nextCursor;
     if (list.children.length) say("");
-    else say(backupRunning ? t("popupBackingUp") : t("emptyArchive"));
+    else say(backupRunning || lastDone ? t("popupBackingUp") : t("emptyArchive"));
   } catch (error) {
     if (mine === generation) showError(error);
   }
@@ -98,6 +98,8 @@ let followTimer = null;
 function followBackup(run) {
   backupRunning = run?.state === "running";
   const done = run?.counts?.done ?? null;
+  // the list catches up a moment later: until then an empty list is the backup's, not an empty archive
+  if (!list.children.length && !search.value.trim() && (backupRunning || done)) say(t("popupBackingUp"));
   if (done === lastDone) return;
   lastDone = done;
   if (search.value.trim() || followTimer) return;
