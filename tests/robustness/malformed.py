@@ -236,7 +236,11 @@ def site_shapes() -> list[tuple[str, bytes, str]]:
             _save({"uuid": "u1", "chat_messages": [1, 2]}, "claude_api"),
             "BAD_INPUT",
         ),
-        ("capture site 'gemini'", _save(_capture(site="gemini"), "capture"), "BAD_INPUT"),
+        (
+            "capture site 'mistral' (a site we only fill)",
+            _save(_capture(site="mistral"), "capture"),
+            "BAD_INPUT",
+        ),
         ("capture unknown field", _save(_capture(extra_field=1), "capture"), "BAD_INPUT"),
         ("capture turn unknown field", _save(_turn(onclick="x"), "capture"), "BAD_INPUT"),
         ("capture bad captured_at", _save(_capture(captured_at="yesterday"), "capture"), "BAD_INPUT"),
