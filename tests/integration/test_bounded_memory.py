@@ -1,7 +1,9 @@
 """Reading an export holds memory that follows its largest conversation, not its size.
 
-Two exports with the same largest conversation, one with twice as many others: `mnemo convert`'s read and
-Markdown and `mnemo import`'s read, batches and saves each peak within 10 % on both. Each is measured in a
+Two exports with the same largest conversation, one with five times as many others (a file about four times
+larger): `mnemo convert`'s read and Markdown and `mnemo import`'s read, batches and saves each peak within 25 % on
+both. The margin is for timing: the import's peak falls where reading and the writer thread overlap, which moves
+by up to 15 % between runs of the same file on a loaded machine; memory that followed the file would grow 4x. Each is measured in a
 fresh process (tracemalloc's peak of the Python objects it allocates after its imports), with the batch
 bounds scaled down to the size of the data, so a few MB show what a 74 MB export does with the real ones.
 """
@@ -94,11 +96,11 @@ def test_peak_memory_follows_the_largest_conversation_not_the_file(tmp_path, mod
     small, large = tmp_path / "small" / "conversations.json", tmp_path / "large" / "conversations.json"
     small.parent.mkdir()
     large.parent.mkdir()
-    small_size, large_size = _export(small, 200), _export(large, 400)
-    assert large_size > 1.5 * small_size > 1_000_000
+    small_size, large_size = _export(small, 200), _export(large, 1000)
+    assert large_size > 3.5 * small_size > 1_000_000
     peaks = []
     for export in (small, large):
         home = export.parent / "home"
         home.mkdir()
         peaks.append(_peak(mode, export, home))
-    assert peaks[1] <= 1.1 * peaks[0], f"peaks {peaks} for {small_size:,} and {large_size:,} bytes"
+    assert peaks[1] <= 1.25 * peaks[0], f"peaks {peaks} for {small_size:,} and {large_size:,} bytes"
