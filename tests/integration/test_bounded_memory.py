@@ -1,11 +1,12 @@
 """Reading an export holds memory that follows its largest conversation, not its size.
 
 Two exports with the same largest conversation, one with five times as many others (a file about four times
-larger): `mnemo convert`'s read and Markdown and `mnemo import`'s read, batches and saves each peak within 25 % on
-both. The margin is for timing: the import's peak falls where reading and the writer thread overlap, which moves
-by up to 15 % between runs of the same file on a loaded machine; memory that followed the file would grow 4x. Each is measured in a
-fresh process (tracemalloc's peak of the Python objects it allocates after its imports), with the batch
-bounds scaled down to the size of the data, so a few MB show what a 74 MB export does with the real ones.
+larger): `mnemo convert`'s read and Markdown and `mnemo import`'s read, batches and saves each peak within
+25 % on both. The margin is for timing: the import's peak falls where reading and the writer thread overlap,
+which moves by up to 15 % between runs of the same file on a loaded machine; memory that followed the file
+would grow 4x. Each is measured in a fresh process (tracemalloc's peak of the Python objects it allocates
+after its imports), with the batch bounds scaled down to the size of the data, so a few MB show what a 74 MB
+export does with the real ones.
 """
 
 from __future__ import annotations
