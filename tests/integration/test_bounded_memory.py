@@ -2,11 +2,11 @@
 
 Two exports with the same largest conversation, one with five times as many others (a file about four times
 larger): `mnemo convert`'s read and Markdown and `mnemo import`'s read, batches and saves each peak within
-25 % on both. The margin is for timing: the import's peak falls where reading and the writer thread overlap,
-which moves by up to 15 % between runs of the same file on a loaded machine; memory that followed the file
-would grow 4x. Each is measured in a fresh process (tracemalloc's peak of the Python objects it allocates
-after its imports), with the batch bounds scaled down to the size of the data, so a few MB show what a 74 MB
-export does with the real ones.
+10 % on both. Each is measured in a fresh process (tracemalloc's peak of the Python objects it allocates after
+its imports), with the batch bounds scaled down to the size of the data, so a few MB show what a 74 MB export
+does with the real ones. The import's peak falls where reading and the writer thread overlap, which moves by
+up to 15 % between runs of one file on a loaded machine, so each figure is the least of three runs: memory
+that followed the file would be higher in every run.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+RUNS = 3  # each figure the least of this many fresh processes
 FIX = Path(__file__).parents[1] / "fixtures" / "chatgpt_export" / "librechat_chatgpt-export.json"
 
 # In a fresh process: the bounds scaled down (a window and a reader batch 64 KiB, a save batch 256 KiB, an index chunk
@@ -74,6 +75,7 @@ def _export(path: Path, others: int) -> int:
 
 
 def _peak(mode: str, export: Path, home: Path) -> int:
+    home.mkdir(parents=True)
     env = {"MNEMOSYNE_HOME": str(home), "MNEMOSYNE_KEY_FILE": str(home / "archive.key")}
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE, mode, str(export)],
@@ -102,6 +104,5 @@ def test_peak_memory_follows_the_largest_conversation_not_the_file(tmp_path, mod
     peaks = []
     for export in (small, large):
         home = export.parent / "home"
-        home.mkdir()
-        peaks.append(_peak(mode, export, home))
-    assert peaks[1] <= 1.25 * peaks[0], f"peaks {peaks} for {small_size:,} and {large_size:,} bytes"
+        peaks.append(min(_peak(mode, export, home / str(run)) for run in range(RUNS)))
+    assert peaks[1] <= 1.1 * peaks[0], f"peaks {peaks} for {small_size:,} and {large_size:,} bytes"
