@@ -1,4 +1,4 @@
-"""Does the context keep what the conversation established? A benchmark in two halves.
+"""Does the context keep what the conversation established? A benchmark in three halves.
 
 Long conversations are built from real dialogue text with facts planted early, the way people
 state them. The engine never sees the fact keys.
@@ -7,19 +7,24 @@ state them. The engine never sees the fact keys.
   lists and tables with no cue words among them), with filler from the glaive tool-call demos (English
   and Chinese, first 240 pairs) and axolotl, the English one mixed with real list-heavy assistant
   answers (LLaMA-Factory's reasoning demo, LibreChat and Chatbot UI exports; see TUNING_LISTY_EN).
-- TEST half (held out, reported): other templates and wording: an allotment association and a
-  neighbourhood book corner, with facts stated by the assistant, facts in lists and in tables, facts
+- DEV half (held out at first, then looked at while tuning, so no longer a held-out figure): other
+  templates and wording: an allotment association and a neighbourhood book corner, with facts stated by the assistant, facts in lists and in tables, facts
   restated and then corrected (the later value must be there and the earlier one gone), Chinese facts
   with no cue words; the filler is other text: real ChatGPT and Claude conversations from the fixtures
   (English), the real Chinese ChatGPT dialogue from llmfarm and the glaive zh pairs from 240 on that
   share no text with the first 240 (Chinese).
+- TEST half (held out, reported; planted_test_half.py): other kinds of facts (a person's role, a
+  decision with its reason, a version number, an address, configuration values, a deadline moved) in
+  other settings (a community radio station, a guesthouse), and other kinds of filler: code help, travel
+  plans, long lists and tables, research and reports (LLaMA-Factory's DPO and Alpaca demos), sharing no
+  text with the other halves. It plants its facts within the first fifth of its filler, however long.
 
 For each budget the share of planted facts kept is measured for Mnemosyne and three baselines (last
 messages that fit, drop oldest first, evenly spaced messages). Every context is checked to be within
 budget (recounted with o200k_base) and to hold the last user message; Mnemosyne's budget use and
 repeated units are printed.
 
-Run: python tests/bench/context_quality.py [--half tuning|test|both] [--budgets 2000,4000,8000] [--why]
+Run: python tests/bench/context_quality.py [--half tuning|dev|test|all] [--budgets 2000,4000,8000] [--why]
 (--why: the tuning half's dropped facts with their units' value, cost and density against the chosen units').
 The tuning half keeps nearly every fact at 2k, so it is tuned at --budgets 1000,1300,1600,2000.
 """
@@ -30,12 +35,13 @@ import argparse
 import json
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import planted_test_half  # noqa: E402
 from context_baselines import BASELINES, ENCODING  # noqa: E402
+from planted_fact import Fact  # noqa: E402
 
 from mnemosyne import tokens, tree  # noqa: E402
 from mnemosyne.context import build_context  # noqa: E402
@@ -46,25 +52,15 @@ from mnemosyne.model import Conversation, Message, Provenance, Source, TextPart 
 TESTS = Path(__file__).resolve().parents[1]
 FIXTURES = TESTS / "fixtures" / "interop_sharegpt"
 BUDGETS = (2000, 4000, 8000)
-TUNING_FILLER_PAIRS = 240  # glaive pairs the tuning half uses; the test half takes the ones after
+TUNING_FILLER_PAIRS = 240  # glaive pairs the tuning half uses; the dev half takes the ones after
 # Real assistant answers full of lists (model answers from LLaMA-Factory's reasoning demo, LibreChat and
-# Chatbot UI exports): mixed into the tuning half's English filler so that it looks like the test half's
+# Chatbot UI exports): mixed into the tuning half's English filler so that it looks like the dev half's
 # ChatGPT / Claude answers without sharing a file with it.
 TUNING_LISTY_EN = (
     "interop_sharegpt/llamafactory_reason_tool_use_demo_50.jsonl",
     "interop_librechat/librechat_chatbotui-export.json",
     "interop_librechat/librechat_librechat-tree.json",
-)  # not librechat-export.json: its dialogue is the test half's chatgpt_export/librechat_chatgpt-export.json
-
-
-@dataclass(frozen=True)
-class Fact:
-    key: str  # must appear verbatim in the context to count as kept
-    kind: str
-    stale: str | None = None  # a corrected earlier value: kept only when this is absent
-
-    def kept(self, text: str) -> bool:
-        return self.key in text and (self.stale is None or self.stale not in text)
+)  # not librechat-export.json: its dialogue is the dev half's chatgpt_export/librechat_chatgpt-export.json
 
 
 # ---------------------------------------------------------------- tuning half
@@ -247,8 +243,8 @@ ZH_LATE = [
 ZH_LAST = "帮我写一条通知发给供应商，说下周二的送货改到周三，另外这笔货款要怎么记到账上？"
 
 
-# ---------------------------------------------------------------- test half (held out)
-TEST_EN_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
+# ---------------------------------------------------------------- dev half (looked at while tuning)
+DEV_EN_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
     (
         "user",
         "I look after the waiting list for the Willowbrook Lane allotments, about 60 plots on an old railway "
@@ -314,7 +310,7 @@ TEST_EN_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
         (Fact("4471", "user fact"),),
     ),
 ]
-TEST_EN_LATE = [
+DEV_EN_LATE = [
     (
         "user",
         "Back to the allotment app: allocate_waitlist keeps putting the same family at the top, is the sort wrong?",
@@ -326,9 +322,9 @@ TEST_EN_LATE = [
     ("user", "Should the tenancy table also record who holds the spare shed key?"),
     ("assistant", "Yes, a nullable column is enough."),
 ]
-TEST_EN_LAST = "Can you write the notice for the gate board about the rent change and the AGM, and list which terrace plots are still unlet?"
+DEV_EN_LAST = "Can you write the notice for the gate board about the rent change and the AGM, and list which terrace plots are still unlet?"
 
-TEST_ZH_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
+DEV_ZH_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
     (
         "user",
         "你好，我在云栖花园小区管一个图书角，放在三号楼一楼大厅，书都是邻居捐的，现在登记全靠一个本子。",
@@ -370,24 +366,26 @@ TEST_ZH_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
     ),
     ("user", "图书角的微信群号是 QZ-2291，进群先填一张登记表。", (Fact("QZ-2291", "user fact"),)),
 ]
-TEST_ZH_LATE = [
+DEV_ZH_LATE = [
     ("user", "回到图书角的事：overdue_loans 是不是把今天到期的也算成逾期了？"),
     ("assistant", "不会，只有超过宽限天数的才算。"),
     ("user", "借阅表要不要加一栏记录是谁经手的？"),
     ("assistant", "可以加一个可为空的经手人字段。"),
 ]
-TEST_ZH_LAST = "帮我写一条群公告，说明新的借书数量和开放时间，再告诉我下个月的值班表怎么排。"
+DEV_ZH_LAST = "帮我写一条群公告，说明新的借书数量和开放时间，再告诉我下个月的值班表怎么排。"
 
 HALVES = {
     "tuning": {
         "en": (EN_EARLY, EN_LATE, EN_LAST, "Bakery invoicing tool"),
         "zh": (ZH_EARLY, ZH_LATE, ZH_LAST, "奶茶店小程序"),
     },
-    "test": {
-        "en": (TEST_EN_EARLY, TEST_EN_LATE, TEST_EN_LAST, "Allotment waiting list app"),
-        "zh": (TEST_ZH_EARLY, TEST_ZH_LATE, TEST_ZH_LAST, "社区图书角登记"),
+    "dev": {
+        "en": (DEV_EN_EARLY, DEV_EN_LATE, DEV_EN_LAST, "Allotment waiting list app"),
+        "zh": (DEV_ZH_EARLY, DEV_ZH_LATE, DEV_ZH_LAST, "社区图书角登记"),
     },
+    "test": planted_test_half.HALF,
 }
+EARLY_IN_ITS_FILLER = {"test"}  # halves that plant within the first fifth of the filler they have
 
 
 def _sharegpt_pairs(names: list[str]) -> list[tuple[str, str]]:
@@ -440,6 +438,11 @@ def _filler(lang: str, half: str = "tuning") -> list[tuple[str, str]]:
         demos = _sharegpt_pairs(["llamafactory_glaive_toolcall_en_demo.json", "axolotl_conversation.json"])
         listy = _conversation_pairs([TESTS / "fixtures" / f for f in TUNING_LISTY_EN])
         return _interleave(demos[: TUNING_FILLER_PAIRS - len(listy)], listy)
+    if half == "test":
+        first, *rest = planted_test_half.filler_parts(lang)
+        for extra in rest:
+            first = _interleave(first, extra)
+        return first
     if lang == "en":
         folders = ("chatgpt_api/elinvoss", "chatgpt_export", "claude_export")
         return _conversation_pairs(
@@ -455,7 +458,8 @@ def build(lang: str, filler_pairs: int, half: str = "tuning") -> tuple[Conversat
     """A conversation: planted set-up spread over the first fifth, filler, late callbacks, filler, last question."""
     early, late, last, title = HALVES[half][lang]
     filler = _filler(lang, half)[:filler_pairs]
-    spread = max(1, filler_pairs // 5 // len(early))
+    size = len(filler) if half in EARLY_IN_ITS_FILLER else filler_pairs
+    spread = max(1, size // 5 // len(early))
     script: list[tuple[str, str]] = []
     facts: list[Fact] = []
     used = 0
@@ -605,7 +609,7 @@ def why(lang: str, budget: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--half", choices=("tuning", "test", "both"), default="both")
+    parser.add_argument("--half", choices=("tuning", "dev", "test", "all"), default="all")
     parser.add_argument("--why", action="store_true", help="tuning half: why each dropped fact was dropped")
     parser.add_argument(
         "--budgets",
@@ -619,14 +623,16 @@ def main() -> int:
             for budget in budgets:
                 why(lang, budget)
         return 0
-    halves = ["test", "tuning"] if args.half == "both" else [args.half]
+    halves = ["test", "dev", "tuning"] if args.half == "all" else [args.half]
     problems: list[str] = []
     for half in halves:
         rows = [r for lang in ("en", "zh") for r in evaluate(lang, 240, budgets, half)]
         sizes = {r["lang"]: r["conversation_tokens"] for r in rows}
-        label = (
-            "TEST half (held out, reported)" if half == "test" else "TUNING half (the engine was tuned on it)"
-        )
+        label = {
+            "test": "TEST half (held out, reported)",
+            "dev": "DEV half (looked at while tuning)",
+            "tuning": "TUNING half (the engine was tuned on it)",
+        }[half]
         print(
             f"\n{label}; conversation sizes (o200k tokens): "
             + ", ".join(f"{k} {v}" for k, v in sizes.items())

@@ -19,7 +19,7 @@ def bench():
     return module
 
 
-@pytest.mark.parametrize("half", ["tuning", "test"])
+@pytest.mark.parametrize("half", ["tuning", "dev", "test"])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_guarantees_and_facts_beyond_the_tail(bench, lang, half):
     rows = bench.evaluate(lang, 100, (4000,), half)
@@ -29,13 +29,15 @@ def test_guarantees_and_facts_beyond_the_tail(bench, lang, half):
     assert mine["conversation_tokens"] > 3 * 4000  # the facts are far outside a 4k tail
     assert mine["tokens"] >= 0.97 * 4000  # the budget is used, not left empty
     assert by_method["last-messages"]["share"] < 0.3 and by_method["drop-oldest"]["share"] < 0.3
+    if half == "test":
+        return  # the held-out half is scored by the bench, not tuned against here
     # a floor against regressions, below what this smaller conversation keeps (every fact, both halves)
     assert mine["share"] >= 0.85, mine["missing"]
     assert mine["share"] > by_method["last-messages"]["share"] + 0.4
 
 
 def test_planted_facts_are_not_restated_in_the_tail_and_the_halves_share_no_text(bench):
-    for half in ("tuning", "test"):
+    for half in ("tuning", "dev", "test"):
         for lang in ("en", "zh"):
             conv, facts = bench.build(lang, 100, half)
             _, late, last, _ = bench.HALVES[half][lang]
@@ -44,10 +46,11 @@ def test_planted_facts_are_not_restated_in_the_tail_and_the_halves_share_no_text
             assert len(facts) >= 9
     for lang in ("en", "zh"):
         tuning = {a for pair in bench._filler(lang, "tuning")[:240] for a in pair}
-        test = {a for pair in bench._filler(lang, "test") for a in pair}
-        assert not tuning & test
+        dev = {a for pair in bench._filler(lang, "dev") for a in pair}
+        assert not tuning & dev
         early = {t for _, t, _ in bench.HALVES["tuning"][lang][0]}
-        assert not early & {t for _, t, _ in bench.HALVES["test"][lang][0]}
+        assert not early & {t for _, t, _ in bench.HALVES["dev"][lang][0]}
+    # the test half against both: tests/unit/test_planted_test_half.py
 
 
 def test_chinese_facts_compete_with_english_passages_in_a_chinese_conversation(bench):
