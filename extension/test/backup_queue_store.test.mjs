@@ -130,3 +130,16 @@ test("a large page is split; the chunks end at one that is missing or another ru
   assert.equal(cut.queue.length, CHUNK_RECORDS);
   assert.equal(cut.chunks.length, 1);
 });
+
+test("a queue stored whole under the head (the earlier layout) is written as chunks at its next change", () => {
+  const store = storage();
+  const known = { "conversation-0": { list_updated: entries(0, 1)[0].updated, complete: true } };
+  const earlier = addListed(run(), entries(0, 300), known); // read from {id, queue, seen}: nothing of it in chunks
+  const next = addListed(earlier, entries(300, 100));
+  const held = store.store(emptyQueue(next.id), next);
+  assert.equal(held.chunks.length, 2);
+  const loaded = store.load();
+  assert.deepEqual(loaded.queue, next.queue);
+  assert.deepEqual(loaded.seen, next.seen);
+  assert.equal(loaded.seen["conversation-0"], -1);
+});
