@@ -1,11 +1,11 @@
-// A backup run as plain JSON (kept in storage.local under RUN_KEY, shared/backup_run.js, so a stopped worker or a
-// restarted browser continues it) and the pure steps that change it: listed pages in, one outcome per conversation, counts out.
+// A backup run as plain JSON (kept in storage.local under RUN_KEY, shared/backup_run.js, its queue in chunks,
+// backup_queue_store.js, so a stopped worker or a restarted browser continues it) and the pure steps that change
+// it: listed pages in, one outcome per conversation, counts out.
 // The queue is every listed conversation that needs fetching, in list order; `cursor` is the next one.
 import { initialListing } from "./backup_lists.js";
 import { initialRate } from "./rate_policy.js";
 import { left } from "../shared/backup_run.js";
 
-export const QUEUE_KEY = "backupQueue"; // {id, queue, seen}: written only when they change
 export const PROJECTS_KEY = "backupProjects"; // {id, projects}: the listed projects' texts, written when they change
 export const LOG_EVERY = 25; // items between sync-log reports to the host
 const FAILURE_LIMIT = 500; // failures kept in the run (the host's sync-log keeps them too)
