@@ -16,7 +16,7 @@ import { FILE_HOST_PERMISSION, isFileHostUrl } from "../shared/file_hosts.js";
 import { downloadFileUrl } from "./file_download.js";
 import { applyListReply, conversationKind, conversationPath, nextListPath, siteHome, sourceUrlOf,
   withListEntry } from "./backup_lists.js";
-import { LOG_EVERY, PROJECTS_KEY, addListed, finishItem, listingDone, logRecord, newRun, nextItem,
+import { LOG_EVERY, PROJECTS_KEY, addListed, finishItem, listedAs, listingDone, logRecord, newRun, nextItem,
   retryFailures } from "./backup_state.js";
 import { QUEUE_KEY, chunkKey, chunkKeys, emptyQueue, fromChunks, isChunkKey, queueWrites } from "./backup_queue_store.js";
 import { hostCall } from "./host.js";
@@ -335,7 +335,7 @@ async function listStep(run, policy) {
     }
     return settled;
   }
-  const { listing, entries, projects, docs } = applyListReply(run.site, run.listing, reply.data, (id) => Object.hasOwn(run.seen, id));
+  const { listing, entries, projects, docs } = applyListReply(run.site, run.listing, reply.data, (id, project) => listedAs(run, id, project));
   const known = entries.length ? await knownIds(run.site, entries.map((e) => e.id)) : {};
   return update((r) => {
     if (r?.id !== run.id) return r;

@@ -156,7 +156,8 @@ function applyChatgpt(listing, reply, known, cut) {
   if (listing.phase === "project") {
     const project = listing.projects[listing.projectIndex];
     const entries = chatgptEntries(reply?.items, project?.id, cut);
-    const fresh = entries.some((e) => !known(e.id));
+    // (a chat the main list gave still counts as new here while its queued entry lacks this project)
+    const fresh = entries.some((e) => !known(e.id, e.project));
     const cursor = fresh ? freshCursor(listing, reply?.cursor) : null;
     const next = cursor ? nextCursor(listing, cursor) : { ...listing, cursor: null, cursors: [], projectIndex: listing.projectIndex + 1 };
     if (next.projectIndex >= listing.projects.length) next.phase = "end";
@@ -228,9 +229,10 @@ function boundsFor(known, cut) {
 }
 
 /**
- * Read one list reply: `{listing, entries: [{id, title, updated, org?, project?}], projects, docs?}`. `known(id)`
- * says whether this run listed `id` already (a page of nothing new ends its phase).
- * @param {(id: string) => boolean} [known]
+ * Read one list reply: `{listing, entries: [{id, title, updated, org?, project?}], projects, docs?}`. `known(id,
+ * project)` says whether this run listed `id` already, with `project` when one is given and its entry can still take
+ * it (a page of nothing new ends its phase).
+ * @param {(id: string, project?: string) => boolean} [known]
  */
 export function applyListReply(site, listing, reply, known = () => false) {
   const cut = { count: 0 };

@@ -31,6 +31,19 @@ export function counts(run) {
   return { ...run.counts, left: left(run) };
 }
 
+/** Whether the queued entry at `index` is still to fetch and has no project: a project's list can fill it in. */
+function takesProject(run, index) {
+  return index >= run.cursor && Boolean(run.queue[index]) && !run.queue[index].project;
+}
+
+/**
+ * Whether this run listed `id` already and, when a project's list gives `project`, the entry cannot take it: a
+ * project's page of chats the main list gave is new while it fills their projects in, and stale when it repeats.
+ */
+export function listedAs(run, id, project = undefined) {
+  return Object.hasOwn(run.seen, id) && !(project && takesProject(run, run.seen[id]));
+}
+
 /**
  * Listed conversations in: each new id is skipped when the archive's marker equals the list's marker and its copy
  * is complete (`known` is the host's sync-state reply), else queued. An id listed twice (a project chat that is
@@ -41,7 +54,7 @@ export function addListed(run, entries, known = {}) {
   for (const entry of entries) {
     if (Object.hasOwn(next.seen, entry.id)) {
       const index = next.seen[entry.id];
-      if (entry.project && index >= next.cursor && next.queue[index] && !next.queue[index].project) {
+      if (entry.project && takesProject(next, index)) {
         next.queue[index] = { ...next.queue[index], project: entry.project };
       }
       continue;

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { applyListReply, conversationKind, conversationPath, initialListing, nextListPath } from "../background/backup_lists.js";
-import { addListed, counts, finishItem, logRecord, newRun, nextItem, retryFailures } from "../background/backup_state.js";
+import { addListed, counts, finishItem, listedAs, logRecord, newRun, nextItem, retryFailures } from "../background/backup_state.js";
 import { etaSeconds } from "../shared/backup_run.js";
 import { policyFor } from "../background/rate_policy.js";
 import { readFileSync } from "node:fs";
@@ -273,4 +273,28 @@ test("a list that repeats itself ends: the same cursor, the same page, has_more 
   assert.equal(deepseek.paths.length, 2, "the same page again ends the list");
   const gemini = walk("gemini", (request) => [null, "same-token", [[`c_${request.body.flag}0`, "t", null, null, null, [1, 0]]]]);
   assert.equal(gemini.paths.length, 4, "each flag's list ends on its repeated page");
+});
+
+test("a project's chats the main list gave are read to the project's last page, and its repeated page ends it", () => {
+  const replies = (path) => {
+    if (path.startsWith("/backend-api/conversations?offset=0&")) {
+      return { items: [0, 1, 2, 3].map((n) => ({ id: `c${n}`, title: `t${n}` })), total: 4, limit: 100 };
+    }
+    if (path.includes("is_archived=true")) return { items: [], total: 0, limit: 100 };
+    if (path.includes("snorlax")) return { items: [{ gizmo: { gizmo: { id: "g-p-x", name: "P" } } }], cursor: null };
+    if (path.endsWith("cursor=0")) return { items: [{ id: "c0" }, { id: "c1" }], cursor: "2" };
+    if (path.endsWith("cursor=2")) return { items: [{ id: "c2" }], cursor: "3" };
+    if (path.endsWith("cursor=3")) return { items: [{ id: "c2" }], cursor: "4" }; // the site repeats itself
+    throw new Error(`unexpected ${path}`);
+  };
+  let run = newRun({ id: "r", site: "chatgpt", tabId: 1, policy: policyFor("chatgpt"), now: 0 });
+  const paths = [];
+  for (let path = nextListPath("chatgpt", run.listing); path; path = nextListPath("chatgpt", run.listing)) {
+    paths.push(path);
+    assert.ok(paths.length < 20, "listing does not end");
+    const result = applyListReply("chatgpt", run.listing, replies(path), (id, project) => listedAs(run, id, project));
+    run = addListed({ ...run, listing: result.listing }, result.entries);
+  }
+  assert.deepEqual(run.queue.map((e) => e.project ?? null), ["g-p-x", "g-p-x", "g-p-x", null]);
+  assert.equal(paths.filter((p) => p.includes("/gizmos/g-p-x/")).length, 3, "pages 1 and 2, then the repeat ends it");
 });
