@@ -32,15 +32,16 @@ function exportedText(asked, saved) {
 }
 
 /**
- * Copy or download what the save's reply carries. A copy the browser refuses is reported (`copied: false`), the
- * save stands; a download that fails throws, as a download from the view does.
+ * Copy or download what the save's reply carries. A copy that fails is reported (`copied: false`), the save
+ * stands; a download that fails throws, as a download from the view does.
  */
 export async function deliverExport(asked, saved) {
-  const data = await exportedText(asked, saved);
   if (asked.to === "download") {
+    const data = await exportedText(asked, saved);
     return { to: "download", ...(await saveExportFile(data, saved.conversation_id)), redactions: data.redactions ?? null };
   }
   try {
+    const data = await exportedText(asked, saved);
     await copyToClipboard(data.text);
     return { to: "clipboard", copied: true, redactions: data.redactions ?? null };
   } catch (error) {
