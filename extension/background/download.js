@@ -35,3 +35,10 @@ export async function downloadText(text, filename, mediaType) {
     setTimeout(release, REVOKE_AFTER_MS);
   }
 }
+
+/** A conversation as the host wrote it (`get`, pages joined) saved as a file; `{filename, download_id}`. */
+export async function saveExportFile(data, conversationId) {
+  const filename = safeFilename(data.filename, `${conversationId}.${String(data.extension || "txt").replace(/^\./, "")}`);
+  const downloadId = await downloadText(data.text, filename, data.media_type);
+  return { filename, download_id: downloadId };
+}

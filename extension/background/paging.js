@@ -5,19 +5,21 @@ import { hostCall } from "./host.js";
 
 const MAX_PAGES = 2000;
 
-export async function callAllPages(action, params, options) {
-  let cursor;
-  let first = null;
+/**
+ * All pages of `action` joined: `{...the first page's fields, text}`. `first`: a first page the caller already
+ * has (a save's `export` is the first page of a `get`), so only the pages after it are asked for.
+ */
+export async function callAllPages(action, params, options, first = null) {
+  let data = first ?? (await hostCall(action, params, options));
+  const head = data;
   const chunks = [];
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const data = await hostCall(action, cursor ? { ...params, cursor } : params, options);
-    first ??= data;
+  for (let page = 1; ; page += 1) {
     chunks.push(typeof data.chunk === "string" ? data.chunk : "");
     if (!data.next_cursor) {
-      const { chunk, next_cursor, ...meta } = first;
+      const { chunk, next_cursor, ...meta } = head;
       return { ...meta, text: chunks.join("") };
     }
-    cursor = data.next_cursor;
+    if (page >= MAX_PAGES) throw new MnemoError("TOO_MANY_PAGES", `${action} did not finish after ${MAX_PAGES} pages`);
+    data = await hostCall(action, { ...params, cursor: data.next_cursor }, options);
   }
-  throw new MnemoError("TOO_MANY_PAGES", `${action} did not finish after ${MAX_PAGES} pages`);
 }

@@ -10,7 +10,8 @@ import { grant, isGranted } from "./grants.js";
 import { buildContext, buildInPreview, claimFill, contextPreview, copyFailedFill, contextText, describeTargets, openAndFill,
   rebuildContext } from "./continue.js";
 import { copyToClipboard } from "./clipboard.js";
-import { downloadText, safeFilename } from "./download.js";
+import { saveExportFile } from "./download.js";
+import { deliverExport, exportAsked, hostExport } from "./export_click.js";
 import { healthOfTab } from "./health.js";
 import { backupStatus, cancelBackup, pauseBackup, resumeBackup, retryBackupFailures, startBackup } from "./backup.js";
 
@@ -48,10 +49,12 @@ const HANDLERS = {
     async run(msg, sender) {
       checkSaveAgreesWithTab(msg, sender);
       const origin = msg.origin === "keep-current" ? "keep-current" : "export"; // "backup" is the worker's own
-      const data = await hostCall("save", { payload: msg.payload, kind: msg.kind, source_url: msg.source_url, origin },
-        { timeoutMs: 120_000 });
+      const asked = exportAsked(msg.export); // an Export click that copies or downloads: one host round trip
+      const params = { payload: msg.payload, kind: msg.kind, source_url: msg.source_url, origin };
+      const data = await hostCall("save", asked ? { ...params, export: hostExport(asked) } : params, { timeoutMs: 120_000 });
       await grant(sender.tab.id, data.conversation_id);
-      return data;
+      const { export: _text, ...saved } = data; // the text never goes to the tab
+      return asked ? { ...saved, delivered: await deliverExport(asked, data) } : saved;
     },
   },
   get: {
@@ -75,18 +78,7 @@ const HANDLERS = {
     async run(msg, sender, kinds) {
       await requireGrant(kinds, sender, text(msg.conversation_id, "conversation_id"));
       const data = await fetchExport(msg);
-      const filename = safeFilename(data.filename, `${msg.conversation_id}.${String(data.extension || "txt").replace(/^\./, "")}`);
-      const downloadId = await downloadText(data.text, filename, data.media_type);
-      return { filename, download_id: downloadId, redactions: data.redactions ?? null };
-    },
-  },
-  copy: {
-    from: [SOURCE_TAB],
-    async run(msg, sender, kinds) {
-      await requireGrant(kinds, sender, text(msg.conversation_id, "conversation_id"));
-      const data = await fetchExport(msg);
-      await copyToClipboard(data.text); // by the extension: the text never enters the page
-      return { copied: true, redactions: data.redactions ?? null };
+      return { ...(await saveExportFile(data, msg.conversation_id)), redactions: data.redactions ?? null };
     },
   },
   context: {

@@ -1794,7 +1794,8 @@ button.primary:hover { background: var(--accent-hover); }
     onStep("reading");
     const captured = await capture(site2, options);
     onStep("saving");
-    const saved = await request("save", { kind: captured.kind, payload: captured.payload, source_url: captured.source_url });
+    const message = { kind: captured.kind, payload: captured.payload, source_url: captured.source_url };
+    const saved = await request("save", options.export ? { ...message, export: options.export } : message);
     return { ...saved, path: captured.path };
   }
 
@@ -2221,22 +2222,17 @@ button.primary:hover { background: var(--accent-hover); }
   }
 
   // content/export.js
-  async function afterSave(saved) {
-    const settings = await loadSettings();
-    if (settings.copyMarkdownOnExport) {
-      try {
-        await request("copy", { conversation_id: saved.conversation_id, format: "markdown", redact: settings.redact });
-        return "copied";
-      } catch {
-        return "copy-failed";
-      }
-    }
+  function exportAsked(settings) {
+    if (settings.copyMarkdownOnExport) return { to: "clipboard", format: "markdown", redact: settings.redact };
     if (settings.downloadOnExport) {
-      const format = settings.exportFormat === "json" ? "portable" : "markdown";
-      await request("download", { conversation_id: saved.conversation_id, format, redact: settings.redact });
-      return "downloaded";
+      return { to: "download", format: settings.exportFormat === "json" ? "portable" : "markdown", redact: settings.redact };
     }
     return null;
+  }
+  function deliveredLine(delivered) {
+    if (!delivered) return null;
+    if (delivered.to === "download") return t("toastDownloaded");
+    return delivered.copied ? t("copied") : t("copyFailed");
   }
   function savedLine(saved) {
     const title2 = saved.title || t("untitled");
@@ -2256,13 +2252,16 @@ button.primary:hover { background: var(--accent-hover); }
     if (button) button.disabled = true;
     try {
       toast("progress", t("toastReading"));
-      const saved = await captureAndSave(site2, (step) => step === "saving" && toast("progress", t("toastSaving")));
-      const extra = await afterSave(saved);
+      const asked = exportAsked(await loadSettings());
+      const saved = await captureAndSave(
+        site2,
+        (step) => step === "saving" && toast("progress", t("toastSaving")),
+        { export: asked }
+      );
       const lines = [savedLine(saved)];
       if (saved.partial && saved.status !== "kept") lines.push(t("toastPartial"));
-      if (extra === "downloaded") lines.push(t("toastDownloaded"));
-      if (extra === "copied") lines.push(t("copied"));
-      if (extra === "copy-failed") lines.push(t("copyFailed"));
+      const delivered = deliveredLine(saved.delivered);
+      if (delivered) lines.push(delivered);
       const box = toast("success", lines.join("\n"), { actions: [
         { name: "open", label: t("toastOpen"), icon: "external-link", primary: true, run: () => openPage("view", saved.conversation_id) },
         { name: "library", label: t("toastShowInLibrary"), icon: "library", run: () => openPage("library", saved.conversation_id) }

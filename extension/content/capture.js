@@ -56,14 +56,17 @@ export async function capture(site, { allowApi = true, allowDom = true } = {}) {
 }
 
 /**
- * Capture and save; returns the host's save reply plus the path used. `options`: those of capture.
+ * Capture and save; returns the host's save reply plus the path used. `options`: those of capture, and
+ * `export`: what an Export click copies or downloads ({to, format, redact}), done by the worker from the save's
+ * reply (its `delivered` says what it did).
  * @param {(step: "reading" | "saving") => unknown} [onStep]
- * @param {object} [options]
+ * @param {{allowApi?: boolean, allowDom?: boolean, export?: {to: string, format: string, redact: boolean} | null}} [options]
  */
 export async function captureAndSave(site, onStep = () => {}, options = {}) {
   onStep("reading");
   const captured = await capture(site, options);
   onStep("saving");
-  const saved = await request("save", { kind: captured.kind, payload: captured.payload, source_url: captured.source_url });
+  const message = { kind: captured.kind, payload: captured.payload, source_url: captured.source_url };
+  const saved = await request("save", options.export ? { ...message, export: options.export } : message);
   return { ...saved, path: captured.path };
 }

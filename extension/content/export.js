@@ -13,27 +13,24 @@ import { onTrusted, shadowHost } from "./shadow_ui.js";
 import { toast, toastError } from "./toast.js";
 
 /**
- * Download or copy per the user's settings, after the archive has the conversation; redacted like a context
- * when the setting is on. Both are the service worker's (downloads API, its clipboard surface): the text never
- * enters this page, and no page-origin blob: URL exists for the page to fetch.
+ * What the click asks the save for, per the user's settings: the conversation to copy (Markdown) or to download
+ * (Markdown or JSON), redacted like a context when the setting is on; null when it only saves. The service
+ * worker does both from the save's one reply (the downloads API, its clipboard surface): the text never enters
+ * this page, and no page-origin blob: URL exists for the page to fetch.
  */
-async function afterSave(saved) {
-  const settings = await loadSettings();
-  if (settings.copyMarkdownOnExport) {
-    // the worker fetches and copies: the Markdown never enters this page (its DOM, selection or copy event)
-    try {
-      await request("copy", { conversation_id: saved.conversation_id, format: "markdown", redact: settings.redact });
-      return "copied";
-    } catch {
-      return "copy-failed";
-    }
-  }
+function exportAsked(settings) {
+  if (settings.copyMarkdownOnExport) return { to: "clipboard", format: "markdown", redact: settings.redact };
   if (settings.downloadOnExport) {
-    const format = settings.exportFormat === "json" ? "portable" : "markdown";
-    await request("download", { conversation_id: saved.conversation_id, format, redact: settings.redact });
-    return "downloaded";
+    return { to: "download", format: settings.exportFormat === "json" ? "portable" : "markdown", redact: settings.redact };
   }
   return null;
+}
+
+/** The toast's line for what the worker did with the export. */
+function deliveredLine(delivered) {
+  if (!delivered) return null;
+  if (delivered.to === "download") return t("toastDownloaded");
+  return delivered.copied ? t("copied") : t("copyFailed");
 }
 
 /** The first line of the saved toast, in the words of the host's `status` (any status it adds reads as saved). */
@@ -60,13 +57,13 @@ export async function exportNow(site, button) {
   if (button) button.disabled = true;
   try {
     toast("progress", t("toastReading"));
-    const saved = await captureAndSave(site, (step) => step === "saving" && toast("progress", t("toastSaving")));
-    const extra = await afterSave(saved);
+    const asked = exportAsked(await loadSettings());
+    const saved = await captureAndSave(site, (step) => step === "saving" && toast("progress", t("toastSaving")),
+      { export: asked });
     const lines = [savedLine(saved)];
     if (saved.partial && saved.status !== "kept") lines.push(t("toastPartial"));
-    if (extra === "downloaded") lines.push(t("toastDownloaded"));
-    if (extra === "copied") lines.push(t("copied"));
-    if (extra === "copy-failed") lines.push(t("copyFailed"));
+    const delivered = deliveredLine(saved.delivered);
+    if (delivered) lines.push(delivered);
     const box = toast("success", lines.join("\n"), { actions: [
       { name: "open", label: t("toastOpen"), icon: "external-link", primary: true, run: () => openPage("view", saved.conversation_id) },
       { name: "library", label: t("toastShowInLibrary"), icon: "library", run: () => openPage("library", saved.conversation_id) },

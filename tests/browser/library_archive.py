@@ -1,6 +1,7 @@
-"""An archive of 10,000 conversations for the library's filter and sort tests, saved through the real host's
-`save-batch` (as a backup run saves), and what the library must show for each filter and order, worked out
-here from the generated data alone (never from the host's answers, except the archive id each save returns).
+"""An archive of 10,000 conversations for the library's filter and sort tests, imported with `mnemo import` from
+two generated files (the sites' conversation JSON, one list a site, as a user imports an export), and what the
+library must show for each filter and order, worked out here from the generated data alone (never from the
+archive's answers, except the archive id each conversation got).
 
 Every facet is spread so that each filter picks a few hundred conversations out of the 10,000, and the
 orders disagree: creation order is i, last activity is shuffled, titles are a permutation of i in mixed case,
@@ -8,14 +9,15 @@ lengths vary."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
-from support.hostproc import HostProcess
+from support.cli import mnemo
 
 COUNT = 10_000
-BATCH = 50
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 WORDS = ["tide", "Crucible", "HARBOUR", "Lantern", "ember"]
 PROJECTS = {5: "Alpha", 6: "Beta"}  # i % 16
@@ -88,12 +90,11 @@ def _chatgpt_payload(c: Conv) -> dict:
         }
         return {"id": node_id, "parent": parent, "children": children, "message": message}
 
-    source_id = f"00000000-0000-4000-8000-{c.i:012d}"
     payload = {
         "title": c.title,
         "create_time": created,
         "update_time": updated,
-        "conversation_id": source_id,
+        "conversation_id": source_id(c),
         "default_model_slug": c.model,
         "current_node": f"a{c.i}",
         "mapping": {
@@ -113,7 +114,7 @@ def _chatgpt_payload(c: Conv) -> dict:
 
 def _claude_payload(c: Conv) -> dict:
     question, answer = _texts(c.i, c.has_code)
-    uuid = f"11111111-0000-4000-8000-{c.i:012d}"
+    uuid = source_id(c)
     user = {
         "uuid": f"{uuid}-u",
         "sender": "human",
@@ -144,27 +145,31 @@ def _claude_payload(c: Conv) -> dict:
     return payload
 
 
+def source_id(c: Conv) -> str:
+    """The site's conversation id (the one each payload names)."""
+    return (
+        f"11111111-0000-4000-8000-{c.i:012d}" if c.site == "claude" else f"00000000-0000-4000-8000-{c.i:012d}"
+    )
+
+
 def build(env: dict[str, str], count: int = COUNT) -> list[Conv]:
-    """Save `count` conversations through one real host process, 50 per `save-batch`; each Conv gets the
-    archive id its save returned."""
+    """Import `count` conversations into the archive of `env` with `mnemo import` (a real process, the same
+    readers as a save); each Conv gets the archive id `mnemo list` gives for its site conversation."""
     convs = [conversation(i) for i in range(count)]
-    host = HostProcess(env)
-    try:
-        for start in range(0, count, BATCH):
-            batch = convs[start : start + BATCH]
-            items = [
-                {"payload": _chatgpt_payload(c), "kind": "chatgpt_api"}
-                if c.site == "chatgpt"
-                else {"payload": _claude_payload(c), "kind": "claude_api"}
-                for c in batch
-            ]
-            results = host.data("save-batch", items=items, timeout=120)["results"]
-            for c, result in zip(batch, results, strict=True):
-                assert result["ok"] and result["status"] == "created", result
-                c.archive_id = result["conversation_id"]
-        host.data("search", query="zq00001")  # the host writes the rest of its search index before it exits
-    finally:
-        host.kill()
+    folder = Path(env["MNEMOSYNE_HOME"]).parent / "library-import"
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for site, payload in (("chatgpt", _chatgpt_payload), ("claude", _claude_payload)):
+        path = folder / f"{site}-conversations.json"
+        path.write_text(json.dumps([payload(c) for c in convs if c.site == site]), encoding="utf-8")
+        files.append(path)
+    mnemo(env, "import", "--no-tokens", *files, timeout=900)
+    mnemo(env, "search", "zq00001")  # the search index is written before the browser starts
+    listed = json.loads(mnemo(env, "list", "--limit", "0", "--json").stdout)
+    ids = {(item["site"], item["source_id"]): item["id"] for item in listed}
+    for c in convs:
+        c.archive_id = ids[(c.site, source_id(c))]
+    assert len(listed) == count
     return convs
 
 

@@ -107,7 +107,7 @@ def test_firefox_library_view_rendering_and_branch_switch(tmp_path, env):
 
 @pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
 def test_firefox_filters_and_sorts_over_ten_thousand_conversations(tmp_path, env):
-    """10,000 conversations saved through the host's save-batch; in Firefox the title sort over all of them,
+    """10,000 conversations imported with `mnemo import`; in Firefox the title sort over all of them,
     then site + project + has code (and project alone, longest first, paged to its end) show exactly the
     conversations worked out from the generated data, in order."""
     import library_archive

@@ -337,7 +337,7 @@ def test_library_filters_and_sorts_real_conversations_through_the_ui(browser, mn
 
 @pytest.fixture
 def ten_thousand(env):
-    """10,000 conversations saved through the real host's save-batch before the browser starts."""
+    """10,000 conversations imported with `mnemo import` before the browser starts."""
     import library_archive
 
     return library_archive.build(env)

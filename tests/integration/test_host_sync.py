@@ -1,4 +1,4 @@
-"""Sync actions over the real host: save's never-worse rule, save-batch, sync-state, sync-log."""
+"""Sync actions over the real host: save's never-worse rule, sync-state, sync-log."""
 
 from __future__ import annotations
 
@@ -7,17 +7,10 @@ import json
 import pytest
 
 from support.data import load
-from support.hostproc import frame
 
 CHATGPT_DIR = "chatgpt_api/elinvoss/"
 TIDE = CHATGPT_DIR + "0119-Tide_anneal_crucible_explanation-6925e174-6714-832f-8946-84bdb22f6d2e.json"
 TIDE_ID = "6925e174-6714-832f-8946-84bdb22f6d2e"
-
-
-def chatgpt_payloads(fixtures):
-    return [
-        json.loads(p.read_text(encoding="utf-8")) for p in sorted((fixtures / CHATGPT_DIR).glob("*.json"))
-    ]
 
 
 def capture_of(site_id, complete, turns=2, site="chatgpt"):
@@ -93,62 +86,6 @@ def test_complete_after_partial_updates_and_marks_complete(host, fixtures):
     assert host.data("sync-state", site="chatgpt", ids=[TIDE_ID])["known"][TIDE_ID]["list_updated"] == "2"
 
 
-def test_save_batch_saves_in_order_and_a_bad_item_fails_alone(host, fixtures):
-    payloads = chatgpt_payloads(fixtures)
-    items = [
-        {"payload": p, "kind": "chatgpt_api", "list_updated": f"m{n}", "origin": "backup"}
-        for n, p in enumerate(payloads)
-    ]
-    items.insert(1, {"payload": {"mapping": 5}, "kind": "chatgpt_api"})  # not a conversation
-    items.insert(3, {"payload": "text"})  # wrong type
-    items.insert(4, "not an object")
-    items.insert(5, {"payload": payloads[0], "kind": "chatgpt_api", "origin": "somewhere"})
-    results = host.data("save-batch", items=items)["results"]
-    assert len(results) == len(items)
-    assert results[1] == {
-        "ok": False,
-        "error": {"code": "BAD_INPUT", "message": results[1]["error"]["message"]},
-    }
-    assert [r["error"]["code"] for r in results[3:6]] == ["BAD_REQUEST", "BAD_REQUEST", "BAD_REQUEST"]
-    good = [r for n, r in enumerate(results) if n not in (1, 3, 4, 5)]
-    assert all(r["ok"] and r["status"] == "created" for r in good)
-    assert len(good) == len(payloads)
-    assert host.data("hello")["archive"]["conversations"] == len(payloads)
-    ids = [p["conversation_id"] for p in payloads]
-    known = host.data("sync-state", site="chatgpt", ids=ids + ["not-held"])["known"]
-    assert set(known) == set(ids)
-    assert [known[i]["list_updated"] for i in ids] == [f"m{n}" for n in range(len(ids))]
-    again = host.data("save-batch", items=items)["results"]
-    assert all(r["status"] == "unchanged" for n, r in enumerate(again) if n not in (1, 3, 4, 5))
-
-
-def test_save_batch_applies_the_never_worse_rule_per_item(host, fixtures):
-    host.data("save", payload=load(fixtures, TIDE), kind="chatgpt_api")
-    other = "0b9c0d3e-0000-4000-8000-000000000001"
-    results = host.data(
-        "save-batch",
-        items=[
-            {"payload": capture_of(TIDE_ID, complete=False), "kind": "capture"},
-            {"payload": capture_of(other, complete=False), "kind": "capture"},
-        ],
-    )["results"]
-    assert [r["status"] for r in results] == ["kept", "created"]
-
-
-@pytest.mark.parametrize(
-    "params",
-    [
-        {"items": []},
-        {"items": "x"},
-        {"items": [{"payload": {}}] * 51},
-        {},
-    ],
-    ids=["empty", "string", "51", "missing"],
-)
-def test_save_batch_refuses_a_bad_batch(host, params):
-    assert host.call("save-batch", **params)["error"]["code"] == "BAD_REQUEST"
-
-
 def test_sync_log_upserts_runs_and_refuses_bad_ones(host):
     run = {
         "id": "run-1",
@@ -201,19 +138,3 @@ def test_deleted_conversation_is_not_known(host, fixtures):
     saved = host.data("save", payload=load(fixtures, TIDE), kind="chatgpt_api", list_updated="x")
     host.data("delete", conversation_id=saved["conversation_id"])
     assert host.data("sync-state", site="chatgpt", ids=[TIDE_ID])["known"] == {}
-
-
-def test_hostile_batch_frame_gets_typed_errors_and_keeps_what_was_saved(host, fixtures):
-    host.data("save", payload=load(fixtures, TIDE), kind="chatgpt_api")
-    deep = (
-        b'{"payload":{"mapping":{"a":{"message":' + b"[" * 5000 + b"]" * 5000 + b'}}},"kind":"chatgpt_api"}'
-    )
-    body = b'{"id":9,"action":"save-batch","items":[' + deep + b',{"payload":null}]}'
-    host.send_raw(frame(body))
-    assert host.recv()["error"]["code"] == "INVALID_JSON"
-    huge_title = dict(load(fixtures, TIDE), title="x" * 3_000_000, conversation_id="another")
-    results = host.data("save-batch", items=[{"payload": {"mapping": []}}, {"payload": huge_title}])[
-        "results"
-    ]
-    assert results[0]["ok"] is False and results[1]["ok"] is True
-    assert host.data("hello")["archive"]["conversations"] == 2

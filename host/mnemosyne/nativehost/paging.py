@@ -28,8 +28,9 @@ from ..errors import InputError
 CHUNK_BYTES = 900 * 1024  # leaves room for the envelope and the report inside 1 MiB
 
 
-def _encoded_len(text: str) -> int:
-    return len(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+def encoded_len(value: Any) -> int:
+    """Bytes of `value` as the reply frame encodes it (UTF-8 JSON)."""
+    return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
 
 
 def _digest(text: str) -> str:
@@ -60,7 +61,7 @@ def page(
         if wanted != digest or not 0 <= offset <= len(text):
             raise InputError("the conversation changed since the first page; start again", code="BAD_CURSOR")
     rest = text[offset:]
-    if len(rest) <= budget and _encoded_len(rest) <= budget:
+    if len(rest) <= budget and encoded_len(rest) <= budget:
         end = len(text)
     else:
         # largest prefix whose JSON encoding fits the budget; every character takes 1+ bytes, so no more
@@ -68,7 +69,7 @@ def page(
         lo, hi = 1, min(len(rest), budget)
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if _encoded_len(rest[:mid]) <= budget:
+            if encoded_len(rest[:mid]) <= budget:
                 lo = mid
             else:
                 hi = mid - 1
@@ -87,8 +88,8 @@ class Rendered:
     expires: float = 0.0
     digest: str = ""
 
-    def page(self, cursor: str | None) -> dict[str, Any]:
-        return {**self.meta, **page(self.text, cursor, digest=self.digest)}
+    def page(self, cursor: str | None, budget: int = CHUNK_BYTES) -> dict[str, Any]:
+        return {**self.meta, **page(self.text, cursor, budget, digest=self.digest)}
 
 
 class RenderCache:

@@ -5,7 +5,6 @@ their own arguments, call one of these, and render the result their own way. Not
 argv or knows about frames.
 
 - save_payload(arc, payload, kind=..., preparation=...) one page/site payload -> the archive (host `save`)
-- save_batch(arc, items)                                 up to 50 payloads, one transaction (host `save-batch`)
 - export_folder(arc, out, fmt, ids, ...)                 conversations + held attachments -> a folder (`mnemo export`)
 - import_paths(arc, paths, fmt=..., ...)                 files, folders, export zips -> the archive (`mnemo import`)
 - conversation_from_file(path, pick)                     one conversation read from a file (`mnemo context FILE`)

@@ -1,4 +1,4 @@
-"""Saving what the extension sent: a site's conversation JSON or a page capture, one or a batch."""
+"""Saving what the extension sent: a site's conversation JSON or a page capture."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ PAGE_READERS = ("chatgpt", "claude", "capture", "grok", "perplexity", "gemini", 
 
 @dataclass
 class SaveItem:
-    """One conversation to save, as the extension sent it (`save`, or one item of `save-batch`)."""
+    """One conversation to save, as the extension sent it (`save`)."""
 
     payload: dict[str, Any] | list[Any]
     kind: str = "auto"
@@ -111,57 +111,26 @@ def read_payload(
     return first
 
 
-def save_batch(arc: Archive, items: list[SaveItem | MnemosyneError]) -> list[SaveResult | MnemosyneError]:
-    """Every item read, then the readable ones stored in one transaction (see save_conversations); an item
-    that is already an error, or fails to read or store, is that item's result. Results in item order."""
-    results: list[SaveResult | MnemosyneError | None] = []
-    convs: list[Conversation] = []
-    marks: list[SyncMark] = []
-    slots: list[int] = []
-    for item in items:
-        if isinstance(item, MnemosyneError):
-            results.append(item)
-            continue
-        try:
-            conv = read_payload(item.payload, item.kind, item.source_url)
-        except MnemosyneError as exc:
-            results.append(exc)
-            continue
-        except RecursionError:
-            results.append(InputError("input nested too deeply"))
-            continue
-        slots.append(len(results))
-        results.append(None)
-        convs.append(conv)
-        marks.append(item.mark)
-    for slot, saved in zip(slots, save_conversations(arc, convs, marks=marks)):
-        results[slot] = saved
-    return [r for r in results if r is not None]
-
-
 def save_conversations(
     arc: Archive,
     convs: list[Conversation],
     counter: Any = None,
     encoding: str = "o200k_base",
-    marks: list[SyncMark] | None = None,
     prepared: dict[int, Prepared] | None = None,
 ) -> list[SaveResult | MnemosyneError]:
     """Many conversations in one transaction (one commit, one fsync); when that fails, one by one, so the
-    one that cannot be stored is reported and the rest still go in. Shared by `mnemo import` and save-batch.
+    one that cannot be stored is reported and the rest still go in (`mnemo import`).
     `prepared`: see Archive.save_many."""
     if not convs:
         return []
     try:
-        return list(arc.save_many(convs, counter, encoding, marks=marks, prepared=prepared))
+        return list(arc.save_many(convs, counter, encoding, prepared=prepared))
     except MnemosyneError:
         pass
     out: list[SaveResult | MnemosyneError] = []
-    for n, conv in enumerate(convs):
+    for conv in convs:
         try:
-            out += arc.save_many(
-                [conv], counter, encoding, marks=None if marks is None else [marks[n]], prepared=prepared
-            )
+            out += arc.save_many([conv], counter, encoding, prepared=prepared)
         except MnemosyneError as exc:
             out.append(exc)
     return out

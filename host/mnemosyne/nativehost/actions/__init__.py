@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 ACTIONS: dict[str, str] = {
     "hello": "mnemosyne.nativehost.actions.hello:run",
     "save": "mnemosyne.nativehost.actions.save:run",
-    "save-batch": "mnemosyne.nativehost.actions.save_batch:run",
     "sync-state": "mnemosyne.nativehost.actions.sync_state:run",
     "sync-log": "mnemosyne.nativehost.actions.sync_log:run",
     "save-attachment": "mnemosyne.nativehost.actions.save_attachment:run",
