@@ -370,7 +370,7 @@ def _map_part(part: BaseModel, fn: Callable[[str], str]) -> BaseModel:
     """`part` (a message part, or a citation in one) with `fn` applied to each of its free texts: the same
     object when none changes, else a copy with the changed fields. Walks the models' fields as they are:
     dumping a conversation to JSON and validating it back cost more than the redaction of its texts."""
-    from pydantic import BaseModel
+    from pydantic import BaseModel  # (see the imports: recall redacts plain texts)
 
     changed: dict[str, Any] = {}
     for key, value in part.__dict__.items():
