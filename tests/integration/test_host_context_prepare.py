@@ -225,15 +225,13 @@ def test_the_host_holds_the_units_of_the_conversation_it_serves_only(session, mo
     MB with each distinct 1 MB conversation until the caches' bounds, about 290 MB (the counts memo alone:
     10-20 MB, long_session_memory.py). A conversation it comes back to is read back from the archive (not
     split again) and gives the same context."""
-    from mnemosyne import redact
-
     session.preparation.caches.clear()
     first = save.run({"payload": own_texts_payload("conv-a"), "kind": "chatgpt_api"}, session)
     session.after_reply(lambda: False)
     before = full_context(session, first["conversation_id"], True)
     session.after_reply(lambda: False)
     assert any("[conv-a]" in text for text in session.preparation.caches.units.texts())
-    assert any("[conv-a]" in text for text in redact._done)
+    assert any("[conv-a]" in text for text in session.preparation.caches.redactions.texts())
     assert any("[conv-a]" in text for memo in session.preparation.caches.counts.values() for text in memo)
 
     second = save.run({"payload": own_texts_payload("conv-b"), "kind": "chatgpt_api"}, session)
@@ -241,7 +239,7 @@ def test_the_host_holds_the_units_of_the_conversation_it_serves_only(session, mo
     assert any("[conv-b]" in text for text in session.preparation.caches.units.texts())
     assert not any("[conv-a]" in text for text in session.preparation.caches.units.texts())
     assert {c.owner for c in session.preparation.caches.corpora.values()} == {second["conversation_id"]}
-    assert not any("[conv-a]" in text for text in redact._done)
+    assert not any("[conv-a]" in text for text in session.preparation.caches.redactions.texts())
     assert not any("[conv-a]" in text for memo in session.preparation.caches.counts.values() for text in memo)
 
     seen = splits(monkeypatch, session)
