@@ -92,6 +92,29 @@ def test_the_context_after_a_save_splits_nothing_and_is_the_same(session, monkey
     assert len(seen) > 50
 
 
+def test_the_redacted_context_after_a_save_searches_no_text_again(session, monkeypatch):
+    """After a save's reply the host redacts the conversation into its caches' memo (a secret in a title and
+    a message among its texts): the redacted context asked for next, and the units stored after it, search
+    no text for secrets again, and the context holds none of them."""
+    from mnemosyne.redact import Redactor
+
+    session.preparation.caches.clear()
+    payload = secret_payload("secret-memo")
+    payload["title"] = "Mail dana.kowalski@example.org"
+    conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, session)["conversation_id"]
+    session.after_reply(lambda: False)
+    assert session.preparation.caches.redactions  # the host's memo, filled after the reply
+    searched: list[str] = []
+    original = Redactor._pattern_for
+    monkeypatch.setattr(
+        Redactor, "_pattern_for", lambda self, text: searched.append(text) or original(self, text)
+    )
+    text = full_context(session, conv_id, True)
+    session.after_reply(lambda: False)  # the units of both versions stored
+    assert searched == []
+    assert "dana.kowalski@example.org" not in text and "[REDACTED:email]" in text
+
+
 def test_no_preparation_while_a_request_waits(session, monkeypatch):
     session.preparation.caches.clear()
     save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)
