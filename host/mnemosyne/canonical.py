@@ -59,7 +59,7 @@ FLOAT_FIELDS = {"tool_call": ("arguments",), "reasoning": ("duration_sec",), "un
 @cache
 def _encoder(order: Literal["sorted"] | None) -> Any:
     """msgspec's JSON encoder: keys sorted ("sorted") or in their order (None)."""
-    import msgspec
+    import msgspec  # (the compact document only: a context of a file reads JSON, it writes none)
 
     return msgspec.json.Encoder(order=order)
 

@@ -24,7 +24,7 @@ def chromium_id_from_key(public_key_b64: str) -> str:
     """The extension id Chromium computes from a manifest "key" (base64 DER). Used by install and tests;
     the host's caller check compares against CHROMIUM_EXTENSION_ID, so its start-up imports no hashing."""
     import base64
-    import hashlib
+    import hashlib  # (see the docstring)
 
     der = base64.b64decode(public_key_b64, validate=True)
     digest = hashlib.sha256(der).hexdigest()[:32]

@@ -44,7 +44,7 @@ def plain_line(level: str, message: str, created: float | None = None) -> str:
 
 def escaping_formatter() -> Any:
     """A logging.Formatter for LINE_FORMAT that escapes every message (logging is imported here, on use)."""
-    import logging
+    import logging  # (see the module)
 
     class EscapingFormatter(logging.Formatter):
         def formatMessage(self, record: logging.LogRecord) -> str:

@@ -3,15 +3,19 @@
 One combined regular expression, one pass: at any position the earliest
 alternative wins, so specific formats (sk-ant-, sk-proj-) come before general
 ones (sk-). Only counts per type leave this module, never the values.
+
+Redaction keeps nothing between calls: a caller that redacts the same texts again hands a Redactor the memo
+it owns (prepare/redaction_memo.py, held by a host's Caches), where texts redacted before are found.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .redact_needs import NEEDS, needs_of, needs_of_many
 
@@ -106,40 +110,24 @@ _PATTERNS: list[tuple[str, str]] = [
 REDACTION_TYPES: tuple[str, ...] = tuple(name for name, _ in _PATTERNS)
 
 assert tuple(NEEDS) == REDACTION_TYPES  # the same order: at one position, the first alternative wins
-_BY_ACTIVE: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+# a text's redaction: the redacted text and the count per type found in it
+Redacted = tuple[str, tuple[tuple[str, int], ...]]
 
 
-# What each text of a conversation could match, worked out for all its texts at once (`screen`,
-# redact_needs.needs_of_many): texts that can match nothing are remembered as redacted; the others keep
-# their needs here until they are redacted.
-_screened: dict[str, tuple[str, ...]] = {}
+class Memo(Protocol):
+    """Texts redacted before, with their redactions (prepare/redaction_memo.py RedactionMemo)."""
+
+    def get(self, text: str) -> Redacted | None: ...
+    def put(self, text: str, done: Redacted) -> None: ...
+    def __contains__(self, text: object) -> bool: ...
 
 
-def screen(texts: Iterable[str]) -> None:
-    """What each of `texts` not redacted yet could match, worked out at once ahead of their redaction."""
-    todo = [t for t in dict.fromkeys(texts) if t and t not in _done]
-    _screened.clear()  # (only the texts about to be redacted are held)
-    for text, names in zip(todo, needs_of_many(todo)):
-        if names:
-            _screened[text] = names
-        else:
-            _remember(text, (text, ()))
-
-
-def _pattern_for(text: str) -> re.Pattern[str] | None:
-    """The combined expression of the alternatives `text` could match; None when it could match none."""
-    active = _screened.pop(text, None)
-    if active is None:
-        active = needs_of(text)
-    if not active:
-        return None
-    rx = _BY_ACTIVE.get(active)
-    if rx is None:
-        patterns = dict(_PATTERNS)
-        rx = re.compile("|".join(f"(?P<{n}>{patterns[n]})" for n in active))
-        if len(_BY_ACTIVE) < 256:  # a few combinations recur; the bound keeps odd texts from piling up
-            _BY_ACTIVE[active] = rx
-    return rx
+@lru_cache(maxsize=256)  # a few combinations recur; compiling one takes longer than most texts' search
+def _combined(active: tuple[str, ...]) -> re.Pattern[str]:
+    """The one expression of the alternatives `active`, in their order."""
+    patterns = dict(_PATTERNS)
+    return re.compile("|".join(f"(?P<{n}>{patterns[n]})" for n in active))
 
 
 # token formats recognised inside an assignment (api_key = sk-...), so the count names the real type
@@ -227,42 +215,40 @@ def _looks_secret(value: str) -> bool:
     return len(value) >= 8 and has_letter and has_other
 
 
-# Texts redacted in this process: text -> (redacted text, count per type). A host redacts the same conversation
-# for every context (the extension's default) and after a save (see context.engine.prepare): about 0.13 s a
-# MB. Least recently used texts go first once MEMO_CHARS characters are held (a conversation of 5 MB of
-# Chinese or 8 MB of English text; a text without secrets is held once, shared with its result).
-MEMO_CHARS = 8_000_000
-_done: OrderedDict[str, tuple[str, tuple[tuple[str, int], ...]]] = OrderedDict()
-_done_chars = 0
-
-
-def _remember(text: str, done: tuple[str, tuple[tuple[str, int], ...]]) -> None:
-    global _done_chars
-    _done[text] = done
-    _done_chars += len(text)
-    while _done_chars > MEMO_CHARS:
-        old, _ = _done.popitem(last=False)
-        _done_chars -= len(old)
-
-
-def hold_only(conv: Conversation) -> None:
-    """Keep in the memo only the texts of `conv` (a host turning to a conversation lets the others' go: see
-    Preparation.turn_to; up to MEMO_CHARS characters of them were held, 16 MB of English text)."""
-    global _done_chars
-    keep = set(_texts_of(part for msg in conv.messages for part in msg.parts))
-    keep.update(x for ins in conv.instructions for x in (ins.text, ins.title) if x)
-    keep.add(conv.title or "")
-    keep.add(conv.source.project or "")
-    for text in [text for text in _done if text not in keep]:
-        del _done[text]
-        _done_chars -= len(text)
+def free_texts(conv: Conversation) -> set[str]:
+    """Every free text of `conv` redact_conversation redacts (what a memo holds of it)."""
+    texts = set(_texts_of(part for msg in conv.messages for part in msg.parts))
+    texts.update(x for ins in conv.instructions for x in (ins.text, ins.title) if x)
+    texts.update(msg.author for msg in conv.messages if msg.author)
+    texts.add(conv.title or "")
+    texts.add(conv.source.project or "")
+    return texts
 
 
 @dataclass
 class Redactor:
-    """Redacts many texts and keeps the running count per type."""
+    """Redacts many texts and keeps the running count per type; with a `memo`, a text redacted before is
+    read from it, and each text redacted now is put there."""
 
     counts: Counter[str] = field(default_factory=Counter)
+    memo: Memo | None = None
+    # What each text about to be redacted could match, worked out for all of them at once (screen,
+    # redact_needs.needs_of_many), until the next screen.
+    _screened: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+
+    def screen(self, texts: Iterable[str]) -> None:
+        """What each of `texts` not redacted yet could match, worked out at once ahead of their redaction
+        (only the texts about to be redacted are held)."""
+        memo = self.memo
+        todo = [t for t in dict.fromkeys(texts) if t and (memo is None or t not in memo)]
+        self._screened = dict(zip(todo, needs_of_many(todo)))
+
+    def _pattern_for(self, text: str) -> re.Pattern[str] | None:
+        """The combined expression of the alternatives `text` could match; None when it could match none."""
+        active = self._screened.get(text)
+        if active is None:
+            active = needs_of(text)
+        return _combined(active) if active else None
 
     def _replace(self, match: re.Match[str]) -> str:
         kind = match.lastgroup
@@ -306,17 +292,17 @@ class Redactor:
     def redact(self, text: str) -> str:
         if not text:
             return text
-        done = _done.get(text)
-        if done is not None:
-            _done.move_to_end(text)
-        else:
-            rx = _pattern_for(text)
+        memo = self.memo
+        done = None if memo is None else memo.get(text)
+        if done is None:
+            rx = self._pattern_for(text)
             if rx is None:
                 done = (text, ())
             else:
                 found = Redactor()
                 done = (rx.sub(found._replace, text), tuple(found.counts.items()))
-            _remember(text, done)
+            if memo is not None:
+                memo.put(text, done)
         for kind, n in done[1]:
             self.counts[kind] += n
         return done[0]
@@ -324,16 +310,16 @@ class Redactor:
     def redact_all(self, texts: list[str]) -> list[str]:
         """`redact` of each of `texts`, what each could match worked out for all of them at once (screen):
         2,000 texts of 1 MB took 46,000 searches one at a time."""
-        screen(texts)
+        self.screen(texts)
         return [self.redact(text) for text in texts]
 
     def report(self) -> dict[str, int]:
         return {kind: self.counts[kind] for kind in REDACTION_TYPES if self.counts[kind]}
 
 
-def redact(text: str) -> tuple[str, dict[str, int]]:
+def redact(text: str, memo: Memo | None = None) -> tuple[str, dict[str, int]]:
     """The text with secrets replaced, and how many of each type were found."""
-    redactor = Redactor()
+    redactor = Redactor(memo=memo)
     return redactor.redact(text), redactor.report()
 
 
@@ -370,7 +356,7 @@ def _map_part(part: BaseModel, fn: Callable[[str], str]) -> BaseModel:
     """`part` (a message part, or a citation in one) with `fn` applied to each of its free texts: the same
     object when none changes, else a copy with the changed fields. Walks the models' fields as they are:
     dumping a conversation to JSON and validating it back cost more than the redaction of its texts."""
-    from pydantic import BaseModel
+    from pydantic import BaseModel  # (see the imports: recall redacts plain texts)
 
     changed: dict[str, Any] = {}
     for key, value in part.__dict__.items():
@@ -398,15 +384,16 @@ def _texts_of(parts: Iterable[BaseModel]) -> list[str]:
 
 
 def redact_conversation(
-    conv: Conversation, redactor: Redactor | None = None
+    conv: Conversation, redactor: Redactor | None = None, memo: Memo | None = None
 ) -> tuple[Conversation, Redactor]:
     """A copy of `conv` with every free text redacted: the title, the project, the instructions (their titles: a
     project's or a document's name), and every message's author and texts (an attachment's name among them).
 
     The one redaction policy for everything that leaves the archive: context, get (copy, export, download),
     `mnemo show/export/convert --redact`. The copy shares the messages and parts that hold no secret with
-    `conv` (models are not changed in place once read)."""
-    redactor = redactor or Redactor()
+    `conv` (models are not changed in place once read). `memo`: where the texts redacted before are (unless
+    `redactor` is given: its own memo)."""
+    redactor = redactor or Redactor(memo=memo)
     update: dict[str, Any] = {}
     if conv.title:
         update["title"] = redactor.redact(conv.title)
@@ -418,7 +405,7 @@ def redact_conversation(
     ]
     if conv.source.project:
         update["source"] = conv.source.model_copy(update={"project": redactor.redact(conv.source.project)})
-    screen(_texts_of(part for msg in conv.messages for part in msg.parts))
+    redactor.screen(_texts_of(part for msg in conv.messages for part in msg.parts))
     messages = []
     for msg in conv.messages:
         parts = [_map_part(part, redactor.redact) for part in msg.parts]
@@ -441,16 +428,19 @@ def merge_reports(*reports: dict[str, int]) -> dict[str, int]:
 WARM_MESSAGES = 100  # messages screened and redacted between two looks at keep_going (~50 KB: ~3 ms)
 
 
-def warm(conv: Conversation, keep_going: Callable[[], bool]) -> bool:
-    """Redact the message texts of `conv` into the memo ahead of a redact_conversation (a host does it after a
-    save's reply), WARM_MESSAGES at a time, stopping when `keep_going()` says so; whether it got through."""
-    redactor = Redactor()
+def warm(conv: Conversation, keep_going: Callable[[], bool], memo: Memo | None = None) -> bool:
+    """Redact the message texts of `conv` into `memo` ahead of a redact_conversation (a host does it after a
+    save's reply), WARM_MESSAGES at a time, stopping when `keep_going()` says so; whether it got through.
+    Without a memo there is nothing to keep the redactions in: nothing is done."""
+    if memo is None:
+        return True
+    redactor = Redactor(memo=memo)
     messages = conv.messages
     for start in range(0, len(messages), WARM_MESSAGES):
         if not keep_going():
             return False
         parts = [part for m in messages[start : start + WARM_MESSAGES] for part in m.parts]
-        screen(_texts_of(parts))
+        redactor.screen(_texts_of(parts))
         for part in parts:
             _map_part(part, redactor.redact)
     return True

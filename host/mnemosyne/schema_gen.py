@@ -31,7 +31,7 @@ CAPTURE_COMMITTED = Path(__file__).with_name("schema") / "capture.v1.json"
 
 
 def capture_schema_text() -> str:
-    from .readers.capture import CapturePayload
+    from .readers.capture import CapturePayload  # (the readers: the conversation's schema needs none)
 
     schema = CapturePayload.model_json_schema()
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

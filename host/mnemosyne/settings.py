@@ -46,7 +46,7 @@ def parse_toml(data: bytes, path: Path) -> dict[str, Any]:
     """A TOML file's table (Python 3.11's tomllib); a file that is not TOML is a BAD_CONFIG error."""
     if sys.version_info < (3, 11):  # pragma: no cover - no TOML reader without a dependency
         raise ConfigError(f"reading {path} needs Python 3.11 or later (tomllib)")
-    import tomllib
+    import tomllib  # (Python 3.11 or later: see the check above)
 
     try:
         return tomllib.loads(data.decode("utf-8"))

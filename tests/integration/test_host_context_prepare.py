@@ -92,6 +92,29 @@ def test_the_context_after_a_save_splits_nothing_and_is_the_same(session, monkey
     assert len(seen) > 50
 
 
+def test_the_redacted_context_after_a_save_searches_no_text_again(session, monkeypatch):
+    """After a save's reply the host redacts the conversation into its caches' memo (a secret in a title and
+    a message among its texts): the redacted context asked for next, and the units stored after it, search
+    no text for secrets again, and the context holds none of them."""
+    from mnemosyne.redact import Redactor
+
+    session.preparation.caches.clear()
+    payload = secret_payload("secret-memo")
+    payload["title"] = "Mail dana.kowalski@example.org"
+    conv_id = save.run({"payload": payload, "kind": "chatgpt_api"}, session)["conversation_id"]
+    session.after_reply(lambda: False)
+    assert session.preparation.caches.redactions  # the host's memo, filled after the reply
+    searched: list[str] = []
+    original = Redactor._pattern_for
+    monkeypatch.setattr(
+        Redactor, "_pattern_for", lambda self, text: searched.append(text) or original(self, text)
+    )
+    text = full_context(session, conv_id, True)
+    session.after_reply(lambda: False)  # the units of both versions stored
+    assert searched == []
+    assert "dana.kowalski@example.org" not in text and "[REDACTED:email]" in text
+
+
 def test_no_preparation_while_a_request_waits(session, monkeypatch):
     session.preparation.caches.clear()
     save.run({"payload": big_chatgpt_payload(), "kind": "chatgpt_api"}, session)
@@ -225,15 +248,13 @@ def test_the_host_holds_the_units_of_the_conversation_it_serves_only(session, mo
     MB with each distinct 1 MB conversation until the caches' bounds, about 290 MB (the counts memo alone:
     10-20 MB, long_session_memory.py). A conversation it comes back to is read back from the archive (not
     split again) and gives the same context."""
-    from mnemosyne import redact
-
     session.preparation.caches.clear()
     first = save.run({"payload": own_texts_payload("conv-a"), "kind": "chatgpt_api"}, session)
     session.after_reply(lambda: False)
     before = full_context(session, first["conversation_id"], True)
     session.after_reply(lambda: False)
     assert any("[conv-a]" in text for text in session.preparation.caches.units.texts())
-    assert any("[conv-a]" in text for text in redact._done)
+    assert any("[conv-a]" in text for text in session.preparation.caches.redactions.texts())
     assert any("[conv-a]" in text for memo in session.preparation.caches.counts.values() for text in memo)
 
     second = save.run({"payload": own_texts_payload("conv-b"), "kind": "chatgpt_api"}, session)
@@ -241,7 +262,7 @@ def test_the_host_holds_the_units_of_the_conversation_it_serves_only(session, mo
     assert any("[conv-b]" in text for text in session.preparation.caches.units.texts())
     assert not any("[conv-a]" in text for text in session.preparation.caches.units.texts())
     assert {c.owner for c in session.preparation.caches.corpora.values()} == {second["conversation_id"]}
-    assert not any("[conv-a]" in text for text in redact._done)
+    assert not any("[conv-a]" in text for text in session.preparation.caches.redactions.texts())
     assert not any("[conv-a]" in text for memo in session.preparation.caches.counts.values() for text in memo)
 
     seen = splits(monkeypatch, session)

@@ -4,7 +4,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mnemosyne.redact import Redactor, redact
+from mnemosyne.prepare.redaction_memo import RedactionMemo
+from mnemosyne.redact import Redactor, redact, redact_conversation
 
 # Each value is shaped like the real format (documented example keys, or random-looking strings of the right length).
 SECRETS = {
@@ -187,36 +188,66 @@ def test_narrowing_to_the_alternatives_a_text_could_hold_changes_nothing(pieces,
     assert (redactor.redact(text), redactor.report()) == _full_expression_redact(text)
 
 
+def _searches(monkeypatch) -> list[str]:
+    """The texts Redactors search from now on (the others come from a memo)."""
+    searched: list[str] = []
+    original = Redactor._pattern_for
+    monkeypatch.setattr(
+        Redactor, "_pattern_for", lambda self, text: searched.append(text) or original(self, text)
+    )
+    return searched
+
+
 def test_a_text_redacted_again_comes_from_the_memo_with_the_same_text_and_counts(monkeypatch):
     """A host redacts the same conversation for every context: the second time nothing is searched, and the
     text and the count per type are the same as the first time."""
-    import mnemosyne.redact as R
-
     texts = [
         "mail me at ada@example.org or call +1 415 555 0134",
         "nothing secret here",
         "api_key = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123'",
         "mail me at ada@example.org or call +1 415 555 0134",  # the same text twice in one conversation
     ]
-    first = Redactor()
+    memo = RedactionMemo()
+    first = Redactor(memo=memo)
     out_first = [first.redact(t) for t in texts]
-    searched: list[str] = []
-    original = R._pattern_for
-    monkeypatch.setattr(R, "_pattern_for", lambda text: searched.append(text) or original(text))
-    second = Redactor()
+    searched = _searches(monkeypatch)
+    second = Redactor(memo=memo)
     out_second = [second.redact(t) for t in texts]
     assert searched == []
     assert out_second == out_first and "ada@example.org" not in "".join(out_second)
     assert second.report() == first.report() == {"openai_key": 1, "email": 2, "phone": 2}
 
 
-def test_the_memo_holds_at_most_its_bound_of_characters(monkeypatch):
-    import mnemosyne.redact as R
+def test_redaction_keeps_nothing_between_calls_without_a_memo(monkeypatch):
+    """Redaction itself holds no texts: without a memo a text redacted before is searched again."""
+    text = "mail me at ada@example.org"
+    assert redact(text) == ("mail me at [REDACTED:email]", {"email": 1})
+    searched = _searches(monkeypatch)
+    assert redact(text) == ("mail me at [REDACTED:email]", {"email": 1})
+    assert searched == [text]
 
-    monkeypatch.setattr(R, "MEMO_CHARS", 1_000)
+
+def test_the_memo_holds_at_most_its_bound_of_characters():
+    memo = RedactionMemo(max_chars=1_000)
     for n in range(50):
-        Redactor().redact(f"text number {n} " + "x" * 90)
-    assert R._done_chars <= 1_000 and sum(map(len, R._done)) == R._done_chars
+        Redactor(memo=memo).redact(f"text number {n} " + "x" * 90)
+    assert memo.chars <= 1_000 and sum(map(len, memo.texts())) == memo.chars
+    assert f"text number 49 {'x' * 90}" in memo and f"text number 0 {'x' * 90}" not in memo
+
+
+def test_the_memo_holds_only_the_texts_of_the_conversation_a_host_turns_to():
+    from conversation_samples import linear
+    from mnemosyne.redact import free_texts
+
+    kept = linear([("user", "mail ada@example.org"), ("assistant", "noted")])
+    other = linear([("user", "call +1 415 555 0134")])
+    memo = RedactionMemo()
+    for conv in (kept, other):
+        redact_conversation(conv, memo=memo)
+    memo.hold_only(free_texts(kept))
+    assert "mail ada@example.org" in memo and "noted" in memo
+    assert "call +1 415 555 0134" not in memo
+    assert memo.chars == sum(map(len, memo.texts()))
 
 
 def test_warming_stops_between_messages_and_keeps_what_it_redacted(monkeypatch):
@@ -225,6 +256,7 @@ def test_warming_stops_between_messages_and_keeps_what_it_redacted(monkeypatch):
     import mnemosyne.redact as R
     from conversation_samples import linear
 
+    memo = RedactionMemo()
     conv = linear([("user", f"mail{n}@example.org") for n in range(6)])
     asked = [0]
 
@@ -234,11 +266,9 @@ def test_warming_stops_between_messages_and_keeps_what_it_redacted(monkeypatch):
 
     monkeypatch.setattr(R, "WARM_MESSAGES", 1)
 
-    assert R.warm(conv, keep_going) is False
-    searched: list[str] = []
-    original = R._pattern_for
-    monkeypatch.setattr(R, "_pattern_for", lambda text: searched.append(text) or original(text))
-    redacted, redactor = R.redact_conversation(conv)
+    assert R.warm(conv, keep_going, memo) is False
+    searched = _searches(monkeypatch)
+    redacted, redactor = R.redact_conversation(conv, memo=memo)
     assert [t for t in searched if t.startswith("mail")] == [f"mail{n}@example.org" for n in range(2, 6)]
     assert redactor.report() == {"email": 6}
     assert all("example.org" not in m.parts[0].text for m in redacted.messages)
@@ -251,13 +281,8 @@ def _needs_alone(text: str) -> set[str]:
     return set(needs_of(text))
 
 
-def _needs_screened(text: str) -> set[str]:
-    import mnemosyne.redact as R
-
-    if text in R._screened:
-        return set(R._screened[text])
-    assert R._done[text] == (text, ())  # remembered as clean
-    return set()
+def _needs_screened(redactor: Redactor, text: str) -> set[str]:
+    return set(redactor._screened[text])
 
 
 # characters that lower() lengthens (İ), that match a keyword's letter case-blind (ſ, K), and the separator
@@ -275,12 +300,10 @@ EDGES = ["İ", "ſ", "\u212a", "\x00", "\u00a0", "é", "🙂", "sk", "-", "gl", 
 def test_a_conversations_texts_screened_at_once_are_redacted_as_each_alone(texts):
     """The needs of many texts worked out in one search of their joined text per need: each text keeps at
     least what it could match alone, and is redacted exactly as the expression with every alternative does."""
-    import mnemosyne.redact as R
-
-    R._done.clear()
-    R.screen(texts)
+    screened = Redactor()
+    screened.screen(texts)
     for text in dict.fromkeys(t for t in texts if t):
-        assert _needs_alone(text) <= _needs_screened(text), text
+        assert _needs_alone(text) <= _needs_screened(screened, text), text
     redactor = Redactor()
     for text in texts:
         assert (redactor.redact(text), Redactor().redact(text)) == (_full_expression_redact(text)[0],) * 2
@@ -290,8 +313,6 @@ def test_on_real_chat_text_screening_finds_exactly_the_needs_of_each_text(fixtur
     """On a real export's texts (and secrets planted in some), screening gives each text the same needs as
     looking at it alone: nothing more to search, nothing less."""
     import json
-
-    import mnemosyne.redact as R
 
     def strings(value):
         if isinstance(value, str):
@@ -309,10 +330,12 @@ def test_on_real_chat_text_screening_finds_exactly_the_needs_of_each_text(fixtur
     ]
     texts += [f"{t} {FRAGMENTS[i % len(FRAGMENTS)]}" for i, t in enumerate(texts[::7])]
     assert len(texts) > 1000
-    R._done.clear()
-    R.screen(texts)
-    assert all(_needs_alone(t) == _needs_screened(t) for t in texts)
-    assert sum(1 for t in texts if _needs_screened(t)) > 10  # secrets planted: some texts do need a search
+    redactor = Redactor()
+    redactor.screen(texts)
+    assert all(_needs_alone(t) == _needs_screened(redactor, t) for t in texts)
+    assert (
+        sum(1 for t in texts if _needs_screened(redactor, t)) > 10
+    )  # secrets planted: some texts do need a search
 
 
 # the characters phone numbers, social security numbers and assignments are made of, and the edges

@@ -17,7 +17,7 @@ __all__ = ["Archive", "SaveResult", "open_archive"]
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from . import store
+        from . import store  # (on first use: see the module)
 
         return getattr(store, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

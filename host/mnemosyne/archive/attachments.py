@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import MnemosyneError, NotFoundError
 from .db import Connection, Transaction
 
+# Imports inside functions: the model (it loads pydantic: storing or reading a file's bytes, the
+# save_attachment and get_attachment actions, needs none of it).
 if TYPE_CHECKING:
     from ..model import Conversation
 
@@ -35,7 +37,7 @@ def pointer_key(pointer: str) -> str:
 
 
 def _now() -> str:
-    from ..model import format_time
+    from ..model import format_time  # (see the imports)
 
     return format_time(datetime.now(timezone.utc))
 
@@ -120,7 +122,7 @@ def links(conn: Connection, site: str, source_id: str | None) -> dict[str, tuple
 
 def annotate(conv: Conversation, held: dict[str, tuple[str, int]]) -> Conversation:
     """Put `sha256` and `bytes` on each attachment part whose bytes the archive holds."""
-    from ..model import AttachmentPart
+    from ..model import AttachmentPart  # (see the imports)
 
     if not held:
         return conv

@@ -16,8 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+import msgspec
+
 from ..cjk import has_cjk, index_text, without_cjk
 from ..runtime.utf8 import without_utf8_copy
+from ..text import message_text
 from .db import Connection
 
 if TYPE_CHECKING:
@@ -48,8 +51,6 @@ def storable(text: str) -> str:
 
 def searchable_texts(conv: Conversation) -> list[tuple[str | None, str]]:
     """What each message's search rows hold: (the title on the first message else None, body)."""
-    from ..text import message_text
-
     title = storable(conv.title or "")
     return [
         (title if seq == 0 else None, storable(message_text(msg))) for seq, msg in enumerate(conv.messages)
@@ -150,8 +151,6 @@ def texts_for(conv: Conversation) -> Texts:
 
 def json_text(value: object) -> str:
     """JSON for SQLite's json_each: msgspec writes it 2-3x faster than json (the text is valid UTF-8: storable)."""
-    import msgspec
-
     return msgspec.json.encode(value).decode("utf-8")
 
 

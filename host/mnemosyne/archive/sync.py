@@ -10,7 +10,10 @@ import json
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
-from .db import Connection
+from .db import Connection, Transaction
+
+# Imports inside functions: the model (it loads pydantic: the sync_state and sync_log actions read and
+# write marks without it).
 
 ORIGINS = ("export", "backup", "keep-current")
 RUN_STATES = ("running", "paused", "done", "cancelled")
@@ -25,7 +28,7 @@ class SyncMark(NamedTuple):  # a NamedTuple: dataclasses (with inspect) is not o
 
 
 def _now() -> str:
-    from ..model import format_time
+    from ..model import format_time  # (see the imports)
 
     return format_time(datetime.now(timezone.utc))
 
@@ -84,8 +87,6 @@ def known(conn: Connection, site: str, ids: list[str]) -> dict[str, dict[str, An
 
 def log_run(conn: Connection, run: dict[str, Any]) -> None:
     """Upsert one backup run by its id (the extension sends it at start, as it goes, and at the end)."""
-    from .db import Transaction
-
     counts = {k: int(run["counts"].get(k, 0)) for k in COUNT_KEYS}
     with Transaction(conn) as c:
         c.execute(

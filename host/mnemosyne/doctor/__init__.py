@@ -5,7 +5,10 @@ tokenizer files), and which MCP clients run `mnemo mcp` (mcp_entries.py). checks
 
 from __future__ import annotations
 
+from ..install import launcher, locations
+from . import environment  # (its checks import the heavier modules inside them: see environment.py)
 from .checks import FAIL, OK, WARN, Check
+from .mcp_entries import check_clients
 from .registration import check_launcher, check_manifests, installed_targets
 
 TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
@@ -16,9 +19,6 @@ __all__ = ["FAIL", "OK", "WARN", "Check", "check_launcher", "check_manifests", "
 
 
 def run_checks() -> list[Check]:
-    from ..install import launcher, locations
-    from . import environment  # keyring, archive and tokenizer checks import heavier modules
-
     system = locations.current_os()
     checks = check_manifests(system)
     checks.append(check_launcher(system))
@@ -26,8 +26,6 @@ def run_checks() -> list[Check]:
     if machine_wide or launcher.launcher_path(system, True).exists():
         checks.append(check_launcher(system, system_scope=True))
     checks += [environment.check_keyring(), environment.check_archive(), environment.check_tokenizer()]
-    from .mcp_entries import check_clients
-
     checks += check_clients(system)
     return checks
 

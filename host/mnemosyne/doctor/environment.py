@@ -32,7 +32,7 @@ def check_keyring() -> Check:
     try:
         import keyring
 
-        from ..archive import keys
+        from ..archive import keys  # (see the module)
     except Exception as exc:  # an ImportError or a backend that breaks at import time
         return Check(
             "keyring",
@@ -56,7 +56,7 @@ def check_archive() -> Check:
     if not path.exists():
         return Check("archive", OK, f"{path} does not exist yet; the first save creates it")
     try:
-        from ..archive import open_archive
+        from ..archive import open_archive  # (see the module)
 
         with open_archive(create=False) as arc:
             stats = arc.stats()
@@ -91,7 +91,7 @@ def check_tokenizer() -> Check:
     """tokens.files_status(): {"dir", "files": {name: {"path", "present", "valid"}}, "ok", "error"?}."""
     fix = "run `mnemo install` again (it copies the tokenizer files into the cache)"
     try:
-        from .. import tokens
+        from .. import tokens  # (see the module)
 
         status = tokens.files_status()
     except Exception as exc:  # a broken tokens module must not stop the other checks

@@ -14,6 +14,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import mnemosyne
+
 from ..errors import InputError
 from ..extension_ids import CHROMIUM_EXTENSION_ID, FIREFOX_ADDON_ID, chromium_origin
 from ..install import launcher, locations, manifests, ownership, plan, registry
@@ -212,8 +214,6 @@ def check_launcher(system: str, system_scope: bool = False) -> Check:
     if not Path(interpreter).is_file():
         return Check(name, FAIL, f"{path} starts {interpreter}, which does not exist", fix)
     if system_scope:
-        import mnemosyne
-
         runs = ownership.problems(Path(interpreter), {0})
         runs += ownership.problems(Path(mnemosyne.__file__).resolve().parent, {0})
         if runs:

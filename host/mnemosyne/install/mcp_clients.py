@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .launcher import current_env
 from .locations import LINUX, MACOS, WINDOWS
 
 SERVER_NAME = "mnemosyne"
@@ -131,8 +132,6 @@ def entry(
 ) -> dict[str, Any]:
     """Our server entry: this Python running `mnemo mcp` (a client starts it with its own PATH, so the
     interpreter is named in full), with the data-folder settings this install uses."""
-    from .launcher import current_env
-
     found: dict[str, Any] = {"type": "stdio"} if client.stdio_type else {}
     found["command"] = interpreter or os.path.abspath(sys.executable)
     found["args"] = ["-m", "mnemosyne.cli.main", "mcp"]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 def _owner(uid: int) -> str:
     try:
-        import pwd
+        import pwd  # (POSIX only: Windows has no pwd module)
 
         return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
     except (ImportError, KeyError):

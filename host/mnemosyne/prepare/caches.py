@@ -1,5 +1,5 @@
 """What a process keeps between context builds: its texts' units, its conversations' corpora, its token
-counts. `Caches` is the context engine's Memory (context/memory.py) that the service layer hands to every
+counts, its texts' redactions. `Caches` is the context engine's Memory (context/memory.py) that the service layer hands to every
 build and preparation of a process, and the one place that decides what stays in memory.
 """
 
@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from . import unit_cache
+from .redaction_memo import RedactionMemo
 from .unit_cache import UnitCache
 
 # (corpora, their stored form and the engine's units load with the first corpus: `mnemo context` of a
@@ -34,11 +35,12 @@ MAX_CORPORA = 2
 
 
 class Caches:
-    """A process's units, corpora and token counts kept between builds (see the module)."""
+    """A process's units, corpora, token counts and redactions kept between builds (see the module)."""
 
     def __init__(self, workers: WorkerSlot | None = None) -> None:
         self.units = UnitCache(workers)
         self.counts: CountMemo = {}
+        self.redactions = RedactionMemo()  # (let go of by the host with the rest: Preparation.turn_to)
         self.corpora: OrderedDict[tuple[Any, ...], Corpus] = OrderedDict()
         self._held: str | None = None  # the conversation hold_only was last called for
         # The conversation's corpora stored in the archive (corpus_store: key -> packed corpus), offered with
@@ -52,10 +54,11 @@ class Caches:
         return self.units.units_of_texts(texts, keep_going)
 
     def clear(self) -> None:
-        """Nothing of any conversation in memory: its texts' units, its corpora, its counts."""
+        """Nothing of any conversation in memory: its texts' units, its corpora, its counts, its redactions."""
         self.units.clear()
         self.corpora.clear()
         self.counts.clear()
+        self.redactions.clear()
         self._held = None
 
     @contextmanager

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import sys
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -247,7 +248,7 @@ def load_bytes(name: str, data: bytes) -> list[RawInput]:
     if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
         return load_zip(name, data)
     if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b")]}'"):  # Gemini batchexecute, a devtools copy
-        from .gemini import wrap
+        from .gemini import wrap  # (its reader and the model: a JSON file's context loads neither)
 
         return [RawInput(name=name, data=wrap(decode_text(name, data)), raw=data)]
     return [parse_json_bytes(name, data)]
@@ -266,8 +267,6 @@ def load_path(path: str | os.PathLike[str], stdin: io.BufferedReader | None = No
     A folder that holds an unzipped export is read exactly like the zip; any other
     folder is every .json/.jsonl/.zip under it."""
     if str(path) == "-":
-        import sys
-
         return load_bytes("-", (stdin or sys.stdin.buffer).read())
     p = Path(path)
     if p.is_dir():

@@ -21,6 +21,8 @@ from typing import IO, Any
 
 from ..errors import InputError
 from .base import RawInput
+from .json_array import element_head, whole_elements
+from .json_array import value as element_value
 from .loading import (
     ASSET_BYTES,
     ASSETS,
@@ -196,8 +198,6 @@ def _elements(win: _Window) -> Iterator[tuple[Any, bytes]]:
     yielded: a window of them at a time by msgspec (json_array), one at a time by json where msgspec
     refuses one or no cut is found (after a refusal, json reads 1, 2, 4 ... 64 elements before msgspec
     tries again, so an export msgspec keeps refusing costs little more than json alone)."""
-    from .json_array import element_head, value, whole_elements
-
     if not win.skip_ws() or win.buf[win.pos] != 0x5B:  # "["
         raise InputError(f"{win.name}: not valid JSON (expected an array)")
     win.pos += 1
@@ -230,7 +230,7 @@ def _elements(win: _Window) -> Iterator[tuple[Any, bytes]]:
         for element in found:
             raw = bytes(element)
             win.skip_ws()
-            item = value(win.name, raw, win.offset + win.pos)
+            item = element_value(win.name, raw, win.offset + win.pos)
             win.pos += len(raw)
             win.after_element()
             yield item, raw

@@ -6,11 +6,13 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from .. import tree
 from ..context import build_context, get_target
 from ..context.counting import Meter
-from ..context.engine import unit_texts
+from ..context.turns import path_turns
 from ..errors import InputError, MnemosyneError
 from ..prepare.caches import Caches
+from ..prepare.redaction_memo import RedactionMemo
 from ..tokens.policy import COUNTED_ENCODING
 from .token_counts import counts_for_context
 
@@ -49,7 +51,7 @@ def context_for(
     if redact:  # the one redaction policy: the title and instructions too, not only the transcript
         from ..redact import redact_conversation  # (see the imports)
 
-        conv, pre = redact_conversation(conv)
+        conv, pre = redact_conversation(conv, memo=caches.redactions)
     with stored_units(arc, conv.id, caches):
         result = build_context(
             conv,
@@ -128,6 +130,20 @@ def split_ahead_of_payload(arc: Archive, caches: Caches, payload: object) -> Non
     ahead.split_texts_ahead(caches, conv_id, texts)
 
 
+def unit_texts(conv: Conversation, memo: RedactionMemo) -> list[str]:
+    """The texts a default context of `conv` splits into units, redacted and plain, each once (those of
+    context.engine.unit_texts, the redactions read from `memo`: the host made them ahead of the context)."""
+    from ..redact import redact_conversation  # (see the imports)
+
+    redacted, _ = redact_conversation(conv, memo=memo)
+    return list(dict.fromkeys([*_default_texts(redacted), *_default_texts(conv)]))
+
+
+def _default_texts(conv: Conversation) -> list[str]:
+    """The texts of a default context of `conv`: its active path, nothing extra."""
+    return [t.text for t in path_turns(tree.path_to(conv, None), frozenset(), None) if t.text]
+
+
 # Packed units written per transaction: what storing a conversation holds at once (4 MB was 1 MB more of
 # a 5 MB conversation's host peak, after its reply).
 STORE_CHUNK_BYTES = 1 << 20
@@ -144,7 +160,7 @@ def store_units(
     from ..archive import context_units
     from ..prepare import unit_store
 
-    keys = {unit_store.key(text): text for text in unit_texts(conv)}
+    keys = {unit_store.key(text): text for text in unit_texts(conv, caches.redactions)}
     have = context_units.stored_keys(arc.conn, conv.id, unit_store.FORMAT)
     rows: list[tuple[bytes, bytes]] = []
     written = held = 0

@@ -13,6 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..archive import attachments
+from ..filenames import attachment_filename, conversation_filename, path_inside, unique_name
+from ..model import AttachmentPart
+from ..paths import write_private
+from ..writers import writer
+
 if TYPE_CHECKING:
     from ..archive import Archive
     from ..model import Conversation
@@ -54,8 +60,6 @@ def _existing_names(out: Path, extension: str) -> dict[str, str]:
 
 def _write_if_changed(path: Path, data: bytes) -> bool:
     """Write `data` (0600, atomically) unless the file already holds exactly it; True when written."""
-    from ..paths import write_private
-
     try:
         if path.stat().st_size == len(data) and path.read_bytes() == data:
             return False
@@ -68,10 +72,6 @@ def _write_if_changed(path: Path, data: bytes) -> bool:
 def _write_attachments(arc: Archive, conv: Conversation, folder: Path) -> tuple[dict[str, str], int]:
     """The held attachments of `conv` into `folder` (created when there is one); returns sha256 -> path
     relative to the conversation's file, and how many files were written."""
-    from ..archive import attachments
-    from ..filenames import attachment_filename, path_inside, unique_name
-    from ..model import AttachmentPart
-
     links: dict[str, str] = {}
     used: set[str] = set()
     written = 0
@@ -103,9 +103,6 @@ def export_folder(
     step: Callable[[], Any] = lambda: None,
 ) -> ExportTotals:
     """The conversations `ids` (see changed_ids) into `out` in the writer `fmt`'s format."""
-    from ..filenames import conversation_filename, path_inside
-    from ..writers import writer
-
     mod = writer(fmt)
     out.mkdir(
         parents=True, exist_ok=True, mode=0o700
@@ -115,7 +112,7 @@ def export_folder(
     for conv_id in ids:
         conv = arc.get(conv_id)
         if redact:
-            from ..redact import redact_conversation
+            from ..redact import redact_conversation  # (its patterns compile at import: --redact only)
 
             conv = redact_conversation(conv)[0]
         name = names.get(conv.id) or conversation_filename(conv.title, conv.id, mod.EXTENSION)

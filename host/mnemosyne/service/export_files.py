@@ -8,7 +8,11 @@ import zipfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..archive import attachments
+from ..archive.attachments import MAX_BYTES
 from ..errors import MnemosyneError
+from ..model import AttachmentPart
+from ..readers.loading import ASSET_BYTES
 
 if TYPE_CHECKING:
     from ..archive import Archive
@@ -21,9 +25,6 @@ ShippedFile = tuple[str, str | None, str | None, bytes]
 def shipped_files(conv: Conversation, read: Callable[[str], bytes]) -> list[ShippedFile]:
     """The bytes of each attachment of `conv` that names the export file holding them. A file the export
     names but does not hold, or cannot give back, stays a reference (its part still names it)."""
-    from ..archive.attachments import MAX_BYTES
-    from ..model import AttachmentPart
-
     found: list[ShippedFile] = []
     seen: set[str] = set()
     for message in conv.messages:
@@ -44,8 +45,6 @@ def shipped_files(conv: Conversation, read: Callable[[str], bytes]) -> list[Ship
 
 def keep_shipped_files(arc: Archive, site: str, source_id: str, files: list[ShippedFile]) -> int:
     """Store the files (run on the archive's writer thread during an import); returns how many."""
-    from ..archive import attachments
-
     for pointer, name, mime, data in files:
         attachments.store(arc.conn, site, source_id, pointer, name, mime, data)
     return len(files)
@@ -53,7 +52,5 @@ def keep_shipped_files(arc: Archive, site: str, source_id: str, files: list[Ship
 
 def reader_of(members: dict[str, Any]) -> Callable[[str], bytes] | None:
     """How to read an export file by name, when the input came from an export zip or folder."""
-    from ..readers.loading import ASSET_BYTES
-
     read = members.get(ASSET_BYTES)
     return read if callable(read) else None

@@ -9,7 +9,6 @@ only: a context makes what it needs itself, so a failure is logged, not raised.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, Protocol
@@ -121,15 +120,16 @@ class Preparation:
 
     def turn_to(self, conv: Conversation) -> None:
         """The host turns to `conv` (saved, read or built): it is prepared after the reply, and the caches
-        (Caches.hold_only) and the redaction memo (redact.hold_only) let go of other conversations first, so
-        that memory holds about one conversation's units, not the last several's (their units are in the
-        archive). Neither is there before a context or a redaction ran: a save does not load them."""
+        (Caches.hold_only) and their redaction memo let go of other conversations first, so that memory
+        holds about one conversation's units, not the last several's (their units are in the archive).
+        Neither is there before a context or a preparation ran: a save does not load them."""
         self._to_prepare = conv
         if self._caches is not None:
             self._caches.hold_only(conv.id)
-        redact = sys.modules.get("mnemosyne.redact")  # (not loaded by a host that has not redacted yet)
-        if redact is not None:
-            redact.hold_only(conv)
+            if self._caches.redactions:  # (a host that has not redacted yet loads no redaction)
+                from ..redact import free_texts  # (its patterns compile at import)
+
+                self._caches.redactions.hold_only(free_texts(conv))
 
     # ------------------------------------------------------------ after a reply
 
@@ -186,12 +186,21 @@ class Preparation:
 
     def _prepare(self, arc: Archive, conv: Conversation, keep_going: Callable[[], bool]) -> None:
         """The units of `conv` (read back from the archive where it holds them) and its corpus, in the
-        version the last context asked for (redacted or plain)."""
+        version the last context asked for (redacted or plain). A redacted version is redacted here, into
+        the caches' memo a slice of messages at a time, as context_for redacts it: the engine prepares the
+        conversation a context of it is built from."""
         from ..context.engine import prepare  # (the engine is not on the path of a host's hello or save)
         from .context import stored_units  # (as the engine)
 
-        with stored_units(arc, conv.id, self.caches):
-            prepare(conv, keep_going, self.caches, redacted=self.redacted_contexts)
+        caches = self.caches
+        if self.redacted_contexts:
+            from ..redact import redact_conversation, warm  # (its patterns compile at import)
+
+            if not warm(conv, keep_going, caches.redactions):
+                return
+            conv = redact_conversation(conv, memo=caches.redactions)[0]
+        with stored_units(arc, conv.id, caches):
+            prepare(conv, keep_going, caches, redacted=False)
 
     def _store(self, arc: Archive, conv: Conversation, keep_going: Callable[[], bool]) -> None:
         """The units of `conv`'s texts (both versions) the archive does not hold, and its corpora, stored for
