@@ -13,6 +13,7 @@ import { copyToClipboard } from "./clipboard.js";
 import { downloadText, safeFilename } from "./download.js";
 import { healthOfTab } from "./health.js";
 import { backupStatus, cancelBackup, pauseBackup, resumeBackup, retryBackupFailures, startBackup } from "./backup.js";
+import { backupAccount } from "./backup_account.js";
 
 const PAGE = "page"; // an extension page (popup, view, options)
 const SOURCE_TAB = "source"; // a content script on chatgpt.com / claude.ai
@@ -133,6 +134,7 @@ const HANDLERS = {
   "fill-copy": { from: [FILL_TAB], run: (msg, sender) => copyFailedFill(sender, copyToClipboard) },
   "backup-start": { from: [PAGE], run: () => startBackup() },
   "backup-status": { from: [PAGE], run: () => backupStatus() },
+  "backup-account": { from: [PAGE], run: () => backupAccount() },
   "backup-pause": { from: [PAGE], run: () => pauseBackup() },
   "backup-resume": { from: [PAGE], run: () => resumeBackup() },
   "backup-cancel": { from: [PAGE], run: () => cancelBackup() },

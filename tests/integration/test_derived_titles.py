@@ -24,7 +24,7 @@ TITLED = ["Banana bread", "Lemon curd", "Yuzu tea"]
 LONG = "Plan " + " ".join(f"word{n:02d}" for n in range(40))
 
 
-def _export(path) -> None:
+def write_export(path) -> None:
     """A ChatGPT export of untitled and titled conversations, one user and one assistant message each."""
     out = []
     typed = [*TYPED, (LONG, None)] + [(f"about {t.lower()}", t) for t in TITLED]
@@ -54,24 +54,24 @@ def _shown(arc) -> list[str]:
     return [i["title"] or i["first_words"] for i in items]
 
 
-def _expected_titles() -> list[str]:
+def expected_titles() -> list[str]:
     long_title = plain_words(LONG)[: TITLE_CHARS - 1].rsplit(" ", 1)[0] + "…"
     return sorted([shown for _, shown in TYPED] + TITLED + [long_title], key=str.casefold)
 
 
 def test_untitled_conversations_show_and_sort_by_their_first_words(mnemo_home, tmp_path):
-    _export(tmp_path / "conversations.json")
+    write_export(tmp_path / "conversations.json")
     with open_archive() as arc:
         import_paths(arc, [str(tmp_path / "conversations.json")], count_tokens=False)
         shown = _shown(arc)
-    assert shown == _expected_titles()
+    assert shown == expected_titles()
     assert all(len(title) <= TITLE_CHARS for title in shown)
     assert any(title.endswith("…") for title in shown)  # the long one, cut at a word
     assert not any(mark in title for title in shown for mark in ("**", "`", "# ", "](", "> "))
 
 
 def test_m011_gives_titles_to_conversations_saved_before_it(mnemo_home, tmp_path, monkeypatch):
-    _export(tmp_path / "conversations.json")
+    write_export(tmp_path / "conversations.json")
     with open_archive() as arc:
         import_paths(arc, [str(tmp_path / "conversations.json")], count_tokens=False)
         columns = [
@@ -93,4 +93,4 @@ def test_m011_gives_titles_to_conversations_saved_before_it(mnemo_home, tmp_path
     conn.close()
     with open_archive() as arc:
         assert arc.stats()["migrations"][-1] == MIGRATIONS[-1].__name__ == "m011_derived_titles"
-        assert _shown(arc) == _expected_titles()
+        assert _shown(arc) == expected_titles()
