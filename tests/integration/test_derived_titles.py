@@ -12,6 +12,7 @@ from mnemosyne.archive.db import connect
 from mnemosyne.archive.derived_title import TITLE_CHARS, plain_words
 from mnemosyne.archive.migrations import MIGRATIONS, migrate
 from mnemosyne.service import import_paths
+from support.hostproc import HostProcess, host_env
 
 # (the first user message as typed, the title it gives); None: a titled conversation of that name
 TYPED = [
@@ -94,3 +95,25 @@ def test_m011_gives_titles_to_conversations_saved_before_it(mnemo_home, tmp_path
     with open_archive() as arc:
         assert arc.stats()["migrations"][-1] == MIGRATIONS[-1].__name__ == "m011_derived_titles"
         assert _shown(arc) == expected_titles()
+
+
+def test_a_context_names_its_conversation_as_the_list_does(tmp_path, fixtures):
+    """The Continue preview names the conversation: its title (redacted with the context), else its first words."""
+    tide = json.loads(
+        next((fixtures / "chatgpt_api" / "elinvoss").glob("*Tide_anneal*.json")).read_text(encoding="utf-8")
+    )
+    host = HostProcess(host_env(tmp_path / "home"))
+    try:
+        titled = {**tide, "title": "Notes for jane.doe@example.com on tides"}
+        saved = host.data("save", payload=titled, kind="chatgpt_api")["conversation_id"]
+        plain = host.data("context", conversation_id=saved, target="claude")
+        assert plain["title"] == titled["title"]
+        redacted = host.data("context", conversation_id=saved, target="claude", redact=True)
+        assert "jane.doe@example.com" not in redacted["title"] and redacted["title"].startswith("Notes for ")
+        untitled = {**tide, "title": None, "conversation_id": "untitled-0001", "id": "untitled-0001"}
+        saved = host.data("save", payload=untitled, kind="chatgpt_api")["conversation_id"]
+        listed = {i["id"]: i for i in host.data("list")["items"]}
+        context = host.data("context", conversation_id=saved, target="claude")
+        assert context["title"] == listed[saved]["first_words"] and context["title"]
+    finally:
+        host.kill()

@@ -368,6 +368,11 @@ class Archive(ArchiveWrites):
             items.append(item)
         return items, next_cursor
 
+    def derived_title(self, conv_id: str) -> str | None:
+        """An untitled conversation's title from its first user message (None when it has a title)."""
+        row = self.conn.execute("SELECT derived_title FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+        return None if row is None else row[0]
+
     def facet_values(self, limit: int = 200) -> dict[str, builtins.list[dict[str, Any]]]:
         """The projects and models in the archive, most conversations first (the library's filter choices)."""
         found = {}
