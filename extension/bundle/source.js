@@ -2006,6 +2006,7 @@ button.primary:hover { background: var(--accent-hover); }
   }
   async function continueIn(site2, target) {
     closeMenus();
+    const opened = request("continue-open").catch(() => null);
     try {
       const saved = await savedForPick(site2);
       toast("progress", t("buildingContext"));
@@ -2019,6 +2020,8 @@ button.primary:hover { background: var(--accent-hover); }
       const box = toast("success", t("previewOpened", [status.label]));
       box.dataset.target = status.target;
     } catch (error) {
+      if (await opened) request("continue-cancel", { code: error?.code, message: String(error?.message ?? error) }).catch(() => {
+      });
       toastError(error);
     }
   }
