@@ -333,3 +333,25 @@ def test_a_long_title_stays_on_one_line_above_the_meter_and_the_button(browser, 
         assert shown["left"] >= 0 and shown["right"] <= size[0], (name, layout)
     assert layout["title"]["bottom"] <= layout["meter"]["top"]
     screenshot(window, f"continue-preview-long-title-{size[0]}")
+
+
+def test_a_pick_whose_save_fails_says_why_in_the_preview_window(browser, sites):
+    """The preview window opens at the pick, while the page reads and saves; when nothing can be read (the API
+    refused and no turn on the page), the window says so instead of waiting, as the page's toast does."""
+    url = sites.chatgpt_conversation(
+        "68b0f1c2-dddd-bbbb-cccc-0123456789ab",
+        shell("<main><p>Nothing here yet</p></main>", "ChatGPT"),
+        None,
+        api_status=403,
+    )
+    page = browser.new_page()
+    page.goto(url)
+    open_menu(page)
+    with browser.expect_page(timeout=30_000) as opened:
+        ClosedUi(page).click("[data-mnemosyne='continue-target'][data-target='claude']")
+    window = opened.value
+    status = window.locator("[data-mnemosyne='preview-status'].error")
+    status.wait_for(timeout=30_000)
+    assert status.inner_text() and "Building" not in status.inner_text()
+    assert window.locator("[data-mnemosyne='preview']").is_hidden()
+    assert ClosedUi(page).wait("[data-mnemosyne='toast'][data-state='error']")
