@@ -94,8 +94,8 @@ def test_firefox_branch_switch_keeps_the_focus_and_the_scroll(tmp_path, env):
 
 @pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
 def test_firefox_untitled_titles_and_the_named_account(tmp_path, env):
-    """In Firefox too: the library sorts untitled conversations by the plain words of their first message, and
-    the backup sentence names the account the chatgpt.com tab is signed in to."""
+    """In Firefox too: the library sorts untitled conversations by the plain words of their first message, the
+    view reads them as its heading, and the backup sentence names the account the chatgpt.com tab is signed in to."""
     import time
 
     from ext_fakesite import ACCESS_TOKEN, FakeSites, shell
@@ -153,3 +153,19 @@ def test_firefox_untitled_titles_and_the_named_account(tmp_path, env):
             " return g.includes('jane@example.com') ? g : ''; })()",
         )
         assert guide == "Backs up your ChatGPT account jane@example.com, signed in on your ChatGPT tab."
+        listed = json.loads(mnemo(ff_env, "list", "--json", "--limit", "0").stdout)
+        zebra = next(i["id"] for i in listed if (i.get("first_words") or "").startswith("Zebra"))
+        bidi.call(
+            "browsingContext.navigate",
+            {
+                "context": library,
+                "url": f"moz-extension://{internal}/view/view.html?id={zebra}",
+                "wait": "complete",
+            },
+        )
+        heading = bidi.wait_for(
+            library,
+            "document.querySelector('[data-mnemosyne=transcript][data-state=ready]')"
+            " ? document.getElementById('title').textContent : ''",
+        )
+        assert heading == "Zebra crossings in Lisbon, why so many?"

@@ -1,6 +1,6 @@
 """Untitled conversations in real Chromium with the real host: the library and the popup show each by the plain
-words of its first user message (no Markdown marks, a long one cut with an ellipsis, its full sense in the
-tooltip), and the library's Title A-Z puts them among the titled ones by those words, in the list and in search
+words of its first user message (no Markdown marks, a long one cut with an ellipsis), as does the view's heading,
+and the library's Title A-Z puts them among the titled ones by those words, in the list and in search
 results alike."""
 
 from __future__ import annotations
@@ -67,3 +67,14 @@ def test_untitled_conversations_read_and_sort_by_their_first_words(browser, unti
         "[...document.querySelectorAll('[data-mnemosyne=conversation] .item-title')].map((n) => n.textContent)"
     )
     assert sorted(shown, key=str.casefold) == expected_titles()
+
+    # the view of one reads the same words as its heading
+    zebra = library.locator(".row-title", has_text="Zebra crossings").locator(
+        "xpath=ancestor::*[@data-conversation-id][1]"
+    )
+    conv_id = zebra.get_attribute("data-conversation-id")
+    view = browser.new_page()
+    view.goto(ext_url(f"view/view.html?id={conv_id}"))
+    view.locator("[data-mnemosyne='transcript'][data-state='ready']").wait_for(timeout=15_000)
+    assert view.locator("#title").inner_text() == "Zebra crossings in Lisbon, why so many?"
+    assert view.title() == "Zebra crossings in Lisbon, why so many?"

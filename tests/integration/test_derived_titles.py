@@ -115,5 +115,8 @@ def test_a_context_names_its_conversation_as_the_list_does(tmp_path, fixtures):
         listed = {i["id"]: i for i in host.data("list")["items"]}
         context = host.data("context", conversation_id=saved, target="claude")
         assert context["title"] == listed[saved]["first_words"] and context["title"]
+        assert (
+            host.data("get", conversation_id=saved)["first_words"] == context["title"]
+        )  # the view's heading
     finally:
         host.kill()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ...context import get_target
 from .. import paging
 from . import params as p
+from .titles import first_words
 
 if TYPE_CHECKING:
     from ..session import HostSession
@@ -37,7 +38,7 @@ def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
         )
         return result.text, {
             "conversation_id": conv.id,
-            "title": result.title or _derived_title(session, conv.id, redact),
+            "title": result.title or first_words(session, conv.id, redact),
             "target": target.name,
             "shape": result.shape,
             "report": result.report,
@@ -45,14 +46,3 @@ def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
 
     rendered = session.renders.text(paging.request_key("context", params), cursor, render)
     return rendered.page(cursor)
-
-
-def _derived_title(session: HostSession, conv_id: str, redact: bool) -> str | None:
-    """An untitled conversation's title from its first user message (as the library shows it), redacted
-    as the context is."""
-    derived = session.archive().derived_title(conv_id)
-    if derived and redact:
-        from ...redact import redact as redact_text
-
-        derived = redact_text(derived)[0]
-    return derived
