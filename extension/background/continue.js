@@ -80,18 +80,74 @@ export async function buildContext(request, handle = newHandle()) {
 }
 
 const building = new Map(); // handle -> the build its preview window waits for (opened before the build ends)
+// tab id -> the preview window opened at that tab's pick, before its save: {handle, settle, timer}
+const openedAhead = new Map();
+const OPENED_AHEAD_MS = 120_000; // a pick whose save and build never come: the window says so
+const CODE = /^[A-Z][A-Z0-9_]{0,39}$/;
+
+function openPreviewWindow(handle) {
+  const url = api.runtime.getURL(`preview/preview.html?handle=${handle}`);
+  return api.windows.create({ url, type: "popup", width: 600, height: 680 });
+}
+
+function settleAhead(tabId, outcome) {
+  const ahead = openedAhead.get(tabId);
+  if (!ahead) return null;
+  openedAhead.delete(tabId);
+  clearTimeout(ahead.timer);
+  if (outcome) outcome(ahead.settle);
+  return ahead;
+}
 
 /**
- * A web page's Continue: the preview window opens at once, under a new handle, and shows the context when the
- * host has built it (a long conversation takes seconds); the page gets its short status once it is built.
+ * A tab's pick in its Continue menu: the preview window opens now, while the tab still reads and saves the
+ * conversation, so the window's own start overlaps that save; the tab's `context` then builds under this handle
+ * (buildInPreview), or its `continue-cancel` says why not, and the window shows the one or the other.
  */
-export async function buildInPreview(request) {
+export async function openPreviewAhead(tabId) {
+  settleAhead(tabId, (settle) => settle.reject(new MnemoError("CANCELLED", "another Continue in was picked")));
   const handle = newHandle();
-  const build = buildContext(request, handle);
-  building.set(handle, build);
+  /** @type {{resolve: (value: any) => void, reject: (error: any) => void}} */
+  let settle = { resolve: () => {}, reject: () => {} };
+  const build = new Promise((resolve, reject) => { settle = { resolve, reject }; });
   build.catch(() => {}).finally(() => building.delete(handle));
-  const url = api.runtime.getURL(`preview/preview.html?handle=${handle}`);
-  await api.windows.create({ url, type: "popup", width: 600, height: 680 });
+  building.set(handle, build);
+  const timer = setTimeout(() => settleAhead(tabId, (s) => s.reject(new MnemoError("TAB_TIMEOUT", "the page did not save the conversation"))),
+    OPENED_AHEAD_MS);
+  openedAhead.set(tabId, { handle, settle, timer });
+  try {
+    await openPreviewWindow(handle);
+  } catch (error) {
+    // no window: the tab's context opens one as it would have without this
+    if (openedAhead.get(tabId)?.handle === handle) settleAhead(tabId, (s) => s.reject(error));
+    throw error;
+  }
+  return { opened: true };
+}
+
+/** The tab's pick failed before its context was asked for (its read or save): the window opened ahead says why. */
+export function cancelPreviewAhead(tabId, { code, message }) {
+  const why = new MnemoError(typeof code === "string" && CODE.test(code) ? code : "INTERNAL", String(message ?? "").slice(0, 500));
+  settleAhead(tabId, (settle) => settle.reject(why));
+  return { cancelled: true };
+}
+
+/**
+ * A web page's Continue: the preview window opens at once (or opened at the pick: openPreviewAhead), under a new
+ * handle, and shows the context when the host has built it (a long conversation takes seconds); the page gets its
+ * short status once it is built.
+ */
+export async function buildInPreview(request, tabId) {
+  const ahead = settleAhead(tabId, null);
+  const handle = ahead?.handle ?? newHandle();
+  const build = buildContext(request, handle);
+  if (ahead) {
+    build.then(ahead.settle.resolve, ahead.settle.reject);
+  } else {
+    building.set(handle, build);
+    build.catch(() => {}).finally(() => building.delete(handle));
+    await openPreviewWindow(handle);
+  }
   const context = await build;
   return { target: context.target, label: context.label, fills: context.fills, tokens: context.report?.tokens ?? null };
 }

@@ -7,13 +7,14 @@ import { fillSiteOf, sourceSiteOf } from "../sites/index.js";
 import { hostCall } from "./host.js";
 import { callAllPages } from "./paging.js";
 import { grant, isGranted } from "./grants.js";
-import { buildContext, buildInPreview, claimFill, contextPreview, copyFailedFill, contextText, describeTargets, openAndFill,
-  rebuildContext } from "./continue.js";
+import { buildContext, buildInPreview, cancelPreviewAhead, claimFill, contextPreview, copyFailedFill, contextText, describeTargets, openAndFill,
+  openPreviewAhead, rebuildContext } from "./continue.js";
 import { copyToClipboard } from "./clipboard.js";
 import { saveExportFile } from "./download.js";
 import { deliverExport, exportAsked, hostExport } from "./export_click.js";
 import { healthOfTab } from "./health.js";
 import { backupStatus, cancelBackup, pauseBackup, resumeBackup, retryBackupFailures, startBackup } from "./backup.js";
+import { backupAccount } from "./backup_account.js";
 
 const PAGE = "page"; // an extension page (popup, view, options)
 const SOURCE_TAB = "source"; // a content script on chatgpt.com / claude.ai
@@ -88,9 +89,12 @@ const HANDLERS = {
       await requireGrant(kinds, sender, id);
       const request = { conversation_id: id, target: msg.target, budget: msg.budget, redact: msg.redact, branch: msg.branch };
       // a page gets the context; a tab gets a status while the preview window (opened at once) shows it
-      return kinds.has(PAGE) ? buildContext(request) : buildInPreview(request);
+      return kinds.has(PAGE) ? buildContext(request) : buildInPreview(request, sender.tab.id);
     },
   },
+  // a tab's pick: its preview window opens while the tab still saves; a failed save says why in that window
+  "continue-open": { from: [SOURCE_TAB], run: (msg, sender) => openPreviewAhead(sender.tab.id) },
+  "continue-cancel": { from: [SOURCE_TAB], run: (msg, sender) => cancelPreviewAhead(sender.tab.id, msg) },
   "open-page": {
     // the saved toast's Open / Show in library: a content script cannot open extension pages itself
     from: [SOURCE_TAB],
@@ -125,6 +129,7 @@ const HANDLERS = {
   "fill-copy": { from: [FILL_TAB], run: (msg, sender) => copyFailedFill(sender, copyToClipboard) },
   "backup-start": { from: [PAGE], run: () => startBackup() },
   "backup-status": { from: [PAGE], run: () => backupStatus() },
+  "backup-account": { from: [PAGE], run: () => backupAccount() },
   "backup-pause": { from: [PAGE], run: () => pauseBackup() },
   "backup-resume": { from: [PAGE], run: () => resumeBackup() },
   "backup-cancel": { from: [PAGE], run: () => cancelBackup() },

@@ -126,10 +126,11 @@
     const data = await fetchJson("/api/auth/session");
     if (!data?.accessToken) throw new MnemoError("LOGGED_OUT", "no ChatGPT session");
     const expires = Date.parse(data.expires) || Date.now() + 10 * 6e4;
-    session = { token: data.accessToken, expires };
+    session = { token: data.accessToken, expires, user: data.user ?? null };
     return session.token;
   }
   var headersOf = { token: null, headers: null };
+  var workspaceName = null;
   async function headers(accessToken) {
     if (headersOf.token === accessToken) return headersOf.headers;
     headersOf = { token: accessToken, headers: await buildHeaders(accessToken) };
@@ -140,11 +141,13 @@
     const deviceId = readCookie("oai-did");
     if (deviceId) out["OAI-Device-Id"] = deviceId;
     const account = readCookie("_account");
+    workspaceName = null;
     if (account && account !== "personal") {
       try {
         const check = await fetchJson("/backend-api/accounts/check/v4-2023-04-27", out);
         const entry = check?.accounts?.[account];
         if (entry) out["ChatGPT-Account-Id"] = entry.account?.account_id ?? account;
+        workspaceName = typeof entry?.account?.name === "string" ? entry.account.name.trim() || null : null;
       } catch {
       }
     }
@@ -257,6 +260,13 @@
       if (!result || typeof result !== "object" || !result.mapping) throw new MnemoError("API_SHAPE", "no mapping in reply");
       return { kind: "chatgpt_api", payload: result };
     },
+    /** Who a backup reads: the workspace's name when the tab is in one, else the session's email or name. */
+    async account() {
+      await headers(await token());
+      const user = session?.user ?? {};
+      const named = [workspaceName, user.email, user.name].find((value) => typeof value === "string" && value.trim());
+      return named ? named.trim() : null;
+    },
     apiPrefix: "/backend-api/",
     streaming: "[data-testid='stop-button']",
     // shown while a reply streams (keep current waits for it to go)
@@ -289,10 +299,13 @@
   var USER = "[data-testid='user-message'], .font-user-message, [class*='font-user-message']";
   var ASSISTANT = ".font-claude-response, [data-testid='assistant-message'], .font-claude-message, [data-is-streaming]";
   var CONVERSATION_QUERY = "tree=True&rendering_mode=messages&render_all_tools=true";
-  async function chatOrgs() {
+  async function orgsChatFirst() {
     const orgs = await fetchJson("/api/organizations");
-    const list = Array.isArray(orgs) ? orgs : [];
-    return list.filter((org) => (org.capabilities ?? []).includes("chat")).concat(list).map((org) => org.uuid).filter(Boolean);
+    const list = Array.isArray(orgs) ? orgs.filter((org) => org && typeof org === "object") : [];
+    return list.filter((org) => (org.capabilities ?? []).includes("chat")).concat(list);
+  }
+  async function chatOrgs() {
+    return (await orgsChatFirst()).map((org) => org.uuid).filter(Boolean);
   }
   function outermost2(nodes) {
     return nodes.filter((node) => !nodes.some((other) => other !== node && other.contains(node)));
@@ -365,6 +378,13 @@
     title: () => {
       const node = document.querySelector("[data-testid='chat-title-button'] .truncate, button[data-testid='chat-menu-trigger']");
       return node?.textContent.trim() || document.title.replace(/\s+[-|]\s+Claude$/, "").trim() || null;
+    },
+    /** Who a backup reads: the name of the organization the tab uses (the lastActiveOrg cookie's, else the first that chats). */
+    async account() {
+      const orgs = await orgsChatFirst();
+      const cookieOrg = readCookie("lastActiveOrg");
+      const org = orgs.find((o) => cookieOrg && o.uuid === cookieOrg) ?? orgs[0];
+      return typeof org?.name === "string" && org.name.trim() ? org.name.trim() : null;
     },
     apiPrefix: "/api/",
     streaming: "[data-is-streaming='true'], button[aria-label='Stop response']",

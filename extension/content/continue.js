@@ -75,6 +75,8 @@ function closeMenus() {
 /** Save, build the context for `target` (a host target name; null: the default in settings); the worker opens its preview. */
 export async function continueIn(site, target) {
   closeMenus();
+  // the preview window opens at the click, its start overlapping the save below; it waits for this tab's context
+  const opened = request("continue-open").catch(() => null);
   try {
     const saved = await savedForPick(site);
     toast("progress", t("buildingContext"));
@@ -84,6 +86,8 @@ export async function continueIn(site, target) {
     const box = toast("success", t("previewOpened", [status.label]));
     box.dataset.target = status.target;
   } catch (error) {
+    // the window opened at the click shows why, as this toast does (a failed build has told it already)
+    if (await opened) request("continue-cancel", { code: error?.code, message: String(error?.message ?? error) }).catch(() => {});
     toastError(error);
   }
 }

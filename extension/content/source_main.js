@@ -65,6 +65,10 @@ function start(site) {
       backupFile(site, message.path, message.capBytes, { requestId: message.requestId, timeoutMs: message.timeoutMs })
         .then(sendResponse);
       return true;
+    } else if (message?.type === "backup-account") {
+      // the account's name as the site's own data gives it (never its tokens); null when the site gives none
+      Promise.resolve(site.account?.() ?? null).then((name) => sendResponse({ name: name ?? null }), () => sendResponse({ name: null }));
+      return true;
     } else if (message?.type === "backup-abort") {
       abortDownload(message.requestId);
     } else if (message?.type === "health") {

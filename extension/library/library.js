@@ -162,7 +162,7 @@ function matches(entry, { since, until, project, model, has_code: code, has_atta
 }
 
 const created = (entry) => entry.created_at ?? entry.updated_at ?? entry.saved_at ?? "";
-const titleKey = (entry) => (entry.title ?? "").toLocaleLowerCase();
+const titleKey = (entry) => (entry.title || entry.first_words || "").toLocaleLowerCase(); // as the host sorts
 // the host's orders, for search results: ties by id as the host breaks them
 const COMPARE = {
   newest: (a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? "") || b.id.localeCompare(a.id),

@@ -27,6 +27,15 @@ function render(built) {
   $("preview-body").replaceChildren(...previewNodes(context));
 }
 
+/** The conversation's title on one line: a long one ends in an ellipsis and reads in full on hover. */
+function showConversationTitle(title) {
+  const line = $("conversation-title");
+  const words = String(title ?? "").replace(/\s+/g, " ").trim();
+  line.textContent = words;
+  line.title = words;
+  line.hidden = !words;
+}
+
 async function show() {
   localize();
   say(t("buildingContext")); // the window opens as the host starts building: said until the context is here
@@ -34,6 +43,7 @@ async function show() {
   say("");
   document.title = t("previewTitle", [built.label]);
   $("title").textContent = t("previewTitle", [built.label]);
+  showConversationTitle(built.title);
   $("preview").dataset.target = built.target;
   focusInput.value = built.focus ?? "";
   render(built);

@@ -10,6 +10,7 @@ import { DEFAULT_SETTINGS, loadSettings } from "./settings.js";
 import { RUN_KEY, etaSeconds, left as leftOf } from "./backup_run.js";
 import { siteOfOpenTab } from "./backup_site.js";
 import { FILE_HOST_PERMISSION } from "./file_hosts.js";
+import { siteName } from "./names.js";
 
 const FAILURES_SHOWN = 20;
 
@@ -70,10 +71,19 @@ export function mountBackupPanel(container) {
   const followSite = () => siteOfOpenTab().then((open) => {
     site = open.site;
     guide.dataset.site = site;
-    guide.textContent = site === "claude" ? t("backupWhichClaude") : t("backupWhichChatgpt");
+    if (guide.dataset.account === undefined || guide.dataset.accountSite !== site) {
+      guide.textContent = t("backupAccountOfSite", [siteName(site)]);
+    }
+    // then the account's own name, as the site tab reads it from the site's session data
+    request("backup-account").then(({ site: read, account }) => {
+      if (read !== site) return;
+      Object.assign(guide.dataset, { account: account ?? "", accountSite: read });
+      guide.textContent = account ? t("backupAccountNamed", [siteName(read), account]) : t("backupAccountOfSite", [siteName(read)]);
+    }, () => {});
   }, () => {
     site = null;
     guide.dataset.site = "";
+    delete guide.dataset.account;
     guide.replaceChildren(t("backupNoTab"), " ", siteLink("https://chatgpt.com/", "ChatGPT"), " · ",
       siteLink("https://claude.ai/", "Claude"));
   });

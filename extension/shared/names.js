@@ -33,7 +33,7 @@ export function projectName(value, projectLabel) {
   return id ? projectLabel(id[1]) : raw;
 }
 
-const SITES = { chatgpt: "ChatGPT", claude: "Claude", gemini: "Gemini" };
+const SITES = { chatgpt: "ChatGPT", claude: "Claude", gemini: "Gemini", grok: "Grok", perplexity: "Perplexity", deepseek: "DeepSeek" };
 
 /** A site's name as its makers write it ("chatgpt" -> "ChatGPT"). */
 export function siteName(site) {

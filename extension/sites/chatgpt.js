@@ -21,18 +21,19 @@ const ROLE_HEADING = "h4[data-conversation-role], h5[data-conversation-role], h6
 const ANSWER_BODY = "[data-markdown-text-style='assistant-message']";
 // never a class-based selector: those matched the sidebar (and [data-app-action-sidebar-scroll] holds no turns)
 const SCROLL_ROOTS = ["[data-app-action-timeline-scroll]", "[data-scroll-root]", "#thread", "main .overflow-y-auto"];
-let session = null; // {token, expires}
+let session = null; // {token, expires, user}
 
 async function token(refresh = false) {
   if (!refresh && session && session.expires > Date.now() + 60_000) return session.token;
   const data = await fetchJson("/api/auth/session");
   if (!data?.accessToken) throw new MnemoError("LOGGED_OUT", "no ChatGPT session");
   const expires = Date.parse(data.expires) || Date.now() + 10 * 60_000;
-  session = { token: data.accessToken, expires };
+  session = { token: data.accessToken, expires, user: data.user ?? null };
   return session.token;
 }
 
 let headersOf = { token: null, headers: null }; // the workspace check once per token, not once per request
+let workspaceName = null; // the workspace the _account cookie names, as the check calls it
 
 async function headers(accessToken) {
   if (headersOf.token === accessToken) return headersOf.headers;
@@ -45,11 +46,13 @@ async function buildHeaders(accessToken) {
   const deviceId = readCookie("oai-did");
   if (deviceId) out["OAI-Device-Id"] = deviceId;
   const account = readCookie("_account");
+  workspaceName = null;
   if (account && account !== "personal") {
     try {
       const check = await fetchJson("/backend-api/accounts/check/v4-2023-04-27", out);
       const entry = check?.accounts?.[account];
       if (entry) out["ChatGPT-Account-Id"] = entry.account?.account_id ?? account;
+      workspaceName = typeof entry?.account?.name === "string" ? entry.account.name.trim() || null : null;
     } catch {
       // not a workspace member or the check moved: the personal account still works
     }
@@ -182,6 +185,14 @@ export const chatgpt = {
     const result = await this.apiGet(`/backend-api/conversation/${encodeURIComponent(id)}`);
     if (!result || typeof result !== "object" || !result.mapping) throw new MnemoError("API_SHAPE", "no mapping in reply");
     return { kind: "chatgpt_api", payload: result };
+  },
+
+  /** Who a backup reads: the workspace's name when the tab is in one, else the session's email or name. */
+  async account() {
+    await headers(await token());
+    const user = session?.user ?? {};
+    const named = [workspaceName, user.email, user.name].find((value) => typeof value === "string" && value.trim());
+    return named ? named.trim() : null;
   },
 
   apiPrefix: "/backend-api/",

@@ -9,11 +9,15 @@ const USER = "[data-testid='user-message'], .font-user-message, [class*='font-us
 const ASSISTANT = ".font-claude-response, [data-testid='assistant-message'], .font-claude-message, [data-is-streaming]";
 const CONVERSATION_QUERY = "tree=True&rendering_mode=messages&render_all_tools=true";
 
-async function chatOrgs() {
+/** The organizations, those that can chat first (API-only orgs answer 404 on chat endpoints). */
+async function orgsChatFirst() {
   const orgs = await fetchJson("/api/organizations");
-  const list = Array.isArray(orgs) ? orgs : [];
-  // API-only orgs answer 404 on chat endpoints: prefer orgs that can chat
-  return list.filter((org) => (org.capabilities ?? []).includes("chat")).concat(list).map((org) => org.uuid).filter(Boolean);
+  const list = Array.isArray(orgs) ? orgs.filter((org) => org && typeof org === "object") : [];
+  return list.filter((org) => (org.capabilities ?? []).includes("chat")).concat(list);
+}
+
+async function chatOrgs() {
+  return (await orgsChatFirst()).map((org) => org.uuid).filter(Boolean);
 }
 
 function outermost(nodes) {
@@ -98,6 +102,14 @@ export const claude = {
   title: () => {
     const node = document.querySelector("[data-testid='chat-title-button'] .truncate, button[data-testid='chat-menu-trigger']");
     return node?.textContent.trim() || document.title.replace(/\s+[-|]\s+Claude$/, "").trim() || null;
+  },
+
+  /** Who a backup reads: the name of the organization the tab uses (the lastActiveOrg cookie's, else the first that chats). */
+  async account() {
+    const orgs = await orgsChatFirst();
+    const cookieOrg = readCookie("lastActiveOrg");
+    const org = orgs.find((o) => cookieOrg && o.uuid === cookieOrg) ?? orgs[0];
+    return typeof org?.name === "string" && org.name.trim() ? org.name.trim() : null;
   },
 
   apiPrefix: "/api/",

@@ -97,8 +97,12 @@ async function load() {
   say(t("loading"));
   const data = await request("get", { conversation_id: id, format: "portable" });
   const conversation = JSON.parse(data.text);
-  document.title = conversation.title || t("untitled");
-  $("title").textContent = conversation.title || t("untitled");
+  // an untitled conversation reads as its first message's words, as in the library (the host's first_words)
+  const title = conversation.title || data.first_words || t("untitled");
+  document.title = title;
+  $("title").textContent = title;
+  if (!conversation.title && data.first_words) Object.assign($("title"), { title: t("untitledFirstWords") });
+  $("title").dataset.derived = String(!conversation.title && Boolean(data.first_words));
   // the count is the archive's (every message it keeps, as the library says), not the branch's on screen
   branches = showBranches($("messages"), conversation, () => {
     $("meta").textContent = [conversation.source?.site ? siteName(conversation.source.site) : null, formatDate(conversation.updated_at ?? conversation.created_at),

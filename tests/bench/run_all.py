@@ -40,6 +40,7 @@ SCRIPTS = [
     "frame_memory",
     "paging_bench",
     "library_bench",
+    "preview_bench",
 ]
 TIMEOUT_S = 1800
 RESULTS = BENCH_DIR / "RESULTS.md"

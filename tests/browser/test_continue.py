@@ -289,3 +289,69 @@ def test_a_pick_after_the_page_changed_or_while_a_reply_streamed_saves_anew(brow
     pick(browser, streaming, "claude")
     wait_saves(env, 3)
     assert archived_title() == f"{title} (the reply done)"
+
+
+LONG_TITLE = (
+    "A very long conversation title about tide anneal crucibles, the harbour lantern schedule, the ember kiln"
+    " and every other thing this conversation went on to discuss over a long afternoon of questions"
+)
+LAYOUT = """() => {
+  const box = (selector) => {
+    const node = document.querySelector(selector);
+    const r = node.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height};
+  };
+  const line = document.querySelector("[data-mnemosyne='preview-conversation']");
+  const style = getComputedStyle(line);
+  return {
+    title: box("[data-mnemosyne='preview-conversation']"), meter: box("[data-mnemosyne='preview-meter']"),
+    confirm: box("[data-mnemosyne='preview-confirm']"), lineHeight: parseFloat(style.lineHeight),
+    ellipsis: style.textOverflow, clipped: line.scrollWidth > line.clientWidth, tooltip: line.title,
+    text: line.textContent, viewport: {width: innerWidth, height: innerHeight},
+  };
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (600, 640)])
+def test_a_long_title_stays_on_one_line_above_the_meter_and_the_button(browser, sites, size, screenshot):
+    """The preview names the conversation it continues; a long title is one line ending in an ellipsis (the
+    whole title on hover), and the token meter and the primary button stay in view, at 1280x800 and in the
+    preview's own small window."""
+    sites.pages["https://claude.ai/new"] = CLAUDE_COMPOSER_PAGE
+    api = {**chatgpt_api_fixture(), "title": LONG_TITLE}
+    page = open_chatgpt_conversation(browser, sites, api)
+    window = choose(browser, page, "claude")
+    window.set_viewport_size({"width": size[0], "height": size[1]})
+    window.locator("[data-mnemosyne='preview-conversation']:not([hidden])").wait_for()
+    layout = window.evaluate(LAYOUT)
+    assert layout["text"] == layout["tooltip"] == LONG_TITLE
+    assert layout["ellipsis"] == "ellipsis" and layout["clipped"]
+    assert layout["title"]["height"] < 1.5 * layout["lineHeight"]  # one line
+    for name in ("title", "meter", "confirm"):
+        shown = layout[name]
+        assert shown["top"] >= 0 and shown["bottom"] <= size[1], (name, layout)
+        assert shown["left"] >= 0 and shown["right"] <= size[0], (name, layout)
+    assert layout["title"]["bottom"] <= layout["meter"]["top"]
+    screenshot(window, f"continue-preview-long-title-{size[0]}")
+
+
+def test_a_pick_whose_save_fails_says_why_in_the_preview_window(browser, sites):
+    """The preview window opens at the pick, while the page reads and saves; when nothing can be read (the API
+    refused and no turn on the page), the window says so instead of waiting, as the page's toast does."""
+    url = sites.chatgpt_conversation(
+        "68b0f1c2-dddd-bbbb-cccc-0123456789ab",
+        shell("<main><p>Nothing here yet</p></main>", "ChatGPT"),
+        None,
+        api_status=403,
+    )
+    page = browser.new_page()
+    page.goto(url)
+    open_menu(page)
+    with browser.expect_page(timeout=30_000) as opened:
+        ClosedUi(page).click("[data-mnemosyne='continue-target'][data-target='claude']")
+    window = opened.value
+    status = window.locator("[data-mnemosyne='preview-status'].error")
+    status.wait_for(timeout=30_000)
+    assert status.inner_text() and "Building" not in status.inner_text()
+    assert window.locator("[data-mnemosyne='preview']").is_hidden()
+    assert ClosedUi(page).wait("[data-mnemosyne='toast'][data-state='error']")

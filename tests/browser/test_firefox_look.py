@@ -90,3 +90,82 @@ def test_firefox_branch_switch_keeps_the_focus_and_the_scroll(tmp_path, env):
         assert after["cls"] == "branch-next" and after["y"] > 100, (before, after)
         # (where the message is drawn after the switch is asserted in Chromium, test_look.py: in Firefox, near
         # the end of a page, it can still move by a line while off-screen messages settle their size)
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="firefox-esr is not installed")
+def test_firefox_untitled_titles_and_the_named_account(tmp_path, env):
+    """In Firefox too: the library sorts untitled conversations by the plain words of their first message, the
+    view reads them as its heading, and the backup sentence names the account the chatgpt.com tab is signed in to."""
+    import time
+
+    from ext_fakesite import ACCESS_TOKEN, FakeSites, shell
+    from test_firefox import serve_intercepts
+
+    from support.cli import mnemo
+    from test_derived_titles import expected_titles, write_export
+
+    with firefox(tmp_path, env) as (bidi, internal, ff_env):
+        export = tmp_path / "untitled" / "conversations.json"
+        export.parent.mkdir()
+        write_export(export)
+        mnemo(ff_env, "import", str(export))
+        sites = FakeSites()
+        sites.pages["https://chatgpt.com/"] = shell("<p>home</p>", "ChatGPT")
+        expires = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 3600))
+        user = {"id": "user-jane", "email": "jane@example.com"}
+        sites.json_routes["https://chatgpt.com/api/auth/session$"] = (
+            200,
+            {"accessToken": ACCESS_TOKEN, "expires": expires, "user": user},
+        )
+        serve_intercepts(bidi, sites)
+        site_tab = bidi.call("browsingContext.getTree", {})["contexts"][0]["context"]
+        bidi.call(
+            "browsingContext.navigate",
+            {"context": site_tab, "url": "https://chatgpt.com/", "wait": "complete"},
+        )
+        library = bidi.call("browsingContext.create", {"type": "tab"})["context"]
+        bidi.call(
+            "browsingContext.navigate",
+            {
+                "context": library,
+                "url": f"moz-extension://{internal}/library/library.html",
+                "wait": "complete",
+            },
+        )
+        count = len(expected_titles())
+        rows = "[...document.querySelectorAll('[data-mnemosyne=conversation] .row-title')]"
+        assert bidi.wait_for(library, f"{rows}.length === {count} ? 'yes' : ''") == "yes"
+        bidi.evaluate(
+            library,
+            "(() => { const s = document.querySelector('[data-mnemosyne=sort]'); s.value = 'title';"
+            " s.dispatchEvent(new Event('change', {bubbles: true})); })()",
+        )
+        first = json.dumps(expected_titles()[0])
+        shown = bidi.wait_for(
+            library,
+            f"(() => {{ const t = {rows}.map((n) => n.textContent);"
+            f" return t.length === {count} && t[0] === {first} ? JSON.stringify(t) : ''; }})()",
+        )
+        assert json.loads(shown) == expected_titles()
+        guide = bidi.wait_for(
+            library,
+            "(() => { const g = document.querySelector('[data-mnemosyne=backup-guide]')?.textContent || '';"
+            " return g.includes('jane@example.com') ? g : ''; })()",
+        )
+        assert guide == "Backs up your ChatGPT account jane@example.com, signed in on your ChatGPT tab."
+        listed = json.loads(mnemo(ff_env, "list", "--json", "--limit", "0").stdout)
+        zebra = next(i["id"] for i in listed if (i.get("first_words") or "").startswith("Zebra"))
+        bidi.call(
+            "browsingContext.navigate",
+            {
+                "context": library,
+                "url": f"moz-extension://{internal}/view/view.html?id={zebra}",
+                "wait": "complete",
+            },
+        )
+        heading = bidi.wait_for(
+            library,
+            "document.querySelector('[data-mnemosyne=transcript][data-state=ready]')"
+            " ? document.getElementById('title').textContent : ''",
+        )
+        assert heading == "Zebra crossings in Lisbon, why so many?"

@@ -307,7 +307,8 @@ def test_library_filters_and_sorts_real_conversations_through_the_ui(browser, mn
     library.locator("[data-mnemosyne='filter-has-code']").uncheck()
     library.locator("[data-mnemosyne='sort']").select_option("title")
     settle(len(every))
-    key = lambda i: (" ".join((i["title"] or "").casefold().split()), i["id"])  # noqa: E731
+    # an untitled conversation sorts by the words it shows: its first message's (the host's first_words)
+    key = lambda i: (" ".join((i["title"] or i.get("first_words") or "").casefold().split()), i["id"])  # noqa: E731
     assert shown() == [i["id"] for i in sorted(every, key=key)]
 
     # a project (the custom GPT of one fixture conversation)

@@ -11,6 +11,8 @@ import json
 import re
 from typing import Any, NamedTuple
 
+from . import derived_title
+
 # a Markdown code fence at the start of a line (up to 3 spaces of indent, as CommonMark allows)
 _FENCE = re.compile(r"(?:^|\n)[ \t]{0,3}(?:```|~~~)")
 # the fields of each part type a reader reads as text: `length` is their characters
@@ -26,7 +28,7 @@ _TEXT_FIELDS: dict[str, tuple[str, ...]] = {
     "artifact": ("title", "content"),
     "system_error": ("text",),
 }
-COLUMNS = ("project", "model", "has_code", "has_attachments", "text_chars", "title_key")
+COLUMNS = ("project", "model", "has_code", "has_attachments", "text_chars", "title_key", "derived_title")
 
 
 class Facets(NamedTuple):  # not a dataclass: the archive is on the host's hello path
@@ -35,7 +37,8 @@ class Facets(NamedTuple):  # not a dataclass: the archive is on the host's hello
     has_code: int
     has_attachments: int
     text_chars: int  # characters of message text (the `length` order)
-    title_key: str  # the title case-folded (the `title` order)
+    title_key: str  # the title (else the derived title) case-folded (the `title` order)
+    derived_title: str | None  # an untitled conversation's title from its first user message
 
     def values(self) -> tuple[Any, ...]:
         return tuple(self)
@@ -67,6 +70,7 @@ def _model(document: dict[str, Any]) -> str | None:
 
 
 def of_document(document: dict[str, Any]) -> Facets:
+    derived = derived_title.of_document(document)
     has_code = has_attachments = False
     chars = 0
     for message in document.get("messages") or []:
@@ -81,7 +85,8 @@ def of_document(document: dict[str, Any]) -> Facets:
         has_code=int(has_code),
         has_attachments=int(has_attachments),
         text_chars=chars,
-        title_key=title_key(document.get("title")),
+        title_key=title_key(document.get("title")) or title_key(derived),
+        derived_title=derived,
     )
 
 

@@ -7,6 +7,7 @@ it. Append new migrations at the end; never edit a released one.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from .db import Connection, Transaction
@@ -125,13 +126,13 @@ def m006_conversation_facets(conn: Connection) -> None:
         CREATE INDEX conversations_model ON conversations(model, sort_key DESC);
         """,
     )
-    assignments = ", ".join(f"{name} = ?" for name in COLUMNS)
+    columns = COLUMNS[:6]  # the columns this migration adds (a later one adds derived_title)
+    assignments = ", ".join(f"{name} = ?" for name in columns)
     ids = [r[0] for r in conn.execute("SELECT id FROM conversations")]
     for conv_id in ids:  # one document in memory at a time
         (document,) = conn.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,)).fetchone()
-        conn.execute(
-            f"UPDATE conversations SET {assignments} WHERE id = ?", (*of_json(document).values(), conv_id)
-        )
+        values = of_json(document).values()[: len(columns)]
+        conn.execute(f"UPDATE conversations SET {assignments} WHERE id = ?", (*values, conv_id))
 
 
 def m007_sync_state(conn: Connection) -> None:
@@ -233,6 +234,28 @@ def m010_context_units(conn: Connection) -> None:
     )
 
 
+def m011_derived_titles(conn: Connection) -> None:
+    """An untitled conversation's title from its first user message (see derived_title.py), shown in lists
+    and sorted by under "Title A-Z" instead of all untitled ones first. Only untitled rows are read."""
+    from .derived_title import of_document
+    from .facets import title_key
+
+    conn.execute("ALTER TABLE conversations ADD COLUMN derived_title TEXT")
+    ids = [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM conversations WHERE trim(coalesce(title, ''), char(32, 9, 10, 13)) = ''"
+        )
+    ]
+    for conv_id in ids:  # one document in memory at a time
+        (document,) = conn.execute("SELECT document FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+        derived = of_document(json.loads(document))
+        conn.execute(
+            "UPDATE conversations SET derived_title = ?, title_key = ? WHERE id = ?",
+            (derived, title_key(derived), conv_id),
+        )
+
+
 MIGRATIONS: list[Callable[..., Any]] = [
     m001_initial,
     m002_recency_and_trigram,
@@ -244,6 +267,7 @@ MIGRATIONS: list[Callable[..., Any]] = [
     m008_attachment_blobs,
     m009_trigram_without_content,
     m010_context_units,
+    m011_derived_titles,
 ]
 
 

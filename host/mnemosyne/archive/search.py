@@ -29,8 +29,8 @@ CANDIDATES = 2000  # most matches a query ranks (the most recently saved ones)
 RECENT_ONLY = 50_000  # more matches than this: not ranked, the most recent first
 
 _SUMMARY = (
-    "SELECT id, title, site, updated_at, message_count, project, model, has_code, has_attachments, text_chars"
-    " FROM conversations WHERE id = ?"
+    "SELECT id, title, site, updated_at, message_count, project, model, has_code, has_attachments, text_chars,"
+    " derived_title FROM conversations WHERE id = ?"
 )
 
 
@@ -113,6 +113,8 @@ def _results(
                 "snippet": snippets.get(rowid, ""),
             }
         )
+        if not row[1]:  # what tells untitled conversations apart, as `list` gives it
+            out[-1]["first_words"] = row[10]
     return out
 
 

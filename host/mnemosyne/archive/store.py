@@ -352,7 +352,7 @@ class Archive(ArchiveWrites):
             op = "<" if direction == "DESC" else ">"
             where.append(f"({column} {op} ? OR ({column} = ? AND id {op} ?))")
             args += [key, key, last_id]
-        sql = f"SELECT {SUMMARY_COLUMNS}, {column} FROM conversations"
+        sql = f"SELECT {SUMMARY_COLUMNS}, derived_title, {column} FROM conversations"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY {column} {direction}, id {direction} LIMIT ?"
@@ -360,24 +360,18 @@ class Archive(ArchiveWrites):
         more = len(rows) > limit
         rows = rows[:limit]
         next_cursor = _encode_cursor([order, rows[-1][-1], rows[-1][0]]) if more and rows else None
-        items = [_summary(r[:-1]) for r in rows]
-        for item in items:
-            if not item["title"]:
-                item["first_words"] = self.first_words(item["id"])
+        items = []
+        for row in rows:
+            item = _summary(row[:-2])
+            if not item["title"]:  # what tells untitled conversations apart (derived_title.py)
+                item["first_words"] = row[-2]
+            items.append(item)
         return items, next_cursor
 
-    def first_words(self, conv_id: str, limit: int = 80) -> str | None:
-        """The start of a conversation's first user message, from its search text: what tells untitled
-        conversations apart in a list (None until the message's search rows are written)."""
-        row = self.conn.execute(
-            "SELECT f.body FROM messages m JOIN messages_fts f ON f.rowid = m.rowid"
-            " WHERE m.conversation_id = ? AND m.role = 'user' AND m.hidden = 0 ORDER BY m.seq LIMIT 1",
-            (conv_id,),
-        ).fetchone()
-        words = " ".join(str(row[0]).split()) if row and row[0] else ""
-        if not words:
-            return None
-        return words if len(words) <= limit else words[: limit - 1].rstrip() + "…"
+    def derived_title(self, conv_id: str) -> str | None:
+        """An untitled conversation's title from its first user message (None when it has a title)."""
+        row = self.conn.execute("SELECT derived_title FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+        return None if row is None else row[0]
 
     def facet_values(self, limit: int = 200) -> dict[str, builtins.list[dict[str, Any]]]:
         """The projects and models in the archive, most conversations first (the library's filter choices)."""

@@ -41,6 +41,7 @@ class ContextResult:
     shape: str
     payload: Any  # str (text, agents_md), list of messages (openai), {"system", "messages"} (anthropic)
     report: dict[str, Any]
+    title: str | None = None  # the conversation's title as the header quotes it (redacted when the build is)
 
     @property
     def text(self) -> str:
@@ -289,6 +290,7 @@ def _build_context(
         target.shape,
         payload,
         _report(conv, target, budget, usable, used, exact, turns, chosen_plan, redactor, path, focus),
+        conv.title,
     )
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ...context import get_target
 from .. import paging
 from . import params as p
+from .titles import first_words
 
 if TYPE_CHECKING:
     from ..session import HostSession
@@ -37,6 +38,7 @@ def run(params: dict[str, Any], session: HostSession) -> dict[str, Any]:
         )
         return result.text, {
             "conversation_id": conv.id,
+            "title": result.title or first_words(session, conv.id, redact),
             "target": target.name,
             "shape": result.shape,
             "report": result.report,

@@ -9,6 +9,7 @@ from ...filenames import conversation_filename
 from ...writers import writer
 from .. import paging
 from . import params as p
+from .titles import first_words
 
 FORMATS = ("portable", "markdown", "text", "html", "openai", "anthropic", "ollama")
 
@@ -23,7 +24,7 @@ def renderer(
 
     def render() -> tuple[str, dict[str, Any]]:
         conv = session.preparation.conversation(session.archive(), conv_id)
-        extra = {}
+        extra: dict[str, Any] = {}
         if redact:  # copy, export and download: the same policy as context, title included
             from ...redact import redact_conversation  # (its patterns compile at import: a redacted get only)
 
@@ -31,6 +32,8 @@ def renderer(
             extra["redactions"] = redactor.report()
         mod = writer(fmt)
         text = mod.write(conv, branch=branch)
+        if not conv.title:  # what the view shows as its title, as the library does
+            extra["first_words"] = first_words(session, conv.id, redact)
         return text, {
             **extra,
             "conversation_id": conv.id,
