@@ -8,7 +8,7 @@ the same token budget (o200k_base, exact), the share of questions whose answer s
 - whole messages: the messages BM25 ranks first for the same words (the archive's FTS5 index), whole,
   best first, each added while it fits.
 Questions split by conversation id into a tuning half and a test half. The tuning half (at 800 tokens) picks recall's two
-constants (the neighbouring turn's weight, the share of the budget one turn may take); the test half is
+constants (the share of a turn's room a neighbouring turn may take, the share of the budget one turn may take); the test half is
 scored once at each of 400, 800 and 1,600 tokens, with the chosen ones. Target: recall keeps the answer
 >= 1.3x as often.
 
@@ -54,7 +54,8 @@ BUDGET = 800  # the tuning budget, and the one the speed figures use
 TEST_BUDGETS = (400, 800, 1600)  # the test half is scored once at each, with the constants tuned at BUDGET
 BIG = 10_000
 WORK = Path("/tmp/mnemo-recall-bench")
-SETTINGS = [(w, share) for w in (0.0, 0.35, 0.7) for share in (1, 2, 4, 8)]
+SETTINGS = [(n, share) for n in (2, 3, 4) for share in (1, 2, 4, 8)]  # neighbour share, turn share
+DEFAULTS = (3, 1)
 LONG_CHARS = 1500  # --long: answers in assistant turns this long (about 375+ tokens)
 LONG_SPLIT = "recall-long-v1"  # --long's own seeded tuning/test split, made before it was scored
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -147,9 +148,10 @@ def _question(conv_id: str, turns, i: int, df: dict[str, int], rng: random.Rando
 
 def whole_messages(arc, meter, query: str, budget: int) -> str:
     """The messages FTS5's BM25 ranks first for the query's words, whole, added best first while they fit."""
-    from mnemosyne.recall.build import _header, _index_words
+    from mnemosyne.recall.build import _header
+    from mnemosyne.recall.candidates import index_words
 
-    words = _index_words(query)
+    words = list(dict.fromkeys(form for forms in index_words(query) for form in forms))
     match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
     rows = arc.conn.execute(
         "SELECT body FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 40", (match,)
@@ -169,10 +171,10 @@ def score(
 ) -> tuple[float, float]:
     """(share kept by recall, share kept by whole messages); recall with `setting` when given."""
     from mnemosyne.context.counting import Meter
-    from mnemosyne.recall import build, ranking, recall
+    from mnemosyne.recall import build, recall
 
     if setting is not None:
-        ranking.NEIGHBOUR_WEIGHT, build.CENTER_SHARE = setting
+        build.NEIGHBOUR_SHARE, build.CENTER_SHARE = setting
     meter = Meter("o200k_base")
     ours = theirs = 0
     for q in questions:
@@ -256,7 +258,7 @@ def main() -> None:
             + (f" (--long: answers in assistant turns of {LONG_CHARS}+ characters)" if long else "")
         )
         print(
-            f"budget {BUDGET} tokens (o200k_base)\n\n{'neighbour weight':>16} {'turn share':>10} {'recall':>7} {'whole':>7}"
+            f"budget {BUDGET} tokens (o200k_base)\n\n{'neighbour share':>16} {'turn share':>10} {'recall':>7} {'whole':>7}"
         )
         results = {}
         ratios = {}
@@ -268,10 +270,10 @@ def main() -> None:
         for setting in settings:
             results[setting] = score(arc, tuning, setting)
             ours, theirs = results[setting]
-            print(f"{setting[0]:>16} {'1/' + str(setting[1]):>10} {ours:>7.1%} {theirs:>7.1%}  (tuning)")
-        best = max(
-            settings, key=lambda s: (results[s][0], s == (0.35, 1)), default=None
-        )  # ties: the defaults
+            print(
+                f"{'1/' + str(setting[0]):>16} {'1/' + str(setting[1]):>10} {ours:>7.1%} {theirs:>7.1%}  (tuning)"
+            )
+        best = max(settings, key=lambda s: (results[s][0], s == DEFAULTS), default=None)  # ties: the defaults
         if best is not None:
             print(f"\ntest half, scored once per budget with the chosen constants {best}:")
             print(f"{'budget':>8} {'recall':>7} {'whole':>7} {'ratio':>6}")
