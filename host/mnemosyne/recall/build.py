@@ -36,6 +36,9 @@ DEFAULT_BUDGET = 4000
 MIN_BUDGET = 200  # the header, the markers and one labelled passage
 MAX_QUERY_CHARS = 2000
 CANDIDATES = 12  # conversations the search index hands over
+MIN_LIKELY = 8  # passages whose text a one-off process's encoder is made for, at least (_likely_turns)
+LOW_CHARS_PER_TOKEN = 6  # o200k_base gives about a token per 4 characters of English: this errs low
+LIKELY_BUDGETS = 4
 MIN_PIECE = 24  # tokens: less room than this left is not worth another passage
 TITLE_WEIGHT = 0.5  # a conversation whose title holds all the query words: half the best passage's score more
 CENTER_SHARE = 1  # a passage's matching turn may take the whole budget (cut to its best paragraphs): tuned by
@@ -189,6 +192,25 @@ class _Fitter:
         return text
 
 
+def _likely_turns(ranked: list[Passage], conv_turns: list[list[Turn]], budget: int) -> list[tuple[int, int]]:
+    """The turns a recall of `budget` tokens is likely to count, as (candidate, position): those of the
+    best passages, taken while a low estimate of what they would take (LOW_CHARS_PER_TOKEN) is under
+    LIKELY_BUDGETS budgets (the fitter tries passages further down while a little room is left), and of
+    MIN_LIKELY passages at least. A text outside them costs a one-off process another encoder
+    (tokens.subset): taking only the best eight passages' turns built a second one for a sixth of the
+    tuning questions of tests/bench/recall_bench.py."""
+    found: dict[tuple[int, int], None] = {}
+    left = budget * LIKELY_BUDGETS
+    for n, passage in enumerate(ranked):
+        if left <= 0 and n >= MIN_LIKELY:
+            break
+        for t in passage.turns:
+            if (passage.conversation, t) not in found:
+                found[(passage.conversation, t)] = None
+                left -= min(budget, len(conv_turns[passage.conversation][t].text) // LOW_CHARS_PER_TOKEN + 8)
+    return list(found)
+
+
 def _header(query: str) -> str:
     return (
         f"Passages recalled from the user's archive of earlier AI conversations for the query "
@@ -245,11 +267,7 @@ def recall(
     header = _header(query)
     # what the counted texts are made of (a one-off process builds its encoder for these characters only):
     # the turns, the labels' titles and words, the header, markers and gap marks
-    # (the turns of the best-ranked passages: the ones a recall counts, unless it runs far down the ranks)
-    near = {(r.conversation, t) for r in ranked[: max(8, budget // 100)] for t in r.turns}
-    made_of = [
-        turns[t].text for c, turns in enumerate(conv_turns) for t in range(len(turns)) if (c, t) in near
-    ]
+    made_of = [conv_turns[c][t].text for c, t in _likely_turns(ranked, conv_turns, budget)]
     made_of += [_label(c, None)[0] for c in convs]
     made_of += [header, tag_note("0123456789"), BEGIN, end_marker("0123456789"), GAP]
     made_of += ["BEGIN END TRANSCRIPT (quoted) [user assistant tool #0123456789]"]
