@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -43,6 +44,7 @@ class Session:
         self.redact = settings.mcp_redacts()
         self._archive: Any = None
         self.warming: threading.Thread | None = None  # startup._warm_up, joined before the first call runs
+        self.answered = False  # a tool call has returned its result
 
     @property
     def archive(self) -> Any:
@@ -75,6 +77,8 @@ class Session:
             text, data = tool.run(self.archive, arguments, self.redact)
         except MnemosyneError as exc:
             return _error(exc.code, exc.message)
+        finally:
+            self.answered = True
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=data)
 
 
@@ -112,15 +116,46 @@ def build_server(session: Session) -> Server[Any]:
     )
 
 
-def serve(warming: threading.Thread | None = None) -> int:
+class _AfterFirstAnswer:
+    """The server's outgoing stream: once it has passed on the message that follows the first tool call's
+    result (its answer), runs `then`, once."""
+
+    def __init__(self, stream: Any, session: Session, then: Callable[[], None]):
+        self._stream = stream
+        self._session = session
+        self._then: Callable[[], None] | None = then
+
+    async def send(self, item: Any) -> None:
+        await self._stream.send(item)
+        if self._then is not None and self._session.answered:
+            then, self._then = self._then, None
+            then()
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> _AfterFirstAnswer:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        result: bool | None = await self._stream.__aexit__(*exc)
+        return result
+
+
+def serve(
+    warming: threading.Thread | None = None, after_first_answer: Callable[[], None] | None = None
+) -> int:
     """Serve MCP on stdin/stdout until the client closes stdin; `warming`: startup.start_warm_up's thread,
-    joined before the first tool call runs."""
+    joined before the first tool call runs; `after_first_answer`: run once the first answer is sent."""
     session = Session()
     server = build_server(session)
     session.warming = warming
 
     async def main() -> None:
         async with stdio_server() as (read, write):
+            if after_first_answer is not None:
+                write = _AfterFirstAnswer(write, session, after_first_answer)
             await server.run(read, write, server.create_initialization_options())
 
     try:

@@ -1,8 +1,12 @@
 """What `mnemo mcp` does before the MCP SDK is imported, to answer its first tool call sooner.
 
 Importing the SDK takes a fresh process 1-3 s, most of it the protocol's pydantic models. The work the first
-tool call needs besides (recall's modules, the whole tokenizer) starts in a thread first, so it overlaps the
-import. And the server imports only the SDK modules it uses: the `mcp` and `mcp.server` packages' own
+tool call needs besides (recall's modules, the tokenizer's) starts in a thread first, so it overlaps the
+import. The whole o200k_base encoding is not built before the first answer: building it holds the
+interpreter's lock for its whole 0.3-0.4 s of CPU (tiktoken's encoder is made in Rust without letting it
+go), which stopped the SDK's import as long. The first call counts with an encoder made for its own texts,
+as a one-off `mnemo recall` does (tokens.subset: about 0.1 s CPU); the whole encoding is built once the
+first answer is out, for the calls after it. And the server imports only the SDK modules it uses: the `mcp` and `mcp.server` packages' own
 __init__ modules import the SDK's client and its high-level server as well (about a third of the import),
 which a low-level stdio server never touches.
 """
@@ -20,21 +24,36 @@ _LEAN_PACKAGES = ("mcp", "mcp.server")  # packages whose __init__ imports more t
 
 
 def _warm_up() -> None:
-    """Load what the first tool call needs (recall's modules, the tokenizer) while the SDK is imported and
-    the client shakes hands: a first `recall` then answers about as fast as the later ones."""
-    from .. import tokens
+    """Import what the first tool call needs (recall's modules, the tokenizer's) while the SDK is imported
+    and the client shakes hands."""
+    import tiktoken  # noqa: F401  (what tokens.encoder_for builds its encoder with)
+
     from ..recall import build  # noqa: F401  (the context engine's counting and markers)
+    from ..tokens import subset  # noqa: F401  (the first call's encoder)
+
+
+def start_warm_up() -> threading.Thread:
+    from .. import tokens
+
+    tokens.one_off = True  # until the whole encoding is built (load_whole_encoding): see the module
+    thread = threading.Thread(target=_warm_up, name="mnemo-mcp-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def _load_whole_encoding() -> None:
+    from .. import tokens
 
     try:
         tokens.encoding("o200k_base")
     except MnemosyneError:
-        pass  # the call that needs it reports it
+        pass  # a call that needs it reports it
 
 
-def start_warm_up() -> threading.Thread:
-    thread = threading.Thread(target=_warm_up, name="mnemo-mcp-warm-up", daemon=True)
-    thread.start()
-    return thread
+def load_whole_encoding() -> None:
+    """Build the whole o200k_base encoding in the background (run once the first answer is sent): the
+    calls after it count with it, as a long-lived process does."""
+    threading.Thread(target=_load_whole_encoding, name="mnemo-mcp-encoding", daemon=True).start()
 
 
 def import_lean() -> None:

@@ -76,6 +76,7 @@ ESTIMATES: dict[str, Estimate] = {
 _lock = threading.Lock()
 # The CLI sets this: a process that does one piece of work and exits builds an encoder for that work's text
 # only (encoder_for); a long-lived one (the host, a benchmark) builds the whole encoding once and keeps it.
+# `mnemo mcp` sets it too: its first answer is not kept waiting for the whole encoding (mcpserver/startup.py).
 one_off = False
 # The native host sets this False: it reads the rank cache but never spends a request writing it (the
 # write costs about as much as the load it saves; the CLI, whose start-up it speeds up, writes it).
