@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +46,8 @@ class Session:
         self._archive: Any = None
         self.warming: threading.Thread | None = None  # startup._warm_up, joined before the first call runs
         self.answered = False  # a tool call has returned its result
+        self.running = 0  # tool calls under way
+        self.last_call = time.monotonic()  # when the last one ended (or the session began)
 
     @property
     def archive(self) -> Any:
@@ -53,6 +56,12 @@ class Session:
 
             self._archive = open_archive(create=False)
         return self._archive
+
+    def idle_for(self) -> float:
+        """Seconds since the last tool call ended; 0 while one runs or before the first has answered."""
+        if self.running or not self.answered:
+            return 0.0
+        return time.monotonic() - self.last_call
 
     def close(self) -> None:
         if self._archive is not None:
@@ -73,12 +82,15 @@ class Session:
         if self.warming is not None:  # (the tokenizer is built once, not by both threads)
             self.warming.join()
             self.warming = None
+        self.running += 1
         try:
             text, data = tool.run(self.archive, arguments, self.redact)
         except MnemosyneError as exc:
             return _error(exc.code, exc.message)
         finally:
+            self.running -= 1
             self.answered = True
+            self.last_call = time.monotonic()
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=data)
 
 
@@ -116,46 +128,18 @@ def build_server(session: Session) -> Server[Any]:
     )
 
 
-class _AfterFirstAnswer:
-    """The server's outgoing stream: once it has passed on the message that follows the first tool call's
-    result (its answer), runs `then`, once."""
-
-    def __init__(self, stream: Any, session: Session, then: Callable[[], None]):
-        self._stream = stream
-        self._session = session
-        self._then: Callable[[], None] | None = then
-
-    async def send(self, item: Any) -> None:
-        await self._stream.send(item)
-        if self._then is not None and self._session.answered:
-            then, self._then = self._then, None
-            then()
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-    async def __aenter__(self) -> _AfterFirstAnswer:
-        await self._stream.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        result: bool | None = await self._stream.__aexit__(*exc)
-        return result
-
-
-def serve(
-    warming: threading.Thread | None = None, after_first_answer: Callable[[], None] | None = None
-) -> int:
+def serve(warming: threading.Thread | None = None, when_idle: Callable[[Session], None] | None = None) -> int:
     """Serve MCP on stdin/stdout until the client closes stdin; `warming`: startup.start_warm_up's thread,
-    joined before the first tool call runs; `after_first_answer`: run once the first answer is sent."""
+    joined before the first tool call runs; `when_idle`: started in a thread with the session (it waits
+    for the session to be idle: startup.load_whole_encoding_when_idle)."""
     session = Session()
     server = build_server(session)
     session.warming = warming
+    if when_idle is not None:
+        threading.Thread(target=when_idle, args=(session,), name="mnemo-mcp-idle", daemon=True).start()
 
     async def main() -> None:
         async with stdio_server() as (read, write):
-            if after_first_answer is not None:
-                write = _AfterFirstAnswer(write, session, after_first_answer)
             await server.run(read, write, server.create_initialization_options())
 
     try:

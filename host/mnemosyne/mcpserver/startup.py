@@ -6,7 +6,7 @@ import. The whole o200k_base encoding is not built before the first answer: buil
 interpreter's lock for its whole 0.3-0.4 s of CPU (tiktoken's encoder is made in Rust without letting it
 go), which stopped the SDK's import as long. The first call counts with an encoder made for its own texts,
 as a one-off `mnemo recall` does (tokens.subset: about 0.1 s CPU); the whole encoding is built once the
-first answer is out, for the calls after it. And the server imports only the SDK modules it uses: the `mcp` and `mcp.server` packages' own
+first answer is out and the session is idle, for the calls after it. And the server imports only the SDK modules it uses: the `mcp` and `mcp.server` packages' own
 __init__ modules import the SDK's client and its high-level server as well (about a third of the import),
 which a low-level stdio server never touches.
 """
@@ -16,11 +16,17 @@ from __future__ import annotations
 import importlib.util
 import sys
 import threading
+import time
 import types
+from typing import TYPE_CHECKING
 
 from ..errors import MnemosyneError
 
+if TYPE_CHECKING:
+    from .server import Session
+
 _LEAN_PACKAGES = ("mcp", "mcp.server")  # packages whose __init__ imports more than the server uses
+IDLE_SECONDS = 1.0  # without a tool call, before the whole encoding is built
 
 
 def _warm_up() -> None:
@@ -35,25 +41,25 @@ def _warm_up() -> None:
 def start_warm_up() -> threading.Thread:
     from .. import tokens
 
-    tokens.one_off = True  # until the whole encoding is built (load_whole_encoding): see the module
+    tokens.one_off = True  # until the whole encoding is built (load_whole_encoding_when_idle): see the module
     thread = threading.Thread(target=_warm_up, name="mnemo-mcp-warm-up", daemon=True)
     thread.start()
     return thread
 
 
-def _load_whole_encoding() -> None:
+def load_whole_encoding_when_idle(session: Session) -> None:
+    """Once the first answer is out and no call has come for IDLE_SECONDS, build the whole o200k_base
+    encoding: the calls after it count with it, as a long-lived process does. Not at once after the first
+    answer: a call arriving while it is built waits for it (its build holds the interpreter's lock), and
+    clients often call again right away; each call meanwhile makes an encoder for its own texts."""
     from .. import tokens
 
+    while (idle := session.idle_for()) < IDLE_SECONDS:
+        time.sleep(IDLE_SECONDS - idle if idle else IDLE_SECONDS / 4)
     try:
         tokens.encoding("o200k_base")
     except MnemosyneError:
         pass  # a call that needs it reports it
-
-
-def load_whole_encoding() -> None:
-    """Build the whole o200k_base encoding in the background (run once the first answer is sent): the
-    calls after it count with it, as a long-lived process does."""
-    threading.Thread(target=_load_whole_encoding, name="mnemo-mcp-encoding", daemon=True).start()
 
 
 def import_lean() -> None:
