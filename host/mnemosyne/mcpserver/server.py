@@ -45,7 +45,6 @@ class Session:
         self.redact = settings.mcp_redacts()
         self._archive: Any = None
         self.warming: threading.Thread | None = None  # startup._warm_up, joined before the first call runs
-        self.answered = False  # a tool call has returned its result
         self.running = 0  # tool calls under way
         self.last_call = time.monotonic()  # when the last one ended (or the session began)
 
@@ -58,8 +57,8 @@ class Session:
         return self._archive
 
     def idle_for(self) -> float:
-        """Seconds since the last tool call ended; 0 while one runs or before the first has answered."""
-        if self.running or not self.answered:
+        """Seconds since the last tool call ended (or the session began); 0 while one runs."""
+        if self.running:
             return 0.0
         return time.monotonic() - self.last_call
 
@@ -89,7 +88,6 @@ class Session:
             return _error(exc.code, exc.message)
         finally:
             self.running -= 1
-            self.answered = True
             self.last_call = time.monotonic()
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=data)
 

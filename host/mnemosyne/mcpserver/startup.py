@@ -6,7 +6,7 @@ import. The whole o200k_base encoding is not built before the first answer: buil
 interpreter's lock for its whole 0.3-0.4 s of CPU (tiktoken's encoder is made in Rust without letting it
 go), which stopped the SDK's import as long. The first call counts with an encoder made for its own texts,
 as a one-off `mnemo recall` does (tokens.subset: about 0.1 s CPU); the whole encoding is built once the
-first answer is out and the session is idle, for the calls after it. And the server imports only the SDK modules it uses: the `mcp` and `mcp.server` packages' own
+session is idle (before the first call, or between two), for the calls after it. And the server imports only the SDK modules it uses: the `mcp` and `mcp.server` packages' own
 __init__ modules import the SDK's client and its high-level server as well (about a third of the import),
 which a low-level stdio server never touches.
 """
@@ -48,14 +48,16 @@ def start_warm_up() -> threading.Thread:
 
 
 def load_whole_encoding_when_idle(session: Session) -> None:
-    """Once the first answer is out and no call has come for IDLE_SECONDS, build the whole o200k_base
-    encoding: the calls after it count with it, as a long-lived process does. Not at once after the first
-    answer: a call arriving while it is built waits for it (its build holds the interpreter's lock), and
-    clients often call again right away; each call meanwhile makes an encoder for its own texts."""
+    """Once no tool call has run for IDLE_SECONDS (since the last one, or since the session began: a client
+    often starts its server long before its first call), build the whole o200k_base encoding: the calls
+    after it count with it, as a long-lived process does. Not before the first answer nor at once after
+    an answer: a call arriving while it is built waits for it (its build holds the interpreter's lock),
+    and clients often call right after the handshake and again right after an answer; each call meanwhile
+    makes an encoder for its own texts."""
     from .. import tokens
 
     while (idle := session.idle_for()) < IDLE_SECONDS:
-        time.sleep(IDLE_SECONDS - idle if idle else IDLE_SECONDS / 4)
+        time.sleep(IDLE_SECONDS - idle if idle else IDLE_SECONDS / 4)  # (0: a call is under way)
     try:
         tokens.encoding("o200k_base")
     except MnemosyneError:
