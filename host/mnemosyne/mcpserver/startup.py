@@ -6,9 +6,11 @@ import. The whole o200k_base encoding is not built before the first answer: buil
 interpreter's lock for its whole 0.3-0.4 s of CPU (tiktoken's encoder is made in Rust without letting it
 go), which stopped the SDK's import as long. The first call counts with an encoder made for its own texts,
 as a one-off `mnemo recall` does (tokens.subset: about 0.1 s CPU); the whole encoding is built once the
-session is idle (before the first call, or between two), for the calls after it. And the server imports only the SDK modules it uses: the `mcp` and `mcp.server` packages' own
-__init__ modules import the SDK's client and its high-level server as well (about a third of the import),
-which a low-level stdio server never touches.
+session is idle (before the first call, or between two), for the calls after it.
+
+And the server imports only the SDK modules it uses: the `mcp` and `mcp.server` packages' own __init__
+modules import the SDK's client and its high-level server as well (about a third of the import), which a
+low-level stdio server never touches.
 """
 
 from __future__ import annotations

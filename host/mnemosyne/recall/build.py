@@ -38,13 +38,13 @@ MAX_QUERY_CHARS = 2000
 CANDIDATES = 12  # conversations the search index hands over
 MIN_LIKELY = 8  # passages whose text a one-off process's encoder is made for, at least (_likely_turns)
 LOW_CHARS_PER_TOKEN = 6  # o200k_base gives about a token per 4 characters of English: this errs low
-LIKELY_BUDGETS = 4
+LIKELY_BUDGETS = 4  # what the likely passages' text may come to, in budgets, by that low estimate
 MIN_PIECE = 24  # tokens: less room than this left is not worth another passage
 TITLE_WEIGHT = 0.5  # a conversation whose title holds all the query words: half the best passage's score more
 CENTER_SHARE = 1  # a passage's matching turn may take the whole budget (cut to its best paragraphs): tuned by
-# tests/bench/recall_bench.py (at 800 tokens, answers kept: all 98%, half 95%, a quarter 86%, an eighth 83%)
+# tests/bench/recall_bench.py (at 800 tokens, answers kept: all 98%, half 98%, a quarter 95%, an eighth 93%)
 CENTER_MIN = 160
-NEIGHBOUR_SHARE = 3  # each turn around it a third of that
+NEIGHBOUR_SHARE = 3  # each turn around it a third of that (a half or a quarter kept as many answers)
 
 
 @dataclass
