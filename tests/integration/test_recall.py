@@ -88,3 +88,21 @@ def test_bad_arguments_are_typed_errors(env):
     assert "[UNKNOWN_TARGET]" in target.stderr
     date = run_cli(env, "recall", "python", "--since", "March", check=False)
     assert "[BAD_INPUT]" in date.stderr
+
+
+def test_rare_words_find_their_conversation_past_common_ones(env, monkeypatch):
+    """No message holds every query word, and the common ones match more messages than the index ranks
+    (lowered here to 5, the most recently saved): the oldest conversation, the one holding the rare word,
+    is still among the conversations recall reads."""
+    from mnemosyne.archive import open_archive
+    from mnemosyne.archive import search as archive_search
+    from mnemosyne.recall.candidates import candidate_ids
+
+    for name in ("MNEMOSYNE_HOME", "MNEMOSYNE_KEY_FILE"):
+        monkeypatch.setenv(name, env[name])
+    monkeypatch.setattr(archive_search, "CANDIDATES", 5)
+    query = "indigenous python code function example"
+    with open_archive(create=False) as arc:
+        oldest = arc.conn.execute("SELECT conversation_id FROM messages ORDER BY rowid LIMIT 1").fetchone()[0]
+        assert "Indigenous" in arc.get(oldest).title
+        assert oldest in candidate_ids(arc, query, 12, None)

@@ -261,11 +261,31 @@ def search(conn: Connection, query: str, limit: int = 20, site: str | None = Non
 
 
 def conversations_with_words(
-    conn: Connection, words: list[str], limit: int, site: str | None = None, any_word: bool = False
+    conn: Connection,
+    words: list[str] | list[list[str]],
+    limit: int,
+    site: str | None = None,
+    any_word: bool = False,
 ) -> list[str]:
     """Ids of the conversations whose messages match `words` best (BM25), best first: messages holding all
-    the words, or with `any_word` any of them (a question asked in a sentence holds words no message has)."""
+    the words, or with `any_word` any of them (a question asked in a sentence holds words no message has).
+    A word may be a list of forms (a word and its stem): any of them matches it."""
     if not words:
         return []
-    match = (" OR " if any_word else " AND ").join('"' + w.replace('"', '""') + '"' for w in words)
+    match = (" OR " if any_word else " AND ").join(_any_form(w) for w in words)
     return [row[0] for row in _best_conversations(conn, "messages_fts", match, limit, site)]
+
+
+def messages_with_word(conn: Connection, forms: list[str], most: int) -> int:
+    """How many messages hold any of `forms` (a word's forms), counted up to `most`."""
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)",
+        (_any_form(forms), most),
+    ).fetchone()
+    return int(row[0])
+
+
+def _any_form(word: str | list[str]) -> str:
+    forms = [word] if isinstance(word, str) else word
+    quoted = ['"' + w.replace('"', '""') + '"' for w in forms]
+    return quoted[0] if len(quoted) == 1 else "(" + " OR ".join(quoted) + ")"

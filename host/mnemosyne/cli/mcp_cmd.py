@@ -31,4 +31,4 @@ def run(args: argparse.Namespace) -> int:
             "Run `mnemo install --mcp CLIENT` to add it to a client.",
             file=sys.stderr,
         )
-    return server.serve(warming)
+    return server.serve(warming, startup.load_whole_encoding_when_idle)

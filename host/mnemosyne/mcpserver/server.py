@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -43,6 +45,8 @@ class Session:
         self.redact = settings.mcp_redacts()
         self._archive: Any = None
         self.warming: threading.Thread | None = None  # startup._warm_up, joined before the first call runs
+        self.running = 0  # tool calls under way
+        self.last_call = time.monotonic()  # when the last one ended (or the session began)
 
     @property
     def archive(self) -> Any:
@@ -51,6 +55,12 @@ class Session:
 
             self._archive = open_archive(create=False)
         return self._archive
+
+    def idle_for(self) -> float:
+        """Seconds since the last tool call ended (or the session began); 0 while one runs."""
+        if self.running:
+            return 0.0
+        return time.monotonic() - self.last_call
 
     def close(self) -> None:
         if self._archive is not None:
@@ -71,10 +81,14 @@ class Session:
         if self.warming is not None:  # (the tokenizer is built once, not by both threads)
             self.warming.join()
             self.warming = None
+        self.running += 1
         try:
             text, data = tool.run(self.archive, arguments, self.redact)
         except MnemosyneError as exc:
             return _error(exc.code, exc.message)
+        finally:
+            self.running -= 1
+            self.last_call = time.monotonic()
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=data)
 
 
@@ -112,12 +126,15 @@ def build_server(session: Session) -> Server[Any]:
     )
 
 
-def serve(warming: threading.Thread | None = None) -> int:
+def serve(warming: threading.Thread | None = None, when_idle: Callable[[Session], None] | None = None) -> int:
     """Serve MCP on stdin/stdout until the client closes stdin; `warming`: startup.start_warm_up's thread,
-    joined before the first tool call runs."""
+    joined before the first tool call runs; `when_idle`: started in a thread with the session (it waits
+    for the session to be idle: startup.load_whole_encoding_when_idle)."""
     session = Session()
     server = build_server(session)
     session.warming = warming
+    if when_idle is not None:
+        threading.Thread(target=when_idle, args=(session,), name="mnemo-mcp-idle", daemon=True).start()
 
     async def main() -> None:
         async with stdio_server() as (read, write):

@@ -1,5 +1,5 @@
-"""Recall: the passages of the whole archive that bear on a query, within a token budget (build.py), ranked
-by ranking.py."""
+"""Recall: the passages of the whole archive that bear on a query, within a token budget (build.py), from
+the conversations the search index finds (candidates.py), ranked by passages.py."""
 
 from __future__ import annotations
 

@@ -1,28 +1,30 @@
 """recall: a context built from the whole archive for a query.
 
-The search index finds candidate conversations; within them every turn holding a query word is ranked by
-BM25 (ranking.py); the best become passages (the turn, cut to its best paragraphs when long, with the turn
-before and after it), labelled with their conversation's title, site, date and id, and added best first
-while the output, counted with the target's tokenizer, stays within the budget. The transcript text sits
-inside the context engine's untrusted-transcript markers, defused as there, and is redacted by default.
+The search index finds candidate conversations (candidates.py); their turns are ranked as passages by the
+context engine's BM25F retrieval (passages.py): a matching turn with the turn before it and, when it
+matched by its own words, the turn after it. The best passages (a long turn cut to its best paragraphs,
+excerpt.py) are labelled with their conversation's title, site, date and id, and added best first while
+the output, counted with the target's tokenizer, stays within the budget. The transcript text sits inside
+the context engine's untrusted-transcript markers, defused as there, and is redacted by default.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ..archive import search as archive_search
 from ..context.counting import Meter
 from ..context.shapes import BEGIN, defuse, end_marker, quote_title, tag_note, transcript_tag
 from ..context.sites import SITE_NAMES
-from ..context.stopwords import STOPWORDS
 from ..context.turns import Turn
 from ..errors import InputError
 from . import documents, ranking
+from . import passages as passages_of
+from .candidates import candidate_ids
 from .documents import StoredConversation
+from .excerpt import GAP, excerpt
+from .passages import Passage
 
 if TYPE_CHECKING:
     from ..archive import Archive
@@ -34,12 +36,15 @@ DEFAULT_BUDGET = 4000
 MIN_BUDGET = 200  # the header, the markers and one labelled passage
 MAX_QUERY_CHARS = 2000
 CANDIDATES = 12  # conversations the search index hands over
+MIN_LIKELY = 8  # passages whose text a one-off process's encoder is made for, at least (_likely_turns)
+LOW_CHARS_PER_TOKEN = 6  # o200k_base gives about a token per 4 characters of English: this errs low
+LIKELY_BUDGETS = 4  # what the likely passages' text may come to, in budgets, by that low estimate
 MIN_PIECE = 24  # tokens: less room than this left is not worth another passage
+TITLE_WEIGHT = 0.5  # a conversation whose title holds all the query words: half the best passage's score more
 CENTER_SHARE = 1  # a passage's matching turn may take the whole budget (cut to its best paragraphs): tuned by
-# tests/bench/recall_bench.py (at 800 tokens, answers kept: all 98%, half 95%, a quarter 86%, an eighth 83%)
+# tests/bench/recall_bench.py (at 800 tokens, answers kept: all 98%, half 98%, a quarter 95%, an eighth 93%)
 CENTER_MIN = 160
-NEIGHBOUR_SHARE = 3  # each turn around it a third of that
-GAP = "[…]"
+NEIGHBOUR_SHARE = 3  # each turn around it a third of that (a half or a quarter kept as many answers)
 
 
 @dataclass
@@ -86,38 +91,6 @@ def parse_since(value: str) -> str:
     return format_time(moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
 
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def _index_words(query: str) -> list[str]:
-    """The query's words as the search index holds them (unicode61 folds case), stop words left out,
-    each with its stem when that differs (a plural finds the singular)."""
-    words: dict[str, None] = {}
-    for word in _WORD.findall(query.casefold()):
-        if len(word) > 1 and word not in STOPWORDS:
-            words[word] = None
-            words[ranking.stem(word)] = None
-    return list(words)
-
-
-def candidate_ids(arc: Archive, query: str, limit: int, site: str | None) -> list[str]:
-    """The conversations to look in, best first: those holding all the query's words, then those holding
-    any; a query in Chinese, Japanese or Korean goes through the archive's search as it is."""
-    from ..cjk import has_cjk
-
-    arc.index_pending()  # a save whose index was deferred is found as soon as its reply went out
-    if has_cjk(query):
-        return [hit["id"] for hit in archive_search.search(arc.conn, query, limit=limit, site=site)]
-    words = _index_words(query)
-    found = dict.fromkeys(archive_search.conversations_with_words(arc.conn, words, limit, site))
-    if len(found) < limit:
-        for conv_id in archive_search.conversations_with_words(
-            arc.conn, words, limit * 2, site, any_word=True
-        ):
-            found.setdefault(conv_id)
-    return list(found)[:limit] if found else []
-
-
 def _label(conv: StoredConversation, redactor: Redactor | None) -> tuple[str, dict[str, Any]]:
     site = SITE_NAMES.get(conv.site, conv.site)
     day = conv.when[:10] if conv.when else ""  # (the archive's UTC spelling: the date comes first)
@@ -154,65 +127,12 @@ class _Fitter:
     def room(self) -> int:
         return self.usable - self.used
 
-    def excerpt(self, text: str, cap: int) -> str:
-        """`text` when it counts at most `cap` tokens; else its best-matching paragraphs, grown around the
-        best one while they fit, with GAP where text was left out."""
-        if cap <= 0:
-            return ""
-        if self.meter.count(text) <= cap:
-            return text
-        pieces = ranking.paragraphs(text)
-        if not pieces:
-            return ""
-        best = ranking.best_paragraph(self.query, pieces)
-        lo = hi = best
-        chosen = self._window(pieces[best], cap)
-        if chosen is None:
-            return self._cut_around_hit(pieces[best], cap)
-        while True:
-            grown = False
-            for lo2, hi2 in ((lo, hi + 1), (lo - 1, hi)):
-                if lo2 < 0 or hi2 >= len(pieces):
-                    continue
-                trial = self._window("\n\n".join(pieces[lo2 : hi2 + 1]), cap, lo2 > 0, hi2 < len(pieces) - 1)
-                if trial is not None:
-                    lo, hi, chosen, grown = lo2, hi2, trial, True
-                    break
-            if not grown:
-                return (
-                    self._window("\n\n".join(pieces[lo : hi + 1]), cap, lo > 0, hi < len(pieces) - 1)
-                    or chosen
-                )
-
-    def _window(self, text: str, cap: int, before: bool = True, after: bool = True) -> str | None:
-        out = (f"{GAP} " if before else "") + text + (f" {GAP}" if after else "")
-        return out if self.meter.count(out) <= cap else None
-
-    def _cut_around_hit(self, text: str, cap: int) -> str:
-        """A window of one long paragraph around its first query word, shrunk until it fits."""
-        folded = text.casefold()
-        hits = [folded.find(t) for t in self.query if t and folded.find(t) >= 0]
-        at = min(hits) if hits else 0
-        width = cap * 4
-        while width > 8:
-            start = max(0, at - width // 3)
-            # cut between words: a word cut in two is one the encoder of a one-off process was not made for
-            while 0 < start < at and not text[start - 1].isspace():
-                start += 1
-            end = min(len(text), start + width)
-            while start < end < len(text) and not text[end].isspace():
-                end -= 1
-            out = f"{GAP} {text[start:end]} {GAP}"
-            if self.meter.count(out) <= cap:
-                return out
-            width = int(width * 0.8)
-        return ""
-
     def add(
-        self, c: int, conv: StoredConversation, turns: list[Turn], pos: int, redactor: Redactor | None
+        self, c: int, conv: StoredConversation, turns: list[Turn], passage: Passage, redactor: Redactor | None
     ) -> bool:
-        """The passage around `turns[pos]` of candidate `c`, as much of it as fits. False when nothing
-        of it was added."""
+        """`passage` of candidate `c` (its matching turn, then the turns around it), as much of it as
+        fits. False when nothing of it was added."""
+        pos = passage.hit
         section = self.by_conv.get(c)
         fresh = section is None
         if section is None:
@@ -221,12 +141,14 @@ class _Fitter:
         elif pos in section.turns:
             return False
         center_cap = max(CENTER_MIN, self.usable // CENTER_SHARE)
-        # a matching question brings its answer at the same length; any other neighbour comes shorter
+        # a matching question brings its answer at the same length, and when the answer follows, the
+        # question takes a neighbour's share: its words led here, the answer's are what is looked for
         answer = turns[pos].role == "user"
-        wanted = [(pos, center_cap)] + [
+        first_cap = center_cap // NEIGHBOUR_SHARE if answer and pos + 1 in passage.turns else center_cap
+        wanted = [(pos, first_cap)] + [
             (p, center_cap if answer and p == pos + 1 else center_cap // NEIGHBOUR_SHARE)
-            for p in (pos + 1, pos - 1)
-            if 0 <= p < len(turns) and p not in section.turns
+            for p in sorted(passage.turns, key=lambda p: (p < pos, p))
+            if p != pos and p not in section.turns
         ]
         added: list[int] = []
         for p, cap in wanted:
@@ -236,7 +158,7 @@ class _Fitter:
                 from ..redact import redact as redact_text
 
                 whole, found = redact_text(whole)
-            text = self.excerpt(whole, min(cap, self.room - 8))
+            text = excerpt(self.meter, self.query, whole, min(cap, self.room - 8))
             if not text:
                 if p == pos:
                     return False
@@ -268,6 +190,25 @@ class _Fitter:
                 self.sections.pop()
             text = self.render()
         return text
+
+
+def _likely_turns(ranked: list[Passage], conv_turns: list[list[Turn]], budget: int) -> list[tuple[int, int]]:
+    """The turns a recall of `budget` tokens is likely to count, as (candidate, position): those of the
+    best passages, taken while a low estimate of what they would take (LOW_CHARS_PER_TOKEN) is under
+    LIKELY_BUDGETS budgets (the fitter tries passages further down while a little room is left), and of
+    MIN_LIKELY passages at least. A text outside them costs a one-off process another encoder
+    (tokens.subset): taking only the best eight passages' turns built a second one for a sixth of the
+    tuning questions of tests/bench/recall_bench.py."""
+    found: dict[tuple[int, int], None] = {}
+    left = budget * LIKELY_BUDGETS
+    for n, passage in enumerate(ranked):
+        if left <= 0 and n >= MIN_LIKELY:
+            break
+        for t in passage.turns:
+            if (passage.conversation, t) not in found:
+                found[(passage.conversation, t)] = None
+                left -= min(budget, len(conv_turns[passage.conversation][t].text) // LOW_CHARS_PER_TOKEN + 8)
+    return list(found)
 
 
 def _header(query: str) -> str:
@@ -321,25 +262,12 @@ def recall(
         if len(convs) >= candidates:
             break
     query_terms = ranking.terms(query)
-    seen: dict[str, list[str]] = {}  # a text met again (a copy, a re-saved branch) is split once
-    ranked = ranking.rank_turns(
-        query_terms,
-        [
-            [seen.get(t.text) or seen.setdefault(t.text, ranking.terms(t.text)) for t in turns]
-            for turns in conv_turns
-        ],
-        [ranking.terms(c.title) for c in convs],
-        ranking.NEIGHBOUR_WEIGHT,
-    )
+    ranked = passages_of.rank(query, conv_turns, [c.title for c in convs], TITLE_WEIGHT)
     usable = target.usable(budget)
     header = _header(query)
     # what the counted texts are made of (a one-off process builds its encoder for these characters only):
     # the turns, the labels' titles and words, the header, markers and gap marks
-    # (the turns of the best-ranked passages: the ones a recall counts, unless it runs far down the ranks)
-    near = {(r.conversation, r.turn + d) for r in ranked[: max(8, budget // 100)] for d in (-1, 0, 1)}
-    made_of = [
-        turns[t].text for c, turns in enumerate(conv_turns) for t in range(len(turns)) if (c, t) in near
-    ]
+    made_of = [conv_turns[c][t].text for c, t in _likely_turns(ranked, conv_turns, budget)]
     made_of += [_label(c, None)[0] for c in convs]
     made_of += [header, tag_note("0123456789"), BEGIN, end_marker("0123456789"), GAP]
     made_of += ["BEGIN END TRANSCRIPT (quoted) [user assistant tool #0123456789]"]
@@ -353,8 +281,8 @@ def recall(
     for r in ranked:
         if fitter.room < MIN_PIECE:
             break
-        if fitter.add(r.conversation, convs[r.conversation], conv_turns[r.conversation], r.turn, redactor):
-            turn = conv_turns[r.conversation][r.turn]
+        if fitter.add(r.conversation, convs[r.conversation], conv_turns[r.conversation], r, redactor):
+            turn = conv_turns[r.conversation][r.hit]
             passages.append(
                 {**fitter.by_conv[r.conversation].meta, "message_id": turn.id, "score": round(r.score, 4)}
             )

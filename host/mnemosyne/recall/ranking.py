@@ -1,5 +1,5 @@
-"""Ranking passages against a query: terms, BM25 over the turns of the candidate conversations, and the
-best paragraphs of a long turn. Pure functions over text: no archive, no tokenizer."""
+"""Query terms, and the best paragraphs of a long turn for a query (BM25 among its paragraphs). The turns
+themselves are ranked by passages.py. Pure functions over text: no archive, no tokenizer."""
 
 from __future__ import annotations
 
@@ -17,10 +17,6 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 # BM25's usual constants (Robertson & Zaragoza): k1 saturates a term's repeats, b normalises for length
 K1 = 1.2
 B = 0.75
-# A passage is scored on its matching turn, plus this share of its best neighbour's score: a question
-# and its answer score together, the answer turn ranked first.
-NEIGHBOUR_WEIGHT = 0.35
-TITLE_WEIGHT = 0.5  # a query word in the conversation's title: the whole conversation is about it
 
 
 @lru_cache(maxsize=50_000)  # (words repeat: a conversation's vocabulary is a few thousand)
@@ -40,17 +36,22 @@ def _keep(word: str) -> bool:
 
 def terms(text: str) -> list[str]:
     """The words of `text` that carry meaning, folded and stemmed; a CJK run as its bigrams."""
+    return [stem(w) for w in words(text)]
+
+
+def words(text: str) -> list[str]:
+    """The words of `text` that carry meaning, folded; a CJK run as its bigrams."""
     folded = text.casefold()
     if folded.isascii():  # most text: no CJK run to look for
-        return [stem(w) for w in _WORD.findall(folded) if _keep(w)]
+        return [w for w in _WORD.findall(folded) if _keep(w)]
     out: list[str] = []
     for word in _WORD.findall(folded):
         if CJK_RUN.search(word):
             for run in CJK_RUN.findall(word):
                 out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
-            out.extend(stem(w) for w in CJK_RUN.sub(" ", word).split() if _keep(w))
+            out.extend(w for w in CJK_RUN.sub(" ", word).split() if _keep(w))
         elif _keep(word):
-            out.append(stem(word))
+            out.append(word)
     return out
 
 
@@ -89,40 +90,6 @@ class Corpus:
         return total
 
 
-@dataclass
-class Ranked:
-    conversation: int
-    turn: int
-    score: float
-
-
-def rank_turns(
-    query: Sequence[str],
-    turns: Sequence[Sequence[list[str]]],
-    titles: Sequence[list[str]],
-    neighbour_weight: float = NEIGHBOUR_WEIGHT,
-) -> list[Ranked]:
-    """Every turn that holds a query term, best first: its BM25 over all the candidates' turns, plus
-    `neighbour_weight` of its best neighbour's and TITLE_WEIGHT of its title's. Ties keep archive order
-    (conversation rank, then turn order), so the same archive gives the same passages."""
-    corpus = Corpus()
-    for conv_turns in turns:
-        for doc in conv_turns:
-            corpus.add(doc)
-    wanted = set(query)
-    found: list[Ranked] = []
-    for c, conv_turns in enumerate(turns):
-        scores = [corpus.score(query, doc) if wanted.intersection(doc) else 0.0 for doc in conv_turns]
-        title = corpus.score(query, titles[c]) if wanted.intersection(titles[c]) else 0.0
-        for t, own in enumerate(scores):
-            if own <= 0:
-                continue
-            around = max(scores[max(0, t - 1) : t] + scores[t + 1 : t + 2], default=0.0)
-            found.append(Ranked(c, t, own + neighbour_weight * around + TITLE_WEIGHT * title))
-    found.sort(key=lambda r: (-r.score, r.conversation, r.turn))
-    return found
-
-
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 MAX_PIECE_CHARS = 700  # a paragraph longer than this is cut at sentence ends
@@ -151,13 +118,19 @@ def paragraphs(text: str) -> list[str]:
     return out
 
 
-def best_paragraph(query: Sequence[str], pieces: Sequence[str]) -> int:
-    """The index of the piece that matches the query best (BM25 among the pieces; the first when none
-    matches)."""
+def rank_paragraphs(query: Sequence[str], pieces: Sequence[str]) -> list[int]:
+    """The indexes of the pieces that hold query terms, best first: by how many of the query's terms each
+    holds, then BM25 among the pieces; [0] when none does."""
     wanted = set(query)
     piece_terms = [terms(piece) for piece in pieces]
     scorer = Corpus()
     for found in piece_terms:
         scorer.add(found)
-    scores = [scorer.score(query, found) if wanted.intersection(found) else 0.0 for found in piece_terms]
-    return max(range(len(pieces)), key=lambda i: (scores[i], -i)) if pieces else 0
+    ranked = sorted(
+        (
+            (-len(wanted.intersection(found)), -scorer.score(query, found), i)
+            for i, found in enumerate(piece_terms)
+            if wanted.intersection(found)
+        )
+    )
+    return [i for _, _, i in ranked] or [0]

@@ -76,6 +76,7 @@ ESTIMATES: dict[str, Estimate] = {
 _lock = threading.Lock()
 # The CLI sets this: a process that does one piece of work and exits builds an encoder for that work's text
 # only (encoder_for); a long-lived one (the host, a benchmark) builds the whole encoding once and keeps it.
+# `mnemo mcp` sets it too: its first answer is not kept waiting for the whole encoding (mcpserver/startup.py).
 one_off = False
 # The native host sets this False: it reads the rank cache but never spends a request writing it (the
 # write costs about as much as the load it saves; the CLI, whose start-up it speeds up, writes it).
@@ -184,6 +185,7 @@ def encoding(name: str) -> Any:
                 pass  # a read-only cache folder only costs the next process the stock load
     enc = _encoding_class(tiktoken.Encoding)(**kwargs)
     _loaded.add(name)
+    _vocabularies.pop(name, None)
     return enc
 
 
@@ -194,7 +196,7 @@ def encoder_for(name: str, texts: Iterable[str] = ()) -> Any:
     encoding."""
     if not one_off or name in _loaded or name not in EXACT_ENCODINGS:
         return encoding(name)
-    vocab = _cached_vocabulary(name)
+    vocab = _cached_vocabulary(name, keep=True)
     if vocab is None:
         return encoding(name)
     # (as in encoding: loaded with the first exact count)
@@ -211,10 +213,21 @@ def _rank_cache_path(name: str) -> Path:
     return tiktoken_dir() / rank_cache.file_name(name)
 
 
-def _cached_vocabulary(name: str) -> Any:
+# name -> its rank cache as encoder_for read it: a process that makes an encoder per piece of work (`mnemo
+# mcp` before its whole encoding is built) reads and checks the file once, not 25-60 ms each time. Let go
+# once the whole encoding is built.
+_vocabularies: dict[str, Any] = {}
+
+
+def _cached_vocabulary(name: str, keep: bool = False) -> Any:
     from . import rank_cache  # (as in encoding)
 
-    return rank_cache.load_vocabulary(_rank_cache_path(name), name, EXACT_ENCODINGS[name])
+    vocab = _vocabularies.get(name)
+    if vocab is None:
+        vocab = rank_cache.load_vocabulary(_rank_cache_path(name), name, EXACT_ENCODINGS[name])
+        if keep and vocab is not None:
+            _vocabularies[name] = vocab
+    return vocab
 
 
 @cache
