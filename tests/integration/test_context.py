@@ -374,7 +374,7 @@ def test_table_markup_does_not_count_against_a_table_when_units_are_compared():
     """A table and a sentence saying the same thing rank alike: the pipes are not information."""
     from mnemosyne.context.corpus import Corpus
     from mnemosyne.context.counting import Meter
-    from mnemosyne.context.select import Coverage
+    from mnemosyne.context.coverage import Coverage
     from mnemosyne.context.turns import Turn
 
     turns = [
