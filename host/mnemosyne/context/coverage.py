@@ -133,13 +133,14 @@ class Coverage:
         self.turns[u.turn] = self.turns.get(u.turn, 0) + 1
         self.covered.update(u.weights)
 
-    def _candidates(self, room: int) -> list[int]:
+    def _candidates(self, room: int, turns: range | None = None) -> list[int]:
         """The units worth looking at for `room` tokens: the densest few, so cost follows the budget."""
         estimate = self._estimate
         fits = [
             k
             for k in range(len(self.pool))
-            if k not in self.chosen
+            if (turns is None or self.pool[k].turn in turns)
+            and k not in self.chosen
             and k not in self.redundant
             and k not in self.removed
             and self.base[k] > 0
@@ -151,13 +152,13 @@ class Coverage:
             fits = [fits[i] for i in densest(value, limit)]
         return fits
 
-    def fill(self, room: int) -> int:
-        """Greedy by gain per token while units fit; returns tokens used. Costs start as estimates and
-        are counted exactly when a unit reaches the top (lazy greedy)."""
+    def fill(self, room: int, turns: range | None = None) -> int:
+        """Greedy by gain per token while units fit (units of `turns` only, when given); returns tokens
+        used. Costs start as estimates and are counted exactly when a unit reaches the top (lazy greedy)."""
         used = 0
         heap = [
             (-self.base[k] / max(1.0, self._estimate(k) - MARKUP_DISCOUNT * self._markup[k]) ** COST_POWER, k)
-            for k in self._candidates(room)
+            for k in self._candidates(room, turns)
         ]
         heapq.heapify(heap)
         while heap and room - used > LINE_OVERHEAD:

@@ -39,6 +39,13 @@ FOCUS_WEIGHT = 1.5  # how much relevance to an explicit --focus multiplies a uni
 # the same for the default query: the title and the last user turns (relevance is scaled to the best unit
 # outside the query's own turns, so this weight reaches the rest of the conversation)
 DEFAULT_FOCUS_WEIGHT = 2.0
+# Without a focus nothing says which part of the conversation matters: SPREAD_SHARE of the digest's room
+# is shared out over CATCH_UP_PARTS equal stretches of the older turns, each filled with its own densest
+# units, so a conversation's middle and end are not left out for its opening, where terms are first
+# stated and which term statistics favour; the rest (and what a stretch leaves unused) goes to the best
+# units anywhere, so facts crowded in one stretch still go in. With a focus, relevance says where to look.
+CATCH_UP_PARTS = 5
+SPREAD_SHARE = 0.5
 RECENT_YIELD = 0.5  # the share of the recent turns' room a query that matched fully gives to passages
 
 
@@ -189,10 +196,11 @@ def plan(
     focus_weight: float,
     passage_query: str = "",
     passage_share: float = 0.0,
+    parts: int = 1,
 ) -> Plan:
     """Instructions and the last user message, the recent turns, the passages retrieved for
     `passage_query` (up to `passage_share` of the room left, as much as the query matched well) and the
-    coverage digest."""
+    coverage digest (its room shared out over `parts` stretches of the older turns first)."""
     truncated: list[str] = []
     instructions, last, used = fit_mandatory(instructions, turns[last_pos], meter, room, truncated)
     left = room - used if not truncated else 0  # a cut last message leaves nothing for the rest
@@ -240,6 +248,10 @@ def plan(
     covered = {t for u in recent for t in u.terms} if COVERED_BY_RECENT else set()
     coverage = Coverage(chosen, meter, focus_weight, covered, (corpus, verbatim))
     left -= retrieve.pin(coverage, corpus, found.passages, verbatim, int(left * offered))
+    if parts > 1:
+        older, each = min(verbatim), int(left * SPREAD_SHARE) // parts
+        for part in range(parts):
+            left -= coverage.fill(each, range(older * part // parts, older * (part + 1) // parts))
     left -= coverage.fill(left)
     # room the coverage left (what remains is worth little, or too big): earlier turns verbatim, each
     # taking back the room of its chosen units, then the remaining units, most recent first
