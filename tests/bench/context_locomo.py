@@ -41,8 +41,8 @@ from context_baselines import BASELINES, ENCODING, FOCUS_BASELINES  # noqa: E402
 
 from mnemosyne import tokens  # noqa: E402
 from mnemosyne.context import build_context  # noqa: E402
-from mnemosyne.context.corpus import clear_cache  # noqa: E402
 from mnemosyne.model import Conversation, Message, Provenance, Source, TextPart  # noqa: E402
+from mnemosyne.prepare.caches import Caches  # noqa: E402
 
 DATA = Path("shared") / "bench" / "locomo-tune" / "locomo_tune.json"
 BUDGETS = {"catch-up": (2000, 4000, 8000), "focus": (1000, 2000)}
@@ -56,7 +56,11 @@ SETTINGS: dict[str, dict[str, object]] = {
     "recent turns yield all": {"mnemosyne.context.select.RECENT_YIELD": 1.0},
     "previous turn 0.8": {"mnemosyne.context.retrieve.PREV_FIELD": 0.8},
     "length norm 0.75": {"mnemosyne.context.retrieve.BM25_B": 0.75},
+    "catch-up in one part": {"mnemosyne.context.select.CATCH_UP_PARTS": 1},
+    "catch-up spread over all its room": {"mnemosyne.context.select.SPREAD_SHARE": 1.0},
 }
+# what builds keep between them, as a warm host keeps it (emptied when the settings change)
+MEMORY = Caches()
 WINDOW = 300
 MIN_EVIDENCE_WORDS = 3
 _STOP_WORDS = (
@@ -158,13 +162,13 @@ def settings(overrides: dict[str, object]) -> Iterator[None]:
         mod = importlib.import_module(module)
         old[name] = (mod, attr, getattr(mod, attr))
         setattr(mod, attr, value)
-    clear_cache()
+    MEMORY.clear()
     try:
         yield
     finally:
         for mod, attr, value in old.values():
             setattr(mod, attr, value)
-        clear_cache()
+        MEMORY.clear()
 
 
 def _score(scores: Scores, key: tuple[str, int, str], conv: Conversation, budget: int, text: str, qs) -> None:
@@ -185,7 +189,7 @@ def evaluate(sample: dict, modes: list[str], engine: bool) -> Scores:
         for budget in BUDGETS[mode]:
             if mode == "catch-up":
                 if engine:
-                    text = build_context(conv, "chatgpt", budget=budget).text
+                    text = build_context(conv, "chatgpt", budget=budget, memory=MEMORY).text
                     _score(scores, (mode, budget, ENGINE), conv, budget, text, qs)
                 else:
                     for name, fn in BASELINES.items():
@@ -193,7 +197,7 @@ def evaluate(sample: dict, modes: list[str], engine: bool) -> Scores:
                 continue
             for q in qs:  # focus: each question its own context
                 if engine:
-                    text = build_context(conv, "chatgpt", budget=budget, focus=q[0]).text
+                    text = build_context(conv, "chatgpt", budget=budget, focus=q[0], memory=MEMORY).text
                     _score(scores, (mode, budget, ENGINE), conv, budget, text, [q])
                 else:
                     for name, fn in FOCUS_BASELINES.items():

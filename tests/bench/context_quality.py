@@ -577,21 +577,21 @@ def table(rows: list[dict]) -> None:
 def why(lang: str, budget: int) -> None:
     """Tuning half only: each dropped fact's unit with its value, token cost and density, against the
     lowest density the selection took (what to study before changing the engine)."""
-    from mnemosyne.context import select
+    from mnemosyne.context import coverage
 
-    seen: list[select.Coverage] = []
-    fill = select.Coverage.fill
+    seen: list[coverage.Coverage] = []
+    fill = coverage.Coverage.fill
 
-    def spy(self: select.Coverage, room: int) -> int:
+    def spy(self: coverage.Coverage, room: int) -> int:
         seen.append(self)
         return fill(self, room)
 
     conv, facts = build(lang, 240, "tuning")
-    select.Coverage.fill = spy  # type: ignore[method-assign]
+    coverage.Coverage.fill = spy  # type: ignore[method-assign]
     try:
         text = build_context(conv, "chatgpt", budget=budget).text
     finally:
-        select.Coverage.fill = fill  # type: ignore[method-assign]
+        coverage.Coverage.fill = fill  # type: ignore[method-assign]
     cov = seen[-1]
     density = {k: cov.base[k] / cov.rank_cost(k) for k in range(len(cov.pool)) if cov.base[k] > 0}
     taken = sorted(density[k] for k in cov.chosen if k in density)

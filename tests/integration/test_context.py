@@ -337,7 +337,7 @@ def test_budget_is_used_and_no_unit_appears_twice(real):
         source = Counter(
             b for m in conv.messages for _, b in split_text(render_message(m)) if len(b.split()) >= 5
         )
-        for budget in (600, 1000, 2000, 4000):
+        for budget in (600, 800, 1000, 2000, 4000):
             result = build_context(conv, "chatgpt", budget=budget)
             report = result.report
             if report["dropped"] and not report["truncated"]:
@@ -374,7 +374,7 @@ def test_table_markup_does_not_count_against_a_table_when_units_are_compared():
     """A table and a sentence saying the same thing rank alike: the pipes are not information."""
     from mnemosyne.context.corpus import Corpus
     from mnemosyne.context.counting import Meter
-    from mnemosyne.context.select import Coverage
+    from mnemosyne.context.coverage import Coverage
     from mnemosyne.context.turns import Turn
 
     turns = [
@@ -637,3 +637,44 @@ def test_a_text_that_may_hold_an_identifier_or_name_is_told_as_the_plain_pattern
 
     plain = re.compile(r"[A-Z_`]|\.[a-z]").search(text, 1) is not None or re.match(r"[A-Z]{1,6}-\d", text)
     assert salience._maybe_special(text) == bool(plain)
+
+
+def _digest_turns(text: str) -> list[int]:
+    """The turn numbers the compressed part of a context holds."""
+    digest = text.split("## Recent turns")[0]
+    return [int(n) for n in re.findall(r"^\[(?:user|assistant) #(\d+)\]$", digest, re.MULTILINE)]
+
+
+def test_a_catch_up_digest_reaches_the_middle_and_end_of_a_conversation(monkeypatch):
+    """Term statistics favour a conversation's opening (the first statement of a term weighs more, and so
+    does a term used again later): without a focus, part of the digest is shared out over stretches of
+    the older turns, so facts stated late are not all left for the dense opening."""
+    from mnemosyne.context import select
+
+    names = ["Kestrel", "Osprey", "Merlin", "Harrier", "Falcon", "Condor", "Buzzard", "Kite"]
+    script = []
+    for n in range(40):  # a dense opening: names and numbers the rest of the conversation refers back to
+        a, b = names[n % 8], names[(n + 3) % 8]
+        script += [
+            ("user", f"Board {n + 100} pairs {a} with {b} at {n * 7 + 13} volts and {n + 40} amps."),
+            ("assistant", f"Noted: board {n + 100} runs {a} beside {b}."),
+        ]
+    for n in range(160):  # later turns: one plain fact each, and the opening's names again
+        script += [
+            (
+                "user",
+                f"We moved the {names[n % 8]} rig: bay {n + 500} now holds the crate tagged tx{n:03d}q.",
+            ),
+            ("assistant", "Sounds good, that works."),
+        ]
+    script.append(("user", "Where were we?"))
+    conv = linear(script, site="chatgpt")
+    last_quarter = len(script) * 3 // 4
+
+    def latest_digest_turn() -> int:
+        return max(_digest_turns(build_context(conv, "chatgpt", budget=1000).text))
+
+    spread = latest_digest_turn()
+    monkeypatch.setattr(select, "CATCH_UP_PARTS", 1)
+    by_value_alone = latest_digest_turn()
+    assert spread > last_quarter > by_value_alone

@@ -397,6 +397,7 @@ def _assemble(
         select.FOCUS_WEIGHT if focus else select.DEFAULT_FOCUS_WEIGHT,
         focus or _asked(turns, last_pos),
         retrieve.FOCUS_SHARE if focus else retrieve.QUERY_SHARE,
+        select.CATCH_UP_PARTS if not focus else 1,
     )
     last_id = turns[last_pos].id
     for _ in range(200):

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .corpus import Corpus
-    from .select import Coverage
+    from .coverage import Coverage
 
 BM25_K1 = 1.2
 BM25_B = 0.4  # short turns are not favoured much over long ones: chat turns vary from a word to pages
@@ -44,7 +44,7 @@ FOCUS_SHARE = 1.0  # of the room left after the recent turns, the most passages 
 QUERY_SHARE = 0.0  # the same for the query a build derives from the last user turns
 MIN_PASSAGE = 12  # tokens: less room than this holds no passage
 MAX_MISSED = 20  # passages in a row that did not fit: the rest are no likelier to
-PINNED = 1e6  # a passage's value in the coverage: above any unit's gain (select.Coverage.drop_least)
+PINNED = 1e6  # a passage's value in the coverage: above any unit's gain (coverage.Coverage.drop_least)
 _ENDINGS = (("'s", ""), ("ies", "y"), ("es", ""), ("s", ""))  # a plural or possessive, stripped first
 _FORMS = (("ing", ""), ("ed", ""))  # then a verb form
 
