@@ -233,6 +233,13 @@ def m010_context_units(conn: Connection) -> None:
     )
 
 
+def m011_trigram_same_text(conn: Connection) -> None:
+    """Messages whose trigram rows are another message's of the same conversation (indexing.py,
+    SAME_TEXT_MIN_CHARS): the substring search reaches them through their source."""
+    conn.execute("CREATE TABLE tri_same (rowid INTEGER PRIMARY KEY, source INTEGER NOT NULL)")
+    conn.execute("CREATE INDEX tri_same_source ON tri_same(source)")
+
+
 MIGRATIONS: list[Callable[..., Any]] = [
     m001_initial,
     m002_recency_and_trigram,
@@ -244,6 +251,7 @@ MIGRATIONS: list[Callable[..., Any]] = [
     m008_attachment_blobs,
     m009_trigram_without_content,
     m010_context_units,
+    m011_trigram_same_text,
 ]
 
 
