@@ -93,7 +93,10 @@ def test_m011_gives_titles_to_conversations_saved_before_it(mnemo_home, tmp_path
     conn.commit()
     conn.close()
     with open_archive() as arc:
-        assert arc.stats()["migrations"][-1] == MIGRATIONS[-1].__name__ == "m011_derived_titles"
+        assert (
+            "m011_derived_titles" in arc.stats()["migrations"][-2:]
+            and MIGRATIONS[-1].__name__ in arc.stats()["migrations"]
+        )
         assert _shown(arc) == expected_titles()
 
 

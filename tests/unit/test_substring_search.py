@@ -175,3 +175,42 @@ def test_a_bulk_import_indexes_every_character_as_it_is(mnemo_home, every_hit):
         stored = arc.conn.execute("SELECT title, body FROM messages_fts ORDER BY rowid").fetchall()
         assert stored == [('Title "quoted" \\ 表', odd[0]), ("", odd[1]), ("", odd[2])]
         assert_search_is_a_scan(arc, ['"hi"', "\\u0041", "\x01\x1f", "😀 𝒳", "para", "中文", "\\ 表"])
+
+
+def quoted_file(seed: int) -> str:
+    """A long text of random letter groups: a file ChatGPT quotes in full each time it reads it again."""
+    rng = random.Random(seed)
+    return " ".join(
+        "".join(rng.choice("abcdefghij中") for _ in range(rng.randrange(2, 9))) for _ in range(400)
+    )
+
+
+def test_a_repeated_long_quote_is_found_in_every_message_that_repeats_it(mnemo_home, every_hit):
+    """A bulk import gives a long message that repeats an earlier one of its conversation no trigram rows
+    of its own (indexing.SAME_TEXT_MIN_CHARS); the substring search still finds every copy, also once the
+    message it repeats is gone."""
+    quote, other = quoted_file(1), quoted_file(2)
+    texts = ["read my file", quote, "and again", quote, "once more", quote, "another", other, "end", other]
+    short = ["ok", "ok", "ok"]  # short repeats keep their own rows
+    with open_archive() as arc:
+        with arc.bulk_import():
+            saved = arc.save_many([conversation("q", texts, title="Quotes"), conversation("s", short)])
+        conv_id = saved[0].id
+        assert arc.conn.execute("SELECT count(*) FROM tri_same").fetchone()[0] == 3
+        assert (
+            arc.conn.execute("SELECT count(*) FROM messages_tri").fetchone()[0] == 7 + 3
+        )  # the 3 repeats have none
+        rng = random.Random(4)
+        starts = [rng.randrange(len(quote) - 9) for _ in range(60)]
+        needles = [quote[i : i + rng.choice([3, 5, 9])].strip() for i in starts]
+        needles += [other[10:17].strip(), "中中", "ok", "read my"]
+        assert_search_is_a_scan(arc, needles)
+        assert searched(arc, quote[100:107]).get(conv_id) == 3
+        # saved again without the message the other copies repeat: they get trigram rows of their own
+        arc.save(conversation("q", ["read my file", "the file is gone", *texts[2:]], title="Quotes"))
+        assert searched(arc, quote[100:107]).get(conv_id) == 2
+        assert_search_is_a_scan(arc, needles)
+        arc.delete(conv_id)
+        assert arc.conn.execute("SELECT count(*) FROM tri_same").fetchone()[0] == 0
+        assert searched(arc, quote[100:107]) == {}
+        arc.conn.execute("INSERT INTO messages_tri (messages_tri) VALUES ('integrity-check')")

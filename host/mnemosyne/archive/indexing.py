@@ -115,38 +115,58 @@ _BULK = (
     " SELECT value->>0, coalesce(value->>1, ''), value->>2 FROM json_each(?)",
     "INSERT INTO messages_tri (rowid, body) SELECT value->>0, coalesce(value->>3,"
     " CASE WHEN value->>1 IS NULL THEN value->>2 ELSE (value->>1) || char(10) || (value->>2) END)"
-    " FROM json_each(?)",
+    " FROM json_each(?) WHERE value->>4 IS NULL",  # [.., source rowid]: its trigrams are the source's
 )
+_BULK_SAME = "INSERT INTO tri_same (rowid, source) SELECT value->>0, value->>1 FROM json_each(?)"
 _BULK_CJK = (
     "INSERT INTO messages_cjk (rowid, body) SELECT value->>0, value->>1 FROM json_each(?)"  # [rowid, bigrams]
 )
 
 
+# A message body at least this long that repeats an earlier message of the same conversation word for
+# word gets no trigram rows of its own (a `tri_same` row names the earlier one): ChatGPT quotes an uploaded
+# file in full each time it reads it again, and such repeats were most of an export's trigram work, the
+# import's costliest part. Shorter repeats ("ok", "continue") are not worth a row and a join.
+SAME_TEXT_MIN_CHARS = 1024
+
+
 class Texts(NamedTuple):
     """A conversation's index text as JSON, made before its messages have rowids (an import makes it
     while the archive is busy): per message the items `"title" or null, "body"` (and its trigram text when
-    it has CJK) and the CJK bigram text (None without CJK); `chars`: how much text they index."""
+    it has CJK, else null for a repeat) and the CJK bigram text (None without CJK); `same`: per message,
+    the index of an earlier message with the same trigram text (see SAME_TEXT_MIN_CHARS), else None;
+    `chars`: how much text they index."""
 
     rows: list[str]
     cjk: list[str | None]
     chars: int
+    same: list[int | None] | None = None
 
 
 def texts_for(conv: Conversation) -> Texts:
     dumps = json_text
     rows: list[str] = []
     cjk: list[str | None] = []
+    same: list[int | None] = []
+    first: dict[
+        str, int
+    ] = {}  # a long body -> the first message with it (no title: the title is on message 0)
     chars = 0
-    for title, body in searchable_texts(conv):
+    for seq, (title, body) in enumerate(searchable_texts(conv)):
         text = body if title is None else f"{title}\n{body}"
+        earlier = None
+        if title is None and len(body) >= SAME_TEXT_MIN_CHARS:
+            earlier = first.setdefault(body, seq)
+            earlier = None if earlier == seq else earlier
+        same.append(earlier)
         if has_cjk(text):
             rows.append(dumps([title, body, without_cjk(text)])[1:-1])
             cjk.append(dumps(index_text(text)))
         else:
-            rows.append(dumps([title, body])[1:-1])
+            rows.append(dumps([title, body] if earlier is None else [title, body, None])[1:-1])
             cjk.append(None)
         chars += len(body) + len(title or "")
-    return Texts(rows, cjk, chars)
+    return Texts(rows, cjk, chars, same if any(s is not None for s in same) else None)
 
 
 def json_text(value: object) -> str:
@@ -155,23 +175,39 @@ def json_text(value: object) -> str:
 
 
 class Bulk(NamedTuple):
-    """One conversation's index rows as JSON array items (no brackets) for write_many."""
+    """One conversation's index rows as JSON array items (no brackets) for write_many; `same`: the
+    `[rowid, source rowid]` items of messages whose trigram rows are another message's."""
 
     rows: str
     cjk: str
     chars: int
+    same: str = ""
 
 
 def bulk_rows(rowids: Sequence[int | None], texts: Texts) -> Bulk:
     """`texts` as rows for write_many; `rowids` per message (None: a message whose rows are written)."""
+    # a repeat names its source only when both are written now (else it gets trigram rows of its own)
+    sources = [
+        None if earlier is None or rowids[earlier] is None else rowids[earlier]
+        for earlier in (texts.same or [None] * len(rowids))
+    ]
     return Bulk(
-        ",".join(f"[{rowid},{item}]" for rowid, item in zip(rowids, texts.rows) if rowid is not None),
+        ",".join(
+            f"[{rowid},{item}]" if source is None else f"[{rowid},{item},{source}]"
+            for rowid, item, source in zip(rowids, texts.rows, sources)
+            if rowid is not None
+        ),
         ",".join(
             f"[{rowid},{item}]"
             for rowid, item in zip(rowids, texts.cjk)
             if item is not None and rowid is not None
         ),
         texts.chars,
+        ",".join(
+            f"[{rowid},{source}]"
+            for rowid, source in zip(rowids, sources)
+            if rowid is not None and source is not None
+        ),
     )
 
 
@@ -181,10 +217,13 @@ def write_many(c: Connection, items: list[Bulk]) -> None:
     Empties `items` once their text is in the statements' arguments (a chunk's text is held once less)."""
     rows = "[" + ",".join(item.rows for item in items if item.rows) + "]"
     cjk = "[" + ",".join(item.cjk for item in items if item.cjk) + "]"
+    same = "[" + ",".join(item.same for item in items if item.same) + "]"
     items.clear()
     for statement in _BULK:
         c.execute(statement, (rows,))
     c.execute(_BULK_CJK, (cjk,))
+    if same != "[]":
+        c.execute(_BULK_SAME, (same,))
 
 
 def _searchable(rows: list[Row]) -> list[tuple[int, str]]:
@@ -198,5 +237,21 @@ def delete(c: Connection, rowids: list[int]) -> None:
     if not rowids:
         return
     ids = json_text(rowids)
+    # a repeat that stays while its source goes gets trigram rows of its own, from its own text
+    kept = c.execute(
+        "SELECT f.rowid, f.title, f.body FROM tri_same s JOIN messages_fts f ON f.rowid = s.rowid"
+        " WHERE s.source IN (SELECT value FROM json_each(?1))"
+        " AND s.rowid NOT IN (SELECT value FROM json_each(?1))",
+        (ids,),
+    ).fetchall()
+    c.execute(
+        "DELETE FROM tri_same WHERE rowid IN (SELECT value FROM json_each(?1))"
+        " OR source IN (SELECT value FROM json_each(?1))",
+        (ids,),
+    )
     for table in ("messages_fts", "messages_tri", "messages_cjk"):
         c.execute(f"DELETE FROM {table} WHERE rowid IN (SELECT value FROM json_each(?))", (ids,))
+    c.executemany(
+        "INSERT INTO messages_tri (rowid, body) VALUES (?,?)",
+        [(rowid, without_cjk(f"{title}\n{body}" if title else body)) for rowid, title, body in kept],
+    )

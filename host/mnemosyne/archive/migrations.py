@@ -256,6 +256,13 @@ def m011_derived_titles(conn: Connection) -> None:
         )
 
 
+def m012_trigram_same_text(conn: Connection) -> None:
+    """Messages whose trigram rows are another message's of the same conversation (indexing.py,
+    SAME_TEXT_MIN_CHARS): the substring search reaches them through their source."""
+    conn.execute("CREATE TABLE tri_same (rowid INTEGER PRIMARY KEY, source INTEGER NOT NULL)")
+    conn.execute("CREATE INDEX tri_same_source ON tri_same(source)")
+
+
 MIGRATIONS: list[Callable[..., Any]] = [
     m001_initial,
     m002_recency_and_trigram,
@@ -268,6 +275,7 @@ MIGRATIONS: list[Callable[..., Any]] = [
     m009_trigram_without_content,
     m010_context_units,
     m011_derived_titles,
+    m012_trigram_same_text,
 ]
 
 

@@ -234,6 +234,8 @@ def _substring_search(conn: Connection, query: str, limit: int, site: str | None
                 f" WHERE {table} MATCH ? AND {where}"
             )
             args = [match, arg]
+            if table == "messages_tri" and conn.execute("SELECT 1 FROM tri_same LIMIT 1").fetchone():
+                hits, args = _with_repeats(where), [match, match, arg]
             break
     site_sql = "AND c.site = ?" if site else ""
     sql = f"""
@@ -246,6 +248,17 @@ def _substring_search(conn: Connection, query: str, limit: int, site: str | None
     rows = conn.execute(sql, args + ([site] if site else []) + [limit]).fetchall()
     best = [(conv_id, -float(n), rowid) for conv_id, n, rowid in rows]
     return _results(conn, best, {r[2]: _snippet(_body(conn, r[2]), needle) for r in best})
+
+
+def _with_repeats(where: str) -> str:
+    """The trigram candidates and the messages that repeat one of them (tri_same: they have no trigram rows
+    of their own), in rowid order as the trigram table alone gives them, re-checked against their text."""
+    return (
+        "SELECT t.rowid FROM (SELECT rowid FROM messages_tri WHERE messages_tri MATCH ?"
+        " UNION SELECT s.rowid FROM tri_same s WHERE s.source IN"
+        " (SELECT rowid FROM messages_tri WHERE messages_tri MATCH ?) ORDER BY 1) t"
+        f" CROSS JOIN messages_fts f ON f.rowid = t.rowid WHERE {where}"
+    )
 
 
 def search(conn: Connection, query: str, limit: int = 20, site: str | None = None) -> list[dict[str, Any]]:
