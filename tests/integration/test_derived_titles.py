@@ -93,10 +93,7 @@ def test_m011_gives_titles_to_conversations_saved_before_it(mnemo_home, tmp_path
     conn.commit()
     conn.close()
     with open_archive() as arc:
-        assert (
-            "m011_derived_titles" in arc.stats()["migrations"][-2:]
-            and MIGRATIONS[-1].__name__ in arc.stats()["migrations"]
-        )
+        assert arc.stats()["migrations"][10:] == [m.__name__ for m in MIGRATIONS[10:]]  # m011 onwards ran
         assert _shown(arc) == expected_titles()
 
 
