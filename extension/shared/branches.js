@@ -4,6 +4,7 @@
 import { t } from "./api.js";
 import { el } from "./element.js";
 import { icon } from "./icons.js";
+import { holdPlace } from "./keep_place.js";
 import { activePath, renderMessage } from "./transcript.js";
 
 const SLICE_MS = 40; // formatting runs in slices this long; input and scrolling are handled between them
@@ -66,6 +67,7 @@ export function showBranches(container, conversation, onChange = () => {}) {
   let rendering = 0; // a newer render (a branch switch) stops an older one still formatting
   let watcher = null; // the IntersectionObserver of the render on screen
   const plain = new Map(); // article still shown as plain text -> its message, in page order (across renders)
+  let held = null; // the place kept after the last branch switch, until the reader moves
 
   function article(message, plain = false) {
     const node = renderMessage(message, { plain, site: conversation.source?.site });
@@ -147,20 +149,13 @@ export function showBranches(container, conversation, onChange = () => {}) {
     const top = before.getBoundingClientRect().top;
     const arrow = before.contains(document.activeElement) ? document.activeElement.className : null;
     path = [...above, ...descend(sibling, children, memory)];
-    // a shorter branch would end the page above the reader's place: the transcript keeps at least the height
-    // that reaches the bottom of the screen where the reader is (blank below a short branch, as the sites do)
-    container.style.minHeight = `${Math.max(0, Math.ceil(innerHeight - container.getBoundingClientRect().top))}px`;
+    // the switched message stays where its sibling was while the page settles (shared/keep_place.js)
+    held?.release();
+    held = holdPlace(container, from, top);
     render(from);
     const after = container.children[from];
     if (!after) return;
-    // and again over the next two frames: the messages above, off screen, may settle their size only then
-    // (content-visibility: Firefox lays them out again after the switch)
-    const keep = () => {
-      const shift = after.getBoundingClientRect().top - top;
-      if (Math.abs(shift) >= 1) scrollBy(0, shift);
-    };
-    keep();
-    requestAnimationFrame(() => { keep(); requestAnimationFrame(keep); });
+    held.keep();
     if (arrow) after.querySelector(`.branch-switch .${arrow.split(" ")[0]}`)?.focus({ preventScroll: true });
   }
 
@@ -168,6 +163,6 @@ export function showBranches(container, conversation, onChange = () => {}) {
   return {
     leaf: () => path.at(-1)?.id ?? null,
     isActive: () => path.at(-1)?.id === activePath(conversation).at(-1)?.id,
-    stop: () => { rendering += 1; watcher?.disconnect(); }, // nothing more is formatted (e.g. after a delete)
+    stop: () => { rendering += 1; watcher?.disconnect(); held?.release(); }, // nothing more is formatted (e.g. after a delete)
   };
 }

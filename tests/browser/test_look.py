@@ -263,6 +263,13 @@ def test_branch_switch_keeps_the_place_and_the_focus(browser, tmp_path, env, ext
     # the reader stays at the fork: the switched message is drawn where its sibling was
     shown_at = switched.bounding_box()["y"]
     assert abs(shown_at - top) <= 2, (before, after, top, shown_at)
+    # and stays there while the messages above settle their size (content-visibility) in the next frames
+    settled = view.evaluate(
+        "() => new Promise((done) => { const tops = []; const frame = () => { tops.push(document.activeElement"
+        ".closest('[data-mnemosyne=branch-switch]').getBoundingClientRect().top);"
+        " if (tops.length < 12) requestAnimationFrame(frame); else done(tops); }; requestAnimationFrame(frame); })"
+    )
+    assert all(abs(y - top) <= 2 for y in settled), (top, settled)
     assert after["focused"] == "branch-next" and after["inSwitch"], after
     # the keyboard goes on from there: Enter again switches back, still in place
     view.keyboard.press("Enter")
