@@ -180,11 +180,14 @@ def run_list(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dic
 
 
 def _conversation(arc: Archive, conv_id: str, redact: bool) -> Any:
+    """`conv_id` as get pages it. A client reads a long conversation a page at a time and each page is cut
+    from the whole conversation redacted: the texts redacted for one page are found for the next, not
+    redacted again (the server's caches keep them)."""
     conv = arc.get(conv_id)
     if redact:
         from ..redact import redact_conversation  # (see the imports)
 
-        conv = redact_conversation(conv)[0]
+        conv = redact_conversation(conv, memo=_kept_between_calls().redactions)[0]
     return conv
 
 
@@ -225,8 +228,9 @@ def run_get(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dict
 
 @cache
 def _kept_between_calls() -> Caches:
-    """What this server keeps between its context calls, as the native host does (one client, one process):
-    a conversation asked for again, at another budget or target, builds from memory."""
+    """What this server keeps between its context and get calls, as the native host does (one client, one
+    process): a conversation asked for again, at another budget or target, builds from memory; the next page
+    of a redacted get finds its texts redacted."""
     from ..prepare.caches import Caches  # (see the imports)
 
     return Caches()
