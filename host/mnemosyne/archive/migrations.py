@@ -12,6 +12,9 @@ from collections.abc import Callable
 
 from .db import Connection, Transaction
 
+# Imports inside functions: what one migration needs loads when it runs; opening an archive that is up to date
+# (the host's hello) loads none of it.
+
 TYPE_CHECKING = False  # typing stays out of start-up; mypy reads this as True
 if TYPE_CHECKING:
     from typing import Any
@@ -89,7 +92,7 @@ def m003_token_counts(conn: Connection) -> None:
 
 def m004_cjk_bigrams(conn: Connection) -> None:
     """A bigram index for CJK text: 2-character and longer CJK queries through the index instead of a scan."""
-    from ..cjk import has_cjk, index_text
+    from ..cjk import has_cjk, index_text  # (see the imports)
 
     conn.execute(
         "CREATE VIRTUAL TABLE messages_cjk USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')"
@@ -109,7 +112,7 @@ def m005_index_pending(conn: Connection) -> None:
 def m006_conversation_facets(conn: Connection) -> None:
     """The library's filters (project, model, has code, has attachments) and sorts (title, length), filled
     from every stored document (json.loads only, no validation: see facets.py)."""
-    from .facets import COLUMNS, of_json
+    from .facets import COLUMNS, of_json  # (see the imports)
 
     _run(
         conn,
@@ -205,7 +208,7 @@ def m008_attachment_blobs(conn: Connection) -> None:
 def m009_trigram_without_content(conn: Connection) -> None:
     """The trigram index without its own copy of the text (search re-checks against messages_fts) and
     without CJK runs (the bigram index serves them): a fifth less work for an import's index."""
-    from ..cjk import without_cjk
+    from ..cjk import without_cjk  # (see the imports)
 
     conn.execute("DROP TABLE messages_tri")
     conn.execute(
@@ -238,7 +241,7 @@ def m011_derived_titles(conn: Connection) -> None:
     """An untitled conversation's title from its first user message (see derived_title.py), shown in lists
     and sorted by under "Title A-Z" instead of all untitled ones first. Only untitled rows are read."""
     from .derived_title import of_document
-    from .facets import title_key
+    from .facets import title_key  # (see the imports)
 
     conn.execute("ALTER TABLE conversations ADD COLUMN derived_title TEXT")
     ids = [

@@ -15,7 +15,11 @@ from ..errors import ArchiveError, InputError, NotFoundError
 from . import attachments, db, indexing, migrations
 from .db import Connection, Transaction, sqlite
 from .opening import open_database
+from .search import search as search_index
 from .writes import ArchiveWrites
+
+# Imports inside functions: the bulk index's worker thread (threading, concurrent.futures) loads for an import
+# only, the format (pydantic) on the first read of a document (see TYPE_CHECKING below).
 
 if (
     TYPE_CHECKING
@@ -101,7 +105,7 @@ class Archive(ArchiveWrites):
     def bulk_import(self) -> Iterator[None]:
         """Saves inside write the search index in chunks on a worker thread (bulk_index.py); on a normal
         exit everything saved is indexed, on an error what was not stays pending (every search indexes it)."""
-        from .bulk_index import BulkIndex
+        from .bulk_index import BulkIndex  # (see the imports)
 
         try:
             self.bulk_index = BulkIndex(self.conn)
@@ -219,7 +223,7 @@ class Archive(ArchiveWrites):
     @staticmethod
     def _parsed(c: Connection, conv_id: str) -> tuple[str, Conversation]:
         """The stored digest and conversation of `conv_id`, parsed from its document."""
-        from .. import canonical
+        from .. import canonical  # (see the imports)
 
         document, digest = c.execute(
             "SELECT document, content_sha256 FROM conversations WHERE id = ?", (conv_id,)
@@ -405,10 +409,8 @@ class Archive(ArchiveWrites):
         }
 
     def search(self, query: str, limit: int = 20, site: str | None = None) -> builtins.list[dict[str, Any]]:
-        from .search import search
-
         self.index_pending()  # a deferred save is found as soon as its reply was sent
-        return search(self.conn, query, limit=limit, site=site)
+        return search_index(self.conn, query, limit=limit, site=site)
 
 
 def open_archive(path: Path | None = None, *, create: bool = True) -> Archive:

@@ -23,7 +23,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from .. import __version__
+from .. import __version__, settings
 from ..errors import MnemosyneError
 from .catalog import BY_NAME, TOOLS
 
@@ -40,8 +40,6 @@ class Session:
     """What the server keeps between calls: the archive, opened on first use, and the redaction setting."""
 
     def __init__(self) -> None:
-        from .. import settings
-
         self.redact = settings.mcp_redacts()
         self._archive: Any = None
         self.warming: threading.Thread | None = None  # startup._warm_up, joined before the first call runs
@@ -51,7 +49,7 @@ class Session:
     @property
     def archive(self) -> Any:
         if self._archive is None:
-            from ..archive import open_archive
+            from ..archive import open_archive  # (on the first call: see the module)
 
             self._archive = open_archive(create=False)
         return self._archive

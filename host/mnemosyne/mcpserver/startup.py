@@ -22,6 +22,7 @@ import time
 import types
 from typing import TYPE_CHECKING
 
+from .. import tokens
 from ..errors import MnemosyneError
 
 if TYPE_CHECKING:
@@ -41,8 +42,6 @@ def _warm_up() -> None:
 
 
 def start_warm_up() -> threading.Thread:
-    from .. import tokens
-
     tokens.one_off = True  # until the whole encoding is built (load_whole_encoding_when_idle): see the module
     thread = threading.Thread(target=_warm_up, name="mnemo-mcp-warm-up", daemon=True)
     thread.start()
@@ -56,8 +55,6 @@ def load_whole_encoding_when_idle(session: Session) -> None:
     an answer: a call arriving while it is built waits for it (its build holds the interpreter's lock),
     and clients often call right after the handshake and again right after an answer; each call meanwhile
     makes an encoder for its own texts."""
-    from .. import tokens
-
     while (idle := session.idle_for()) < IDLE_SECONDS:
         time.sleep(IDLE_SECONDS - idle if idle else IDLE_SECONDS / 4)  # (0: a call is under way)
     try:

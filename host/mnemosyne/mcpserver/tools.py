@@ -15,8 +15,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from .. import tree
 from ..context.shapes import BEGIN, defuse, end_marker, tag_note, transcript_tag
-from ..errors import InputError
+from ..errors import InputError, NotFoundError
+
+# Imports inside functions: what only some calls need loads on the first of them, not at the server's start:
+# redaction (its patterns compile at import), the Markdown writer, the context engine and its caches. Recall
+# is imported at the start by startup._warm_up, on its own thread beside the SDK's import; importing it here
+# would make the server's import wait for it.
 
 if TYPE_CHECKING:
     from ..archive import Archive
@@ -68,7 +74,7 @@ def _offset(kind: str, cursor: str | None) -> int:
 def _redacted_title(title: str | None, redact: bool) -> str:
     title = " ".join((title or "").split())
     if redact and title:
-        from ..redact import redact as redact_text
+        from ..redact import redact as redact_text  # (see the imports)
 
         title = redact_text(title)[0]
     return title or "(untitled)"
@@ -97,7 +103,7 @@ def _line(item: dict[str, Any]) -> str:
 
 
 def run_recall(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dict[str, Any]]:
-    from ..recall import recall
+    from ..recall import recall  # (see the imports)
 
     result = recall(
         arc,
@@ -130,7 +136,7 @@ def run_search(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, d
         items.append(item)
         snippet = hit.get("snippet") or ""
         if redact and snippet:
-            from ..redact import redact as redact_text
+            from ..redact import redact as redact_text  # (see the imports)
 
             snippet = redact_text(snippet)[0]
         lines.append(f"{rank}. {_line(item)}\n   {' '.join(snippet.split())}")
@@ -147,7 +153,7 @@ def run_search(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, d
 
 
 def run_list(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dict[str, Any]]:
-    from ..recall import parse_since
+    from ..recall import parse_since  # (see the imports)
 
     since = parse_since(args["since"]) if args.get("since") else None
     until = parse_since(args["until"]) if args.get("until") else None
@@ -174,18 +180,19 @@ def run_list(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dic
 
 
 def _conversation(arc: Archive, conv_id: str, redact: bool) -> Any:
+    """`conv_id` as get pages it. A client reads a long conversation a page at a time and each page is cut
+    from the whole conversation redacted: the texts redacted for one page are found for the next, not
+    redacted again (the server's caches keep them)."""
     conv = arc.get(conv_id)
     if redact:
-        from ..redact import redact_conversation
+        from ..redact import redact_conversation  # (see the imports)
 
-        conv = redact_conversation(conv)[0]
+        conv = redact_conversation(conv, memo=_kept_between_calls().redactions)[0]
     return conv
 
 
 def run_get(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dict[str, Any]]:
-    from .. import tree
-    from ..errors import NotFoundError
-    from ..writers import writer
+    from ..writers import writer  # (see the imports)
 
     conv = _conversation(arc, args["id"], redact)
     branch = args.get("branch")
@@ -221,15 +228,16 @@ def run_get(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dict
 
 @cache
 def _kept_between_calls() -> Caches:
-    """What this server keeps between its context calls, as the native host does (one client, one process):
-    a conversation asked for again, at another budget or target, builds from memory."""
-    from ..prepare.caches import Caches
+    """What this server keeps between its context and get calls, as the native host does (one client, one
+    process): a conversation asked for again, at another budget or target, builds from memory; the next page
+    of a redacted get finds its texts redacted."""
+    from ..prepare.caches import Caches  # (see the imports)
 
     return Caches()
 
 
 def run_context(arc: Archive, args: dict[str, Any], redact: bool) -> tuple[str, dict[str, Any]]:
-    from ..service import context_for
+    from ..service import context_for  # (see the imports)
 
     conv = arc.get(args["id"])
     result = context_for(

@@ -104,7 +104,7 @@ def ok(request_id: Any, data: dict[str, Any]) -> bytes:
 
 def error(request_id: Any, code: str, message: str) -> bytes:
     """An error reply. Local paths are replaced: the browser may show this text inside a web page."""
-    from .pathfree import without_paths
+    from .pathfree import without_paths  # its patterns compile at import: an error reply only
 
     message = without_paths(message)
     return encode(

@@ -11,6 +11,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .. import paths
+from ..logfmt import escaping_formatter, plain_line
+
+# Imports inside functions: logging, which the first reply does not wait for (see the module docstring).
+
 TYPE_CHECKING = False  # typing is not imported on the host's hello path; mypy reads this as True
 if TYPE_CHECKING:
     from typing import Any
@@ -19,8 +24,6 @@ LOGGER = "mnemosyne.host"
 
 
 def _log_path() -> Path:
-    from .. import paths
-
     return paths.ensure_dir(paths.log_dir()) / "host.log"
 
 
@@ -48,7 +51,7 @@ class HostLog:
     def exception(self, msg: str, *args: Any) -> None:
         """With the traceback, which needs logging's formatter: a start-up error sets logging up first."""
         if self._logger is None and not self._started:  # in-process: logging's own no-handler fallback
-            import logging
+            import logging  # (see the imports)
 
             logging.getLogger(LOGGER).exception(msg, *args)
             return
@@ -62,8 +65,6 @@ class HostLog:
             return
         if not self._started and level == "INFO":
             return
-        from ..logfmt import plain_line
-
         line = plain_line(level, msg % args if args else msg) + "\n"
         try:
             if self._path is None:
@@ -75,13 +76,11 @@ class HostLog:
 
     def setup(self, rotating: bool = True) -> None:
         """Logging takes over the file: RotatingFileHandler (1 MB, 2 backups), or a plain FileHandler."""
-        import logging
-
-        from ..logfmt import escaping_formatter
+        import logging  # (see the imports)
 
         try:
             if rotating:
-                from logging.handlers import RotatingFileHandler
+                from logging.handlers import RotatingFileHandler  # (see the imports)
 
                 handler: logging.Handler = RotatingFileHandler(_log_path(), maxBytes=1_000_000, backupCount=2)
             else:

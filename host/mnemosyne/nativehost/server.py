@@ -32,7 +32,7 @@ def claim_stdout() -> BinaryIO:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     if sys.platform == "win32":  # binary mode: text mode would turn \n into \r\n inside frames
-        import msvcrt
+        import msvcrt  # (Windows only)
 
         msvcrt.setmode(frames.fileno(), os.O_BINARY)
         msvcrt.setmode(sys.stdin.fileno(), os.O_BINARY)
@@ -44,7 +44,7 @@ def _before_action(action: str) -> None:
     the tokenizer, not at start-up: importing mnemosyne.tokens would cost hello more than python itself."""
     global _tokens_quiet
     if action != "hello" and not _tokens_quiet:
-        from .. import tokens
+        from .. import tokens  # (see the docstring)
 
         tokens.write_rank_cache = False
         _tokens_quiet = True
@@ -105,7 +105,7 @@ def input_waiting(stdin: BinaryIO, seconds: float = 0.0) -> bool:
     each reply."""
     if sys.platform == "win32":
         return False
-    import select
+    import select  # (only once a reply is written: the first one waits for nothing)
 
     try:
         return bool(select.select([stdin], [], [], seconds)[0])

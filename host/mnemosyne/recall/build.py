@@ -26,6 +26,10 @@ from .documents import StoredConversation
 from .excerpt import GAP, excerpt
 from .passages import Passage
 
+# Imports inside functions: `mnemo mcp` imports this module as it starts (startup._warm_up) and loads none of
+# these then: the format's models (recall reads stored documents without them; a `since` needs format_time),
+# redaction (its patterns compile at import: a redacting call only) and the targets' table (on the first call).
+
 if TYPE_CHECKING:
     from ..archive import Archive
     from ..context import Target
@@ -79,7 +83,7 @@ class RecallResult:
 def parse_since(value: str) -> str:
     """A date stays a date (compared as a prefix of the stored times); a time becomes the archive's UTC
     spelling."""
-    from ..model import format_time
+    from ..model import format_time  # (see the imports)
 
     value = (value or "").strip()
     try:
@@ -155,7 +159,7 @@ class _Fitter:
             before = self.meter.count(section.render()) if not fresh or added else 0
             whole, found = turns[p].text, dict[str, int]()
             if redactor is not None:  # counted in the report once the turn is kept
-                from ..redact import redact as redact_text
+                from ..redact import redact as redact_text  # (see the imports)
 
                 whole, found = redact_text(whole)
             text = excerpt(self.meter, self.query, whole, min(cap, self.room - 8))
@@ -231,7 +235,7 @@ def recall(
     redact: bool = True,
     candidates: int = CANDIDATES,
 ) -> RecallResult:
-    from ..context import get_target
+    from ..context import get_target  # (see the imports)
 
     target = get_target(target) if isinstance(target, str) else target
     query = " ".join((query or "").split())
@@ -245,7 +249,7 @@ def recall(
     since = parse_since(since) if since else None
     redactor = None
     if redact:
-        from ..redact import Redactor
+        from ..redact import Redactor  # (see the imports)
 
         redactor = Redactor()
     ids = candidate_ids(arc, query, candidates * (4 if since else 1), site)
@@ -272,7 +276,7 @@ def recall(
     made_of += [header, tag_note("0123456789"), BEGIN, end_marker("0123456789"), GAP]
     made_of += ["BEGIN END TRANSCRIPT (quoted) [user assistant tool #0123456789]"]
     if redactor is not None:
-        from ..redact import PLACEHOLDER, REDACTION_TYPES
+        from ..redact import PLACEHOLDER, REDACTION_TYPES  # (see the imports)
 
         made_of += [PLACEHOLDER.format(kind) for kind in REDACTION_TYPES]
     meter = Meter(target.tokenizer, texts=made_of)

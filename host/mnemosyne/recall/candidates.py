@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..archive import search as archive_search
+from ..cjk import has_cjk
 from ..context.stopwords import STOPWORDS
 from . import ranking
 
@@ -36,8 +37,6 @@ def index_words(query: str) -> list[list[str]]:
 def candidate_ids(arc: Archive, query: str, limit: int, site: str | None) -> list[str]:
     """The conversations to look in, best first (see the module); a query in Chinese, Japanese or Korean
     goes through the archive's search as it is."""
-    from ..cjk import has_cjk
-
     arc.index_pending()  # a save whose index was deferred is found as soon as its reply went out
     if has_cjk(query):
         return [hit["id"] for hit in archive_search.search(arc.conn, query, limit=limit, site=site)]
