@@ -14,6 +14,9 @@ from ..errors import ArchiveError
 from . import attachments, facets, indexing, sync
 from .db import Connection, Transaction, insert_rows, sqlite
 
+# Imports inside functions: the format (pydantic), canonical JSON (msgspec) and the merge load on the first
+# save, as the archive opens on the host's hello path without them.
+
 if TYPE_CHECKING:  # the format (pydantic) is imported on first save: `hello` opens the archive without it
     from ..model import Conversation
     from .bulk_index import BulkIndex
@@ -114,7 +117,7 @@ _UPDATE_CONVERSATION = (
 def _conversation_row(
     conv: Conversation, document: bytes, digest: str, found: facets.Facets, now: str
 ) -> tuple[Any, ...]:
-    from ..model import format_time
+    from ..model import format_time  # (see the imports)
 
     created = format_time(conv.created_at) if conv.created_at else None
     updated = format_time(conv.updated_at) if conv.updated_at else None
@@ -162,7 +165,7 @@ class Prepared(NamedTuple):
 
 
 def prepare(conv: Conversation) -> Prepared:
-    from .. import canonical
+    from .. import canonical  # (see the imports)
 
     document, data, exact = canonical.document_bytes(conv)
     return Prepared(
@@ -256,7 +259,7 @@ class ArchiveWrites:
         """New conversations of a bulk import, each made ahead: what _save_in, _write and save_many's loop
         store for each, in a few statements for all of them. Each statement is a wait for the GIL, which the
         import's reading thread holds (a few per conversation were 1.1 s of 2,000 conversations' saves)."""
-        from ..model import format_time
+        from ..model import format_time  # (see the imports)
 
         if not fresh:
             return []
@@ -318,8 +321,8 @@ class ArchiveWrites:
     def _save_in(
         self, c: Connection, conv: Conversation, ahead: Prepared | None
     ) -> tuple[SaveResult, Conversation]:
-        from .. import canonical
-        from .merge import merge
+        from .. import canonical  # (see the imports)
+        from .merge import merge  # (see the imports)
 
         row = c.execute(
             "SELECT document, content_sha256 FROM conversations WHERE id = ?", (conv.id,)
@@ -369,7 +372,7 @@ class ArchiveWrites:
         texts: indexing.Texts | None = None,
     ) -> None:
         """Write `conv`, new or replacing `stored` (the copy it was merged with)."""
-        from ..model import format_time
+        from ..model import format_time  # (see the imports)
 
         now = format_time(datetime.now(timezone.utc))
         row = _conversation_row(conv, document, digest, found, now)

@@ -13,7 +13,15 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..archive.bulk_index import growing
+from ..archive.writes import prepare
 from ..errors import InputError, MnemosyneError
+from ..readers import ReadContext, ReadFailure, read_raw
+from ..readers.streaming import iter_inputs
+from ..tokens.policy import COUNTED_ENCODING
+from .export_files import keep_shipped_files, reader_of, shipped_files
+from .save import save_conversations
+from .token_counts import import_counter
 
 if TYPE_CHECKING:
     from ..archive import Archive
@@ -79,7 +87,6 @@ def import_paths(
 ) -> ImportTotals:
     """Every conversation under `paths` into `arc`. A broken input or conversation is counted and
     reported through `on_failure`; the rest still go in. `progress(total, label, min_total=)` makes a bar."""
-    from .token_counts import import_counter
 
     run = _Import(arc, fmt, import_counter() if count_tokens else None, on_failure, progress)
     with arc.bulk_import(), _tuned_for_bulk():
@@ -137,7 +144,6 @@ class _Import:
         self.batch, self.counted, self.prepared, self.saving = [], {}, {}, deque()
         self.filing: list[Future[int]] = []  # attachment files handed to the writer thread
         self.batch_bytes = 0  # of the batch's documents made ahead
-        from ..archive.bulk_index import growing
 
         self.batch_sizes = growing(SAVE_BATCH, FIRST_BATCH_SHARE)
         self.batch_size = next(self.batch_sizes)  # the next batch's
@@ -150,7 +156,6 @@ class _Import:
     def path(self, path: str) -> None:
         """A large export arrives in batches (never parsed whole); its bar counts the characters read,
         other files count their conversations."""
-        from ..readers.streaming import iter_inputs
 
         bar: Bar | None = None
         for raw in iter_inputs(path):
@@ -167,7 +172,6 @@ class _Import:
                 bar = None
 
     def raw(self, raw: RawInput, step: Callable[[], Any]) -> None:
-        from ..readers import ReadContext, ReadFailure, read_raw
 
         try:
             for item in read_raw(raw, ReadContext(), self.fmt):
@@ -184,7 +188,6 @@ class _Import:
     def add(self, conv: Conversation) -> None:
         """Counted and prepared (document, digest, index text) now, so the save's transaction on the
         writer thread is its SQL alone; handed over with its batch."""
-        from ..archive.writes import prepare
 
         self.batch.append(conv)
         if self.ahead:
@@ -197,7 +200,6 @@ class _Import:
 
     def keep_files(self, conv: Conversation, members: dict[str, Any]) -> None:
         """The attachment files the export ships for `conv`, read here and stored by the writer thread."""
-        from .export_files import keep_shipped_files, reader_of, shipped_files
 
         read = reader_of(members)
         if read is None or not conv.source.conversation_id:
@@ -211,8 +213,6 @@ class _Import:
     def save(self) -> None:
         """Hand the batch to the writer thread (waiting while IN_FLIGHT batches wait for it), and take in
         the results of the batches it has saved."""
-        from ..tokens.policy import COUNTED_ENCODING
-        from .save import save_conversations
 
         convs, counted, prepared = self.batch, self.counted, self.prepared
         self.batch, self.counted, self.prepared, self.batch_bytes = [], {}, {}, 0
