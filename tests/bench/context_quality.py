@@ -582,9 +582,9 @@ def why(lang: str, budget: int) -> None:
     seen: list[coverage.Coverage] = []
     fill = coverage.Coverage.fill
 
-    def spy(self: coverage.Coverage, room: int) -> int:
+    def spy(self: coverage.Coverage, room: int, turns: range | None = None) -> int:
         seen.append(self)
-        return fill(self, room)
+        return fill(self, room, turns)
 
     conv, facts = build(lang, 240, "tuning")
     coverage.Coverage.fill = spy  # type: ignore[method-assign]
