@@ -56,8 +56,13 @@ SETTINGS: dict[str, dict[str, object]] = {
     "recent turns yield all": {"mnemosyne.context.select.RECENT_YIELD": 1.0},
     "previous turn 0.8": {"mnemosyne.context.retrieve.PREV_FIELD": 0.8},
     "length norm 0.75": {"mnemosyne.context.retrieve.BM25_B": 0.75},
-    "catch-up in one part": {"mnemosyne.context.select.CATCH_UP_PARTS": 1},
-    "catch-up spread over all its room": {"mnemosyne.context.select.SPREAD_SHARE": 1.0},
+    "catch-up spread over five stretches": {"mnemosyne.context.select.CATCH_UP_PARTS": 5},
+    "catch-up spread over all its room": {
+        "mnemosyne.context.select.CATCH_UP_PARTS": 5,
+        "mnemosyne.context.select.SPREAD_SHARE": 1.0,
+    },
+    "generic sentences at full weight": {"mnemosyne.context.coverage.GENERIC_WEIGHT": 1.0},
+    "generic sentences at 0.8": {"mnemosyne.context.coverage.GENERIC_WEIGHT": 0.8},
 }
 # what builds keep between them, as a warm host keeps it (emptied when the settings change)
 MEMORY = Caches()

@@ -647,8 +647,8 @@ def _digest_turns(text: str) -> list[int]:
 
 def test_a_catch_up_digest_reaches_the_middle_and_end_of_a_conversation(monkeypatch):
     """Term statistics favour a conversation's opening (the first statement of a term weighs more, and so
-    does a term used again later): without a focus, part of the digest is shared out over stretches of
-    the older turns, so facts stated late are not all left for the dense opening."""
+    does a term used again later): with the catch-up spread over stretches of the older turns (a setting
+    the LoCoMo bench chooses between), facts stated late are not all left for the dense opening."""
     from mnemosyne.context import select
 
     names = ["Kestrel", "Osprey", "Merlin", "Harrier", "Falcon", "Condor", "Buzzard", "Kite"]
@@ -674,7 +674,47 @@ def test_a_catch_up_digest_reaches_the_middle_and_end_of_a_conversation(monkeypa
     def latest_digest_turn() -> int:
         return max(_digest_turns(build_context(conv, "chatgpt", budget=1000).text))
 
+    monkeypatch.setattr(select, "CATCH_UP_PARTS", 5)
     spread = latest_digest_turn()
     monkeypatch.setattr(select, "CATCH_UP_PARTS", 1)
     by_value_alone = latest_digest_turn()
     assert spread > last_quarter > by_value_alone
+
+
+def test_a_digest_prefers_sentences_with_names_and_numbers_to_small_talk(monkeypatch):
+    """Without a focus, a sentence of plain words ("that sounds wonderful, I am really happy for you") is worth
+    less to a continuation than one that names something or gives a number, at the same length and word
+    rarity: older turns' facts take the digest's room before their small talk does."""
+    from mnemosyne.context import coverage
+
+    moods = ["wonderful", "lovely", "splendid", "marvellous", "delightful", "fantastic", "terrific", "superb"]
+    places = ["Lisbon", "Porto", "Braga", "Faro", "Evora", "Coimbra", "Sintra", "Tavira"]
+    script = []
+    for n in range(120):
+        mood, other = moods[n % 8], moods[(n + 3) % 8]
+        script += [
+            (
+                "user",
+                f"Honestly that sounds {mood} and {other}, truly happy hearing everything went smoothly.",
+            ),
+            (
+                "assistant",
+                f"The ferry to {places[n % 8]} leaves pier {n + 20} at {n % 12 + 1} o'clock sharp.",
+            ),
+        ]
+    script.append(("user", "Where were we?"))
+    conv = linear(script, site="chatgpt")
+
+    def facts_and_small_talk() -> tuple[int, int]:
+        text = build_context(conv, "chatgpt", budget=1500).text
+        return len(re.findall(r"leaves pier \d+", text)), len(re.findall(r"truly happy hearing", text))
+
+    facts, small_talk = facts_and_small_talk()
+    monkeypatch.setattr(coverage, "GENERIC_WEIGHT", 1.0)
+    facts_alone, small_talk_alone = facts_and_small_talk()
+    assert facts > facts_alone and small_talk < small_talk_alone, (
+        facts,
+        small_talk,
+        facts_alone,
+        small_talk_alone,
+    )

@@ -41,6 +41,12 @@ ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
 KIND_PRIOR = {"sentence": 1.0, "item": 1.0, "row": 1.0, "code": 1.0, "table": 1.0, "list": 1.0}
 MARKUP_DISCOUNT = 1.0  # tokens per table pipe left out of a unit's cost when units are compared
 QUESTION_WEIGHT = 0.5  # a question asks for information rather than stating it
+# A sentence whose terms are all plain words ("That's amazing, I'm so happy for you") carries less for a
+# continuation than one with a name, a number, an identifier or Chinese terms (which have no capitals to mark
+# a name): the selection weighs it at this share of its value. (Not in the rough densities the candidates
+# are picked by: each script's scale is the median of its densities, which this would lower for English
+# alone, so English passages would crowd out a Chinese conversation's facts.)
+GENERIC_WEIGHT = 0.5
 # Diminishing returns per turn (the diversity reward of budgeted submodular summarisation): each unit
 # already chosen from a turn scales the next one's gain by this, so a long answer does not fill the
 # digest while other turns' facts go; a turn's first unit is not discounted.
@@ -63,7 +69,9 @@ def _prior(u: Unit) -> float:
     from .digest import QUESTION_END  # (loaded with the units: see the imports)
 
     question = u.kind == "sentence" and u.text.rstrip().endswith(QUESTION_END)
-    return ROLE_WEIGHT.get(u.role, 1.0) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
+    generic = u.kind == "sentence" and not u.kinds.strip("wW")  # (salience.KIND_CODE: w is a plain word)
+    prior = ROLE_WEIGHT.get(u.role, 1.0) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
+    return prior * (GENERIC_WEIGHT if generic else 1.0)
 
 
 class Coverage:
