@@ -4,22 +4,25 @@ Two exports with the same largest conversation, one with five times as many othe
 larger): `mnemo convert`'s read and Markdown and `mnemo import`'s read, batches and saves each peak within
 10 % on both. Each is measured in a fresh process (tracemalloc's peak of the Python objects it allocates after
 its imports), with the batch bounds scaled down to the size of the data, so a few MB show what a 74 MB export
-does with the real ones. The import's peak falls where reading and the writer thread overlap, which moves by
-up to 15 % between runs of one file on a loaded machine, so each figure is the least of three runs: memory
-that followed the file would be higher in every run.
+does with the real ones. An import's peak is the most it holds when reading, a batch waiting and a batch
+saving coincide, which depends on timing: a run of the small export reaches it or stops short of it (7.5-8.8
+MB), and a run of the large one, with five times the batches, reaches it more often. So the large export's
+median peak is compared with the most the small one reached in five runs: memory that followed the file would
+be above it in most runs.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-RUNS = 3  # each figure the least of this many fresh processes
+RUNS = 5  # fresh processes per export
 FIX = Path(__file__).parents[1] / "fixtures" / "chatgpt_export" / "librechat_chatgpt-export.json"
 
 # In a fresh process: the bounds scaled down (a window and a reader batch 64 KiB, a save batch 256 KiB, an index chunk
@@ -101,8 +104,10 @@ def test_peak_memory_follows_the_largest_conversation_not_the_file(tmp_path, mod
     large.parent.mkdir()
     small_size, large_size = _export(small, 200), _export(large, 1000)
     assert large_size > 3.5 * small_size > 1_000_000
-    peaks = []
-    for export in (small, large):
-        home = export.parent / "home"
-        peaks.append(min(_peak(mode, export, home / str(run)) for run in range(RUNS)))
-    assert peaks[1] <= 1.1 * peaks[0], f"peaks {peaks} for {small_size:,} and {large_size:,} bytes"
+    small_peaks, large_peaks = (
+        [_peak(mode, export, export.parent / "home" / str(run)) for run in range(RUNS)]
+        for export in (small, large)
+    )
+    assert statistics.median(large_peaks) <= 1.1 * max(small_peaks), (
+        f"peaks {sorted(small_peaks)} and {sorted(large_peaks)} for {small_size:,} and {large_size:,} bytes"
+    )

@@ -255,7 +255,7 @@ def test_reading_goes_on_while_the_writer_thread_saves(
         if self.read == ahead:
             read_ahead.set()
 
-    monkeypatch.setattr(save, "save_conversations", held_save)
+    monkeypatch.setattr(imports, "save_conversations", held_save)
     monkeypatch.setattr(imports._Import, "add", add)
     with open_archive() as arc:
         totals = import_paths(arc, [str(path)])
@@ -318,7 +318,7 @@ def test_the_first_batches_and_chunks_are_small_so_the_writer_starts_early(
         sizes.append(len(convs))
         return saved_by(arc, convs, *args, **kwargs)
 
-    monkeypatch.setattr(save, "save_conversations", recorded)
+    monkeypatch.setattr(imports, "save_conversations", recorded)
     chars = [
         indexing.texts_for(c).chars for raw in load_path(str(path)) for c in read_raw(raw, ReadContext())
     ]
