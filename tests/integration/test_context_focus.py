@@ -23,12 +23,17 @@ WEBSITE = "The marketing website is built with Hugo and the Ananke theme, and Ne
 
 
 @pytest.fixture(scope="module")
-def filler() -> list[tuple[str, str]]:
+def bench():
     spec = importlib.util.spec_from_file_location("context_quality_for_focus", BENCH)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    return module._filler("en")[:80]  # real dialogue text from the fixtures
+    return module
+
+
+@pytest.fixture(scope="module")
+def filler(bench) -> list[tuple[str, str]]:
+    return bench._filler("en")[:80]  # real dialogue text from the fixtures
 
 
 def two_topics(filler: list[tuple[str, str]]) -> Conversation:
@@ -209,3 +214,55 @@ def test_a_correction_weighs_like_the_statement_it_replaces():
     shared = stated.weights.keys() & corrected.weights.keys()
     assert shared and all(corrected.weights[t] >= stated.weights[t] for t in shared)
     assert sum(corrected.weights.values()) > sum(before[corrected.text].values())
+
+
+def _superseded_en(texts: list[str]) -> list[str]:
+    """_superseded for English statements, among English small talk."""
+    from mnemosyne.context import digest
+    from mnemosyne.context.corpus import Corpus
+    from mnemosyne.context.turns import Turn
+
+    filler = [f"Note {i}: the weather was mild and we talked about the weekend plans." for i in range(30)]
+    turns = [Turn(i, f"m{i}", "user" if i % 2 == 0 else "assistant", t) for i, t in enumerate(filler + texts)]
+    corpus = Corpus(turns)
+    units = [corpus.unit(k) for k in range(len(corpus))]
+    digest.mark_repeats_and_corrections(units, corpus.stats)
+    return [u.text for u in units if u.superseded]
+
+
+def test_a_correction_that_says_so_supersedes_the_statement_it_rewords():
+    """ "Pushed back to 17 February" shares one word with "the deposit ... is due by 3 February": the change
+    it announces, the month and the number that differs make it a correction; the clause before the
+    semicolon states another fact and stays."""
+    old = "The coach leaves at 08:15 from the school gate; the deposit of £60 per child is due by 3 February."
+    new = "Update from the bursar: the deposit deadline is pushed back to 17 February because the portal was down."
+    assert _superseded_en([old, "Noted.", new, "Noted."]) == [
+        "the deposit of £60 per child is due by 3 February."
+    ]
+    # an announced change about something else (no name in common) corrects nothing
+    other = "Update: the coach now leaves at 08:30 because of roadworks on the bypass."
+    assert (
+        _superseded_en(["The deposit of £60 per child is due by 3 February.", "Noted.", other, "Ok."]) == []
+    )
+
+
+def test_code_in_a_chinese_conversation_is_weighed_as_code_not_as_english():
+    """Each script's units are scaled to the median density of the prose; code is in no language's script.
+    Scaled as English in a Chinese conversation whose English passages are dense, a code block the later
+    turns use fell below every Chinese sentence."""
+    from mnemosyne.context.select import _script_scales
+
+    chinese, english, code = [1.0] * 30, [4.0] * 30, [2.0] * 5
+    scale = _script_scales([True] * 30 + [False] * 30 + [None] * 5, chinese + english + code)
+    assert scale[None] == 1.0
+    assert scale[True] == 2.5 and scale[False] == 2.5 / 4  # the median of the prose alone: 2.5
+
+
+def test_a_long_user_message_weighs_as_pasted_text_not_as_the_users_own_words():
+    """What only the user could say weighs more; an article or an exercise pasted in is not that."""
+    from mnemosyne.context.coverage import role_weight
+
+    assert role_weight("user", "We decided to keep our own Icecast server.") == 1.5
+    assert role_weight("user", "word " * 200) == role_weight("assistant", "word") == 1.0
+    assert role_weight("user", "装" * 250) == 1.5  # 750 bytes of Chinese: about 250 tokens
+    assert role_weight("user", "装" * 300) == 1.0

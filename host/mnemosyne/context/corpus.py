@@ -44,7 +44,7 @@ class Stored(Protocol):
     @property
     def relevance(self) -> dict[int, float]: ...
     @property
-    def densities(self) -> list[tuple[float, list[float], list[bool]]]: ...
+    def densities(self) -> list[tuple[float, list[float], list[bool | None]]]: ...
 
 
 # What a slim corpus holds, in the unit cache's terms (a term held by a unit: 140-250 bytes), per distinct
@@ -88,7 +88,7 @@ class Corpus:
         self.default = default
         self._weights: dict[int, dict[str, float]] = {}  # unit -> its weighed terms (shared: read only)
         # select.densities by focus weight: every unit's rough density and script, kept with the corpus
-        self.densities: dict[float, tuple[array[float], list[bool]]] = {}
+        self.densities: dict[float, tuple[array[float], list[bool | None]]] = {}
         self.statements: dict[int, tuple[int, Any]] = {}  # unit -> what mark_repeats_and_corrections found
         self.prepared: set[float] = set()  # the focus weights select.prepare went through to the end for
         self._units: dict[int, Unit] = {}

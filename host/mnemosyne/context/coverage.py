@@ -36,6 +36,19 @@ ESTIMATE_LOW = 0.6  # a byte/4 estimate can be this much over the real count
 REDUNDANT = 0.3  # a unit whose fresh gain is under this share of its value repeats what is in
 # what only the user could have said weighs more; tool output is the noise a continuation needs least
 ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
+# A long user message is mostly what the user pasted in (an article, a document, an exercise to solve), not
+# what only they could have said: past this many bytes of UTF-8 (about 200 words, or 270 Chinese characters)
+# its units weigh as the assistant's.
+OWN_WORDS_BYTES = 800
+
+
+def role_weight(role: str, text: str) -> float:
+    """ROLE_WEIGHT of a unit in a turn whose text is `text`."""
+    if role == "user" and len(text) * 3 > OWN_WORDS_BYTES and len(text.encode()) > OWN_WORDS_BYTES:
+        return ROLE_WEIGHT["assistant"]
+    return ROLE_WEIGHT.get(role, 1.0)
+
+
 # no prior for tables and lists: 1.5 won on the tuning half, whose filler (tool-call demos) has few lists,
 # and lost on real assistant answers, which are lists throughout
 KIND_PRIOR = {"sentence": 1.0, "item": 1.0, "row": 1.0, "code": 1.0, "table": 1.0, "list": 1.0}
@@ -65,12 +78,12 @@ def _markup(u: Unit) -> int:
     return u.text.count("|") if u.kind in ("table", "row") else 0
 
 
-def _prior(u: Unit) -> float:
+def _prior(u: Unit, turn_text: str) -> float:
     from .digest import QUESTION_END  # (loaded with the units: see the imports)
 
     question = u.kind == "sentence" and u.text.rstrip().endswith(QUESTION_END)
     generic = u.kind == "sentence" and not u.kinds.strip("wW")  # (salience.KIND_CODE: w is a plain word)
-    prior = ROLE_WEIGHT.get(u.role, 1.0) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
+    prior = role_weight(u.role, turn_text) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
     return prior * (GENERIC_WEIGHT if generic else 1.0)
 
 
@@ -91,8 +104,9 @@ class Coverage:
         self.rest = rest
         self.pool = [u for u in units if not u.repeat and not u.superseded and u.weights]
         self._total = [math.fsum(u.weights.values()) for u in self.pool]  # each unit's term weight
+        turn_text = (lambda turn: rest[0].turns[turn].text) if rest else (lambda turn: "")
         self.base = [
-            total * (1.0 + focus_weight * u.relevance) * _prior(u) * u.script_scale
+            total * (1.0 + focus_weight * u.relevance) * _prior(u, turn_text(u.turn)) * u.script_scale
             for total, u in zip(self._total, self.pool)
         ]
         self.covered = set(covered)  # terms the verbatim turns already carry

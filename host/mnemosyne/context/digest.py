@@ -31,11 +31,12 @@ _ITEM_START = frozenset("-*+•0123456789")
 _LIST_ITEM = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+)")
 _MARKUP = re.compile(r"^(?:#{1,6}\s+|>\s*)+|\*\*|__")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
-# Sentence ends: the whitespace after ".", "!" or "?" before what opens a sentence, and the place after a
-# Chinese full stop, exclamation or question mark or semicolon. Two patterns (the places they find never
+# Sentence ends: the whitespace after ".", "!" or "?" before what opens a sentence, or after a semicolon
+# between two clauses (each may state its own fact: a later correction of one must not take the other
+# with it), and the place after a Chinese full stop, exclamation or question mark or semicolon. Two patterns (the places they find never
 # touch): the first opens with the whitespace, so the regex engine skips to whitespace in C (one pattern
 # with a lookbehind first tried every position: 3.5 us a line).
-_LATIN_END = re.compile(r"\s(?<=[.!?]\s)\s*(?=[\"'(\[A-Z0-9*_`\-])")
+_LATIN_END = re.compile(r"\s(?<=[.!?]\s)\s*(?=[\"'(\[A-Z0-9*_`\-])|\s(?<=\w;\s)\s*(?=[a-z])")
 _CJK_END = re.compile(r"(?<=[。！？；])")
 _CLAUSE = re.compile(r"(?<=[;:，,])\s*(?=\S)|\s+[—–]\s+")
 DEFINITION = re.compile(
@@ -198,15 +199,28 @@ _VALUE_CODES = frozenset(code for code, kind in S.KIND_OF_CODE.items() if kind i
 MIN_SHARED = 2  # rare context terms a restatement must share with the statement it corrects
 OLD_SHARE = 0.6  # of the statement's rare context terms, the restatement repeats at least this share
 NEW_SHARE = 0.3  # and they make up at least this share of the restatement's (it may add a reason)
+# A restatement that says it changes something ("pushed back to", "correction", 改到, 提前) may word the rest
+# anew ("the licence renewal is due by 14 May" -> "correction: the renewal is due by 7 May"): it corrects
+# the latest statement that shares a rare context term and a name with it (the month of a date) and has a
+# number where it has another.
+CHANGE_CUE = re.compile(
+    r"(?i:\b(?:correction|corrected|update[ds]?|changed?|moved|pushed back|brought forward|postponed"
+    r"|rescheduled|instead|no longer|now)\b)|改到|改成|改为|改在|提前到|推迟|延期|更正|更改|变成|顺延"
+)
+_NUMBER_CODES = frozenset(code for code, kind in S.KIND_OF_CODE.items() if kind == "number")
 
 
 def _is_statement(u: Unit) -> bool:
     return u.kind != "code" and not u.text.rstrip().endswith(QUESTION_END) and not u.text.startswith("[")
 
 
-def _statement(u: Unit, df: dict[str, int], rare: int) -> tuple[frozenset[str], tuple[str, ...]] | None:
-    """A statement's values (numbers, names, identifiers) and its rare context terms (what it is about);
-    None for what cannot be corrected (a question, code, a statement without a value)."""
+Statement = tuple[frozenset[str], tuple[str, ...], frozenset[str], bool]
+
+
+def _statement(u: Unit, df: dict[str, int], rare: int) -> Statement | None:
+    """A statement's values (numbers, names, identifiers), its rare context terms (what it is about), its
+    numbers and whether it says it changes something (CHANGE_CUE); None for what cannot be corrected (a
+    question, code, a statement without a value)."""
     if not _is_statement(u):
         return None
     terms = u.terms
@@ -220,9 +234,11 @@ def _statement(u: Unit, df: dict[str, int], rare: int) -> tuple[frozenset[str], 
     keys = tuple(
         t for t in terms if t not in values and df[t] <= rare and not (inside and inside.intersection(t))
     )
-    if len(keys) < MIN_SHARED:
+    cue = CHANGE_CUE.search(u.text) is not None
+    if len(keys) < (1 if cue else MIN_SHARED):
         return None
-    return values, keys
+    numbers = frozenset(compress(terms, map(_NUMBER_CODES.__contains__, u.kinds)))
+    return values, keys, numbers, cue
 
 
 def mark_repeats_and_corrections(
@@ -238,7 +254,7 @@ def mark_repeats_and_corrections(
     rare = max(3, int(math.sqrt(stats.units)))
     df = stats.df
     postings: dict[str, list[int]] = {}  # rare context term -> earlier statements with values that use it
-    facts: dict[int, tuple[frozenset[str], int]] = {}  # unit -> (values, how many rare context terms)
+    facts: dict[int, tuple[frozenset[str], int, frozenset[str]]] = {}  # unit -> (values, rare terms, numbers)
     for k, u in enumerate(units):
         found = memo.get(u.key) if memo is not None and u.key >= 0 else None
         # (a text's 64-bit hash stands for it, not a lower-case copy kept in the memo: 2.7 MB of a 5 MB
@@ -255,23 +271,33 @@ def mark_repeats_and_corrections(
         statement = found[1]
         if statement is None:
             continue
-        values, keys = statement
+        values, keys, numbers, cue = statement
         # earlier statement -> the rare context terms it shares with this one (counted in C, in the order
         # of first sharing)
         shared = Counter(chain.from_iterable(map(postings.get, keys, repeat(()))))
         need = max(MIN_SHARED, NEW_SHARE * len(keys))
-        for j, n in shared.items():
-            if n < need:  # (most: one or two terms in common)
-                continue
+        corrected = [
+            j
+            for j, n in shared.items()
+            if n >= need  # (most: one or two terms in common)
+            and n >= OLD_SHARE * facts[j][1]
+            and values - facts[j][0]
+            and facts[j][0] - values
+        ]
+        if cue and not corrected:  # the latest statement about it with another number by the same name
+            said = [
+                j
+                for j in shared
+                if units[j].turn != u.turn
+                and not units[j].superseded
+                and numbers - facts[j][2]
+                and facts[j][2] - numbers
+                and (values - numbers) & (facts[j][0] - facts[j][2])  # (the month of a date, the unit)
+            ]
+            corrected = [max(said, key=lambda j: (shared[j], j))] if said else []
+        for j in corrected:
             earlier = units[j]
-            old_values, old_keys = facts[j]
-            if (
-                earlier.turn != u.turn
-                and not earlier.superseded
-                and n >= OLD_SHARE * old_keys
-                and values - old_values
-                and old_values - values
-            ):
+            if earlier.turn != u.turn and not earlier.superseded:
                 earlier.superseded = True
                 # the restatement is now where the fact is stated: it carries the weight of the
                 # statement's terms (first statement, later references), not a repeat's
@@ -279,7 +305,7 @@ def mark_repeats_and_corrections(
                 for t, w in earlier.weights.items():
                     if w > u.weights.get(t, w):
                         u.weights[t] = w
-        facts[k] = (values, len(keys))
+        facts[k] = (values, len(keys), numbers)
         for t in keys:
             postings.setdefault(t, []).append(k)
 

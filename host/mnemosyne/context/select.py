@@ -22,9 +22,9 @@ from .coverage import (
     MARKUP_DISCOUNT,
     MIN_CANDIDATES,
     QUESTION_WEIGHT,
-    ROLE_WEIGHT,
     Coverage,
     densest,
+    role_weight,
 )
 from .turn_costs import TURN_OVERHEAD, TurnCosts, all_fit, fit_mandatory
 from .turns import Turn
@@ -61,19 +61,20 @@ class Plan:
         return self.coverage.units() if self.coverage else []
 
 
-def densities(corpus: Corpus, focus_weight: float) -> tuple[array[float], list[bool]]:
+def densities(corpus: Corpus, focus_weight: float) -> tuple[array[float], list[bool | None]]:
     """Every unit's rough value per estimated token, with its prior and relevance, and whether it is in
-    CJK script, by unit index (kept with the corpus: a warm host builds it again at other budgets)."""
+    CJK script (None for code, which is in no language's script), by unit index (kept with the corpus: a
+    warm host builds it again at other budgets)."""
     kept = corpus.densities.get(focus_weight)
     if kept is not None:
         return kept
     value = corpus.stats.rough_of.__getitem__
     rel = corpus.relevance
     density = array("d")  # (8 bytes a unit, not a float object and its slot: 2 MB of 5 MB of chat)
-    cjk: list[bool] = []
+    cjk: list[bool | None] = []
     k = 0
     for turn, tu in enumerate(corpus.every_text_units()):  # (a slim corpus made them for its own weight)
-        role = ROLE_WEIGHT.get(corpus.turns[turn].role, 1.0)
+        role = role_weight(corpus.turns[turn].role, corpus.turns[turn].text)
         for part, size, pipes, question in zip(tu.parts, tu.sizes, tu.pipes, tu.questions):
             prior = role * KIND_PRIOR[part[0]] * (QUESTION_WEIGHT if question else 1.0)
             if k in rel:
@@ -81,7 +82,7 @@ def densities(corpus: Corpus, focus_weight: float) -> tuple[array[float], list[b
             cost = max(1, size // 4 + 1 + LINE_OVERHEAD - MARKUP_DISCOUNT * pipes)
             density.append(sum(map(value, part[2])) * prior / cost**COST_POWER)
             k += 1
-        cjk.extend(tu.cjk)
+        cjk.extend(None if part[0] == "code" else c for part, c in zip(tu.parts, tu.cjk))
     corpus.densities[focus_weight] = (density, cjk)
     return density, cjk
 
@@ -167,21 +168,22 @@ SCRIPT_MIN_UNITS = 20  # a script with fewer units in the conversation is not re
 SCRIPT_SAMPLE = 20_000
 
 
-def _script_scales(cjk: list[bool], density: list[float]) -> dict[bool, float]:
+def _script_scales(cjk: list[bool | None], density: list[float]) -> dict[bool | None, float]:
     """Value per token differs by script: a Chinese term (a character bigram) is about a token and
-    bigrams are shared more than words, so an English or code passage in a Chinese conversation looks
-    denser than the Chinese facts around it. Each script is scaled so that its median density is the
-    median of all units: units compete on how informative they are for their script. A conversation in
-    one script is unchanged."""
+    bigrams are shared more than words, so an English passage in a Chinese conversation looks denser than
+    the Chinese facts around it. Each script is scaled so that its median density is the median of the
+    prose units: units compete on how informative they are for their script. A conversation in one script
+    is unchanged. Code (None) is not scaled: its identifiers are what they are in any conversation, and
+    scaled as English it fell below every Chinese sentence."""
     step = max(1, len(density) // SCRIPT_SAMPLE)  # medians of an evenly spaced sample: cost stays flat
     by: dict[bool, list[float]] = {True: [], False: []}
     for c, d in zip(cjk[::step], density[::step]):
-        if d > 0:
+        if d > 0 and c is not None:
             by[c].append(d)
     if min(len(by[True]), len(by[False])) < SCRIPT_MIN_UNITS:
-        return {True: 1.0, False: 1.0}
+        return {True: 1.0, False: 1.0, None: 1.0}
     middle = statistics.median(by[True] + by[False])
-    return {c: middle / statistics.median(ds) for c, ds in by.items()}
+    return {None: 1.0, **{c: middle / statistics.median(ds) for c, ds in by.items()}}
 
 
 def plan(

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 # Corpus rows share the context_units table with unit rows (whose formats stay below this); bump it when the
 # corpus or its layout changes, or with unit_store.FORMAT (the statistics are made of the units).
-FORMAT = 1_000_003
+FORMAT = 1_000_004
 
 TermKind = Literal["word", "name", "number", "ident", "han", "hanword"]  # salience.terms' kinds
 
@@ -41,7 +41,7 @@ class Stored(msgspec.Struct, array_like=True):
     last_turn: dict[str, int]
     kind_of: dict[str, TermKind]
     relevance: dict[int, float]  # unit -> relevance to the query (units without any are left out)
-    densities: list[tuple[float, list[float], list[bool]]]  # (focus weight, every unit's density, CJK)
+    densities: list[tuple[float, list[float], list[bool | None]]]  # (focus weight, every unit's density, CJK)
 
 
 _encoder = msgspec.msgpack.Encoder()
