@@ -18,14 +18,19 @@ state them. The engine never sees the fact keys.
   other settings (a community radio station, a guesthouse), and other kinds of filler: code help, travel
   plans, long lists and tables, research and reports (LLaMA-Factory's DPO and Alpaca demos), sharing no
   text with the other halves. It plants its facts within the first fifth of its filler, however long.
+- FRESH half (planted_fresh_half.py; made after the test half was scored, to study what it lost without
+  looking at it, so looked at while changing the engine): new templates (a school trip, a flat renovation)
+  and filler no other half uses (LLaMA-Factory's Alpaca demos and the DPO demos' items the test half left
+  out), planted the test half's way.
 
 For each budget the share of planted facts kept is measured for Mnemosyne and three baselines (last
 messages that fit, drop oldest first, evenly spaced messages). Every context is checked to be within
 budget (recounted with o200k_base) and to hold the last user message; Mnemosyne's budget use and
 repeated units are printed.
 
-Run: python tests/bench/context_quality.py [--half tuning|dev|test|all] [--budgets 2000,4000,8000] [--why]
-(--why: the tuning half's dropped facts with their units' value, cost and density against the chosen units').
+Run: python tests/bench/context_quality.py [--half tuning|dev|fresh|test|all] [--budgets 2000,4000,8000] [--why]
+(--why: a half's dropped facts with their units' value, cost and density against the chosen units'; not
+for the test half).
 The tuning half keeps nearly every fact at 2k, so it is tuned at --budgets 1000,1300,1600,2000.
 """
 
@@ -39,6 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import planted_fresh_half  # noqa: E402
 import planted_test_half  # noqa: E402
 from context_baselines import BASELINES, ENCODING  # noqa: E402
 from planted_fact import Fact  # noqa: E402
@@ -384,8 +390,9 @@ HALVES = {
         "zh": (DEV_ZH_EARLY, DEV_ZH_LATE, DEV_ZH_LAST, "社区图书角登记"),
     },
     "test": planted_test_half.HALF,
+    "fresh": planted_fresh_half.HALF,
 }
-EARLY_IN_ITS_FILLER = {"test"}  # halves that plant within the first fifth of the filler they have
+EARLY_IN_ITS_FILLER = {"test", "fresh"}  # halves that plant within the first fifth of the filler they have
 
 
 def _sharegpt_pairs(names: list[str]) -> list[tuple[str, str]]:
@@ -438,8 +445,8 @@ def _filler(lang: str, half: str = "tuning") -> list[tuple[str, str]]:
         demos = _sharegpt_pairs(["llamafactory_glaive_toolcall_en_demo.json", "axolotl_conversation.json"])
         listy = _conversation_pairs([TESTS / "fixtures" / f for f in TUNING_LISTY_EN])
         return _interleave(demos[: TUNING_FILLER_PAIRS - len(listy)], listy)
-    if half == "test":
-        first, *rest = planted_test_half.filler_parts(lang)
+    if half in ("test", "fresh"):
+        first, *rest = {"test": planted_test_half, "fresh": planted_fresh_half}[half].filler_parts(lang)
         for extra in rest:
             first = _interleave(first, extra)
         return first
@@ -574,8 +581,8 @@ def table(rows: list[dict]) -> None:
         )
 
 
-def why(lang: str, budget: int) -> None:
-    """Tuning half only: each dropped fact's unit with its value, token cost and density, against the
+def why(lang: str, budget: int, half: str = "tuning") -> None:
+    """Each dropped fact's unit with its value, token cost and density, against the
     lowest density the selection took (what to study before changing the engine)."""
     from mnemosyne.context import coverage
 
@@ -586,7 +593,7 @@ def why(lang: str, budget: int) -> None:
         seen.append(self)
         return fill(self, room, turns)
 
-    conv, facts = build(lang, 240, "tuning")
+    conv, facts = build(lang, 240, half)
     coverage.Coverage.fill = spy  # type: ignore[method-assign]
     try:
         text = build_context(conv, "chatgpt", budget=budget).text
@@ -609,8 +616,10 @@ def why(lang: str, budget: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--half", choices=("tuning", "dev", "test", "all"), default="all")
-    parser.add_argument("--why", action="store_true", help="tuning half: why each dropped fact was dropped")
+    parser.add_argument("--half", choices=("tuning", "dev", "fresh", "test", "all"), default="all")
+    parser.add_argument(
+        "--why", action="store_true", help="why each dropped fact was dropped (not for the test half)"
+    )
     parser.add_argument(
         "--budgets",
         default=",".join(map(str, BUDGETS)),
@@ -619,17 +628,20 @@ def main() -> int:
     args = parser.parse_args()
     budgets = tuple(int(b) for b in args.budgets.split(","))
     if args.why:
+        if args.half == "test":
+            parser.error("the test half is scored, not studied: --why takes --half tuning, dev or fresh")
         for lang in ("en", "zh"):
             for budget in budgets:
-                why(lang, budget)
+                why(lang, budget, "tuning" if args.half == "all" else args.half)
         return 0
-    halves = ["test", "dev", "tuning"] if args.half == "all" else [args.half]
+    halves = ["test", "fresh", "dev", "tuning"] if args.half == "all" else [args.half]
     problems: list[str] = []
     for half in halves:
         rows = [r for lang in ("en", "zh") for r in evaluate(lang, 240, budgets, half)]
         sizes = {r["lang"]: r["conversation_tokens"] for r in rows}
         label = {
             "test": "TEST half (held out, reported)",
+            "fresh": "FRESH half (made after the test half was scored; looked at while changing the engine)",
             "dev": "DEV half (looked at while tuning)",
             "tuning": "TUNING half (the engine was tuned on it)",
         }[half]

@@ -19,7 +19,7 @@ def bench():
     return module
 
 
-@pytest.mark.parametrize("half", ["tuning", "dev", "test"])
+@pytest.mark.parametrize("half", ["tuning", "dev", "fresh", "test"])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_guarantees_and_facts_beyond_the_tail(bench, lang, half):
     rows = bench.evaluate(lang, 100, (4000,), half)

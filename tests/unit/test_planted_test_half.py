@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).parents[1] / "bench" / "context_quality.py"
-OTHER_HALVES = ("tuning", "dev")
+OTHER_HALVES = ("tuning", "dev", "fresh")
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +29,8 @@ def half_texts(bench, half: str, lang: str) -> list[str]:
     early, late, last, title = bench.HALVES[half][lang]
     texts = [t for _, t, _ in early] + [t for _, t in late] + [last, title]
     filler = bench._filler(lang, half)
-    if half == "tuning":
-        filler = filler[: bench.TUNING_FILLER_PAIRS]
+    if half in ("tuning", "test", "fresh"):
+        filler = filler[: bench.TUNING_FILLER_PAIRS]  # (what build takes of it)
     return texts + [t for pair in filler for t in pair]
 
 
@@ -48,7 +48,7 @@ def passages(text: str) -> set[str]:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_test_half_shares_no_text_with_the_dev_and_tuning_halves(bench, lang):
+def test_the_test_half_shares_no_text_with_the_halves_the_engine_was_changed_on(bench, lang):
     test = half_texts(bench, "test", lang)
     others = [t for half in OTHER_HALVES for t in half_texts(bench, half, lang)]
     assert len(test) > 150 and len(others) > 300
@@ -60,14 +60,15 @@ def test_the_test_half_shares_no_text_with_the_dev_and_tuning_halves(bench, lang
     assert not [f.key for f in facts if f.key in other_text]  # no planted value met during tuning
 
 
+@pytest.mark.parametrize("half", ["test", "fresh"])
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_test_half_plants_its_facts_early_and_says_them_only_there(bench, lang):
-    conv, facts = bench.build(lang, 240, "test")
+def test_the_test_and_fresh_halves_plant_their_facts_early_and_say_them_only_there(bench, lang, half):
+    conv, facts = bench.build(lang, 240, half)
     texts = [m.parts[0].text for m in conv.messages]
     first = {f.key: next(i for i, t in enumerate(texts) if f.key in t) for f in facts}
     assert len(facts) >= 15 and len({f.kind for f in facts}) >= 8
     assert max(first.values()) < len(texts) / 4  # all in the first quarter of the messages
-    early = {t for _, t, _ in bench.HALVES["test"][lang][0]}
+    early = {t for _, t, _ in bench.HALVES[half][lang][0]}
     for fact in facts:  # said in the set-up only, never by the filler, the callbacks or the last question
         assert all(t in early for t in texts if fact.key in t), fact.key
         if fact.stale:  # a correction comes after the value it corrects
@@ -82,7 +83,11 @@ def planted(bench, half: str, lang: str) -> str:
 
 def test_planting_is_deterministic(bench):
     """The same conversations and facts in this process, again, and in processes with other hash seeds."""
-    here = {(h, lang): planted(bench, h, lang) for h in ("test", "dev", "tuning") for lang in ("en", "zh")}
+    here = {
+        (h, lang): planted(bench, h, lang)
+        for h in ("test", "fresh", "dev", "tuning")
+        for lang in ("en", "zh")
+    }
     assert here == {(h, lang): planted(bench, h, lang) for h, lang in here}
     script = (
         "import importlib.util, sys\n"
@@ -90,7 +95,7 @@ def test_planting_is_deterministic(bench):
         "from test_planted_test_half import planted\n"
         f"spec = importlib.util.spec_from_file_location('cq', {str(BENCH)!r})\n"
         "m = importlib.util.module_from_spec(spec); sys.modules['cq'] = m; spec.loader.exec_module(m)\n"
-        "for h in ('test', 'dev', 'tuning'):\n"
+        "for h in ('test', 'fresh', 'dev', 'tuning'):\n"
         "    for lang in ('en', 'zh'):\n"
         "        print(h, lang, planted(m, h, lang))\n"
     )
