@@ -663,7 +663,7 @@ def test_a_catch_up_digest_reaches_the_middle_and_end_of_a_conversation(monkeypa
         script += [
             (
                 "user",
-                f"We moved the {names[n % 8]} rig: bay {n + 500} now holds the crate tagged tx{n:03d}q.",
+                f"The {names[n % 8]} rig moved: bay {n + 500} now holds the crate tagged tx{n:03d}q.",
             ),
             ("assistant", "Sounds good, that works."),
         ]

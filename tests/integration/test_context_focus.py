@@ -266,3 +266,24 @@ def test_a_long_user_message_weighs_as_pasted_text_not_as_the_users_own_words():
     assert role_weight("user", "word " * 200) == role_weight("assistant", "word") == 1.0
     assert role_weight("user", "装" * 250) == 1.5  # 750 bytes of Chinese: about 250 tokens
     assert role_weight("user", "装" * 300) == 1.0
+
+
+def test_a_sentence_in_the_first_person_weighs_more_than_general_knowledge():
+    """"We decided", "my partner handles", 我们决定: the speakers' own situation, which the next tool cannot
+    know otherwise."""
+    from mnemosyne.context.coverage import SELF_WEIGHT, self_weight
+
+    assert SELF_WEIGHT > 1.0
+    assert self_weight("sentence", "We're going with Kingswood Ridge rather than the hostel.") == SELF_WEIGHT
+    assert self_weight("item", "my partner handles the design") == SELF_WEIGHT
+    assert self_weight("sentence", "我们决定不做地暖。") == SELF_WEIGHT
+    assert self_weight("sentence", "The US office closes at six; Iceland is in the EU's single market.") == 1.0
+    assert self_weight("code", "# we set it here\nx = 1") == 1.0  # code is weighed by what it defines
+
+
+def test_pairs_with_di_are_terms_of_a_chinese_sentence():
+    """地 opens more words that carry a fact (地暖, 地址) than it marks an adverb: a decision about
+    underfloor heating is about 地暖."""
+    from mnemosyne.context.salience import terms
+
+    assert {"地暖", "地址"} <= terms("我们决定不做地暖，地址是文三路。").keys()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,17 @@ ROLE_WEIGHT = {"user": 1.5, "assistant": 1.0, "tool": 0.5}
 # what only they could have said: past this many bytes of UTF-8 (about 200 words, or 270 Chinese characters)
 # its units weigh as the assistant's.
 OWN_WORDS_BYTES = 800
+
+
+# A sentence in the first person ("we decided", "my partner handles", 我们决定) tells the speakers' own
+# situation, which the next tool cannot know otherwise; general knowledge it can say again.
+SELF_WEIGHT = 1.3
+_FIRST_PERSON = re.compile(r"\b(?:I|I'[a-z]+|[Ww]e|[Ww]e'[a-z]+|[Oo]urs?|[Mm]y|me|us)\b|[我咱]")
+
+
+def self_weight(kind: str, text: str) -> float:
+    """SELF_WEIGHT for a sentence or list item in the first person, else 1."""
+    return SELF_WEIGHT if kind in ("sentence", "item") and _FIRST_PERSON.search(text) else 1.0
 
 
 def role_weight(role: str, text: str) -> float:
@@ -83,7 +95,12 @@ def _prior(u: Unit, turn_text: str) -> float:
 
     question = u.kind == "sentence" and u.text.rstrip().endswith(QUESTION_END)
     generic = u.kind == "sentence" and not u.kinds.strip("wW")  # (salience.KIND_CODE: w is a plain word)
-    prior = role_weight(u.role, turn_text) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
+    prior = (
+        role_weight(u.role, turn_text)
+        * self_weight(u.kind, u.text)
+        * KIND_PRIOR[u.kind]
+        * (QUESTION_WEIGHT if question else 1.0)
+    )
     return prior * (GENERIC_WEIGHT if generic else 1.0)
 
 

@@ -25,6 +25,7 @@ from .coverage import (
     Coverage,
     densest,
     role_weight,
+    self_weight,
 )
 from .turn_costs import TURN_OVERHEAD, TurnCosts, all_fit, fit_mandatory
 from .turns import Turn
@@ -76,7 +77,8 @@ def densities(corpus: Corpus, focus_weight: float) -> tuple[array[float], list[b
     for turn, tu in enumerate(corpus.every_text_units()):  # (a slim corpus made them for its own weight)
         role = role_weight(corpus.turns[turn].role, corpus.turns[turn].text)
         for part, size, pipes, question in zip(tu.parts, tu.sizes, tu.pipes, tu.questions):
-            prior = role * KIND_PRIOR[part[0]] * (QUESTION_WEIGHT if question else 1.0)
+            prior = role * self_weight(part[0], part[1]) * KIND_PRIOR[part[0]]
+            prior *= QUESTION_WEIGHT if question else 1.0
             if k in rel:
                 prior *= 1.0 + focus_weight * rel[k]
             cost = max(1, size // 4 + 1 + LINE_OVERHEAD - MARKUP_DISCOUNT * pipes)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 # Corpus rows share the context_units table with unit rows (whose formats stay below this); bump it when the
 # corpus or its layout changes, or with unit_store.FORMAT (the statistics are made of the units).
-FORMAT = 1_000_004
+FORMAT = 1_000_005
 
 TermKind = Literal["word", "name", "number", "ident", "han", "hanword"]  # salience.terms' kinds
 

@@ -21,8 +21,8 @@ from ..runtime.utf8 import without_utf8_copy
 
 # Bump when splitting or terming changes what a text's units are: rows of another format are split again.
 # 2: no Chinese pairs with a function character (salience.terms); 3: a unit's terms as keys and kind letters;
-# 4: English clauses joined by a semicolon are units of their own
-FORMAT = 4
+# 4: English clauses joined by a semicolon are units of their own; 5: 地 pairs are terms (地址, 地暖)
+FORMAT = 5
 
 PartKind = Literal["sentence", "item", "row", "code", "table", "list"]
 _Layout = tuple[
