@@ -90,17 +90,12 @@ def _markup(u: Unit) -> int:
     return u.text.count("|") if u.kind in ("table", "row") else 0
 
 
-def _prior(u: Unit, turn_text: str) -> float:
+def _prior(u: Unit, role: float) -> float:
     from .digest import QUESTION_END  # (loaded with the units: see the imports)
 
     question = u.kind == "sentence" and u.text.rstrip().endswith(QUESTION_END)
     generic = u.kind == "sentence" and not u.kinds.strip("wW")  # (salience.KIND_CODE: w is a plain word)
-    prior = (
-        role_weight(u.role, turn_text)
-        * self_weight(u.kind, u.text)
-        * KIND_PRIOR[u.kind]
-        * (QUESTION_WEIGHT if question else 1.0)
-    )
+    prior = role * self_weight(u.kind, u.text) * KIND_PRIOR[u.kind] * (QUESTION_WEIGHT if question else 1.0)
     return prior * (GENERIC_WEIGHT if generic else 1.0)
 
 
@@ -121,9 +116,15 @@ class Coverage:
         self.rest = rest
         self.pool = [u for u in units if not u.repeat and not u.superseded and u.weights]
         self._total = [math.fsum(u.weights.values()) for u in self.pool]  # each unit's term weight
-        turn_text = (lambda turn: rest[0].turns[turn].text) if rest else (lambda turn: "")
+        roles: dict[int, float] = {}  # turn -> its role_weight (a long turn's text is measured once)
+
+        def role(u: Unit) -> float:
+            if u.turn not in roles:
+                roles[u.turn] = role_weight(u.role, rest[0].turns[u.turn].text if rest else "")
+            return roles[u.turn]
+
         self.base = [
-            total * (1.0 + focus_weight * u.relevance) * _prior(u, turn_text(u.turn)) * u.script_scale
+            total * (1.0 + focus_weight * u.relevance) * _prior(u, role(u)) * u.script_scale
             for total, u in zip(self._total, self.pool)
         ]
         self.covered = set(covered)  # terms the verbatim turns already carry
