@@ -46,7 +46,11 @@ OWN_WORDS_BYTES = 800
 # A sentence in the first person ("we decided", "my partner handles", 我们决定) tells the speakers' own
 # situation, which the next tool cannot know otherwise; general knowledge it can say again.
 SELF_WEIGHT = 1.3
-_FIRST_PERSON = re.compile(r"\b(?:I|I'[a-z]+|[Ww]e|[Ww]e'[a-z]+|[Oo]urs?|[Mm]y|me|us)\b|[我咱]")
+# I, we, our(s), my, me as words, or 我, 咱: it opens with a character class and looks behind, so the regex
+# engine skips to those letters in C (a word boundary first was tried at every position: 3x the time)
+_FIRST_PERSON = re.compile(
+    r"[IWwOoMm我咱](?:(?<=[我咱])|(?<![\w'][IWwOoMm])(?:(?<=I)|(?<=[Ww])e|(?<=[Oo])urs?|(?<=[Mm])[ey])(?!\w))"
+)
 
 
 def self_weight(kind: str, text: str) -> float:

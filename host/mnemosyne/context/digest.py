@@ -36,7 +36,7 @@ _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 # with it), and the place after a Chinese full stop, exclamation or question mark or semicolon. Two patterns (the places they find never
 # touch): the first opens with the whitespace, so the regex engine skips to whitespace in C (one pattern
 # with a lookbehind first tried every position: 3.5 us a line).
-_LATIN_END = re.compile(r"\s(?<=[.!?]\s)\s*(?=[\"'(\[A-Z0-9*_`\-])|\s(?<=\w;\s)\s*(?=[a-z])")
+_LATIN_END = re.compile(r"\s(?<=[.!?;]\s)(?:(?<=[.!?]\s)\s*(?=[\"'(\[A-Z0-9*_`\-])|(?<=\w;\s)\s*(?=[a-z]))")
 _CJK_END = re.compile(r"(?<=[。！？；])")
 _CLAUSE = re.compile(r"(?<=[;:，,])\s*(?=\S)|\s+[—–]\s+")
 DEFINITION = re.compile(
