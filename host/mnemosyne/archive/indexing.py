@@ -109,26 +109,25 @@ def _write_rows(c: Connection, rows: list[Row]) -> None:
 
 # One statement per table for many rows: SQLite reads the rows from a JSON array and does the whole
 # insert in C, without the GIL (bulk_index.py runs it on a worker thread). The same texts as write().
-# A row is [rowid, title or null, body, the trigram text when it has CJK, its text key or null].
+# A row is [rowid, title or null, body, the trigram text when it has CJK]; a key [rowid, text key].
 _BULK_FTS = (
     "INSERT INTO messages_fts (rowid, title, body)"
     " SELECT value->>0, coalesce(value->>1, ''), value->>2 FROM json_each(?)"
 )
+# (the keys go in their own small array: each statement over the rows parses all of their text again)
 # a long text's first message, in the order saved, owns its trigram rows unless the archive has an owner
 _BULK_OWNERS = (
-    "INSERT OR IGNORE INTO tri_owner (rowid, text_key)"
-    " SELECT value->>0, value->>4 FROM json_each(?) WHERE value->>4 IS NOT NULL"
-)
-# the trigram text, else the title, a newline and the body; only an owner's when the text has a key
-_BULK_TRI = (
-    "INSERT INTO messages_tri (rowid, body) SELECT value->>0, coalesce(value->>3,"
-    " CASE WHEN value->>1 IS NULL THEN value->>2 ELSE (value->>1) || char(10) || (value->>2) END)"
-    " FROM json_each(?) WHERE value->>4 IS NULL"
-    " OR value->>0 = (SELECT rowid FROM tri_owner WHERE text_key = value->>4)"
+    "INSERT OR IGNORE INTO tri_owner (rowid, text_key) SELECT value->>0, value->>1 FROM json_each(?)"
 )
 _BULK_SAME = (
     "INSERT INTO tri_same (rowid, source) SELECT value->>0, o.rowid FROM json_each(?)"
-    " JOIN tri_owner o ON o.text_key = value->>4 WHERE value->>4 IS NOT NULL AND o.rowid <> value->>0"
+    " JOIN tri_owner o ON o.text_key = value->>1 WHERE o.rowid <> value->>0"
+)
+# the trigram text, else the title, a newline and the body; none for a message that repeats another
+_BULK_TRI = (
+    "INSERT INTO messages_tri (rowid, body) SELECT value->>0, coalesce(value->>3,"
+    " CASE WHEN value->>1 IS NULL THEN value->>2 ELSE (value->>1) || char(10) || (value->>2) END)"
+    " FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM tri_same WHERE tri_same.rowid = value->>0)"
 )
 _BULK_CJK = (
     "INSERT INTO messages_cjk (rowid, body) SELECT value->>0, value->>1 FROM json_each(?)"  # [rowid, bigrams]
@@ -151,12 +150,13 @@ def text_key(text: str) -> str:
 
 class Texts(NamedTuple):
     """A conversation's index text as JSON, made before its messages have rowids (an import makes it
-    while the archive is busy): per message the items `"title" or null, "body", trigram text or null,
-    text key or null` (the trigram text when it has CJK; the key of a long trigram text, see
-    SAME_TEXT_MIN_CHARS) and the CJK bigram text (None without CJK); `chars`: how much text they index."""
+    while the archive is busy): per message the items `"title" or null, "body"` (and its trigram text
+    when it has CJK), the CJK bigram text (None without CJK) and the key of a long trigram text (see
+    SAME_TEXT_MIN_CHARS, else None); `chars`: how much text they index."""
 
     rows: list[str]
     cjk: list[str | None]
+    keys: list[str | None]
     chars: int
 
 
@@ -164,17 +164,19 @@ def texts_for(conv: Conversation) -> Texts:
     dumps = json_text
     rows: list[str] = []
     cjk: list[str | None] = []
+    keys: list[str | None] = []
     chars = 0
     for title, body in searchable_texts(conv):
         text = body if title is None else f"{title}\n{body}"
         tri = without_cjk(text) if has_cjk(text) else None
         trigram_text = text if tri is None else tri
         # (the first message carries the title: its text is the conversation's own)
-        key = text_key(trigram_text) if title is None and len(trigram_text) >= SAME_TEXT_MIN_CHARS else None
-        rows.append(dumps([title, body, tri, key])[1:-1])
+        long = title is None and len(trigram_text) >= SAME_TEXT_MIN_CHARS
+        keys.append(text_key(trigram_text) if long else None)
+        rows.append(dumps([title, body] if tri is None else [title, body, tri])[1:-1])
         cjk.append(None if tri is None else dumps(index_text(text)))
         chars += len(body) + len(title or "")
-    return Texts(rows, cjk, chars)
+    return Texts(rows, cjk, keys, chars)
 
 
 def json_text(value: object) -> str:
@@ -183,10 +185,12 @@ def json_text(value: object) -> str:
 
 
 class Bulk(NamedTuple):
-    """One conversation's index rows as JSON array items (no brackets) for write_many."""
+    """One conversation's index rows, and the keys of its long trigram texts, as JSON array items (no
+    brackets) for write_many."""
 
     rows: str
     cjk: str
+    keys: str
     chars: int
 
 
@@ -199,6 +203,11 @@ def bulk_rows(rowids: Sequence[int | None], texts: Texts) -> Bulk:
             for rowid, item in zip(rowids, texts.cjk)
             if item is not None and rowid is not None
         ),
+        ",".join(
+            f'[{rowid},"{key}"]'
+            for rowid, key in zip(rowids, texts.keys)
+            if key is not None and rowid is not None
+        ),
         texts.chars,
     )
 
@@ -209,9 +218,13 @@ def write_many(c: Connection, items: list[Bulk]) -> None:
     Empties `items` once their text is in the statements' arguments (a chunk's text is held once less)."""
     rows = "[" + ",".join(item.rows for item in items if item.rows) + "]"
     cjk = "[" + ",".join(item.cjk for item in items if item.cjk) + "]"
+    keys = "[" + ",".join(item.keys for item in items if item.keys) + "]"
     items.clear()
-    for statement in (_BULK_FTS, _BULK_OWNERS, _BULK_TRI, _BULK_SAME):
-        c.execute(statement, (rows,))
+    c.execute(_BULK_FTS, (rows,))
+    if keys != "[]":  # (owners first: the trigram rows are the owners' and those of texts without a key)
+        c.execute(_BULK_OWNERS, (keys,))
+        c.execute(_BULK_SAME, (keys,))
+    c.execute(_BULK_TRI, (rows,))
     c.execute(_BULK_CJK, (cjk,))
 
 
