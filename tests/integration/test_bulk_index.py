@@ -45,7 +45,8 @@ def small_chunks(monkeypatch):
 
 
 def index_rows(arc) -> dict[str, list]:
-    """Each search table's rows by (conversation, message position), independent of rowids."""
+    """Each search table's rows by (conversation, message position), independent of rowids; a message whose
+    trigram rows are another's (tri_same) counts as having them, once that other has them, with the same text."""
     out = {}
     for table, cols in (
         ("messages_fts", "f.title, f.body"),
@@ -57,6 +58,17 @@ def index_rows(arc) -> dict[str, list]:
             " ORDER BY 1, 2"
         ).fetchall()
         assert arc.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == len(out[table])
+    with_rows = {r[0] for r in arc.conn.execute("SELECT rowid FROM messages_tri")}
+    repeats = arc.conn.execute(
+        "SELECT m.conversation_id, m.seq, s.source, f.title, f.body, o.title, o.body FROM tri_same s"
+        " JOIN messages m ON m.rowid = s.rowid JOIN messages_fts f ON f.rowid = s.rowid"
+        " JOIN messages_fts o ON o.rowid = s.source"
+    ).fetchall()
+    assert len(repeats) == arc.conn.execute("SELECT count(*) FROM tri_same").fetchone()[0]
+    for conv_id, seq, source, title, body, source_title, source_body in repeats:
+        assert source in with_rows and (title, body) == (source_title, source_body) and not title
+        out["messages_tri"].append((conv_id, seq, None))
+    out["messages_tri"].sort(key=lambda row: row[:2])
     return out
 
 

@@ -214,3 +214,67 @@ def test_a_repeated_long_quote_is_found_in_every_message_that_repeats_it(mnemo_h
         assert arc.conn.execute("SELECT count(*) FROM tri_same").fetchone()[0] == 0
         assert searched(arc, quote[100:107]) == {}
         arc.conn.execute("INSERT INTO messages_tri (messages_tri) VALUES ('integrity-check')")
+
+
+def trigram_rows(arc) -> int:
+    return arc.conn.execute("SELECT count(*) FROM messages_tri").fetchone()[0]
+
+
+def test_a_long_text_repeated_across_conversations_is_found_in_each_of_them(mnemo_home, every_hit):
+    """A long text held by many conversations (a file pasted into several chats, custom instructions) gets
+    trigram rows once: in one import, and against what the archive holds from an earlier one. Every copy is
+    still found, after the conversation that owns the rows is deleted, after one is saved again with the
+    text changed, and after the owner's rowids are taken by a new conversation."""
+    quote, other = quoted_file(1), quoted_file(2)
+    rng = random.Random(5)
+    needles = [quote[i : i + rng.choice([3, 5, 9])].strip() for i in rng.sample(range(len(quote) - 9), 40)]
+    needles += [other[20:27].strip(), "中中", "pasted", "again"]
+
+    def chat(key: str, body: str = quote) -> object:
+        return conversation(key, ["pasted my notes", body, f"again {key}", body], title=f"Notes {key}")
+
+    with open_archive() as arc:
+        with arc.bulk_import():
+            first = arc.save_many([chat(f"a{n}") for n in range(4)])
+        # 4 conversations of 2 messages and 2 copies of the quote: its rows once, not 8 times
+        assert trigram_rows(arc) == 4 * 2 + 1
+        assert arc.conn.execute("SELECT count(*) FROM tri_same").fetchone()[0] == 7
+        with arc.bulk_import():  # a later import: the archive's rows serve its copies too
+            later = arc.save_many([chat(f"b{n}") for n in range(3)])
+        assert trigram_rows(arc) == 7 * 2 + 1
+        assert_search_is_a_scan(arc, needles)
+        ids = [r.id for r in first + later]
+        assert searched(arc, quote[200:207]) == {conv_id: 2 for conv_id in ids}
+
+        arc.delete(ids[0])  # the owner of the rows goes: a remaining copy owns them now
+        assert trigram_rows(arc) == 6 * 2 + 1
+        assert_search_is_a_scan(arc, needles)
+        assert searched(arc, quote[200:207]) == {conv_id: 2 for conv_id in ids[1:]}
+
+        arc.save(chat("a1", other))  # saved again with another text: its copies of the quote go
+        assert_search_is_a_scan(arc, needles)
+        assert searched(arc, quote[200:207]) == {conv_id: 2 for conv_id in ids[2:]}
+
+        for conv_id in ids[1:]:
+            arc.delete(conv_id)
+        assert arc.conn.execute("SELECT count(*) FROM tri_owner").fetchone()[0] == 0
+        assert searched(arc, quote[200:207]) == {}
+        # the deleted messages' rowids are given out again: nothing may still point at them
+        with arc.bulk_import():
+            arc.save_many([conversation("c", ["x" * 2000, "y" * 2000, "z"]), chat("d")])
+        assert_search_is_a_scan(arc, needles + ["xxx", "yyy"])
+        assert searched(arc, quote[200:207]) == {arc.save(chat("d")).id: 2}
+        arc.conn.execute("INSERT INTO messages_tri (messages_tri) VALUES ('integrity-check')")
+
+
+def test_a_repeat_written_one_by_one_keeps_rows_of_its_own(mnemo_home, every_hit):
+    """A save outside a bulk import writes every message's rows: its copy of a text an import owns is
+    found, also once the import's conversations are gone."""
+    quote = quoted_file(3)
+    with open_archive() as arc:
+        with arc.bulk_import():
+            owner = arc.save_many([conversation("o", ["file", quote])])[0].id
+        alone = arc.save(conversation("p", ["same file", quote])).id
+        assert searched(arc, quote[50:57]) == {owner: 1, alone: 1}
+        arc.delete(owner)
+        assert searched(arc, quote[50:57]) == {alone: 1}

@@ -13,6 +13,7 @@ in any process, indexes the conversation from its stored document.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -108,65 +109,74 @@ def _write_rows(c: Connection, rows: list[Row]) -> None:
 
 # One statement per table for many rows: SQLite reads the rows from a JSON array and does the whole
 # insert in C, without the GIL (bulk_index.py runs it on a worker thread). The same texts as write().
-_BULK = (
-    # [rowid, title or null, body, the trigram text when it has CJK]: the title or "", the body; the trigram
-    # text, else the title, a newline and the body
+# A row is [rowid, title or null, body, the trigram text when it has CJK]; a key [rowid, text key].
+_BULK_FTS = (
     "INSERT INTO messages_fts (rowid, title, body)"
-    " SELECT value->>0, coalesce(value->>1, ''), value->>2 FROM json_each(?)",
+    " SELECT value->>0, coalesce(value->>1, ''), value->>2 FROM json_each(?)"
+)
+# (the keys go in their own small array: each statement over the rows parses all of their text again)
+# a long text's first message, in the order saved, owns its trigram rows unless the archive has an owner
+_BULK_OWNERS = (
+    "INSERT OR IGNORE INTO tri_owner (rowid, text_key) SELECT value->>0, value->>1 FROM json_each(?)"
+)
+_BULK_SAME = (
+    "INSERT INTO tri_same (rowid, source) SELECT value->>0, o.rowid FROM json_each(?)"
+    " JOIN tri_owner o ON o.text_key = value->>1 WHERE o.rowid <> value->>0"
+)
+# the trigram text, else the title, a newline and the body; none for a message that repeats another
+_BULK_TRI = (
     "INSERT INTO messages_tri (rowid, body) SELECT value->>0, coalesce(value->>3,"
     " CASE WHEN value->>1 IS NULL THEN value->>2 ELSE (value->>1) || char(10) || (value->>2) END)"
-    " FROM json_each(?) WHERE value->>4 IS NULL",  # [.., source rowid]: its trigrams are the source's
+    " FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM tri_same WHERE tri_same.rowid = value->>0)"
 )
-_BULK_SAME = "INSERT INTO tri_same (rowid, source) SELECT value->>0, value->>1 FROM json_each(?)"
 _BULK_CJK = (
     "INSERT INTO messages_cjk (rowid, body) SELECT value->>0, value->>1 FROM json_each(?)"  # [rowid, bigrams]
 )
 
 
-# A message body at least this long that repeats an earlier message of the same conversation word for
-# word gets no trigram rows of its own (a `tri_same` row names the earlier one): ChatGPT quotes an uploaded
-# file in full each time it reads it again, and such repeats were most of an export's trigram work, the
-# import's costliest part. Shorter repeats ("ok", "continue") are not worth a row and a join.
+# A message's trigram text at least this long is written once for all the messages that hold it word for
+# word, in its conversation or any other (`tri_owner` keys it to the message whose rows it is, `tri_same`
+# names that message for each other one): ChatGPT quotes an uploaded file in full each time it reads it
+# again, people paste the same file or notes into several chats, and custom instructions open every chat
+# made after they were set. Shorter repeats ("ok", "continue") are not worth a row and a join.
 SAME_TEXT_MIN_CHARS = 1024
+
+
+def text_key(text: str) -> str:
+    """What names a trigram text in `tri_owner`: 128 bits of BLAKE2b (a collision would only hide a match:
+    the search re-checks each candidate against its own text)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 class Texts(NamedTuple):
     """A conversation's index text as JSON, made before its messages have rowids (an import makes it
-    while the archive is busy): per message the items `"title" or null, "body"` (and its trigram text when
-    it has CJK, else null for a repeat) and the CJK bigram text (None without CJK); `same`: per message,
-    the index of an earlier message with the same trigram text (see SAME_TEXT_MIN_CHARS), else None;
-    `chars`: how much text they index."""
+    while the archive is busy): per message the items `"title" or null, "body"` (and its trigram text
+    when it has CJK), the CJK bigram text (None without CJK) and the key of a long trigram text (see
+    SAME_TEXT_MIN_CHARS, else None); `chars`: how much text they index."""
 
     rows: list[str]
     cjk: list[str | None]
+    keys: list[str | None]
     chars: int
-    same: list[int | None] | None = None
 
 
 def texts_for(conv: Conversation) -> Texts:
     dumps = json_text
     rows: list[str] = []
     cjk: list[str | None] = []
-    same: list[int | None] = []
-    first: dict[
-        str, int
-    ] = {}  # a long body -> the first message with it (no title: the title is on message 0)
+    keys: list[str | None] = []
     chars = 0
-    for seq, (title, body) in enumerate(searchable_texts(conv)):
+    for title, body in searchable_texts(conv):
         text = body if title is None else f"{title}\n{body}"
-        earlier = None
-        if title is None and len(body) >= SAME_TEXT_MIN_CHARS:
-            earlier = first.setdefault(body, seq)
-            earlier = None if earlier == seq else earlier
-        same.append(earlier)
-        if has_cjk(text):
-            rows.append(dumps([title, body, without_cjk(text)])[1:-1])
-            cjk.append(dumps(index_text(text)))
-        else:
-            rows.append(dumps([title, body] if earlier is None else [title, body, None])[1:-1])
-            cjk.append(None)
+        tri = without_cjk(text) if has_cjk(text) else None
+        trigram_text = text if tri is None else tri
+        # (the first message carries the title: its text is the conversation's own)
+        long = title is None and len(trigram_text) >= SAME_TEXT_MIN_CHARS
+        keys.append(text_key(trigram_text) if long else None)
+        rows.append(dumps([title, body] if tri is None else [title, body, tri])[1:-1])
+        cjk.append(None if tri is None else dumps(index_text(text)))
         chars += len(body) + len(title or "")
-    return Texts(rows, cjk, chars, same if any(s is not None for s in same) else None)
+    return Texts(rows, cjk, keys, chars)
 
 
 def json_text(value: object) -> str:
@@ -175,39 +185,30 @@ def json_text(value: object) -> str:
 
 
 class Bulk(NamedTuple):
-    """One conversation's index rows as JSON array items (no brackets) for write_many; `same`: the
-    `[rowid, source rowid]` items of messages whose trigram rows are another message's."""
+    """One conversation's index rows, and the keys of its long trigram texts, as JSON array items (no
+    brackets) for write_many."""
 
     rows: str
     cjk: str
+    keys: str
     chars: int
-    same: str = ""
 
 
 def bulk_rows(rowids: Sequence[int | None], texts: Texts) -> Bulk:
     """`texts` as rows for write_many; `rowids` per message (None: a message whose rows are written)."""
-    # a repeat names its source only when both are written now (else it gets trigram rows of its own)
-    sources = [
-        None if earlier is None or rowids[earlier] is None else rowids[earlier]
-        for earlier in (texts.same or [None] * len(rowids))
-    ]
     return Bulk(
-        ",".join(
-            f"[{rowid},{item}]" if source is None else f"[{rowid},{item},{source}]"
-            for rowid, item, source in zip(rowids, texts.rows, sources)
-            if rowid is not None
-        ),
+        ",".join(f"[{rowid},{item}]" for rowid, item in zip(rowids, texts.rows) if rowid is not None),
         ",".join(
             f"[{rowid},{item}]"
             for rowid, item in zip(rowids, texts.cjk)
             if item is not None and rowid is not None
         ),
-        texts.chars,
         ",".join(
-            f"[{rowid},{source}]"
-            for rowid, source in zip(rowids, sources)
-            if rowid is not None and source is not None
+            f'[{rowid},"{key}"]'
+            for rowid, key in zip(rowids, texts.keys)
+            if key is not None and rowid is not None
         ),
+        texts.chars,
     )
 
 
@@ -217,13 +218,14 @@ def write_many(c: Connection, items: list[Bulk]) -> None:
     Empties `items` once their text is in the statements' arguments (a chunk's text is held once less)."""
     rows = "[" + ",".join(item.rows for item in items if item.rows) + "]"
     cjk = "[" + ",".join(item.cjk for item in items if item.cjk) + "]"
-    same = "[" + ",".join(item.same for item in items if item.same) + "]"
+    keys = "[" + ",".join(item.keys for item in items if item.keys) + "]"
     items.clear()
-    for statement in _BULK:
-        c.execute(statement, (rows,))
+    c.execute(_BULK_FTS, (rows,))
+    if keys != "[]":  # (owners first: the trigram rows are the owners' and those of texts without a key)
+        c.execute(_BULK_OWNERS, (keys,))
+        c.execute(_BULK_SAME, (keys,))
+    c.execute(_BULK_TRI, (rows,))
     c.execute(_BULK_CJK, (cjk,))
-    if same != "[]":
-        c.execute(_BULK_SAME, (same,))
 
 
 def _searchable(rows: list[Row]) -> list[tuple[int, str]]:
@@ -237,20 +239,38 @@ def delete(c: Connection, rowids: list[int]) -> None:
     if not rowids:
         return
     ids = json_text(rowids)
-    # a repeat that stays while its source goes gets trigram rows of its own, from its own text
-    kept = c.execute(
-        "SELECT f.rowid, f.title, f.body FROM tri_same s JOIN messages_fts f ON f.rowid = s.rowid"
-        " WHERE s.source IN (SELECT value FROM json_each(?1))"
-        " AND s.rowid NOT IN (SELECT value FROM json_each(?1))",
+    # a text whose owner goes while messages that repeat it stay: the first of them owns it now (gets the
+    # trigram rows, the key) and the others name it
+    moved = c.execute(
+        "SELECT s.source, min(s.rowid) FROM tri_same s WHERE s.source IN (SELECT value FROM json_each(?1))"
+        " AND s.rowid NOT IN (SELECT value FROM json_each(?1)) GROUP BY s.source",
         (ids,),
     ).fetchall()
+    if moved:
+        pairs = json_text(moved)
+        c.execute(
+            "UPDATE tri_same SET source = (SELECT value->>1 FROM json_each(?1) WHERE value->>0 = tri_same.source)"
+            " WHERE source IN (SELECT value->>0 FROM json_each(?1))",
+            (pairs,),
+        )
+        c.execute(
+            "UPDATE tri_owner SET rowid = (SELECT value->>1 FROM json_each(?1) WHERE value->>0 = tri_owner.rowid)"
+            " WHERE rowid IN (SELECT value->>0 FROM json_each(?1))",
+            (pairs,),
+        )
+    owners = json_text([new for _, new in moved])
     c.execute(
         "DELETE FROM tri_same WHERE rowid IN (SELECT value FROM json_each(?1))"
-        " OR source IN (SELECT value FROM json_each(?1))",
-        (ids,),
+        " OR rowid IN (SELECT value FROM json_each(?2))",
+        (ids, owners),
     )
+    c.execute("DELETE FROM tri_owner WHERE rowid IN (SELECT value FROM json_each(?))", (ids,))
     for table in ("messages_fts", "messages_tri", "messages_cjk"):
         c.execute(f"DELETE FROM {table} WHERE rowid IN (SELECT value FROM json_each(?))", (ids,))
+    kept = c.execute(
+        "SELECT rowid, title, body FROM messages_fts WHERE rowid IN (SELECT value FROM json_each(?))",
+        (owners,),
+    ).fetchall()
     c.executemany(
         "INSERT INTO messages_tri (rowid, body) VALUES (?,?)",
         [(rowid, without_cjk(f"{title}\n{body}" if title else body)) for rowid, title, body in kept],

@@ -266,6 +266,13 @@ def m012_trigram_same_text(conn: Connection) -> None:
     conn.execute("CREATE INDEX tri_same_source ON tri_same(source)")
 
 
+def m013_trigram_text_owners(conn: Connection) -> None:
+    """The message that owns the trigram rows of a long text, by the text's key (indexing.text_key): an
+    import writes a text it holds once for every conversation that repeats it. Texts indexed before are
+    not listed (their rows stay; the first later repeat of one gets rows of its own and owns it)."""
+    conn.execute("CREATE TABLE tri_owner (rowid INTEGER PRIMARY KEY, text_key TEXT NOT NULL UNIQUE)")
+
+
 MIGRATIONS: list[Callable[..., Any]] = [
     m001_initial,
     m002_recency_and_trigram,
@@ -279,6 +286,7 @@ MIGRATIONS: list[Callable[..., Any]] = [
     m010_context_units,
     m011_derived_titles,
     m012_trigram_same_text,
+    m013_trigram_text_owners,
 ]
 
 

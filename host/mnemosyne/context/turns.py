@@ -7,6 +7,7 @@ as one-line references; the bytes never travel.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterable
@@ -141,13 +142,40 @@ def path_turns(path: list[Message], include: frozenset[str], redactor: Redactor 
     return [Turn(index=i, id=msg.id, role=msg.role, text=text) for (i, msg, _), text in zip(shown, texts)]
 
 
-def count_messages(conv: Conversation, encoding: str = "o200k_base") -> dict[str, int]:
-    """Tokens of every message as a context carries it by default; the archive stores these."""
+# A message text at least this long is counted once per import (count_messages' `known`): ChatGPT quotes an
+# uploaded file in full each time it reads it again, people paste the same file into several chats, and
+# custom instructions open every chat made after they were set. Shorter texts cost less than their key.
+REPEAT_MIN_CHARS = 1024
+KNOWN_MAX = 100_000  # keys `known` holds (about 10 MB), then it starts again
+
+
+def count_messages(
+    conv: Conversation, encoding: str = "o200k_base", known: dict[bytes, int] | None = None
+) -> dict[str, int]:
+    """Tokens of every message as a context carries it by default; the archive stores these. `known`: the
+    counts of long texts by their digest, shared by the calls of one run (an import), so a text held again,
+    in this conversation or another, is not encoded again (the same text, the same tokens)."""
     enc = tokens.encoding(tokens.base_encoding(encoding))
     texts = {m.id: render_message(m).strip() for m in conv.messages}
-    ids = [k for k, v in texts.items() if v]
     counts = {k: 0 for k in texts}
-    if ids:
-        for key, ids_ in zip(ids, enc.encode_ordinary_batch([texts[k] for k in ids])):
-            counts[key] = len(ids_)
+    todo: dict[str, list[str]] = {}  # a text to encode -> the messages holding it
+    keys: dict[str, bytes] = {}
+    for mid, text in texts.items():
+        if not text:
+            continue
+        if known is not None and len(text) >= REPEAT_MIN_CHARS and text not in todo:
+            key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            found = known.get(key)
+            if found is not None:
+                counts[mid] = found
+                continue
+            keys[text] = key
+        todo.setdefault(text, []).append(mid)
+    for text, ids in zip(todo, enc.encode_ordinary_batch(list(todo))):
+        for mid in todo[text]:
+            counts[mid] = len(ids)
+        if text in keys and known is not None:
+            if len(known) >= KNOWN_MAX:
+                known.clear()
+            known[keys[text]] = len(ids)
     return counts

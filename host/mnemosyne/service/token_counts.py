@@ -46,5 +46,7 @@ def counts_for_context(
 
 
 def import_counter() -> Callable[[Conversation], dict[str, int]]:
-    """What `mnemo import` stores counts with: the engine's own message counter, in COUNTED_ENCODING."""
-    return lambda conv: count_messages(conv, COUNTED_ENCODING)
+    """What `mnemo import` stores counts with: the engine's own message counter, in COUNTED_ENCODING; a long
+    text the import counted before (in any of its conversations) is not encoded again."""
+    known: dict[bytes, int] = {}
+    return lambda conv: count_messages(conv, COUNTED_ENCODING, known)
