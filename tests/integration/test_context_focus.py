@@ -168,13 +168,17 @@ def test_same_context_from_library_cli_and_host(tmp_path, fixtures, monkeypatch)
     assert library.report["focus"] == "vacuum hose leak"
 
 
-def _superseded(texts: list[str]) -> list[str]:
-    """The statements of a conversation of `texts` (alternating user/assistant) a later one corrects."""
+ZH_SMALL_TALK = [f"第{i}段闲聊：今天天气不错，我们聊了聊周末的安排和新开的面包店。" for i in range(30)]
+EN_SMALL_TALK = [f"Note {i}: the weather was mild and we talked about the weekend plans." for i in range(30)]
+
+
+def _superseded(texts: list[str], filler: list[str] = ZH_SMALL_TALK) -> list[str]:
+    """The statements of a conversation of `texts` (alternating user/assistant, after `filler`) a later one
+    corrects."""
     from mnemosyne.context import digest
     from mnemosyne.context.corpus import Corpus
     from mnemosyne.context.turns import Turn
 
-    filler = [f"第{i}段闲聊：今天天气不错，我们聊了聊周末的安排和新开的面包店。" for i in range(30)]
     turns = [Turn(i, f"m{i}", "user" if i % 2 == 0 else "assistant", t) for i, t in enumerate(filler + texts)]
     corpus = Corpus(turns)
     units = [corpus.unit(k) for k in range(len(corpus))]
@@ -216,34 +220,19 @@ def test_a_correction_weighs_like_the_statement_it_replaces():
     assert sum(corrected.weights.values()) > sum(before[corrected.text].values())
 
 
-def _superseded_en(texts: list[str]) -> list[str]:
-    """_superseded for English statements, among English small talk."""
-    from mnemosyne.context import digest
-    from mnemosyne.context.corpus import Corpus
-    from mnemosyne.context.turns import Turn
-
-    filler = [f"Note {i}: the weather was mild and we talked about the weekend plans." for i in range(30)]
-    turns = [Turn(i, f"m{i}", "user" if i % 2 == 0 else "assistant", t) for i, t in enumerate(filler + texts)]
-    corpus = Corpus(turns)
-    units = [corpus.unit(k) for k in range(len(corpus))]
-    digest.mark_repeats_and_corrections(units, corpus.stats)
-    return [u.text for u in units if u.superseded]
-
-
 def test_a_correction_that_says_so_supersedes_the_statement_it_rewords():
     """ "Pushed back to 17 February" shares one word with "the deposit ... is due by 3 February": the change
     it announces, the month and the number that differs make it a correction; the clause before the
     semicolon states another fact and stays."""
     old = "The coach leaves at 08:15 from the school gate; the deposit of £60 per child is due by 3 February."
     new = "Update from the bursar: the deposit deadline is pushed back to 17 February because the portal was down."
-    assert _superseded_en([old, "Noted.", new, "Noted."]) == [
+    assert _superseded([old, "Noted.", new, "Noted."], EN_SMALL_TALK) == [
         "the deposit of £60 per child is due by 3 February."
     ]
     # an announced change about something else (no name in common) corrects nothing
     other = "Update: the coach now leaves at 08:30 because of roadworks on the bypass."
-    assert (
-        _superseded_en(["The deposit of £60 per child is due by 3 February.", "Noted.", other, "Ok."]) == []
-    )
+    stated = "The deposit of £60 per child is due by 3 February."
+    assert _superseded([stated, "Noted.", other, "Ok."], EN_SMALL_TALK) == []
 
 
 def test_code_in_a_chinese_conversation_is_weighed_as_code_not_as_english():
@@ -269,7 +258,7 @@ def test_a_long_user_message_weighs_as_pasted_text_not_as_the_users_own_words():
 
 
 def test_a_sentence_in_the_first_person_weighs_more_than_general_knowledge():
-    """"We decided", "my partner handles", 我们决定: the speakers' own situation, which the next tool cannot
+    """ "We decided", "my partner handles", 我们决定: the speakers' own situation, which the next tool cannot
     know otherwise."""
     from mnemosyne.context.coverage import SELF_WEIGHT, self_weight
 
@@ -277,7 +266,9 @@ def test_a_sentence_in_the_first_person_weighs_more_than_general_knowledge():
     assert self_weight("sentence", "We're going with Kingswood Ridge rather than the hostel.") == SELF_WEIGHT
     assert self_weight("item", "my partner handles the design") == SELF_WEIGHT
     assert self_weight("sentence", "我们决定不做地暖。") == SELF_WEIGHT
-    assert self_weight("sentence", "The US office closes at six; Iceland is in the EU's single market.") == 1.0
+    assert (
+        self_weight("sentence", "The US office closes at six; Iceland is in the EU's single market.") == 1.0
+    )
     assert self_weight("code", "# we set it here\nx = 1") == 1.0  # code is weighed by what it defines
 
 
