@@ -13,11 +13,14 @@ state them. The engine never sees the fact keys.
   with no cue words; the filler is other text: real ChatGPT and Claude conversations from the fixtures
   (English), the real Chinese ChatGPT dialogue from llmfarm and the glaive zh pairs from 240 on that
   share no text with the first 240 (Chinese).
-- TEST half (held out, reported; planted_test_half.py): other kinds of facts (a person's role, a
+- TEST half (planted_test_half.py; held out at first, then scored once per batch of changes): other kinds of facts (a person's role, a
   decision with its reason, a version number, an address, configuration values, a deadline moved) in
   other settings (a community radio station, a guesthouse), and other kinds of filler: code help, travel
   plans, long lists and tables, research and reports (LLaMA-Factory's DPO and Alpaca demos), sharing no
   text with the other halves. It plants its facts within the first fifth of its filler, however long.
+- SECOND TEST half (planted_second_test_half.py; held out, reported): made when the test half had been scored
+  five times, scored once on the engine as it was then: a repair café and a cat rescue, filler from LLaMA-Factory's
+  KTO demo and the Alpaca and DPO demos' items after those the other halves took.
 - FRESH half (planted_fresh_half.py; made after the test half was scored, to study what it lost without
   looking at it, so looked at while changing the engine): new templates (a school trip, a flat renovation)
   and filler no other half uses (LLaMA-Factory's Alpaca demos and the DPO demos' items the test half left
@@ -28,9 +31,9 @@ messages that fit, drop oldest first, evenly spaced messages). Every context is 
 budget (recounted with o200k_base) and to hold the last user message; Mnemosyne's budget use and
 repeated units are printed.
 
-Run: python tests/bench/context_quality.py [--half tuning|dev|fresh|test|all] [--budgets 2000,4000,8000] [--why]
+Run: python tests/bench/context_quality.py [--half tuning|dev|fresh|test|test2|all] [--budgets 2000,4000,8000] [--why]
 (--why: a half's dropped facts with their units' value, cost and density against the chosen units'; not
-for the test half).
+for the test halves).
 The tuning half keeps nearly every fact at 2k, so it is tuned at --budgets 1000,1300,1600,2000.
 """
 
@@ -45,6 +48,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import planted_fresh_half  # noqa: E402
+import planted_second_test_half  # noqa: E402
 import planted_test_half  # noqa: E402
 from context_baselines import BASELINES, ENCODING  # noqa: E402
 from planted_fact import Fact  # noqa: E402
@@ -391,8 +395,14 @@ HALVES = {
     },
     "test": planted_test_half.HALF,
     "fresh": planted_fresh_half.HALF,
+    "test2": planted_second_test_half.HALF,
 }
-EARLY_IN_ITS_FILLER = {"test", "fresh"}  # halves that plant within the first fifth of the filler they have
+EARLY_IN_ITS_FILLER = {"test", "fresh", "test2"}
+PLANTED_HALVES = {
+    "test": planted_test_half,
+    "fresh": planted_fresh_half,
+    "test2": planted_second_test_half,
+}  # halves that plant within the first fifth of the filler they have
 
 
 def _sharegpt_pairs(names: list[str]) -> list[tuple[str, str]]:
@@ -445,8 +455,8 @@ def _filler(lang: str, half: str = "tuning") -> list[tuple[str, str]]:
         demos = _sharegpt_pairs(["llamafactory_glaive_toolcall_en_demo.json", "axolotl_conversation.json"])
         listy = _conversation_pairs([TESTS / "fixtures" / f for f in TUNING_LISTY_EN])
         return _interleave(demos[: TUNING_FILLER_PAIRS - len(listy)], listy)
-    if half in ("test", "fresh"):
-        first, *rest = {"test": planted_test_half, "fresh": planted_fresh_half}[half].filler_parts(lang)
+    if half in PLANTED_HALVES:
+        first, *rest = PLANTED_HALVES[half].filler_parts(lang)
         for extra in rest:
             first = _interleave(first, extra)
         return first
@@ -616,9 +626,9 @@ def why(lang: str, budget: int, half: str = "tuning") -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--half", choices=("tuning", "dev", "fresh", "test", "all"), default="all")
+    parser.add_argument("--half", choices=("tuning", "dev", "fresh", "test", "test2", "all"), default="all")
     parser.add_argument(
-        "--why", action="store_true", help="why each dropped fact was dropped (not for the test half)"
+        "--why", action="store_true", help="why each dropped fact was dropped (not for the test halves)"
     )
     parser.add_argument(
         "--budgets",
@@ -628,19 +638,20 @@ def main() -> int:
     args = parser.parse_args()
     budgets = tuple(int(b) for b in args.budgets.split(","))
     if args.why:
-        if args.half == "test":
-            parser.error("the test half is scored, not studied: --why takes --half tuning, dev or fresh")
+        if args.half in ("test", "test2"):
+            parser.error("a test half is scored, not studied: --why takes --half tuning, dev or fresh")
         for lang in ("en", "zh"):
             for budget in budgets:
                 why(lang, budget, "tuning" if args.half == "all" else args.half)
         return 0
-    halves = ["test", "fresh", "dev", "tuning"] if args.half == "all" else [args.half]
+    halves = ["test2", "test", "fresh", "dev", "tuning"] if args.half == "all" else [args.half]
     problems: list[str] = []
     for half in halves:
         rows = [r for lang in ("en", "zh") for r in evaluate(lang, 240, budgets, half)]
         sizes = {r["lang"]: r["conversation_tokens"] for r in rows}
         label = {
-            "test": "TEST half (held out, reported)",
+            "test2": "SECOND TEST half (held out, reported)",
+            "test": "TEST half (held out at first; scored once per batch of changes, five times)",
             "fresh": "FRESH half (made after the test half was scored; looked at while changing the engine)",
             "dev": "DEV half (looked at while tuning)",
             "tuning": "TUNING half (the engine was tuned on it)",

@@ -29,7 +29,7 @@ def half_texts(bench, half: str, lang: str) -> list[str]:
     early, late, last, title = bench.HALVES[half][lang]
     texts = [t for _, t, _ in early] + [t for _, t in late] + [last, title]
     filler = bench._filler(lang, half)
-    if half in ("tuning", "test", "fresh"):
+    if half in ("tuning", "test", "fresh", "test2"):
         filler = filler[: bench.TUNING_FILLER_PAIRS]  # (what build takes of it)
     return texts + [t for pair in filler for t in pair]
 
@@ -47,20 +47,21 @@ def passages(text: str) -> set[str]:
     return out
 
 
+@pytest.mark.parametrize("test_half, others_of", [("test", OTHER_HALVES), ("test2", (*OTHER_HALVES, "test"))])
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_test_half_shares_no_text_with_the_halves_the_engine_was_changed_on(bench, lang):
-    test = half_texts(bench, "test", lang)
-    others = [t for half in OTHER_HALVES for t in half_texts(bench, half, lang)]
+def test_a_test_half_shares_no_text_with_the_halves_before_it(bench, lang, test_half, others_of):
+    test = half_texts(bench, test_half, lang)
+    others = [t for half in others_of for t in half_texts(bench, half, lang)]
     assert len(test) > 150 and len(others) > 300
     assert not set(test) & set(others)  # no message in common
     shared = set().union(*map(passages, test)) & set().union(*map(passages, others))
     assert not shared, sorted(shared)[:5]
     other_text = "\n".join(others)
-    _, facts = bench.build(lang, 240, "test")
+    _, facts = bench.build(lang, 240, test_half)
     assert not [f.key for f in facts if f.key in other_text]  # no planted value met during tuning
 
 
-@pytest.mark.parametrize("half", ["test", "fresh"])
+@pytest.mark.parametrize("half", ["test", "fresh", "test2"])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_test_and_fresh_halves_plant_their_facts_early_and_say_them_only_there(bench, lang, half):
     conv, facts = bench.build(lang, 240, half)
@@ -85,7 +86,7 @@ def test_planting_is_deterministic(bench):
     """The same conversations and facts in this process, again, and in processes with other hash seeds."""
     here = {
         (h, lang): planted(bench, h, lang)
-        for h in ("test", "fresh", "dev", "tuning")
+        for h in ("test2", "test", "fresh", "dev", "tuning")
         for lang in ("en", "zh")
     }
     assert here == {(h, lang): planted(bench, h, lang) for h, lang in here}
@@ -95,7 +96,7 @@ def test_planting_is_deterministic(bench):
         "from test_planted_test_half import planted\n"
         f"spec = importlib.util.spec_from_file_location('cq', {str(BENCH)!r})\n"
         "m = importlib.util.module_from_spec(spec); sys.modules['cq'] = m; spec.loader.exec_module(m)\n"
-        "for h in ('test', 'fresh', 'dev', 'tuning'):\n"
+        "for h in ('test2', 'test', 'fresh', 'dev', 'tuning'):\n"
         "    for lang in ('en', 'zh'):\n"
         "        print(h, lang, planted(m, h, lang))\n"
     )
