@@ -51,7 +51,7 @@ import planted_fresh_half  # noqa: E402
 import planted_second_test_half  # noqa: E402
 import planted_test_half  # noqa: E402
 from context_baselines import BASELINES, ENCODING  # noqa: E402
-from planted_fact import Fact  # noqa: E402
+from planted_fact import Fact, filler_parts  # noqa: E402
 
 from mnemosyne import tokens, tree  # noqa: E402
 from mnemosyne.context import build_context  # noqa: E402
@@ -456,7 +456,7 @@ def _filler(lang: str, half: str = "tuning") -> list[tuple[str, str]]:
         listy = _conversation_pairs([TESTS / "fixtures" / f for f in TUNING_LISTY_EN])
         return _interleave(demos[: TUNING_FILLER_PAIRS - len(listy)], listy)
     if half in PLANTED_HALVES:
-        first, *rest = PLANTED_HALVES[half].filler_parts(lang)
+        first, *rest = filler_parts(PLANTED_HALVES[half].FILES[lang])
         for extra in rest:
             first = _interleave(first, extra)
         return first

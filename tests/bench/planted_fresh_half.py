@@ -10,12 +10,7 @@ rule in its SOURCE.txt. It is looked at while changing the engine: its figures a
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from planted_fact import Fact
-
-FILLER = Path(__file__).resolve().parents[1] / "fixtures" / "planted_filler"
 
 EN_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
     (
@@ -182,11 +177,3 @@ FILES = {
     "en": ("llamafactory_dpo_en_demo_fresh.json", "llamafactory_alpaca_en_demo_fresh.json"),
     "zh": ("llamafactory_dpo_zh_demo_fresh.json", "llamafactory_alpaca_zh_demo_fresh.json"),
 }
-
-
-def filler_parts(lang: str) -> list[list[tuple[str, str]]]:
-    """The fresh half's filler, one list of (user, assistant) pairs per file, in file order."""
-    return [
-        [(item["conversations"][0]["value"], item["conversations"][1]["value"]) for item in items]
-        for items in (json.loads((FILLER / name).read_text(encoding="utf-8")) for name in FILES[lang])
-    ]

@@ -9,12 +9,7 @@ after those the other halves took; tests/fixtures/planted_filler, selection rule
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from planted_fact import Fact
-
-FILLER = Path(__file__).resolve().parents[1] / "fixtures" / "planted_filler"
 
 EN_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
     (
@@ -187,11 +182,3 @@ FILES = {
     "en": ("llamafactory_kto_en_demo_second.json", "llamafactory_alpaca_en_demo_second.json"),
     "zh": ("llamafactory_dpo_zh_demo_second.json", "llamafactory_alpaca_zh_demo_second.json"),
 }
-
-
-def filler_parts(lang: str) -> list[list[tuple[str, str]]]:
-    """The second test half's filler, one list of (user, assistant) pairs per file, in file order."""
-    return [
-        [(item["conversations"][0]["value"], item["conversations"][1]["value"]) for item in items]
-        for items in (json.loads((FILLER / name).read_text(encoding="utf-8")) for name in FILES[lang])
-    ]

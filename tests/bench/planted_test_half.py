@@ -11,12 +11,7 @@ other halves (tests/unit/test_planted_test_half.py).
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from planted_fact import Fact
-
-FILLER = Path(__file__).resolve().parents[1] / "fixtures" / "planted_filler"
 
 EN_EARLY: list[tuple[str, str, tuple[Fact, ...]]] = [
     (
@@ -192,19 +187,3 @@ FILES = {
     "en": ("llamafactory_dpo_en_demo_selected.json",),
     "zh": ("llamafactory_dpo_zh_demo_selected.json", "llamafactory_alpaca_zh_demo_selected.json"),
 }
-
-
-def _pairs(name: str) -> list[tuple[str, str]]:
-    """(user, assistant) pairs of a ShareGPT file, in file order."""
-    pairs: list[tuple[str, str]] = []
-    for item in json.loads((FILLER / name).read_text(encoding="utf-8")):
-        turns = [(t["from"], t["value"]) for t in item["conversations"]]
-        for (r1, a), (r2, b) in zip(turns, turns[1:]):
-            if r1 == "human" and r2 == "gpt" and a.strip() and b.strip():
-                pairs.append((a, b))
-    return pairs
-
-
-def filler_parts(lang: str) -> list[list[tuple[str, str]]]:
-    """The test half's filler, one list of pairs per file (the bench spreads the later ones through the first)."""
-    return [_pairs(name) for name in FILES[lang]]
